@@ -1,0 +1,97 @@
+// The CLI only turns arguments into options and loads the command's module
+// on demand, so `modmirror --version` stays fast in pipelines.
+
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { exitCodeFor, MirrorError } from './errors.js';
+import { VERSION } from './version.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+export type Values = Record<string, string | boolean | undefined>;
+
+interface Command {
+  summary: string;
+  usage: string;
+  options: Options;
+  run: (values: Values, positionals: string[]) => Promise<number>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  build: {
+    summary: 'Build the static registry from the configured module sources',
+    usage: `modmirror build [--config FILE] [--modules DIR] [--out DIR] [--base-url URL] [--json]
+
+  --config FILE    config file (default: ./mirror.config.yaml)
+  --modules DIR    build a folder laid out as <namespace>/<name>/<provider>/<version>/, no config needed
+  --out DIR        output folder (default: the config's "out", else ./dist)
+  --base-url URL   absolute URL the mirror is served at (default: relative download locations)
+  --json           print one JSON summary and no progress`,
+    options: {
+      config: { type: 'string' },
+      modules: { type: 'string' },
+      out: { type: 'string' },
+      'base-url': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    run: async (values) => (await import('./commands/build.js')).runBuild(values),
+  },
+};
+
+const HELP = `modmirror ${VERSION}: Terraform/OpenTofu modules -> a static module registry
+
+Usage: modmirror <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join('\n')}
+
+Options:
+  --help        show help (also: modmirror <command> --help)
+  --version     print the version
+  --debug       print stack traces on errors
+
+Exit codes: 0 ok, 1 failure, 2 usage error.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const debug = argv.includes('--debug');
+  const args = argv.filter((a) => a !== '--debug');
+  const [name, ...rest] = args;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(HELP);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    console.log(VERSION);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  try {
+    if (!command) throw new MirrorError('USAGE', `Unknown command "${name}".`, { hint: 'Run modmirror --help for the list of commands.' });
+    if (rest.includes('--help') || rest.includes('-h')) {
+      console.log(`Usage: ${command.usage}`);
+      return 0;
+    }
+    let parsed: { values: Values; positionals: string[] };
+    try {
+      parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true }) as typeof parsed;
+    } catch (error) {
+      throw new MirrorError('USAGE', (error as Error).message, { hint: `Usage: ${command.usage}` });
+    }
+    return await command.run(parsed.values, parsed.positionals);
+  } catch (error) {
+    reportError(error, debug);
+    return exitCodeFor(error);
+  }
+}
+
+export function reportError(error: unknown, debug: boolean): void {
+  if (error instanceof MirrorError) {
+    console.error(`error: ${error.message}`);
+    if (error.hint) console.error(`hint: ${error.hint}`);
+    if (debug && error.cause) console.error(error.cause);
+    if (debug) console.error(error.stack);
+  } else {
+    console.error(`error: ${error instanceof Error ? (debug ? error.stack : error.message) : String(error)}`);
+    if (!debug) console.error('hint: run again with --debug for the stack trace; this is a bug in modmirror, please report it.');
+  }
+}

@@ -1,0 +1,49 @@
+import { relative } from 'node:path';
+import { build, type BuildResult } from '../build.js';
+import type { Values } from '../cli.js';
+import { MirrorError } from '../errors.js';
+import { resolveConfig } from '../config.js';
+import { addressKey } from '../emit/paths.js';
+
+export async function runBuild(values: Values, positionals: string[] = []): Promise<number> {
+  if (positionals.length > 0) throw new MirrorError('USAGE', `Unexpected argument "${positionals[0]}".`, { hint: 'Run modmirror build --help.' });
+  const json = values['json'] === true;
+  const config = resolveConfig({
+    config: values['config'] as string | undefined,
+    modules: values['modules'] as string | undefined,
+    out: values['out'] as string | undefined,
+    baseUrl: values['base-url'] as string | undefined,
+  });
+  const progress = !json && process.stderr.isTTY;
+  const result = await build(config, {
+    onProgress: progress
+      ? (done, total, current) => {
+          process.stderr.write(`\r\x1b[K[${done}/${total}] ${addressKey(current.address)} ${current.version}`);
+          if (done === total) process.stderr.write('\r\x1b[K');
+        }
+      : undefined,
+  });
+  if (json) console.log(JSON.stringify(summaryOf(result)));
+  else printHuman(result);
+  return result.errors.length > 0 ? 1 : 0;
+}
+
+function summaryOf(r: BuildResult) {
+  return {
+    out: r.outDir,
+    modules: r.modules,
+    versions: r.versions,
+    archives: r.archives,
+    warnings: r.warnings,
+    errors: r.errors.map((e) => ({ code: e.code, message: e.message })),
+    seconds: Number(r.seconds.toFixed(3)),
+  };
+}
+
+function printHuman(r: BuildResult): void {
+  for (const w of r.warnings) console.error(`warning: ${w}`);
+  for (const e of r.errors) console.error(`error: ${e.message}`);
+  const out = relative(process.cwd(), r.outDir) || '.';
+  console.log(`Built ${r.modules} modules, ${r.versions} versions into ${out}/ in ${r.seconds.toFixed(2)} s.`);
+  if (r.errors.length > 0) console.error(`${r.errors.length} version(s) failed and were left out; see the errors above.`);
+}

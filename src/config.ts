@@ -1,0 +1,292 @@
+// Config stage: mirror.config.yaml (or CLI flags alone) -> ResolvedConfig.
+// Every problem is collected and reported with file:line, the key, the bad
+// value and what was expected, before any work starts.
+
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { MirrorError } from './errors.js';
+import type { ModuleAddress, ModuleMeta } from './types.js';
+import { addressKey, isValidName } from './emit/paths.js';
+
+export const DEFAULT_CONFIG_FILE = 'mirror.config.yaml';
+export const DEFAULT_TAG_PATTERN = String.raw`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`;
+
+/** What a user may write. */
+export interface UserConfig {
+  out?: string;
+  baseUrl?: string;
+  cacheDir?: string;
+  sources?: UserSource[];
+  modules?: Record<string, Partial<ModuleMeta>>;
+}
+
+export type UserSource =
+  | { folder: string }
+  | ({ git: string; namespace?: string; name?: string; provider?: string; path?: string; tagPrefix?: string; tagPattern?: string } & Partial<ModuleMeta>);
+
+export interface FolderSource {
+  kind: 'folder';
+  dir: string;
+}
+
+export interface GitSource {
+  kind: 'git';
+  /** Absolute path of a local repository, or a clone URL. */
+  repo: string;
+  remote: boolean;
+  address: ModuleAddress;
+  /** Subfolder of the repository that holds the module ('' for the root). */
+  path: string;
+  tagPrefix: string;
+  tagPattern: RegExp;
+  meta: Partial<ModuleMeta>;
+}
+
+export type ResolvedSource = FolderSource | GitSource;
+
+/** Config after resolution: every path absolute, every default filled. */
+export interface ResolvedConfig {
+  configFile: string | undefined;
+  outDir: string;
+  /** Absolute base URL ending in `/`, or '' for relative locations. */
+  baseUrl: string;
+  cacheDir: string;
+  sources: ResolvedSource[];
+  /** Metadata by `namespace/name/provider`. */
+  modules: Map<string, Partial<ModuleMeta>>;
+}
+
+export interface ConfigOverrides {
+  config?: string;
+  modules?: string;
+  out?: string;
+  baseUrl?: string;
+}
+
+const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules'];
+const META_KEYS = ['owner', 'description', 'source', 'verified'];
+const GIT_KEYS = ['git', 'namespace', 'name', 'provider', 'path', 'tagPrefix', 'tagPattern', ...META_KEYS];
+
+export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd()): ResolvedConfig {
+  const explicit = overrides.config !== undefined;
+  const configPath = resolve(cwd, overrides.config ?? DEFAULT_CONFIG_FILE);
+  const useFile = explicit || (overrides.modules === undefined && existsSync(configPath));
+  let user: UserConfig = {};
+  let base = cwd;
+  let describe = (problem: Problem) => `(command line): ${formatPath(problem.path)}: ${problem.message}`;
+  if (useFile) {
+    if (!existsSync(configPath)) {
+      throw new MirrorError('CONFIG_NOT_FOUND', `The config file "${configPath}" does not exist.`, {
+        hint: explicit ? 'Check the --config path.' : `Create ${DEFAULT_CONFIG_FILE}, or pass --modules DIR to build a folder of modules without one.`,
+      });
+    }
+    ({ user, describe } = loadUserConfig(configPath));
+    base = dirname(configPath);
+  } else if (overrides.modules === undefined) {
+    throw new MirrorError('CONFIG_NOT_FOUND', `No ${DEFAULT_CONFIG_FILE} in ${cwd}.`, {
+      hint: 'Pass --config FILE, or --modules DIR to build a folder laid out as <namespace>/<name>/<provider>/<version>/.',
+    });
+  }
+  const sources: UserSource[] = overrides.modules !== undefined ? [{ folder: resolve(cwd, overrides.modules) }] : user.sources ?? [];
+  const baseUrl = overrides.baseUrl ?? user.baseUrl ?? '';
+  const resolved: ResolvedConfig = {
+    configFile: useFile ? configPath : undefined,
+    outDir: overrides.out !== undefined ? resolve(cwd, overrides.out) : resolve(base, user.out ?? 'dist'),
+    baseUrl: baseUrl === '' || baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`,
+    cacheDir: resolve(base, user.cacheDir ?? '.modmirror-cache'),
+    sources: sources.map((s) => resolveSource(s, base)),
+    modules: new Map(Object.entries(user.modules ?? {})),
+  };
+  checkResolved(resolved, describe);
+  return resolved;
+}
+
+function resolveSource(source: UserSource, base: string): ResolvedSource {
+  if ('folder' in source) return { kind: 'folder', dir: resolve(base, source.folder) };
+  const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(source.git) || /^[^/]+@[^/]+:/.test(source.git);
+  const repo = remote ? source.git : resolve(base, source.git);
+  const derived = addressFromRepoName(repo);
+  return {
+    kind: 'git',
+    repo,
+    remote,
+    address: {
+      namespace: source.namespace ?? '',
+      name: source.name ?? derived?.name ?? '',
+      provider: source.provider ?? derived?.provider ?? '',
+    },
+    path: (source.path ?? '').replace(/^\/+|\/+$/g, ''),
+    tagPrefix: source.tagPrefix ?? '',
+    tagPattern: new RegExp(source.tagPattern ?? DEFAULT_TAG_PATTERN),
+    meta: pickMeta(source),
+  };
+}
+
+/** The public registry's naming: `terraform-<provider>-<name>`. */
+export function addressFromRepoName(repo: string): { provider: string; name: string } | undefined {
+  const base = repo.replace(/\/+$/, '').split(/[/:]/).pop()!.replace(/\.git$/, '');
+  const match = /^terraform-([a-z0-9]+)-(.+)$/.exec(base);
+  return match ? { provider: match[1]!, name: match[2]! } : undefined;
+}
+
+function pickMeta(source: Partial<ModuleMeta>): Partial<ModuleMeta> {
+  const meta: Partial<ModuleMeta> = {};
+  if (source.owner !== undefined) meta.owner = source.owner;
+  if (source.description !== undefined) meta.description = source.description;
+  if (source.source !== undefined) meta.source = source.source;
+  if (source.verified !== undefined) meta.verified = source.verified;
+  return meta;
+}
+
+// ---- validation ------------------------------------------------------------
+
+interface Problem {
+  path: (string | number)[];
+  message: string;
+}
+
+function loadUserConfig(file: string): { user: UserConfig; describe: (problem: Problem) => string } {
+  const text = readFileSync(file, 'utf8');
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const lines = doc.errors.map((e) => {
+      const pos = lineCounter.linePos(e.pos[0]);
+      return `${file}:${pos.line}:${pos.col}: ${e.message.split('\n')[0]}`;
+    });
+    throw new MirrorError('CONFIG_INVALID', `The config file is not valid YAML:\n${lines.join('\n')}`, { hint: 'Fix the YAML syntax at the line shown.' });
+  }
+  const value = (doc.toJS() ?? {}) as unknown;
+  const describe = (problem: Problem) => describeProblem(file, doc, lineCounter, problem);
+  const problems = validateUserConfig(value);
+  if (problems.length > 0) {
+    throw new MirrorError('CONFIG_INVALID', `${problems.length} problem(s) in the config:\n${problems.map(describe).join('\n')}`, {
+      hint: 'See the commented mirror.config.yaml in the modmirror repository for every key.',
+    });
+  }
+  return { user: value as UserConfig, describe };
+}
+
+function describeProblem(file: string, doc: Document, lineCounter: LineCounter, problem: Problem): string {
+  // Point at the key itself when it exists, else at its parent.
+  let line = 1;
+  for (let depth = problem.path.length; depth >= 0; depth--) {
+    const node = doc.getIn(problem.path.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
+    if (node && typeof node === 'object' && node.range) {
+      line = lineCounter.linePos(node.range[0]).line;
+      break;
+    }
+  }
+  return `${file}:${line}: ${formatPath(problem.path)}: ${problem.message}`;
+}
+
+function formatPath(path: (string | number)[]): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('') || '(root)';
+}
+
+const show = (v: unknown) => JSON.stringify(v) ?? String(v);
+
+function validateUserConfig(value: unknown): Problem[] {
+  const problems: Problem[] = [];
+  const expect = (cond: boolean, path: (string | number)[], message: string) => {
+    if (!cond) problems.push({ path, message });
+    return cond;
+  };
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const unknownKeys = (obj: Record<string, unknown>, allowed: string[], path: (string | number)[]) => {
+    for (const key of Object.keys(obj)) expect(allowed.includes(key), [...path, key], `unknown key; expected one of ${allowed.join(', ')}`);
+  };
+  const optionalString = (obj: Record<string, unknown>, key: string, path: (string | number)[]) => {
+    if (key in obj) expect(typeof obj[key] === 'string', [...path, key], `expected a string, got ${show(obj[key])}`);
+  };
+  const metaChecks = (obj: Record<string, unknown>, path: (string | number)[]) => {
+    for (const key of ['owner', 'description', 'source']) optionalString(obj, key, path);
+    if ('verified' in obj) expect(typeof obj['verified'] === 'boolean', [...path, 'verified'], `expected true or false, got ${show(obj['verified'])}`);
+  };
+
+  if (!expect(isRecord(value), [], 'expected a mapping of keys (out, baseUrl, sources, modules)')) return problems;
+  const config = value as Record<string, unknown>;
+  unknownKeys(config, TOP_KEYS, []);
+  optionalString(config, 'out', []);
+  optionalString(config, 'cacheDir', []);
+  optionalString(config, 'baseUrl', []);
+  if (typeof config['baseUrl'] === 'string' && config['baseUrl'] !== '') {
+    expect(/^https?:\/\/[^/]+/.test(config['baseUrl']), ['baseUrl'], `expected an absolute http(s) URL such as https://registry.example.com/, got ${show(config['baseUrl'])}`);
+  }
+  if ('sources' in config && expect(Array.isArray(config['sources']), ['sources'], 'expected a list of sources (- folder: DIR, or - git: REPO)')) {
+    (config['sources'] as unknown[]).forEach((source, i) => {
+      const path = ['sources', i];
+      if (!expect(isRecord(source), path, 'expected a mapping with a "folder" or a "git" key')) return;
+      const s = source as Record<string, unknown>;
+      if ('folder' in s) {
+        unknownKeys(s, ['folder'], path);
+        expect(typeof s['folder'] === 'string' && s['folder'] !== '', [...path, 'folder'], `expected a folder path, got ${show(s['folder'])}`);
+      } else if ('git' in s) {
+        unknownKeys(s, GIT_KEYS, path);
+        expect(typeof s['git'] === 'string' && s['git'] !== '', [...path, 'git'], `expected a repository path or clone URL, got ${show(s['git'])}`);
+        for (const key of ['namespace', 'name', 'provider', 'path', 'tagPrefix', 'tagPattern']) optionalString(s, key, path);
+        metaChecks(s, path);
+        if (typeof s['tagPattern'] === 'string') {
+          try {
+            new RegExp(s['tagPattern']);
+          } catch (error) {
+            problems.push({ path: [...path, 'tagPattern'], message: `not a valid regular expression: ${(error as Error).message}` });
+          }
+        }
+      } else {
+        problems.push({ path, message: 'expected a "folder" or a "git" key' });
+      }
+    });
+  }
+  if ('modules' in config && expect(isRecord(config['modules']), ['modules'], 'expected a mapping of NAMESPACE/NAME/PROVIDER to metadata')) {
+    for (const [key, meta] of Object.entries(config['modules'] as Record<string, unknown>)) {
+      const path = ['modules', key];
+      const parts = key.split('/');
+      expect(parts.length === 3 && parts.every(isValidName), path, 'expected a module address NAMESPACE/NAME/PROVIDER');
+      if (expect(isRecord(meta), path, 'expected a mapping with owner, description, source or verified')) {
+        unknownKeys(meta as Record<string, unknown>, META_KEYS, path);
+        metaChecks(meta as Record<string, unknown>, path);
+      }
+    }
+  }
+  return problems;
+}
+
+/** Checks that need resolved paths: sources exist, git addresses are complete and unique. */
+function checkResolved(config: ResolvedConfig, describe: (problem: Problem) => string): void {
+  const problems: Problem[] = [];
+  const seen = new Map<string, number>();
+  config.sources.forEach((source, i) => {
+    const path = ['sources', i];
+    if (source.kind === 'folder') {
+      if (!existsSync(source.dir) || !statSync(source.dir).isDirectory()) {
+        problems.push({ path: [...path, 'folder'], message: `the folder "${source.dir}" does not exist` });
+      }
+      return;
+    }
+    if (!source.remote && !existsSync(source.repo)) {
+      problems.push({ path: [...path, 'git'], message: `the repository "${source.repo}" does not exist` });
+    }
+    for (const part of ['namespace', 'name', 'provider'] as const) {
+      const value = source.address[part];
+      if (value === '') {
+        const how = part === 'namespace' ? 'set it' : 'set it, or name the repository terraform-<provider>-<name>';
+        problems.push({ path: [...path, part], message: `missing; ${how}` });
+      } else if (!isValidName(value)) {
+        problems.push({ path: [...path, part], message: `${show(value)} is not a valid name (letters, digits, "-" and "_")` });
+      }
+    }
+    const key = addressKey(source.address);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      problems.push({ path, message: `duplicate module address ${key}, already given by sources[${first}]; give each source its own namespace/name/provider` });
+    } else seen.set(key, i);
+  });
+  if (config.sources.length === 0) problems.push({ path: ['sources'], message: 'no module sources; add "- folder: modules" or "- git: REPO"' });
+  if (problems.length > 0) {
+    throw new MirrorError('CONFIG_INVALID', `${problems.length} problem(s) in the config:\n${problems.map(describe).join('\n')}`, {
+      hint: 'Fix each key shown, then build again.',
+    });
+  }
+}

@@ -1,0 +1,146 @@
+// Registry protocol documents as pure functions of the built versions
+// (spec 2.6-2.9, 4.4, 8). Field names and order follow the public registry.
+
+import semver from 'semver';
+import type { BuiltVersion, ModuleAddress, ModuleContent } from '../types.js';
+import { addressKey, archiveLocation, listingPageUrl, modulesServiceUrl } from './paths.js';
+
+export interface ModuleSummary {
+  id: string;
+  owner: string;
+  namespace: string;
+  name: string;
+  version: string;
+  provider: string;
+  description: string;
+  source: string;
+  published_at: string;
+  downloads: number;
+  verified: boolean;
+}
+
+/** Spec 2.6. `published_at` is ISO 8601 UTC with fractional seconds. */
+export function moduleSummary(v: BuiltVersion): ModuleSummary {
+  const { address: a, meta } = v.source;
+  return {
+    id: `${addressKey(a)}/${v.source.version}`,
+    owner: meta.owner,
+    namespace: a.namespace,
+    name: a.name,
+    version: v.source.version,
+    provider: a.provider,
+    description: v.description,
+    source: meta.source,
+    published_at: v.source.publishedAt.toISOString(),
+    downloads: 0,
+    verified: meta.verified,
+  };
+}
+
+/** Module content descriptor (spec 2.7) with the public registry's extra fields. */
+function contentDocument(c: ModuleContent) {
+  return {
+    path: c.path,
+    ...(c.path === '' ? {} : { name: c.path.split('/').pop() }),
+    readme: c.readme,
+    empty: c.empty,
+    inputs: c.inputs.map((i) => ({
+      name: i.name,
+      type: i.type,
+      description: i.description,
+      // The registry shows defaults JSON-encoded as strings, and '' when required.
+      default: i.required ? '' : JSON.stringify(i.default ?? null),
+      required: i.required,
+      sensitive: i.sensitive,
+      nullable: i.nullable,
+    })),
+    outputs: c.outputs.map((o) => ({ name: o.name, description: o.description, sensitive: o.sensitive })),
+    dependencies: c.moduleCalls.map((m) => ({ name: m.name, source: m.source, version: m.version })),
+    provider_dependencies: c.providers.map((p) => ({ name: p.name, namespace: p.namespace, source: p.source, version: p.version })),
+    resources: c.resources.map((r) => ({ name: r.name, type: r.type })),
+    data_sources: c.dataSources.map((r) => ({ name: r.name, type: r.type })),
+    required_version: c.requiredVersion,
+  };
+}
+
+/** GET {base}/ns/name/provider[/version]: summary plus detail (spec 2.7). */
+export function detailDocument(v: BuiltVersion, moduleVersions: string[], providers: string[]) {
+  return {
+    ...moduleSummary(v),
+    tag: v.source.tag,
+    root: contentDocument(v.content.root),
+    submodules: v.content.submodules.map(contentDocument),
+    examples: v.content.examples.map(contentDocument),
+    providers,
+    versions: moduleVersions,
+  };
+}
+
+/** GET {base}/ns/name/provider/versions (spec 2.8); `versions` newest first. */
+export function versionsDocument(address: ModuleAddress, versions: BuiltVersion[]) {
+  const providersOf = (c: ModuleContent) => c.providers.map((p) => ({ name: p.name, namespace: p.namespace, source: p.source, version: p.version }));
+  const dependenciesOf = (c: ModuleContent) => c.moduleCalls.map((m) => ({ name: m.name, source: m.source, version: m.version }));
+  return {
+    modules: [
+      {
+        source: addressKey(address),
+        versions: versions.map((v) => ({
+          version: v.source.version,
+          root: { providers: providersOf(v.content.root), dependencies: dependenciesOf(v.content.root) },
+          submodules: v.content.submodules.map((s) => ({ path: s.path, providers: providersOf(s), dependencies: dependenciesOf(s) })),
+        })),
+      },
+    ],
+  };
+}
+
+export interface PageMeta {
+  limit: number;
+  current_offset: number;
+  next_offset?: number;
+  prev_offset?: number;
+  next_url?: string;
+}
+
+/**
+ * Spec 8 pagination: `next_offset`/`next_url` only when more results exist,
+ * `prev_offset` only when offset > 0.
+ */
+export function pageMeta(total: number, offset: number, limit: number, nextUrl: (offset: number) => string): PageMeta {
+  const meta: PageMeta = { limit, current_offset: offset };
+  if (offset + limit < total) {
+    meta.next_offset = offset + limit;
+    meta.next_url = nextUrl(offset + limit);
+  }
+  if (offset > 0) meta.prev_offset = Math.max(0, offset - limit);
+  return meta;
+}
+
+/** GET {base} and {base}/ns: one page of module summaries. */
+export function listingDocument(all: ModuleSummary[], offset: number, limit: number, basePath: string, namespace?: string) {
+  return {
+    meta: pageMeta(all.length, offset, limit, (next) => listingPageUrl(basePath, next, limit, namespace)),
+    modules: all.slice(offset, offset + limit),
+  };
+}
+
+/** The version a registry calls latest: the newest release; pre-releases only when nothing else exists. */
+export function latestVersion(versions: string[]): string | undefined {
+  const releases = versions.filter((v) => semver.prerelease(v) === null);
+  const pool = releases.length > 0 ? releases : versions;
+  return [...pool].sort((a, b) => semver.rcompare(a, b) || (a < b ? -1 : 1))[0];
+}
+
+export function discoveryDocument(baseUrl: string) {
+  return { 'modules.v1': modulesServiceUrl(baseUrl) };
+}
+
+/** Body of a download endpoint: OpenTofu reads `location` from it; Terraform reads the header. */
+export function downloadDocument(address: ModuleAddress, version: string, baseUrl: string) {
+  return { location: archiveLocation(address, version, baseUrl) };
+}
+
+/** Spec 2.9. */
+export function downloadsSummaryDocument(address: ModuleAddress, counts = { week: 0, month: 0, year: 0, total: 0 }) {
+  return { data: { type: 'module-downloads-summary', id: addressKey(address), attributes: counts } };
+}

@@ -1,0 +1,215 @@
+// Extract stage: the files of one module version -> inputs, outputs,
+// resources, module calls and providers of its root, of every `modules/*`
+// submodule and of every `examples/*` example (registry detail, spec 2.7).
+
+import { createHash } from 'node:crypto';
+import { posix } from 'node:path';
+import { MirrorError } from '../errors.js';
+import type { ExtractedVersion, ModuleContent, ProviderRequirement, SourceFile } from '../types.js';
+import { declarationsFromHcl, declarationsFromJson, type FileDeclarations, type ProviderDecl } from './declarations.js';
+import { HclSyntaxError } from './hcl.js';
+
+/**
+ * Parsed files by content hash. Versions of one module share most files,
+ * so a build parses each distinct file once.
+ */
+export type ExtractCache = Map<string, FileDeclarations | HclSyntaxError>;
+const CACHE_LIMIT = 50_000;
+
+export function createExtractCache(): ExtractCache {
+  return new Map();
+}
+
+const CONFIG_FILE = /\.tf(\.json)?$/;
+const OVERRIDE_FILE = /(^|_)override\.tf(\.json)?$/;
+
+/** Throws MirrorError HCL_SYNTAX naming every file:line:column that failed to parse. */
+export function extractVersion(files: SourceFile[], cache: ExtractCache = createExtractCache()): ExtractedVersion {
+  const byDir = new Map<string, SourceFile[]>();
+  for (const file of files) {
+    const dir = posix.dirname(file.path);
+    const key = dir === '.' ? '' : dir;
+    let list = byDir.get(key);
+    if (!list) byDir.set(key, (list = []));
+    list.push(file);
+  }
+  const failures: string[] = [];
+  const content = (dir: string) => moduleContent(dir, byDir.get(dir) ?? [], cache, failures);
+  const childDirs = (parent: string) =>
+    [...byDir.keys()]
+      .filter((dir) => posix.dirname(dir) === parent && (byDir.get(dir) ?? []).some((f) => CONFIG_FILE.test(f.path)))
+      .sort();
+  const result: ExtractedVersion = {
+    root: content(''),
+    submodules: childDirs('modules').map(content),
+    examples: childDirs('examples').map(content),
+  };
+  if (failures.length > 0) {
+    throw new MirrorError('HCL_SYNTAX', failures.join('\n'), { hint: 'Fix the syntax error, then build again; other versions were built.' });
+  }
+  return result;
+}
+
+function parseFile(file: SourceFile, cache: ExtractCache): FileDeclarations | HclSyntaxError {
+  const isJson = file.path.endsWith('.json');
+  const key = createHash('sha1').update(isJson ? 'j' : 'h').update(file.data).digest('base64');
+  let parsed = cache.get(key);
+  if (parsed === undefined) {
+    const text = file.data.toString('utf8');
+    try {
+      parsed = isJson ? declarationsFromJson(text) : declarationsFromHcl(text);
+    } catch (error) {
+      if (!(error instanceof HclSyntaxError)) throw error;
+      parsed = error;
+    }
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, parsed);
+  }
+  return parsed;
+}
+
+function moduleContent(dir: string, files: SourceFile[], cache: ExtractCache, failures: string[]): ModuleContent {
+  const configFiles = files
+    .filter((f) => CONFIG_FILE.test(f.path) && !posix.basename(f.path).startsWith('.'))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+  const primary: FileDeclarations[] = [];
+  const overrides: FileDeclarations[] = [];
+  for (const file of configFiles) {
+    const parsed = parseFile(file, cache);
+    if (parsed instanceof HclSyntaxError) {
+      failures.push(`${file.path}:${parsed.line}:${parsed.column}: ${parsed.message}`);
+      continue;
+    }
+    (OVERRIDE_FILE.test(posix.basename(file.path)) ? overrides : primary).push(parsed);
+  }
+  const merged = merge(primary, overrides);
+  return {
+    path: dir,
+    readme: readmeOf(files),
+    empty: configFiles.length === 0,
+    inputs: [...merged.variables.values()]
+      .map((v) => ({
+        name: v.name,
+        type: v.type ?? '',
+        description: v.description ?? '',
+        default: v.default?.value,
+        required: v.default === undefined,
+        sensitive: v.sensitive ?? false,
+        nullable: v.nullable ?? true,
+      }))
+      .sort(byName),
+    outputs: [...merged.outputs.values()]
+      .map((o) => ({ name: o.name, description: o.description ?? '', sensitive: o.sensitive ?? false }))
+      .sort(byName),
+    resources: uniqueResources(merged.resources),
+    dataSources: uniqueResources(merged.dataSources),
+    moduleCalls: [...merged.moduleCalls.values()]
+      .map((m) => ({ name: m.name, source: m.source ?? '', version: m.version ?? '' }))
+      .sort(byName),
+    providers: [...merged.providers.values()].map(providerRequirement).sort(byName),
+    requiredVersion: merged.requiredVersions.join(', '),
+  };
+}
+
+interface Merged {
+  variables: Map<string, FileDeclarations['variables'][number]>;
+  outputs: Map<string, FileDeclarations['outputs'][number]>;
+  moduleCalls: Map<string, FileDeclarations['moduleCalls'][number]>;
+  providers: Map<string, ProviderDecl>;
+  resources: FileDeclarations['resources'];
+  dataSources: FileDeclarations['dataSources'];
+  requiredVersions: string[];
+}
+
+/**
+ * Primary files first, then override files, as Terraform loads them: an
+ * override block replaces only the attributes it sets.
+ */
+function merge(primary: FileDeclarations[], overrides: FileDeclarations[]): Merged {
+  const m: Merged = {
+    variables: new Map(),
+    outputs: new Map(),
+    moduleCalls: new Map(),
+    providers: new Map(),
+    resources: [],
+    dataSources: [],
+    requiredVersions: [],
+  };
+  const mergeInto = <T extends { name: string }>(map: Map<string, T>, item: T) =>
+    map.set(item.name, { ...map.get(item.name), ...item });
+  for (const file of primary) {
+    for (const v of file.variables) m.variables.set(v.name, v);
+    for (const o of file.outputs) m.outputs.set(o.name, o);
+    for (const c of file.moduleCalls) mergeInto(m.moduleCalls, c);
+    for (const p of file.providers) {
+      const seen = m.providers.get(p.name);
+      m.providers.set(p.name, {
+        name: p.name,
+        source: p.source ?? seen?.source,
+        versions: [...(seen?.versions ?? []), ...p.versions],
+      });
+    }
+    m.resources.push(...file.resources);
+    m.dataSources.push(...file.dataSources);
+    m.requiredVersions.push(...file.requiredVersions);
+  }
+  for (const file of overrides) {
+    for (const v of file.variables) mergeInto(m.variables, v);
+    for (const o of file.outputs) mergeInto(m.outputs, o);
+    for (const c of file.moduleCalls) mergeInto(m.moduleCalls, c);
+    for (const p of file.providers) m.providers.set(p.name, p);
+    m.resources.push(...file.resources);
+    m.dataSources.push(...file.dataSources);
+    if (file.requiredVersions.length > 0) m.requiredVersions = [...file.requiredVersions];
+  }
+  return m;
+}
+
+function providerRequirement(p: ProviderDecl): ProviderRequirement {
+  const source = p.source ?? '';
+  const parts = source.split('/');
+  const namespace = parts.length >= 2 ? parts[parts.length - 2]! : '';
+  return { name: p.name, namespace, source, version: p.versions.join(', ') };
+}
+
+function uniqueResources(list: { type: string; name: string }[]): { name: string; type: string }[] {
+  const seen = new Map<string, { name: string; type: string }>();
+  for (const r of list) seen.set(`${r.type}.${r.name}`, { name: r.name, type: r.type });
+  return [...seen.values()].sort((a, b) => (a.type === b.type ? compare(a.name, b.name) : compare(a.type, b.type)));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function byName(a: { name: string }, b: { name: string }): number {
+  return compare(a.name, b.name);
+}
+
+const README_NAMES = ['readme.md', 'readme.markdown', 'readme'];
+
+function readmeOf(files: SourceFile[]): string {
+  for (const wanted of README_NAMES) {
+    const file = files.find((f) => posix.basename(f.path).toLowerCase() === wanted);
+    if (file) return file.data.toString('utf8');
+  }
+  return '';
+}
+
+/** The first paragraph of prose in a README: what a registry shows as a module's description. */
+export function descriptionFromReadme(readme: string): string {
+  const paragraph: string[] = [];
+  let inFence = false;
+  for (const raw of readme.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('```') || line.startsWith('~~~')) inFence = !inFence;
+    const skip = inFence || line.startsWith('#') || line.startsWith('![') || line.startsWith('[![') || line.startsWith('<') || line.startsWith('```') || /^[=-]{3,}$/.test(line);
+    if (line === '' || skip) {
+      if (paragraph.length > 0) break;
+      continue;
+    }
+    paragraph.push(line);
+  }
+  const text = paragraph.join(' ');
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}

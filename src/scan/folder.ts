@@ -1,0 +1,49 @@
+// The folder layout of air-gapped drops: <namespace>/<name>/<provider>/<version>/.
+
+import fg from 'fast-glob';
+import { join } from 'node:path';
+import semver from 'semver';
+import type { FolderSource } from '../config.js';
+import { isValidName } from '../emit/paths.js';
+import type { ModuleMeta, VersionSource } from '../types.js';
+
+export async function scanFolder(
+  source: FolderSource,
+  metaFor: (address: VersionSource['address']) => ModuleMeta,
+  warn: (message: string) => void,
+): Promise<VersionSource[]> {
+  const dirs = await fg('*/*/*/*', { cwd: source.dir, onlyDirectories: true, deep: 4 });
+  const versions: VersionSource[] = [];
+  for (const rel of dirs.sort()) {
+    const [namespace = '', name = '', provider = '', folder = ''] = rel.split('/');
+    if (![namespace, name, provider].every(isValidName)) {
+      warn(`${join(source.dir, rel)}: skipping: "${namespace}/${name}/${provider}" is not a valid module address`);
+      continue;
+    }
+    const version = semver.valid(folder);
+    if (version === null) {
+      warn(`${join(source.dir, rel)}: skipping "${folder}": not a semver version`);
+      continue;
+    }
+    const dir = join(source.dir, rel);
+    const address = { namespace, name, provider };
+    versions.push({
+      address,
+      meta: metaFor(address),
+      version,
+      tag: folder,
+      publishedAt: await newestMtime(dir),
+      origin: { kind: 'folder', dir },
+      label: dir,
+    });
+  }
+  return versions;
+}
+
+/** A folder has no commit date; its newest file stands in, so rebuilding unchanged files gives the same output. */
+async function newestMtime(dir: string): Promise<Date> {
+  const entries = await fg('**/*', { cwd: dir, dot: true, stats: true, onlyFiles: true, ignore: ['**/.git/**', '**/.terraform/**'] });
+  let newest = 0;
+  for (const entry of entries) newest = Math.max(newest, Math.floor(entry.stats!.mtimeMs / 1000) * 1000);
+  return new Date(newest);
+}

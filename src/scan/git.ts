@@ -1,0 +1,128 @@
+// Git repositories whose tags are versions, read with the system `git`.
+
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import semver from 'semver';
+import { MirrorError } from '../errors.js';
+import type { GitSource } from '../config.js';
+import type { ModuleMeta, VersionSource } from '../types.js';
+
+/** Runs git and resolves with its stdout; fails with the command and git's own message. */
+export function git(args: string[], options: { cwd?: string; input?: string } = {}): Promise<Buffer> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('git', args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', (error) =>
+      reject(new MirrorError('GIT_FAILED', `Could not run git: ${error.message}`, { hint: 'Install git and make sure it is on PATH.', cause: error })),
+    );
+    child.on('close', (code) => {
+      if (code === 0) resolvePromise(Buffer.concat(out));
+      else {
+        const message = Buffer.concat(err).toString('utf8').trim();
+        reject(new MirrorError('GIT_FAILED', `git ${args.join(' ')} failed (exit ${code}): ${message}`));
+      }
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/**
+ * A local repository is read in place; a clone URL is mirrored into the cache
+ * folder once and fetched on later builds.
+ */
+export async function localGitDir(source: GitSource, cacheDir: string): Promise<string> {
+  if (!source.remote) return source.repo;
+  const dir = join(cacheDir, 'git', `${createHash('sha256').update(source.repo).digest('hex').slice(0, 16)}.git`);
+  if (existsSync(dir)) {
+    await git(['fetch', '--prune', '--tags', '--force', 'origin'], { cwd: dir });
+  } else {
+    await mkdir(join(cacheDir, 'git'), { recursive: true });
+    await git(['clone', '--mirror', '--quiet', source.repo, dir]);
+  }
+  return dir;
+}
+
+interface TagRef {
+  tag: string;
+  commit: string;
+  committedAt: Date;
+}
+
+async function listTags(gitDir: string): Promise<TagRef[]> {
+  const format = ['%(refname:strip=2)', '%(objectname)', '%(*objectname)', '%(committerdate:unix)', '%(*committerdate:unix)'].join('%00');
+  const out = (await git(['for-each-ref', `--format=${format}`, 'refs/tags'], { cwd: gitDir })).toString('utf8');
+  const tags: TagRef[] = [];
+  for (const line of out.split('\n')) {
+    if (line === '') continue;
+    const [tag = '', object = '', peeled = '', date = '', peeledDate = ''] = line.split('\0');
+    // Annotated tags point at a tag object; the commit and its date are the peeled ones.
+    const commitDate = peeled !== '' ? peeledDate : date;
+    if (commitDate === '') continue; // a tag of a tree or blob: not a version
+    tags.push({ tag, commit: peeled !== '' ? peeled : object, committedAt: new Date(Number(commitDate) * 1000) });
+  }
+  return tags;
+}
+
+/** Tree ids of `<commit>:<path>` for many commits in one git call; undefined where the path is missing. */
+async function treesAt(gitDir: string, commits: string[], path: string): Promise<(string | undefined)[]> {
+  if (commits.length === 0) return [];
+  const input = commits.map((c) => (path === '' ? `${c}^{tree}` : `${c}:${path}`)).join('\n') + '\n';
+  const out = (await git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd: gitDir, input })).toString('utf8');
+  return out
+    .split('\n')
+    .slice(0, commits.length)
+    .map((line) => {
+      const [id, type] = line.split(' ');
+      return type === 'tree' ? id : undefined;
+    });
+}
+
+/** Version of a tag: prefix removed, matched by the pattern (first group, else whole match), valid semver. */
+export function versionFromTag(tag: string, prefix: string, pattern: RegExp): string | undefined {
+  if (!tag.startsWith(prefix)) return undefined;
+  const match = pattern.exec(tag.slice(prefix.length));
+  if (!match) return undefined;
+  const candidate = match[1] ?? match[0];
+  return semver.valid(candidate) ?? undefined;
+}
+
+export async function scanGit(
+  source: GitSource,
+  meta: ModuleMeta,
+  cacheDir: string,
+  warn: (message: string) => void,
+): Promise<VersionSource[]> {
+  const gitDir = await localGitDir(source, cacheDir);
+  const refs = (await listTags(gitDir)).filter((ref) => ref.tag.startsWith(source.tagPrefix));
+  const found: { ref: TagRef; version: string }[] = [];
+  for (const ref of refs) {
+    const version = versionFromTag(ref.tag, source.tagPrefix, source.tagPattern);
+    if (version === undefined) warn(`${source.repo}: skipping tag "${ref.tag}": not a semver version`);
+    else found.push({ ref, version });
+  }
+  const trees = await treesAt(gitDir, found.map((f) => f.ref.commit), source.path);
+  const versions: VersionSource[] = [];
+  found.forEach(({ ref, version }, i) => {
+    const tree = trees[i];
+    if (tree === undefined) {
+      warn(`${source.repo}: skipping tag "${ref.tag}": it has no folder "${source.path}"`);
+      return;
+    }
+    versions.push({
+      address: source.address,
+      meta,
+      version,
+      tag: ref.tag,
+      publishedAt: ref.committedAt,
+      origin: { kind: 'git', gitDir, commit: ref.commit, tree, subdir: source.path },
+      label: `${source.repo}@${ref.tag}`,
+    });
+  });
+  return versions;
+}

@@ -1,0 +1,75 @@
+// Scan stage: config sources -> every module version to build, with its
+// metadata, sorted by address then version (newest first).
+
+import { resolve } from 'node:path';
+import semver from 'semver';
+import type { ResolvedConfig } from '../config.js';
+import { MirrorError } from '../errors.js';
+import { addressKey } from '../emit/paths.js';
+import type { ModuleAddress, ModuleMeta, VersionSource } from '../types.js';
+import { scanFolder } from './folder.js';
+import { scanGit } from './git.js';
+
+export interface ScanResult {
+  versions: VersionSource[];
+  warnings: string[];
+}
+
+export async function scan(config: ResolvedConfig): Promise<ScanResult> {
+  const warnings: string[] = [];
+  const warn = (message: string) => warnings.push(message);
+  const metaFor = (address: ModuleAddress, own: Partial<ModuleMeta> = {}): ModuleMeta => ({
+    owner: '',
+    description: '',
+    source: '',
+    verified: false,
+    ...config.modules.get(addressKey(address)),
+    ...own,
+  });
+  const found: VersionSource[][] = await Promise.all(
+    config.sources.map((source) =>
+      source.kind === 'folder'
+        ? scanFolder(source, (address) => metaFor(address), warn)
+        : scanGit(source, metaFor(source.address, source.meta), config.cacheDir, warn),
+    ),
+  );
+  return { versions: dedupe(found.flat(), warn), warnings };
+}
+
+/**
+ * One entry per module version. Two tags of one repository naming the same
+ * version (`v1.0.0` and `1.0.0`) keep the first in tag order with a warning;
+ * two sources giving the same module address is a configuration mistake.
+ */
+function dedupe(versions: VersionSource[], warn: (message: string) => void): VersionSource[] {
+  const byKey = new Map<string, VersionSource>();
+  const originOf = new Map<string, string>();
+  for (const v of versions) {
+    const module = addressKey(v.address);
+    const origin = v.origin.kind === 'folder' ? resolve(v.origin.dir, '../../../..') : v.origin.gitDir;
+    const firstOrigin = originOf.get(module);
+    if (firstOrigin !== undefined && firstOrigin !== origin) {
+      throw new MirrorError('CONFIG_INVALID', `Duplicate module address ${module}: it comes from two sources (${firstOrigin} and ${origin}).`, {
+        hint: 'Give each source its own namespace/name/provider, or remove one of them.',
+      });
+    }
+    originOf.set(module, origin);
+    const key = `${module}@${v.version}`;
+    const kept = byKey.get(key);
+    if (kept) warn(`${v.label}: skipping: version ${v.version} of ${module} is already given by ${kept.label}`);
+    else byKey.set(key, v);
+  }
+  return [...byKey.values()].sort(compareVersionSources);
+}
+
+export function compareVersionSources(a: VersionSource, b: VersionSource): number {
+  const ka = addressKey(a.address);
+  const kb = addressKey(b.address);
+  if (ka !== kb) return ka < kb ? -1 : 1;
+  return compareVersionsDesc(a.version, b.version);
+}
+
+/** Newest first; build metadata is ignored by semver, so ties fall back to the string for a stable order. */
+export function compareVersionsDesc(a: string, b: string): number {
+  return semver.rcompare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}

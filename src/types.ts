@@ -1,0 +1,133 @@
+// Domain types shared by every stage: scan -> extract -> pack -> emit.
+// Protocol documents (snake_case JSON) are built from these in src/emit/documents.ts.
+
+/** `<namespace>/<name>/<provider>`: the identity of a module in the registry protocol. */
+export interface ModuleAddress {
+  namespace: string;
+  name: string;
+  provider: string;
+}
+
+/** What a registry shows about a module beyond its files; set in the config. */
+export interface ModuleMeta {
+  owner: string;
+  /** Empty means: take the first paragraph of the root README. */
+  description: string;
+  /** URL of the source repository; may be empty. */
+  source: string;
+  verified: boolean;
+}
+
+/** Where one version's files come from. */
+export type VersionOrigin =
+  | { kind: 'folder'; dir: string }
+  | { kind: 'git'; gitDir: string; commit: string; tree: string; subdir: string };
+
+/** One module version found by the scan stage, not yet read. */
+export interface VersionSource {
+  address: ModuleAddress;
+  meta: ModuleMeta;
+  /** Normalised semver string (no leading `v`, build metadata kept). */
+  version: string;
+  /** The tag or folder name the version came from. */
+  tag: string;
+  publishedAt: Date;
+  origin: VersionOrigin;
+  /** Human-readable origin for messages, e.g. `repo.git@v1.2.0`. */
+  label: string;
+}
+
+/** A file of a module version, held in memory between read, extract and pack. */
+export interface SourceFile {
+  /** POSIX path relative to the module root. */
+  path: string;
+  /** Unix permission bits; only the executable bit survives packing. */
+  mode: number;
+  data: Buffer;
+}
+
+export interface Input {
+  name: string;
+  /** Exact source text of the type expression, or the keyword of a quoted legacy type; empty if unset. */
+  type: string;
+  description: string;
+  /** Decoded default value; `undefined` when the variable has no default (required). */
+  default: unknown;
+  required: boolean;
+  sensitive: boolean;
+  nullable: boolean;
+}
+
+export interface Output {
+  name: string;
+  description: string;
+  sensitive: boolean;
+}
+
+export interface ResourceRef {
+  name: string;
+  type: string;
+}
+
+export interface ModuleCall {
+  name: string;
+  source: string;
+  version: string;
+}
+
+export interface ProviderRequirement {
+  /** Local name used in the module, e.g. `aws`. */
+  name: string;
+  /** Namespace part of the source address, e.g. `hashicorp`; empty when no source is given. */
+  namespace: string;
+  /** Source address as written, e.g. `hashicorp/aws`; empty when not given. */
+  source: string;
+  /** Version constraints joined with `, `; empty when unconstrained. */
+  version: string;
+}
+
+/** What extraction learns from one module directory (root, a submodule or an example). */
+export interface ModuleContent {
+  /** `''` for the root, else e.g. `modules/nat` or `examples/basic`. */
+  path: string;
+  readme: string;
+  /** No .tf or .tf.json file in the directory. */
+  empty: boolean;
+  inputs: Input[];
+  outputs: Output[];
+  resources: ResourceRef[];
+  dataSources: ResourceRef[];
+  moduleCalls: ModuleCall[];
+  providers: ProviderRequirement[];
+  requiredVersion: string;
+}
+
+export interface ExtractedVersion {
+  root: ModuleContent;
+  submodules: ModuleContent[];
+  examples: ModuleContent[];
+}
+
+/** A packed archive of one version. */
+export interface PackedArchive {
+  data: Buffer;
+  sha256: string;
+}
+
+/** Everything emit needs to know about one version, after extract and pack. */
+export interface BuiltVersion {
+  source: VersionSource;
+  content: ExtractedVersion;
+  archive: { sha256: string; size: number };
+  /** Resolved description: config, else the README's first paragraph. */
+  description: string;
+}
+
+/** A problem found while building that does not stop the other versions. */
+export interface BuildProblem {
+  /** Stable code, see src/errors.ts. */
+  code: string;
+  message: string;
+  /** The file (and `:line:column`) or source the problem is about. */
+  where?: string;
+}
