@@ -65,9 +65,13 @@ function contentDocument(c: ModuleContent) {
 
 /** GET {base}/ns/name/provider[/version]: summary plus detail (spec 2.7). */
 export function detailDocument(v: BuiltVersion, moduleVersions: string[], providers: string[]) {
+  const { published_at, downloads, verified, ...head } = moduleSummary(v);
   return {
-    ...moduleSummary(v),
+    ...head,
     tag: v.source.tag,
+    published_at,
+    downloads,
+    verified,
     root: contentDocument(v.content.root),
     submodules: v.content.submodules.map(contentDocument),
     examples: v.content.examples.map(contentDocument),

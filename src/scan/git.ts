@@ -13,11 +13,11 @@ import type { ModuleMeta, VersionSource } from '../types.js';
 /** Runs git and resolves with its stdout; fails with the command and git's own message. */
 export function git(args: string[], options: { cwd?: string; input?: string } = {}): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', args, { cwd: options.cwd, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (error) =>
       reject(new MirrorError('GIT_FAILED', `Could not run git: ${error.message}`, { hint: 'Install git and make sure it is on PATH.', cause: error })),
     );
@@ -28,7 +28,11 @@ export function git(args: string[], options: { cwd?: string; input?: string } = 
         reject(new MirrorError('GIT_FAILED', `git ${args.join(' ')} failed (exit ${code}): ${message}`));
       }
     });
-    child.stdin.end(options.input ?? '');
+    if (child.stdin) {
+      // A git that fails early closes its stdin; the exit code reports that, not EPIPE.
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.input);
+    }
   });
 }
 

@@ -1,0 +1,82 @@
+// Test helpers: temp folders, real git repositories, and the real CLI.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { afterAll } from 'vitest';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(ROOT, 'bin', 'modmirror.js');
+
+/** A temp folder removed after the test file. */
+export function tempDir(prefix = 'mm-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [path, content] of Object.entries(files)) {
+    const file = join(dir, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content);
+  }
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the compiled CLI as a user would. */
+export function runCli(args: string[], cwd: string = ROOT): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.com',
+};
+
+export function git(cwd: string, args: string[], env: Record<string, string> = {}): string {
+  return execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV, ...env }, encoding: 'utf8' });
+}
+
+export interface Commit {
+  files: Record<string, string>;
+  /** Files to delete before committing. */
+  remove?: string[];
+  tags?: string[];
+  /** Commit date, ISO 8601. */
+  date: string;
+  annotated?: boolean;
+}
+
+/** A real git repository with one commit per entry, tagged as given. */
+export function makeRepo(dir: string, commits: Commit[]): string {
+  mkdirSync(dir, { recursive: true });
+  git(dir, ['init', '-q', '-b', 'main']);
+  for (const commit of commits) {
+    for (const path of commit.remove ?? []) rmSync(join(dir, path), { force: true });
+    writeFiles(dir, commit.files);
+    git(dir, ['add', '-A']);
+    const env = { GIT_AUTHOR_DATE: commit.date, GIT_COMMITTER_DATE: commit.date };
+    git(dir, ['commit', '-q', '--allow-empty', '-m', `commit ${commit.date}`], env);
+    for (const tag of commit.tags ?? []) {
+      git(dir, commit.annotated ? ['tag', '-a', '-m', tag, tag] : ['tag', tag], env);
+    }
+  }
+  return dir;
+}
