@@ -1,0 +1,20 @@
+provider "aws" {
+  region = "eu-west-1"
+}
+
+module "network" {
+  source = "../../"
+
+  name       = "basic"
+  cidr_block = "10.10.0.0/16"
+  azs        = ["eu-west-1a", "eu-west-1b"]
+
+  private_subnets = {
+    app-a = { cidr = "10.10.1.0/24", az_idx = 0 }
+    app-b = { cidr = "10.10.2.0/24", az_idx = 1 }
+  }
+}
+
+output "vpc_id" {
+  value = module.network.vpc_id
+}

@@ -1,0 +1,2 @@
+# Local development values only; excluded by .terraformignore.
+name = "dev-network"
