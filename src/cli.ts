@@ -32,7 +32,31 @@ const COMMANDS: Record<string, Command> = {
       'base-url': { type: 'string' },
       json: { type: 'boolean' },
     },
-    run: async (values) => (await import('./commands/build.js')).runBuild(values),
+    run: async (values, positionals) => (await import('./commands/build.js')).runBuild(values, positionals),
+  },
+  serve: {
+    summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
+    usage: `modmirror serve [--dir dist] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--quiet]
+
+  --dir DIR        the built mirror (default: dist)
+  --host HOST      address to listen on (default: 127.0.0.1)
+  --port PORT      port (default: 8080; 0 picks a free one)
+  --tls-cert FILE  PEM certificate: serve HTTPS (Terraform's discovery needs HTTPS)
+  --tls-key FILE   PEM private key for --tls-cert
+  --base-url URL   URL clients use to reach this server; discovery answers with it
+  --data DIR       folder for download counts and management data (default: data)
+  --quiet          no per-request log lines`,
+    options: {
+      dir: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      'base-url': { type: 'string' },
+      data: { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+    run: async (values, positionals) => (await import('./commands/serve.js')).runServe(values, positionals),
   },
 };
 

@@ -1,0 +1,72 @@
+// Response helpers shared by every route: one error type mapped to a status
+// in one place, and one way to send a body (ETag, 304, gzip, HEAD).
+
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export const JSON_TYPE = 'application/json';
+
+/** A body ready to send many times: its ETag and gzip form are computed once. */
+export interface Payload {
+  body: Buffer;
+  etag: string;
+  type: string;
+  gzipped?: Buffer;
+}
+
+const GZIP_MIN_BYTES = 1024;
+
+export function payload(body: Buffer | string, type = JSON_TYPE): Payload {
+  const buf = typeof body === 'string' ? Buffer.from(body) : body;
+  const etag = `"${createHash('sha1').update(buf).digest('base64url').slice(0, 27)}"`;
+  const p: Payload = { body: buf, etag, type };
+  if (buf.length >= GZIP_MIN_BYTES && type === JSON_TYPE) p.gzipped = gzipSync(buf, { level: 6 });
+  return p;
+}
+
+export function jsonPayload(value: unknown): Payload {
+  return payload(`${JSON.stringify(value)}\n`);
+}
+
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header === '*' || header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/** Sends a payload honouring If-None-Match, Accept-Encoding and HEAD. */
+export function sendPayload(req: IncomingMessage, res: ServerResponse, p: Payload, status = 200, headers: Record<string, string> = {}): void {
+  res.setHeader('ETag', p.etag);
+  res.setHeader('Vary', 'Accept-Encoding');
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (status === 200 && etagMatches(req.headers['if-none-match'], p.etag)) {
+    res.writeHead(304);
+    res.end();
+    return;
+  }
+  const gzip = p.gzipped !== undefined && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const body = gzip ? p.gzipped! : p.body;
+  res.setHeader('Content-Type', p.type);
+  res.setHeader('Content-Length', body.length);
+  if (gzip) res.setHeader('Content-Encoding', 'gzip');
+  res.writeHead(status);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** Registry error body (spec 7.2): `{"errors": ["..."]}`. */
+export function sendRegistryError(req: IncomingMessage, res: ServerResponse, error: HttpError): void {
+  const body = Buffer.from(`${JSON.stringify({ errors: [error.message] })}\n`);
+  res.writeHead(error.status, { 'Content-Type': JSON_TYPE, 'Content-Length': body.length, ...error.headers });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}

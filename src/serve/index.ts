@@ -1,0 +1,164 @@
+// `modmirror serve`: sirv over dist/ plus a small router in front for what
+// static files cannot answer. One error path decides every failure status.
+
+import { readFileSync, realpathSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join, sep } from 'node:path';
+import sirv from 'sirv';
+import { MirrorError } from '../errors.js';
+import { DISCOVERY_FILE, MODULES_BASE, modulesServiceUrl } from '../emit/paths.js';
+import { DownloadCounter } from './downloads.js';
+import { HttpError, jsonPayload, sendPayload, sendRegistryError } from './http.js';
+import { Mirror } from './mirror.js';
+import { handleDownloadsSummary, handleModules, type RegistryContext } from './registry.js';
+
+export interface ServeOptions {
+  dir: string;
+  host: string;
+  port: number;
+  dataDir: string;
+  tls?: { cert: string; key: string };
+  /** Absolute URL clients reach the server at; changes what discovery answers. */
+  baseUrl?: string;
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const MAX_URL_LENGTH = 4096;
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const root = realpathOrFail(options.dir);
+  const mirror = new Mirror(root);
+  const downloads = new DownloadCounter(options.dataDir);
+  const files = sirv(root, { dev: true, etag: true, dotfiles: false, gzip: true });
+  const ctx: RegistryContext = {
+    mirror,
+    downloads,
+    basePath: `/${MODULES_BASE}`,
+    serveFile: (req, res, rel, headers) => serveStatic(files, root, req, res, rel, headers),
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      throw new HttpError(405, `Method ${req.method} not allowed`, { Allow: 'GET, HEAD' });
+    }
+    const { segments, query } = parseTarget(req.url ?? '/');
+    const path = segments.join('/');
+    if (path === DISCOVERY_FILE) {
+      const doc = options.baseUrl ? jsonPayload({ 'modules.v1': modulesServiceUrl(options.baseUrl) }) : await mirror.document(DISCOVERY_FILE);
+      return sendPayload(req, res, doc);
+    }
+    if (segments[0] === 'v1' && segments[1] === 'modules') return handleModules(ctx, req, res, segments.slice(2), query);
+    if (segments[0] === 'v2' && segments[1] === 'modules') return handleDownloadsSummary(ctx, req, res, segments.slice(2));
+    if (segments.some((s) => s.startsWith('.'))) throw new HttpError(404, 'Not found');
+    return ctx.serveFile(req, res, path, {});
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    res.on('finish', () => options.log?.(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
+    handle(req, res).catch((error: unknown) => {
+      const httpError = error instanceof HttpError ? error : new HttpError(500, 'Internal error');
+      if (!(error instanceof HttpError)) options.log?.(`error: ${(error as Error).stack ?? String(error)}`);
+      if (res.headersSent) res.destroy();
+      else sendRegistryError(req, res, httpError);
+    });
+  };
+
+  const server = options.tls
+    ? createHttpsServer({ cert: readTls(options.tls.cert, '--tls-cert'), key: readTls(options.tls.key, '--tls-key') }, onRequest)
+    : createHttpServer(onRequest);
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"errors":["Bad request"]}\n');
+  });
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new MirrorError('USAGE', `Cannot listen on ${options.host}:${options.port}: ${error.message}`, { hint: 'Choose another --port or --host.', cause: error })),
+    );
+    server.listen(options.port, options.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `${options.tls ? 'https' : 'http'}://${host}:${port}/`,
+    server,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await downloads.flush();
+    },
+  };
+}
+
+/** Decoded path segments; anything that could step outside the tree is refused. */
+function parseTarget(url: string): { segments: string[]; query: URLSearchParams } {
+  if (url.length > MAX_URL_LENGTH) throw new HttpError(414, 'URL too long');
+  const q = url.indexOf('?');
+  const rawPath = q === -1 ? url : url.slice(0, q);
+  if (!rawPath.startsWith('/')) throw new HttpError(400, 'Invalid path');
+  const segments: string[] = [];
+  for (const raw of rawPath.split('/')) {
+    if (raw === '') continue;
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      throw new HttpError(400, 'Invalid percent-encoding in path');
+    }
+    if (segment === '.' || segment === '..' || /[/\\\0]/.test(segment)) throw new HttpError(400, 'Invalid path');
+    segments.push(segment);
+  }
+  return { segments, query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)) };
+}
+
+type Sirv = ReturnType<typeof sirv>;
+
+/** Serves one file of the tree through sirv, after checking it (symlinks included) stays inside the tree. */
+function serveStatic(files: Sirv, root: string, req: IncomingMessage, res: ServerResponse, rel: string, headers: Record<string, string>): Promise<void> {
+  let real: string;
+  try {
+    real = realpathSync(join(root, rel));
+  } catch {
+    return Promise.reject(new HttpError(404, 'Not found'));
+  }
+  if (real !== root && !real.startsWith(root + sep)) return Promise.reject(new HttpError(404, 'Not found'));
+  return new Promise((resolve, reject) => {
+    const originalUrl = req.url;
+    req.url = `/${rel.split('/').map(encodeURIComponent).join('/')}`;
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.on('finish', () => resolve());
+    res.on('close', () => resolve());
+    files(req, res, () => {
+      req.url = originalUrl;
+      for (const name of Object.keys(headers)) res.removeHeader(name);
+      reject(new HttpError(404, 'Not found'));
+    });
+  });
+}
+
+function realpathOrFail(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    throw new MirrorError('OUTPUT_FAILED', `The directory "${dir}" does not exist.`, { hint: 'Did you build the mirror? Run modmirror build first, or pass --dir.' });
+  }
+}
+
+function readTls(file: string, flag: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new MirrorError('USAGE', `Cannot read ${flag} "${file}": ${(error as Error).message}`, { cause: error });
+  }
+}
+

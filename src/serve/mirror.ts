@@ -1,0 +1,127 @@
+// The served mirror: its index (from manifest.json and search-index.json),
+// loaded once per generation of dist/, and a bounded cache of its documents.
+// A rebuild or publish swaps dist/ whole; the next request after that sees
+// the new generation, and nothing cached from the old one is served again.
+
+import { readFileSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MirrorError } from '../errors.js';
+import type { ModuleSummary } from '../emit/documents.js';
+import { MANIFEST_FILE, SEARCH_INDEX_FILE } from '../emit/paths.js';
+import { HttpError, payload, type Payload } from './http.js';
+
+export interface IndexedModule {
+  key: string;
+  summary: ModuleSummary;
+  /** Newest first, as in the manifest. */
+  versions: string[];
+  /** Lower-case namespace, name, provider and description, for search. */
+  haystack: string;
+}
+
+export interface MirrorIndex {
+  generation: string;
+  modules: IndexedModule[];
+  byKey: Map<string, IndexedModule>;
+}
+
+interface ManifestFile {
+  modules: Record<string, { versions: { version: string }[] }>;
+}
+
+const CHECK_INTERVAL_MS = 200;
+const CACHE_BYTES = 64 * 1024 * 1024;
+
+export class Mirror {
+  private index: MirrorIndex;
+  private checkedAt = 0;
+  private cache = new Map<string, Payload>();
+  private cacheBytes = 0;
+
+  constructor(readonly root: string) {
+    this.index = loadIndex(root);
+  }
+
+  /** The current index, reloaded when dist/ has been replaced since the last look. */
+  current(): MirrorIndex {
+    const now = Date.now();
+    if (now - this.checkedAt >= CHECK_INTERVAL_MS) {
+      this.checkedAt = now;
+      const generation = generationOf(this.root);
+      if (generation !== undefined && generation !== this.index.generation) {
+        try {
+          this.index = loadIndex(this.root);
+          this.cache.clear();
+          this.cacheBytes = 0;
+        } catch {
+          // A swap in progress: keep serving the previous generation until the next look.
+        }
+      }
+    }
+    return this.index;
+  }
+
+  /** A file of the tree as a payload; 404 when it does not exist. */
+  async document(rel: string): Promise<Payload> {
+    const generation = this.current().generation;
+    const hit = this.cache.get(rel);
+    if (hit) {
+      this.cache.delete(rel);
+      this.cache.set(rel, hit);
+      return hit;
+    }
+    let body: Buffer;
+    try {
+      body = await readFile(join(this.root, rel));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') {
+        throw new HttpError(404, 'Not found');
+      }
+      throw error;
+    }
+    const p = payload(body);
+    if (generation === this.index.generation) this.remember(rel, p);
+    return p;
+  }
+
+  private remember(rel: string, p: Payload): void {
+    this.cache.set(rel, p);
+    this.cacheBytes += p.body.length + (p.gzipped?.length ?? 0);
+    for (const [key, old] of this.cache) {
+      if (this.cacheBytes <= CACHE_BYTES) break;
+      this.cache.delete(key);
+      this.cacheBytes -= old.body.length + (old.gzipped?.length ?? 0);
+    }
+  }
+}
+
+function generationOf(root: string): string | undefined {
+  try {
+    const s = statSync(join(root, MANIFEST_FILE));
+    return `${s.ino}:${s.mtimeMs}:${s.size}`;
+  } catch {
+    return undefined;
+  }
+}
+
+export function loadIndex(root: string): MirrorIndex {
+  const generation = generationOf(root);
+  if (generation === undefined) {
+    throw new MirrorError('OUTPUT_FAILED', `The directory "${root}" holds no built mirror (no ${MANIFEST_FILE}).`, {
+      hint: 'Did you build it? Run modmirror build, or pass --dir with the folder the build wrote.',
+    });
+  }
+  const manifest = JSON.parse(readFileSync(join(root, MANIFEST_FILE), 'utf8')) as ManifestFile;
+  const search = JSON.parse(readFileSync(join(root, SEARCH_INDEX_FILE), 'utf8')) as { modules: ModuleSummary[] };
+  const modules: IndexedModule[] = search.modules.map((summary) => {
+    const key = `${summary.namespace}/${summary.name}/${summary.provider}`;
+    return {
+      key,
+      summary,
+      versions: (manifest.modules[key]?.versions ?? []).map((v) => v.version),
+      haystack: `${summary.namespace} ${summary.name} ${summary.provider} ${summary.description}`.toLowerCase(),
+    };
+  });
+  return { generation, modules, byKey: new Map(modules.map((m) => [m.key, m])) };
+}
