@@ -75,8 +75,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const server = options.tls
     ? createHttpsServer({ cert: readTls(options.tls.cert, '--tls-cert'), key: readTls(options.tls.key, '--tls-key') }, onRequest)
     : createHttpServer(onRequest);
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"errors":["Bad request"]}\n');
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Malformed or oversized requests never reach a handler; answer them in the registry's error format.
+    const [status, text] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+    const body = `{"errors":["${text}"]}\n`;
+    if (socket.writable) {
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    } else socket.destroy();
   });
   server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {

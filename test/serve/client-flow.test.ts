@@ -1,0 +1,81 @@
+// The whole client flow the way Terraform walks it, over HTTPS with a
+// throwaway CA made by this test: discovery, versions, download header,
+// archive fetch, unpack, and the unpacked files are the module's files.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { extract } from 'tar';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/serve/index.js';
+import { runCli, tempDir, writeFiles } from '../helpers.js';
+
+const dir = tempDir();
+let server: RunningServer;
+let agent: Agent;
+
+function makeCertificates(): { ca: string; cert: string; key: string } {
+  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=modmirror test CA', '-keyout', 'ca.key', '-out', 'ca.pem']);
+  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', 'server.key', '-out', 'server.csr']);
+  writeFiles(dir, { 'san.ext': 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' });
+  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'san.ext', '-out', 'server.pem']);
+  return { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.key') };
+}
+
+const MODULE = {
+  'main.tf': 'resource "null_resource" "this" {}\n',
+  'variables.tf': 'variable "name" {\n  type = string\n}\n',
+  'README.md': '# Hello\n\nA module.\n',
+  'modules/child/main.tf': 'output "x" { value = 1 }\n',
+};
+
+beforeAll(async () => {
+  const certs = makeCertificates();
+  const files: Record<string, string> = { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' };
+  for (const [path, content] of Object.entries(MODULE)) files[`mods/acme/hello/null/1.2.3/${path}`] = content;
+  writeFiles(dir, files);
+  expect((await runCli(['build', '--json'], dir)).code).toBe(0);
+  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), tls: { cert: certs.cert, key: certs.key } });
+  agent = new Agent({ connect: { ca: readFileSync(certs.ca) } });
+});
+afterAll(async () => {
+  await server?.close();
+  await agent?.close();
+});
+
+it('resolves, downloads and unpacks a module like terraform init does', async () => {
+  expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
+  const discoveryUrl = new URL('/.well-known/terraform.json', server.url);
+  const discovery = await request(discoveryUrl, { dispatcher: agent });
+  const modulesBase = new URL((await discovery.body.json() as Record<string, string>)['modules.v1']!, discoveryUrl);
+
+  const versionsRes = await request(new URL('acme/hello/null/versions', modulesBase), { dispatcher: agent });
+  const versions = (await versionsRes.body.json()) as { modules: { versions: { version: string }[] }[] };
+  const version = versions.modules[0]!.versions[0]!.version;
+  expect(version).toBe('1.2.3');
+
+  const downloadUrl = new URL(`acme/hello/null/${version}/download`, modulesBase);
+  const download = await request(downloadUrl, { dispatcher: agent });
+  expect(download.statusCode).toBe(204);
+  await download.body.dump();
+  const location = String(download.headers['x-terraform-get']);
+  // go-getter decides by the extension of the resolved URL's path.
+  const archiveUrl = new URL(location, downloadUrl);
+  expect(archiveUrl.pathname).toMatch(/\.tar\.gz$/);
+
+  const archive = await request(archiveUrl, { dispatcher: agent });
+  expect(archive.statusCode).toBe(200);
+  const unpacked = join(dir, 'unpacked');
+  mkdirSync(unpacked);
+  await new Promise<void>((resolve, reject) => {
+    const sink = extract({ cwd: unpacked });
+    sink.on('finish', resolve).on('error', reject);
+    archive.body.pipe(sink);
+  });
+  const listFiles = (d: string, prefix = ''): string[] =>
+    readdirSync(join(d, prefix), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(d, join(prefix, e.name)) : [join(prefix, e.name)]));
+  expect(listFiles(unpacked).sort()).toEqual(Object.keys(MODULE).sort());
+  for (const [path, content] of Object.entries(MODULE)) expect(readFileSync(join(unpacked, path), 'utf8')).toBe(content);
+});
