@@ -1,0 +1,47 @@
+// `modmirror serve` as a process: prints its URL, logs requests, stops
+// cleanly on SIGTERM after finishing what is in flight, and rejects bad flags.
+
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { beforeAll, expect, it } from 'vitest';
+import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+
+const dir = tempDir();
+
+beforeAll(async () => {
+  writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n', 'mods/a/b/c/1.0.0/main.tf': 'variable "x" {}\n' });
+  expect((await runCli(['build', '--json'], dir)).code).toBe(0);
+});
+
+it('prints the URL, logs each request and stops on SIGTERM with exit 0', async () => {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/modmirror.js'), 'serve', '--port', '0'], { cwd: dir });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const match = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', () => reject(new Error(`exited early: ${stdout}`)));
+  });
+  const res = await request(new URL('v1/modules/a/b/c/versions', url));
+  expect(res.statusCode).toBe(200);
+  await res.body.dump();
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  expect(await exit).toBe(0);
+  expect(stdout).toMatch(/GET \/v1\/modules\/a\/b\/c\/versions 200 \d+\.\dms/);
+});
+
+it('rejects bad flags with exit 2 and a missing mirror with exit 1', async () => {
+  const badPort = await runCli(['serve', '--port', 'http'], dir);
+  expect(badPort.code).toBe(2);
+  expect(badPort.stderr).toMatch(/Invalid --port "http"/);
+  const halfTls = await runCli(['serve', '--tls-cert', 'x.pem'], dir);
+  expect(halfTls.code).toBe(2);
+  expect(halfTls.stderr).toMatch(/both --tls-cert and --tls-key/);
+  const noMirror = await runCli(['serve', '--dir', 'nothing-here'], dir);
+  expect(noMirror.code).toBe(1);
+  expect(noMirror.stderr).toMatch(/does not exist[\s\S]*hint: Did you build the mirror\?/);
+});
