@@ -120,10 +120,10 @@ export function pageMeta(total: number, offset: number, limit: number, nextUrl: 
   return meta;
 }
 
-/** GET {base} and {base}/ns: one page of module summaries. */
-export function listingDocument(all: ModuleSummary[], offset: number, limit: number, basePath: string, namespace?: string) {
+/** GET {base}, {base}/ns and {base}/ns/name: one page of module summaries. */
+export function listingDocument(all: ModuleSummary[], offset: number, limit: number, basePath: string, listing: string) {
   return {
-    meta: pageMeta(all.length, offset, limit, (next) => listingPageUrl(basePath, next, limit, namespace)),
+    meta: pageMeta(all.length, offset, limit, (next) => listingPageUrl(basePath, listing, next, limit)),
     modules: all.slice(offset, offset + limit),
   };
 }

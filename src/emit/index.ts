@@ -15,7 +15,6 @@ import {
   latestVersion,
   listingDocument,
   moduleSummary,
-  pageMeta,
   versionsDocument,
   type ModuleSummary,
 } from './documents.js';
@@ -137,17 +136,13 @@ export async function emitIndexes(staging: Staging, records: ModuleRecord[], bas
   const summaries = sorted.map((r) => r.latest);
   const basePath = basePathOf(baseUrl);
   await staging.writeJson(DISCOVERY_FILE, discoveryDocument(baseUrl));
-  await staging.writeJson(listingFile(), listingDocument(summaries, 0, LIST_DEFAULT_LIMIT, basePath));
+  await staging.writeJson(listingFile(), listingDocument(summaries, 0, LIST_DEFAULT_LIMIT, basePath, ''));
   for (const [namespace, list] of groupBy(summaries, (s) => s.namespace)) {
     await staging.writeJson(listingFile(namespace), listingDocument(list, 0, LIST_DEFAULT_LIMIT, basePath, namespace));
   }
   for (const [key, list] of groupBy(summaries, (s) => `${s.namespace}/${s.name}`)) {
     const [namespace = '', name = ''] = key.split('/');
-    const page = list.slice(0, LIST_DEFAULT_LIMIT);
-    await staging.writeJson(providersListingFile(namespace, name), {
-      meta: pageMeta(list.length, 0, LIST_DEFAULT_LIMIT, (next) => `${basePath}v1/modules/${key}?offset=${next}&limit=${LIST_DEFAULT_LIMIT}`),
-      modules: page,
-    });
+    await staging.writeJson(providersListingFile(namespace, name), listingDocument(list, 0, LIST_DEFAULT_LIMIT, basePath, key));
   }
   // Compact: the server loads it once; people read the listings instead.
   await staging.write(SEARCH_INDEX_FILE, `${JSON.stringify({ modules: summaries })}\n`);

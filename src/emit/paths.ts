@@ -91,10 +91,9 @@ export function modulesServiceUrl(baseUrl: string): string {
   return baseUrl === '' ? `/${MODULES_BASE}` : `${baseUrl}${MODULES_BASE}`;
 }
 
-/** Path (with query) of a listing page, for `meta.next_url`. */
-export function listingPageUrl(basePath: string, offset: number, limit: number, namespace?: string): string {
-  const path = namespace === undefined ? `${basePath}${MODULES_BASE}` : `${basePath}${MODULES_BASE}${namespace}`;
-  return `${path}?offset=${offset}&limit=${limit}`;
+/** Path (with query) of a listing page, for `meta.next_url`; `listing` is '', `ns` or `ns/name`. */
+export function listingPageUrl(basePath: string, listing: string, offset: number, limit: number): string {
+  return `${basePath}${MODULES_BASE}${listing}?offset=${offset}&limit=${limit}`;
 }
 
 /** The URL path prefix the tree is served under: `/` unless baseUrl has a path. */

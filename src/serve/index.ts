@@ -42,6 +42,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     mirror,
     downloads,
     basePath: `/${MODULES_BASE}`,
+    patchedDetails: new Map(),
     serveFile: (req, res, rel, headers) => serveStatic(files, root, req, res, rel, headers),
   };
 

@@ -26,6 +26,8 @@ export interface RegistryContext {
   serveFile: (req: IncomingMessage, res: ServerResponse, rel: string, headers: Record<string, string>) => Promise<void>;
   /** Path prefix of the registry API, e.g. `/v1/modules/`. */
   basePath: string;
+  /** Detail documents with a non-zero download count patched in, by generation and path. */
+  patchedDetails: Map<string, { count: number; payload: Payload }>;
 }
 
 type Query = URLSearchParams;
@@ -100,14 +102,13 @@ function knownVersion(module: IndexedModule, version: string): string {
   return version;
 }
 
-const patched = new Map<string, { count: number; payload: Payload }>();
-
 /** A detail document with the module's current download total in `downloads`. */
 async function detail(ctx: RegistryContext, module: IndexedModule, rel: string): Promise<Payload> {
   const doc = await ctx.mirror.document(rel);
   const count = ctx.downloads.total(module.key);
   if (count === 0) return doc;
   const key = `${ctx.mirror.current().generation}:${rel}`;
+  const patched = ctx.patchedDetails;
   const hit = patched.get(key);
   if (hit?.count === count) return hit.payload;
   // The first "downloads" key of a detail document is the module's own (it precedes root/submodules).

@@ -33,7 +33,7 @@ describe('paths', () => {
     expect(archiveLocation(a, '1.0.0', 'https://r.example/m/')).toBe('https://r.example/m/v1/modules/acme/vpc/aws/1.0.0/vpc-aws-1.0.0.tar.gz');
     expect(modulesServiceUrl('')).toBe('/v1/modules/');
     expect(basePathOf('https://r.example/m/')).toBe('/m/');
-    expect(listingPageUrl('/', 15, 15, 'acme')).toBe('/v1/modules/acme?offset=15&limit=15');
+    expect(listingPageUrl('/', 'acme', 15, 15)).toBe('/v1/modules/acme?offset=15&limit=15');
   });
   it('accepts only names that are safe path segments', () => {
     for (const ok of ['acme', 'my-module', 'a_b', 'A1']) expect(isValidName(ok), ok).toBe(true);
