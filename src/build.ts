@@ -11,6 +11,7 @@ import { createStaging, emitIndexes, emitModule, writeArchive, type ModuleRecord
 import { addressKey } from './emit/paths.js';
 import { packVersion } from './pack.js';
 import { readVersionFiles } from './scan/files.js';
+import { GitReaders } from './scan/git-objects.js';
 import { scan } from './scan/index.js';
 import type { BuildProblem, BuiltVersion, VersionSource } from './types.js';
 import { GENERATOR } from './version.js';
@@ -34,6 +35,7 @@ export async function build(config: ResolvedConfig, options: BuildOptions = {}):
   const { versions, warnings } = await scan(config);
   const errors: BuildProblem[] = [];
   const staging = await createStaging(config.outDir);
+  const gitReaders = new GitReaders();
   try {
     const modules = groupByModule(versions);
     const providersByName = providersOfNames(versions);
@@ -43,7 +45,7 @@ export async function build(config: ResolvedConfig, options: BuildOptions = {}):
 
     const buildVersion = async (source: VersionSource): Promise<BuiltVersion | undefined> => {
       try {
-        const files = await readVersionFiles(source);
+        const files = await readVersionFiles(source, gitReaders);
         const content = extractVersion(files, cache);
         const archive = await packVersion(files);
         const built: BuiltVersion = {
@@ -86,6 +88,8 @@ export async function build(config: ResolvedConfig, options: BuildOptions = {}):
   } catch (error) {
     await staging.discard();
     throw error;
+  } finally {
+    gitReaders.closeAll();
   }
 }
 

@@ -3,15 +3,20 @@
 // owner names or ids, modes normalised to 0644/0755, gzip without a timestamp.
 
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { Header, Pack, ReadEntry } from 'tar';
 import type { PackedArchive, SourceFile } from './types.js';
 
 /** A fixed timestamp for every entry (the tar format needs one; the real date is in the registry documents). */
 export const ARCHIVE_MTIME = new Date('2000-01-01T00:00:00Z');
 
-export function packVersion(files: SourceFile[]): Promise<PackedArchive> {
+const gzipAsync = promisify(gzip);
+
+export async function packVersion(files: SourceFile[]): Promise<PackedArchive> {
   const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const pack = new Pack({ portable: true, gzip: { level: 6 }, mtime: ARCHIVE_MTIME, noDirRecurse: true });
+  // Compress with zlib's thread pool rather than on the JS thread, so versions compress in parallel.
+  const pack = new Pack({ portable: true, mtime: ARCHIVE_MTIME, noDirRecurse: true });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     pack.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -20,7 +25,8 @@ export function packVersion(files: SourceFile[]): Promise<PackedArchive> {
   });
   for (const file of sorted) pack.add(entryFor(file));
   pack.end();
-  return done.then((data) => ({ data, sha256: createHash('sha256').update(data).digest('hex') }));
+  const data = await gzipAsync(await done, { level: 6 });
+  return { data, sha256: createHash('sha256').update(data).digest('hex') };
 }
 
 function entryFor(file: SourceFile): ReadEntry {

@@ -5,16 +5,16 @@ import fg from 'fast-glob';
 import ignore from 'ignore';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Parser, type ReadEntry } from 'tar';
 import { MirrorError } from '../errors.js';
 import type { SourceFile, VersionSource } from '../types.js';
-import { git } from './git.js';
+import { readTreeFiles, type GitReaders } from './git-objects.js';
 
 const ALWAYS_EXCLUDED = ['.git/', '.terraform/'];
 
-export async function readVersionFiles(source: VersionSource): Promise<SourceFile[]> {
+export async function readVersionFiles(source: VersionSource, git: GitReaders): Promise<SourceFile[]> {
+  const { origin } = source;
   try {
-    const files = source.origin.kind === 'folder' ? await readFolder(source.origin.dir) : await readGitTree(source.origin.gitDir, source.origin.tree);
+    const files = origin.kind === 'folder' ? await readFolder(origin.dir) : await readTreeFiles(git.get(origin.gitDir), origin.tree);
     return applyIgnoreRules(files);
   } catch (error) {
     throw new MirrorError('VERSION_READ_FAILED', `Could not read ${source.label}: ${(error as Error).message}`, { cause: error });
@@ -26,29 +26,6 @@ async function readFolder(dir: string): Promise<SourceFile[]> {
   return Promise.all(
     entries.map(async (entry) => ({ path: entry.path, mode: entry.stats!.mode & 0o777, data: await readFile(join(dir, entry.path)) })),
   );
-}
-
-/** `git archive` of the version's tree, parsed in memory. */
-async function readGitTree(gitDir: string, tree: string): Promise<SourceFile[]> {
-  const tarball = await git(['archive', '--format=tar', tree], { cwd: gitDir });
-  const files: SourceFile[] = [];
-  await new Promise<void>((resolve, reject) => {
-    const parser = new Parser({
-      onReadEntry: (entry: ReadEntry) => {
-        if (entry.type !== 'File') {
-          entry.resume();
-          return;
-        }
-        const chunks: Buffer[] = [];
-        entry.on('data', (chunk: Buffer) => chunks.push(chunk));
-        entry.on('end', () => files.push({ path: entry.path, mode: (entry.mode ?? 0o644) & 0o777, data: Buffer.concat(chunks) }));
-      },
-    });
-    parser.on('error', reject);
-    parser.on('end', () => resolve());
-    parser.end(tarball);
-  });
-  return files;
 }
 
 function applyIgnoreRules(files: SourceFile[]): SourceFile[] {

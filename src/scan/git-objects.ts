@@ -1,0 +1,111 @@
+// Reads git objects through one long-running `git cat-file --batch` per
+// repository. Starting a process per version (`git archive`) blocks Node's
+// thread for milliseconds each time, more as the process grows; one reader
+// per repository turns hundreds of starts into one.
+
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { MirrorError } from '../errors.js';
+import type { SourceFile } from '../types.js';
+
+interface Pending {
+  oid: string;
+  resolve: (object: { type: string; data: Buffer }) => void;
+  reject: (error: Error) => void;
+}
+
+export class GitObjectReader {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly pending: Pending[] = [];
+  private buffer: Buffer = Buffer.alloc(0);
+  private failure: Error | undefined;
+
+  constructor(readonly gitDir: string) {
+    this.child = spawn('git', ['cat-file', '--batch'], { cwd: gitDir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    this.child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    this.child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.child.stdin.on('error', () => {});
+    const fail = (message: string) => {
+      this.failure = new MirrorError('GIT_FAILED', message);
+      for (const p of this.pending.splice(0)) p.reject(this.failure);
+    };
+    this.child.on('error', (error) => fail(`Could not run git cat-file in ${gitDir}: ${error.message}`));
+    this.child.on('close', (code) => {
+      if (this.pending.length > 0) fail(`git cat-file in ${gitDir} stopped (exit ${code}): ${stderr.trim()}`);
+    });
+  }
+
+  read(oid: string): Promise<{ type: string; data: Buffer }> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ oid, resolve, reject });
+      this.child.stdin.write(`${oid}\n`);
+    });
+  }
+
+  close(): void {
+    this.child.stdin.end();
+  }
+
+  /** Responses come in request order: `<oid> <type> <size>\n<content>\n`, or `<oid> missing\n`. */
+  private onData(chunk: Buffer): void {
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    for (;;) {
+      const newline = this.buffer.indexOf(10);
+      if (newline === -1) return;
+      const header = this.buffer.subarray(0, newline).toString('utf8').split(' ');
+      const request = this.pending[0];
+      if (!request) return;
+      if (header[1] === 'missing' || header.length < 3) {
+        this.buffer = this.buffer.subarray(newline + 1);
+        this.pending.shift();
+        request.reject(new MirrorError('GIT_FAILED', `git object ${request.oid} is missing from ${this.gitDir}`));
+        continue;
+      }
+      const size = Number(header[2]);
+      const end = newline + 1 + size;
+      if (this.buffer.length < end + 1) return;
+      const data = Buffer.from(this.buffer.subarray(newline + 1, end));
+      this.buffer = this.buffer.subarray(end + 1);
+      this.pending.shift();
+      request.resolve({ type: header[1]!, data });
+    }
+  }
+}
+
+/** Every regular file under a tree, read in memory. Symlinks and submodules are not module files. */
+export async function readTreeFiles(reader: GitObjectReader, tree: string, prefix = ''): Promise<SourceFile[]> {
+  const { data } = await reader.read(tree);
+  const jobs: Promise<SourceFile[]>[] = [];
+  let i = 0;
+  while (i < data.length) {
+    const space = data.indexOf(32, i);
+    const nul = data.indexOf(0, space);
+    const mode = data.subarray(i, space).toString('latin1');
+    const name = data.subarray(space + 1, nul).toString('utf8');
+    const oid = data.subarray(nul + 1, nul + 21).toString('hex');
+    i = nul + 21;
+    const path = `${prefix}${name}`;
+    if (mode === '40000') jobs.push(readTreeFiles(reader, oid, `${path}/`));
+    else if (mode === '100644' || mode === '100755') {
+      jobs.push(reader.read(oid).then((blob) => [{ path, mode: mode === '100755' ? 0o755 : 0o644, data: blob.data }]));
+    }
+  }
+  return (await Promise.all(jobs)).flat();
+}
+
+/** One reader per repository for the length of a build. */
+export class GitReaders {
+  private readonly readers = new Map<string, GitObjectReader>();
+
+  get(gitDir: string): GitObjectReader {
+    let reader = this.readers.get(gitDir);
+    if (!reader) this.readers.set(gitDir, (reader = new GitObjectReader(gitDir)));
+    return reader;
+  }
+
+  closeAll(): void {
+    for (const reader of this.readers.values()) reader.close();
+    this.readers.clear();
+  }
+}
