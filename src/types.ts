@@ -44,6 +44,8 @@ export interface SourceFile {
   /** Unix permission bits; only the executable bit survives packing. */
   mode: number;
   data: Buffer;
+  /** A content id when the source already has one (git's blob id); saves hashing for the parse cache. */
+  id?: string;
 }
 
 export interface Input {

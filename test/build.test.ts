@@ -1,6 +1,7 @@
 // The build end to end through the CLI: real git repositories made here,
 // the folder layout, the bundled sample modules, and every bad input.
 
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -432,5 +433,20 @@ describe('build errors', () => {
     expect((await runCli(['build', '--help'])).stdout).toMatch(/--modules DIR/);
     const version = await runCli(['--version']);
     expect(version.stdout.trim()).toBe(readJson(join(ROOT, 'package.json')).version);
+  });
+});
+
+describe('build progress', () => {
+  it('shows versions done of total on a terminal, and nothing of it with --json', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'mods/a/b/c/1.0.0/main.tf': '', 'mods/a/b/c/1.1.0/main.tf': '' });
+    // `script` gives the CLI a pseudo-terminal, as a person at a shell has.
+    const onTty = execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} build --modules mods`, '/dev/null'], { cwd: dir, encoding: 'utf8' });
+    expect(onTty).toMatch(/\[1\/2\] a\/b\/c \d\.\d\.0/);
+    expect(onTty).toMatch(/\[2\/2\]/);
+    expect(onTty).toMatch(/Built 1 modules, 2 versions/);
+    const json = execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} build --modules mods --out d2 --json`, '/dev/null'], { cwd: dir, encoding: 'utf8' });
+    expect(json).not.toMatch(/\[1\/2\]/);
+    expect(JSON.parse(json.trim()).versions).toBe(2);
   });
 });

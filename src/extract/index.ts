@@ -52,7 +52,7 @@ export function extractVersion(files: SourceFile[], cache: ExtractCache = create
 
 function parseFile(file: SourceFile, cache: ExtractCache): FileDeclarations | HclSyntaxError {
   const isJson = file.path.endsWith('.json');
-  const key = createHash('sha1').update(isJson ? 'j' : 'h').update(file.data).digest('base64');
+  const key = `${isJson ? 'j' : 'h'}${file.id ?? createHash('sha1').update(file.data).digest('hex')}`;
   let parsed = cache.get(key);
   if (parsed === undefined) {
     const text = file.data.toString('utf8');

@@ -13,9 +13,14 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
+/** Objects are immutable, and most of a module's files and folders repeat from tag to tag. */
+const CACHE_BYTES = 64 * 1024 * 1024;
+
 export class GitObjectReader {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly pending: Pending[] = [];
+  private readonly cache = new Map<string, Promise<{ type: string; data: Buffer }>>();
+  private cacheBytes = 0;
   private buffer: Buffer = Buffer.alloc(0);
   private failure: Error | undefined;
 
@@ -37,10 +42,26 @@ export class GitObjectReader {
 
   read(oid: string): Promise<{ type: string; data: Buffer }> {
     if (this.failure) return Promise.reject(this.failure);
-    return new Promise((resolve, reject) => {
+    const cached = this.cache.get(oid);
+    if (cached) return cached;
+    const object = new Promise<{ type: string; data: Buffer }>((resolve, reject) => {
       this.pending.push({ oid, resolve, reject });
       this.child.stdin.write(`${oid}\n`);
     });
+    this.cache.set(oid, object);
+    object.then(
+      ({ data }) => this.account(data.length),
+      () => this.cache.delete(oid),
+    );
+    return object;
+  }
+
+  private account(bytes: number): void {
+    this.cacheBytes += bytes;
+    if (this.cacheBytes <= CACHE_BYTES) return;
+    // Crude but bounded: start over rather than track recency per object.
+    this.cache.clear();
+    this.cacheBytes = 0;
   }
 
   close(): void {
@@ -88,7 +109,7 @@ export async function readTreeFiles(reader: GitObjectReader, tree: string, prefi
     const path = `${prefix}${name}`;
     if (mode === '40000') jobs.push(readTreeFiles(reader, oid, `${path}/`));
     else if (mode === '100644' || mode === '100755') {
-      jobs.push(reader.read(oid).then((blob) => [{ path, mode: mode === '100755' ? 0o755 : 0o644, data: blob.data }]));
+      jobs.push(reader.read(oid).then((blob) => [{ path, mode: mode === '100755' ? 0o755 : 0o644, data: blob.data, id: oid }]));
     }
   }
   return (await Promise.all(jobs)).flat();

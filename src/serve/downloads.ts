@@ -25,6 +25,8 @@ export class DownloadCounter {
   private readonly totals = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /** Grows with every recorded download, so answers that show counts can be cached until it moves. */
+  epoch = 0;
 
   constructor(dataDir: string) {
     this.file = join(dataDir, FILE);
@@ -39,6 +41,7 @@ export class DownloadCounter {
     if (!days) this.counts.set(moduleKey, (days = {}));
     days[day] = (days[day] ?? 0) + 1;
     this.totals.set(moduleKey, (this.totals.get(moduleKey) ?? 0) + 1);
+    this.epoch++;
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
   }
 

@@ -18,7 +18,7 @@ export class HttpError extends Error {
 
 export const JSON_TYPE = 'application/json';
 
-/** A body ready to send many times: its ETag and gzip form are computed once. */
+/** A body ready to send many times: its ETag once, its gzip form the first time a client asks. */
 export interface Payload {
   body: Buffer;
   etag: string;
@@ -31,9 +31,12 @@ const GZIP_MIN_BYTES = 1024;
 export function payload(body: Buffer | string, type = JSON_TYPE): Payload {
   const buf = typeof body === 'string' ? Buffer.from(body) : body;
   const etag = `"${createHash('sha1').update(buf).digest('base64url').slice(0, 27)}"`;
-  const p: Payload = { body: buf, etag, type };
-  if (buf.length >= GZIP_MIN_BYTES && type === JSON_TYPE) p.gzipped = gzipSync(buf, { level: 6 });
-  return p;
+  return { body: buf, etag, type };
+}
+
+function gzipped(p: Payload): Buffer | undefined {
+  if (p.body.length < GZIP_MIN_BYTES || p.type !== JSON_TYPE) return undefined;
+  return (p.gzipped ??= gzipSync(p.body, { level: 6 }));
 }
 
 export function jsonPayload(value: unknown): Payload {
@@ -55,8 +58,9 @@ export function sendPayload(req: IncomingMessage, res: ServerResponse, p: Payloa
     res.end();
     return;
   }
-  const gzip = p.gzipped !== undefined && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-  const body = gzip ? p.gzipped! : p.body;
+  const compressed = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')) ? gzipped(p) : undefined;
+  const gzip = compressed !== undefined;
+  const body = compressed ?? p.body;
   res.setHeader('Content-Type', p.type);
   res.setHeader('Content-Length', body.length);
   if (gzip) res.setHeader('Content-Encoding', 'gzip');

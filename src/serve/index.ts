@@ -43,6 +43,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     downloads,
     basePath: `/${MODULES_BASE}`,
     patchedDetails: new Map(),
+    answers: new Map(),
     serveFile: (req, res, rel, headers) => serveStatic(files, root, req, res, rel, headers),
   };
 
@@ -64,10 +65,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
-    res.on('finish', () => options.log?.(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
+    const url = req.url;
+    res.on('finish', () => options.log?.(`${req.method} ${url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
     handle(req, res).catch((error: unknown) => {
       const httpError = error instanceof HttpError ? error : new HttpError(500, 'Internal error');
-      if (!(error instanceof HttpError)) options.log?.(`error: ${(error as Error).stack ?? String(error)}`);
+      // A 500 is a bug in modmirror: always say so, even with --quiet.
+      if (!(error instanceof HttpError)) console.error(`error: ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
       if (res.headersSent) res.destroy();
       else sendRegistryError(req, res, httpError);
     });
@@ -142,8 +145,12 @@ function serveStatic(files: Sirv, root: string, req: IncomingMessage, res: Serve
     const originalUrl = req.url;
     req.url = `/${rel.split('/').map(encodeURIComponent).join('/')}`;
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.on('finish', () => resolve());
-    res.on('close', () => resolve());
+    const done = () => {
+      req.url = originalUrl;
+      resolve();
+    };
+    res.on('finish', done);
+    res.on('close', done);
     files(req, res, () => {
       req.url = originalUrl;
       for (const name of Object.keys(headers)) res.removeHeader(name);

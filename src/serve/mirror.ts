@@ -18,6 +18,7 @@ export interface IndexedModule {
   versions: string[];
   /** Lower-case namespace, name, provider and description, for search. */
   haystack: string;
+  nameLower: string;
 }
 
 export interface MirrorIndex {
@@ -87,11 +88,11 @@ export class Mirror {
 
   private remember(rel: string, p: Payload): void {
     this.cache.set(rel, p);
-    this.cacheBytes += p.body.length + (p.gzipped?.length ?? 0);
+    this.cacheBytes += p.body.length;
     for (const [key, old] of this.cache) {
       if (this.cacheBytes <= CACHE_BYTES) break;
       this.cache.delete(key);
-      this.cacheBytes -= old.body.length + (old.gzipped?.length ?? 0);
+      this.cacheBytes -= old.body.length;
     }
   }
 }
@@ -121,6 +122,7 @@ export function loadIndex(root: string): MirrorIndex {
       summary,
       versions: (manifest.modules[key]?.versions ?? []).map((v) => v.version),
       haystack: `${summary.namespace} ${summary.name} ${summary.provider} ${summary.description}`.toLowerCase(),
+      nameLower: summary.name.toLowerCase(),
     };
   });
   return { generation, modules, byKey: new Map(modules.map((m) => [m.key, m])) };

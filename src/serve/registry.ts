@@ -28,6 +28,21 @@ export interface RegistryContext {
   basePath: string;
   /** Detail documents with a non-zero download count patched in, by generation and path. */
   patchedDetails: Map<string, { count: number; payload: Payload }>;
+  /** Listing and search answers by generation, download epoch and URL. */
+  answers: Map<string, Payload>;
+}
+
+const ANSWER_CACHE_ENTRIES = 5000;
+
+/** Listings and search are pure functions of the index, the counts and the URL: compute each once. */
+function cachedAnswer(ctx: RegistryContext, index: MirrorIndex, req: IncomingMessage, compute: () => Payload): Payload {
+  const key = `${index.generation}|${ctx.downloads.epoch}|${req.url}`;
+  const hit = ctx.answers.get(key);
+  if (hit) return hit;
+  const answer = compute();
+  if (ctx.answers.size >= ANSWER_CACHE_ENTRIES) ctx.answers.clear();
+  ctx.answers.set(key, answer);
+  return answer;
 }
 
 type Query = URLSearchParams;
@@ -38,12 +53,12 @@ export async function handleModules(ctx: RegistryContext, req: IncomingMessage, 
   const [a, b, c, d, e] = segments;
   switch (segments.length) {
     case 0:
-      return sendPayload(req, res, listing(ctx, index.modules, query, ''));
+      return sendPayload(req, res, cachedAnswer(ctx, index, req, () => listing(ctx, index.modules, query, '')));
     case 1:
-      if (a === 'search') return sendPayload(req, res, search(ctx, index, query));
-      return sendPayload(req, res, listing(ctx, index.modules.filter((m) => m.summary.namespace === a), query, a!));
+      if (a === 'search') return sendPayload(req, res, cachedAnswer(ctx, index, req, () => search(ctx, index, query)));
+      return sendPayload(req, res, cachedAnswer(ctx, index, req, () => listing(ctx, index.modules.filter((m) => m.summary.namespace === a), query, a!)));
     case 2:
-      return sendPayload(req, res, providersListing(ctx, index, a!, b!, query));
+      return sendPayload(req, res, cachedAnswer(ctx, index, req, () => providersListing(ctx, index, a!, b!, query)));
   }
   const module = findModule(index, a!, b!, c!);
   const address = { namespace: a!, name: b!, provider: c! };
@@ -183,14 +198,12 @@ function search(ctx: RegistryContext, index: MirrorIndex, query: Query): Payload
   const q = (query.get('q') ?? '').trim().toLowerCase();
   if (q === '') throw new HttpError(400, 'Missing query parameter "q"');
   const terms = q.split(/\s+/);
-  const rank = (m: IndexedModule) => {
-    const name = m.summary.name.toLowerCase();
-    return name === q ? 0 : name.startsWith(q) ? 1 : name.includes(q) ? 2 : 3;
-  };
-  const hits = filtered(index.modules, query)
-    .filter((m) => terms.every((t) => m.haystack.includes(t)))
-    .map((m) => ({ m, rank: rank(m) }))
-    .sort((x, y) => x.rank - y.rank || (x.m.key < y.m.key ? -1 : 1))
-    .map((x) => x.m);
-  return pageOf(ctx, hits, query, `${ctx.basePath}search`);
+  // Modules are sorted by address already: four rank buckets keep that order without a sort.
+  const buckets: IndexedModule[][] = [[], [], [], []];
+  for (const m of filtered(index.modules, query)) {
+    if (!terms.every((t) => m.haystack.includes(t))) continue;
+    const name = m.nameLower;
+    buckets[name === q ? 0 : name.startsWith(q) ? 1 : name.includes(q) ? 2 : 3]!.push(m);
+  }
+  return pageOf(ctx, buckets.flat(), query, `${ctx.basePath}search`);
 }

@@ -1,0 +1,200 @@
+// Build benchmarks: the CLI's full build against the cheapest thing that
+// produces the same archives (`git archive | gzip -6` per tag, as many at a
+// time as there are cores), and the extractor's throughput on its own.
+
+import { writeFile, mkdir, rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateCorpus } from './corpus.mjs';
+import { log, makeTempDir, mapLimited, median, removeTempDir, runCommand } from './util.mjs';
+
+const CLI = fileURLToPath(new URL('../bin/modmirror.js', import.meta.url));
+const EXTRACT = new URL('../lib/extract/index.js', import.meta.url).href;
+const SEED = 20240501;
+
+const BUILD_TARGET = 1.5;
+const EXTRACT_TARGET = 1000;
+
+/**
+ * @param {{ quick?: boolean, runs?: number }} options
+ * @returns {Promise<{ name: string, modmirror: number, baseline: number | null, ratio: number | null, target: string | null, unit: string, pass?: boolean, detail?: object }[]>}
+ */
+export async function benchBuild({ quick = false, runs } = {}) {
+  runs ??= quick ? 3 : 5;
+  const shape = quick ? { many: [10, 5], big: 60 } : { many: [100, 10], big: 240 };
+  const tmp = makeTempDir();
+  try {
+    log(`generating corpora in ${tmp}`);
+    const started = performance.now();
+    const many = await generateCorpus({ dir: join(tmp, 'many'), modules: shape.many[0], versionsPerModule: shape.many[1], seed: SEED });
+    const big = await generateCorpus({ dir: join(tmp, 'big'), modules: 1, versionsPerModule: shape.big, seed: SEED + 1, namePrefix: 'big' });
+    log(`generated ${many.repos.length + big.repos.length} repositories, ${many.tags + big.tags} tags in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const rows = [];
+    rows.push(await compareBuild(tmp, `build ${shape.many[0]} modules × ${shape.many[1]} versions`, many, runs));
+    rows.push(await compareBuild(tmp, `build 1 module × ${shape.big} versions`, big, runs));
+    rows.push(...(await benchExtract(many, runs)));
+    return rows;
+  } finally {
+    removeTempDir(tmp);
+  }
+}
+
+// ---- (a), (b): the CLI against git archive | gzip ---------------------------
+
+async function compareBuild(tmp, name, corpus, runs) {
+  const config = join(tmp, `${name.replace(/\W+/g, '-')}.yaml`);
+  await writeFile(config, `sources:\n${corpus.repos.map((r) => `  - git: ${JSON.stringify(r)}\n    namespace: bench\n`).join('')}`);
+  const tags = await listTags(corpus.repos);
+  if (tags.length !== corpus.tags) throw new Error(`expected ${corpus.tags} tags, found ${tags.length}`);
+
+  const cli = [];
+  const cliInternal = [];
+  const base = [];
+  let outCount = 0;
+  const runCli = async () => {
+    const out = join(tmp, `out-${outCount++}`);
+    const { stdout, seconds } = await runCommand(process.execPath, [CLI, 'build', '--config', config, '--out', out, '--json']);
+    const summary = JSON.parse(stdout.toString('utf8').trim().split('\n').pop());
+    if (summary.errors.length > 0 || summary.versions !== corpus.tags) {
+      throw new Error(`${name}: modmirror built ${summary.versions} of ${corpus.tags} versions: ${JSON.stringify(summary.errors.slice(0, 3))}`);
+    }
+    await rm(out, { recursive: true, force: true });
+    return { seconds, internal: summary.seconds };
+  };
+  const runBaseline = async () => {
+    const out = join(tmp, `out-${outCount++}`);
+    await mkdir(out);
+    const started = performance.now();
+    await mapLimited(tags, availableParallelism(), ({ repo, tag }, i) =>
+      runCommand('sh', ['-c', 'git archive --format=tar "$1" | gzip -6 > "$2"', 'sh', tag, join(out, `${i}.tar.gz`)], { cwd: repo }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    await rm(out, { recursive: true, force: true });
+    return seconds;
+  };
+
+  log(`${name}: warm-up`);
+  await runCli();
+  await runBaseline();
+  for (let i = 0; i < runs; i++) {
+    // Alternate the two so drift in the machine's speed hits both alike.
+    const c = await runCli();
+    cli.push(c.seconds);
+    cliInternal.push(c.internal);
+    base.push(await runBaseline());
+    log(`${name}: run ${i + 1}/${runs}: modmirror ${c.seconds.toFixed(2)} s, baseline ${base[i].toFixed(2)} s`);
+  }
+  const m = median(cli);
+  const b = median(base);
+  return {
+    name,
+    modmirror: m,
+    baseline: b,
+    ratio: m / b,
+    target: `≤ ${BUILD_TARGET}× baseline`,
+    unit: 's',
+    pass: m / b <= BUILD_TARGET,
+    detail: { versions: corpus.tags, runs, modmirrorRuns: cli, modmirrorReportedSeconds: cliInternal, baselineRuns: base, parallelism: availableParallelism() },
+  };
+}
+
+async function listTags(repos) {
+  const lists = await mapLimited(repos, availableParallelism(), async (repo) => {
+    const { stdout } = await runCommand('git', ['for-each-ref', '--format=%(refname:strip=2)', 'refs/tags'], { cwd: repo });
+    return stdout.toString('utf8').split('\n').filter(Boolean).map((tag) => ({ repo, tag }));
+  });
+  return lists.flat();
+}
+
+// ---- (c): extraction throughput --------------------------------------------
+
+/** Every file of every tag in memory: [{ files: [{path, mode, data}] }], plus counts. Buffers of equal blobs are shared. */
+async function loadVersions(repos) {
+  const perRepo = await mapLimited(repos, availableParallelism(), async (repo) => {
+    const { stdout } = await runCommand('git', ['for-each-ref', '--format=%(refname:strip=2)', 'refs/tags'], { cwd: repo });
+    const tags = stdout.toString('utf8').split('\n').filter(Boolean);
+    const trees = [];
+    for (const tag of tags) {
+      const ls = (await runCommand('git', ['ls-tree', '-r', '-z', '--full-tree', tag], { cwd: repo })).stdout.toString('utf8');
+      const entries = [];
+      for (const line of ls.split('\0')) {
+        if (line === '') continue;
+        const tab = line.indexOf('\t');
+        const [mode, type, oid] = line.slice(0, tab).split(' ');
+        if (type !== 'blob' || mode === '120000') continue;
+        entries.push({ path: line.slice(tab + 1), mode: mode === '100755' ? 0o755 : 0o644, oid });
+      }
+      trees.push(entries);
+    }
+    const oids = [...new Set(trees.flat().map((e) => e.oid))];
+    const blobs = parseCatFileBatch((await runCommand('git', ['cat-file', '--batch'], { cwd: repo, input: `${oids.join('\n')}\n` })).stdout);
+    return trees.map((entries) => entries.map((e) => ({ path: e.path, mode: e.mode, data: blobs.get(e.oid), oid: e.oid })));
+  });
+  const versions = perRepo.flat();
+  const tf = versions.flat().filter((f) => /\.tf$/.test(f.path));
+  return {
+    versions: versions.map((files) => files.map(({ path, mode, data }) => ({ path, mode, data }))),
+    tfFiles: tf.length,
+    distinctTfFiles: new Set(tf.map((f) => f.oid)).size,
+  };
+}
+
+function parseCatFileBatch(buffer) {
+  const blobs = new Map();
+  let pos = 0;
+  while (pos < buffer.length) {
+    const nl = buffer.indexOf(10, pos);
+    const [oid, , size] = buffer.toString('utf8', pos, nl).split(' ');
+    const start = nl + 1;
+    blobs.set(oid, buffer.subarray(start, start + Number(size)));
+    pos = start + Number(size) + 1;
+  }
+  return blobs;
+}
+
+async function benchExtract(corpus, runs) {
+  const { extractVersion, createExtractCache } = await import(EXTRACT);
+  log('extraction: reading every file of every tag into memory');
+  const { versions, tfFiles, distinctTfFiles } = await loadVersions(corpus.repos);
+  const once = () => {
+    const cache = createExtractCache();
+    const started = performance.now();
+    for (const files of versions) extractVersion(files, cache);
+    return (performance.now() - started) / 1000;
+  };
+  // One run is enough passes (each with a fresh cache) to last ~0.5 s, so small corpora still time well.
+  const warm = once();
+  const passes = Math.max(1, Math.ceil(0.5 / Math.max(warm, 1e-3)));
+  const seconds = [];
+  for (let i = 0; i < runs; i++) {
+    let total = 0;
+    for (let p = 0; p < passes; p++) total += once();
+    seconds.push(total / passes);
+  }
+  const s = median(seconds);
+  log(`extraction: ${versions.length} versions, ${tfFiles} .tf files (${distinctTfFiles} distinct), median ${(s * 1000).toFixed(0)} ms a pass, ${passes} pass(es) a run`);
+  const detail = { versions: versions.length, tfFiles, distinctTfFiles, secondsPerPass: s, passesPerRun: passes, runs };
+  return [
+    {
+      name: 'extract .tf files (all, with repeats)',
+      modmirror: tfFiles / s,
+      baseline: null,
+      ratio: null,
+      target: `≥ ${EXTRACT_TARGET.toLocaleString('en-US')} files/s`,
+      unit: 'files/s',
+      pass: tfFiles / s >= EXTRACT_TARGET,
+      detail,
+    },
+    {
+      name: 'extract .tf files (distinct contents)',
+      modmirror: distinctTfFiles / s,
+      baseline: null,
+      ratio: null,
+      target: null,
+      unit: 'files/s',
+      detail,
+    },
+  ];
+}

@@ -1,0 +1,110 @@
+// Runs the benchmarks and prints one table.
+//
+//   node bench/run.mjs [--quick] [--json FILE] [--only NAME[,NAME]]
+//
+// `npm run bench` compiles lib/ first; when running this file directly,
+// compile with `npx tsc -p tsconfig.build.json` if src/ changed.
+//
+// To add a benchmark, add an entry to BENCHMARKS: `run` gets { quick } and
+// resolves with rows { name, modmirror, baseline, ratio, target, unit } (plus
+// optional `pass` and `detail`).
+
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { cpus, availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { cleanupTempDirs, log } from './util.mjs';
+
+const BENCHMARKS = [
+  { name: 'build', run: async (opts) => (await import('./build.mjs')).benchBuild(opts) },
+  { name: 'serve', run: async (opts) => (await import('./serve.mjs')).benchServe(opts) },
+];
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+function newestMtime(dir) {
+  let newest = 0;
+  if (!existsSync(dir)) return newest;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+function machine() {
+  const cpu = cpus()[0];
+  return { cpu: cpu?.model ?? 'unknown', cores: availableParallelism(), node: process.version, platform: `${process.platform} ${process.arch}` };
+}
+
+function formatNumber(value, unit) {
+  if (value === null || value === undefined) return '—';
+  if (unit === 's') return `${value.toFixed(2)} s`;
+  if (unit === 'files/s') return `${Math.round(value).toLocaleString('en-US')} files/s`;
+  return `${value.toPrecision(4)} ${unit}`;
+}
+
+function table(rows) {
+  const head = ['measurement', 'modmirror median', 'baseline median', 'ratio', 'target'];
+  const body = rows.map((r) => [
+    r.name,
+    formatNumber(r.modmirror, r.unit),
+    formatNumber(r.baseline, r.unit),
+    r.ratio === null || r.ratio === undefined ? '—' : `${r.ratio.toFixed(2)}×`,
+    r.target ? `${r.target}${r.pass === undefined ? '' : r.pass ? '  ok' : '  MISSED'}` : '(info)',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ').trimEnd();
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n');
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean', default: false }, json: { type: 'string' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  });
+  if (values.help) {
+    console.log('Usage: node bench/run.mjs [--quick] [--json FILE] [--only NAME[,NAME]]');
+    return 0;
+  }
+  if (newestMtime(join(ROOT, 'src')) > newestMtime(join(ROOT, 'lib'))) {
+    log('warning: src/ is newer than lib/; run `npx tsc -p tsconfig.build.json` (npm run bench does) or the numbers are for old code');
+  }
+  const only = values.only?.split(',');
+  const selected = BENCHMARKS.filter((b) => !only || only.includes(b.name));
+  if (selected.length === 0) throw new Error(`no benchmark named ${values.only}; have: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
+
+  const started = performance.now();
+  const rows = [];
+  for (const bench of selected) {
+    log(`running ${bench.name}${values.quick ? ' (quick)' : ''}`);
+    rows.push(...(await bench.run({ quick: values.quick })).map((r) => ({ benchmark: bench.name, ...r })));
+  }
+  const m = machine();
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`\nmodmirror benchmarks${values.quick ? ' (quick)' : ''}: ${m.cpu}, ${m.cores} cores, node ${m.node}, ${m.platform}\n`);
+  console.log(table(rows));
+  console.log(`\n(medians; ${seconds.toFixed(0)} s in all)`);
+  if (values.json) {
+    await writeFile(values.json, `${JSON.stringify({ date: new Date().toISOString(), quick: values.quick, machine: m, seconds, rows }, null, 2)}\n`);
+    log(`wrote ${values.json}`);
+  }
+  return 0; // a missed target is reported in the table, not as a failure
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    cleanupTempDirs();
+    process.exit(130);
+  });
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  cleanupTempDirs();
+}
