@@ -1,19 +1,28 @@
-// `modmirror build`: scan -> (read, extract, pack) per version -> emit.
-// Versions run a few at a time; a module's documents are written as soon as
-// its last version is done, so memory holds one module's contents at a time
-// rather than the whole mirror.
+// `modmirror build`: scan -> (read, extract, pack) per version -> emit ->
+// verify -> swap in. Versions run a few at a time; a module's documents are
+// written as soon as its last version is done, so memory holds one module's
+// contents at a time rather than the whole mirror. Unchanged versions come
+// from the cache; unchanged sources leave the mirror as it is.
 
+import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
 import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
-import { createExtractCache, descriptionFromReadme, extractVersion } from './extract/index.js';
-import { createStaging, emitIndexes, emitModule, writeArchive, type ModuleRecord } from './emit/index.js';
-import { addressKey } from './emit/paths.js';
+import { readManifest } from './emit/existing.js';
+import { emitIndexes, emitModule, type Manifest, type ModuleRecord } from './emit/index.js';
+import { addressKey, archiveFile } from './emit/paths.js';
+import { createStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
+import { createExtractCache, descriptionFromReadme, extractVersion, type ExtractCache } from './extract/index.js';
+import { withLock } from './lock.js';
+import { isUpToDate, recordBuild } from './build-state.js';
 import { packVersion } from './pack.js';
 import { readVersionFiles } from './scan/files.js';
 import { GitReaders } from './scan/git-objects.js';
 import { scan } from './scan/index.js';
 import type { BuildProblem, BuiltVersion, VersionSource } from './types.js';
+import { verifyMirror } from './verify.js';
 import { GENERATOR } from './version.js';
 
 export interface BuildResult {
@@ -21,41 +30,47 @@ export interface BuildResult {
   modules: number;
   versions: number;
   archives: number;
+  /** Versions taken from the cache rather than extracted and packed. */
+  cached: number;
+  /** True when the sources had not changed since the mirror was built: nothing was written. */
+  upToDate: boolean;
   warnings: string[];
   errors: BuildProblem[];
   seconds: number;
 }
 
 export interface BuildOptions {
+  /** Ignore the cache and the up-to-date check: extract and pack every version again. */
+  clean?: boolean;
   onProgress?: (done: number, total: number, current: VersionSource) => void;
 }
 
-export async function build(config: ResolvedConfig, options: BuildOptions = {}): Promise<BuildResult> {
+export function build(config: ResolvedConfig, options: BuildOptions = {}): Promise<BuildResult> {
+  return withLock(config.outDir, () => buildLocked(config, options));
+}
+
+async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
+  await recoverInterruptedSwap(config.outDir);
   const { versions, warnings } = await scan(config);
+  const previous = readManifest(config.outDir);
+  const fingerprint = fingerprintOf(config, versions);
+  if (!options.clean && previous && isUpToDate(config.cacheDir, config.outDir, fingerprint)) {
+    const count = Object.values(previous.modules).reduce((n, m) => n + m.versions.length, 0);
+    return { outDir: config.outDir, modules: Object.keys(previous.modules).length, versions: count, archives: count, cached: count, upToDate: true, warnings, errors: [], seconds: (performance.now() - started) / 1000 };
+  }
+  warnAboutDropped(previous, versions, warnings);
+
   const errors: BuildProblem[] = [];
   const staging = await createStaging(config.outDir);
-  const gitReaders = new GitReaders();
+  const builder = new VersionBuilder(staging, new VersionCache(join(config.cacheDir, 'versions')), options.clean === true);
   try {
-    const modules = groupByModule(versions);
     const providersByName = providersOfNames(versions);
-    const cache = createExtractCache();
     const records: ModuleRecord[] = [];
     let done = 0;
-
     const buildVersion = async (source: VersionSource): Promise<BuiltVersion | undefined> => {
       try {
-        const files = await readVersionFiles(source, gitReaders);
-        const content = extractVersion(files, cache);
-        const archive = await packVersion(files);
-        const built: BuiltVersion = {
-          source,
-          content,
-          archive: { sha256: archive.sha256, size: archive.data.length },
-          description: source.meta.description || descriptionFromReadme(content.root.readme),
-        };
-        await writeArchive(staging, built, archive.data);
-        return built;
+        return await builder.build(source);
       } catch (error) {
         if (!(error instanceof MirrorError)) throw error;
         const where = `${addressKey(source.address)} ${source.version} (${source.label})`;
@@ -66,7 +81,7 @@ export async function build(config: ResolvedConfig, options: BuildOptions = {}):
       }
     };
 
-    await forEachLimited([...modules.values()], moduleConcurrency(), async (moduleVersions) => {
+    await mapLimited([...groupByModule(versions).values()], MODULE_CONCURRENCY, async (moduleVersions) => {
       const built = await mapLimited(moduleVersions, versionConcurrency(), buildVersion);
       const ok = built.filter((b): b is BuiltVersion => b !== undefined);
       const first = moduleVersions[0]!;
@@ -74,23 +89,81 @@ export async function build(config: ResolvedConfig, options: BuildOptions = {}):
       const record = await emitModule(staging, ok, providers, config.baseUrl);
       if (record) records.push(record);
     });
-    await emitIndexes(staging, records, config.baseUrl, GENERATOR);
+    await emitIndexes(staging, records, { baseUrl: config.baseUrl, generator: GENERATOR, forced: previous?.forced });
+    const problems = await verifyMirror(staging.root);
+    if (problems.length > 0) {
+      throw new MirrorError('BUILD_FAILED', `The built mirror failed verification; the previous one is left in place:\n${problems.map((p) => `${p.path}: ${p.message}`).join('\n')}`, {
+        hint: 'This is a bug in modmirror or a corrupted cache: run again with --clean, and report it if it persists.',
+      });
+    }
     await staging.commit();
-    return {
-      outDir: config.outDir,
-      modules: records.length,
-      versions: records.reduce((n, r) => n + r.versions.length, 0),
-      archives: records.reduce((n, r) => n + r.versions.length, 0),
-      warnings,
-      errors,
-      seconds: (performance.now() - started) / 1000,
-    };
+    // A failed version must be tried again next time, so a build with errors records no fingerprint.
+    await recordBuild(config.cacheDir, config.outDir, errors.length === 0 ? fingerprint : undefined);
+    const count = records.reduce((n, r) => n + r.versions.length, 0);
+    return { outDir: config.outDir, modules: records.length, versions: count, archives: count, cached: builder.cacheHits, upToDate: false, warnings, errors, seconds: (performance.now() - started) / 1000 };
   } catch (error) {
     await staging.discard();
     throw error;
   } finally {
-    gitReaders.closeAll();
+    builder.close();
   }
+}
+
+/** Read, extract and pack one version, or take all of that from the cache. */
+class VersionBuilder {
+  private readonly git = new GitReaders();
+  private readonly parsed: ExtractCache = createExtractCache();
+  cacheHits = 0;
+
+  constructor(
+    private readonly staging: Staging,
+    private readonly cache: VersionCache,
+    private readonly clean: boolean,
+  ) {}
+
+  async build(source: VersionSource): Promise<BuiltVersion> {
+    let files = source.origin.kind === 'git' ? undefined : await readVersionFiles(source, this.git);
+    const identity = gitIdentity(source) ?? filesIdentity(files!);
+    const archiveRel = archiveFile(source.address, source.version);
+    const cached = this.clean ? undefined : await this.cache.get(identity);
+    if (cached) {
+      await this.staging.linkFrom(cached.archivePath, archiveRel);
+      this.cacheHits++;
+      return this.built(source, cached.content, { sha256: cached.sha256, size: cached.size });
+    }
+    files ??= await readVersionFiles(source, this.git);
+    const content = extractVersion(files, this.parsed);
+    const archive = await packVersion(files);
+    await this.staging.write(archiveRel, archive.data);
+    await this.cache.put(identity, content, archive);
+    return this.built(source, content, { sha256: archive.sha256, size: archive.data.length });
+  }
+
+  private built(source: VersionSource, content: BuiltVersion['content'], archive: BuiltVersion['archive']): BuiltVersion {
+    return { source, content, archive, description: source.meta.description || descriptionFromReadme(content.root.readme) };
+  }
+
+  close(): void {
+    this.git.closeAll();
+  }
+}
+
+/** Everything the output depends on: modmirror, the base URL, each version's files and metadata. */
+function fingerprintOf(config: ResolvedConfig, versions: VersionSource[]): string {
+  const hash = createHash('sha256').update(`${GENERATOR}\n${config.baseUrl}\n`);
+  for (const v of versions) {
+    hash.update(JSON.stringify([addressKey(v.address), v.version, v.tag, v.publishedAt.toISOString(), v.fingerprint, v.meta]));
+    hash.update('\n');
+  }
+  return hash.digest('hex');
+}
+
+/** A build makes the mirror match its sources; say so when that removes versions it had. */
+function warnAboutDropped(previous: Manifest | undefined, versions: VersionSource[], warnings: string[]): void {
+  if (!previous) return;
+  const now = new Set(versions.map((v) => `${addressKey(v.address)}@${v.version}`));
+  const dropped = Object.entries(previous.modules).flatMap(([key, m]) => m.versions.map((v) => `${key}@${v.version}`)).filter((k) => !now.has(k));
+  if (dropped.length > 0) warnings.push(`removing ${dropped.length} version(s) that are no longer in the sources: ${dropped.slice(0, 10).join(', ')}${dropped.length > 10 ? ', ...' : ''}`);
 }
 
 function groupByModule(versions: VersionSource[]): Map<string, VersionSource[]> {
@@ -116,9 +189,9 @@ function providersOfNames(versions: VersionSource[]): Map<string, string[]> {
   return new Map([...byName].map(([k, set]) => [k, [...set].sort()]));
 }
 
-// git archive and gzip run outside the JS thread, so a few more tasks than cores keep both busy.
+// git and gzip run outside the JS thread, so a few more tasks than cores keep both busy.
 const versionConcurrency = () => Math.max(2, availableParallelism() + 1);
-const moduleConcurrency = () => 2;
+const MODULE_CONCURRENCY = 2;
 
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
@@ -131,8 +204,4 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
-}
-
-async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  await mapLimited(items, limit, fn);
 }

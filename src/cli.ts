@@ -18,14 +18,16 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   build: {
     summary: 'Build the static registry from the configured module sources',
-    usage: `modmirror build [--config FILE] [--modules DIR] [--out DIR] [--base-url URL] [--json]
+    usage: `modmirror build [--config FILE] [--modules DIR] [--out DIR] [--base-url URL] [--clean] [--json]
 
   --config FILE    config file (default: ./mirror.config.yaml)
   --modules DIR    build a folder laid out as <namespace>/<name>/<provider>/<version>/, no config needed
   --out DIR        output folder (default: the config's "out", else ./dist)
   --base-url URL   absolute URL the mirror is served at (default: relative download locations)
+  --clean          ignore the cache and rebuild every version (the result is the same, byte for byte)
   --json           print one JSON summary and no progress`,
     options: {
+      clean: { type: 'boolean' },
       config: { type: 'string' },
       modules: { type: 'string' },
       out: { type: 'string' },
@@ -57,6 +59,46 @@ const COMMANDS: Record<string, Command> = {
       quiet: { type: 'boolean' },
     },
     run: async (values, positionals) => (await import('./commands/serve.js')).runServe(values, positionals),
+  },
+  publish: {
+    summary: 'Add one version to an existing mirror, atomically; refuses to change a published version',
+    usage: `modmirror publish (--source DIR | --git REPO --ref REF) [--namespace NS --name NAME --provider P] [--version X.Y.Z]
+                 [--out DIR] [--config FILE] [--force] [--dry-run] [--json]
+
+  --source DIR     a folder holding the version's files (.../<namespace>/<name>/<provider>/<version> names its address)
+  --git REPO       a repository (path or clone URL); the config's entry for it gives address, path and tag prefix
+  --ref REF        the tag (or commit) to publish; its name gives the version unless --version is set
+  --namespace, --name, --provider   the module address, when the source does not say it
+  --version X.Y.Z  the version, when the tag or folder name does not say it
+  --out DIR        the mirror (default: the config's "out", else ./dist)
+  --force          replace a published version whose content differs (recorded in the manifest)
+  --dry-run        say what would change, change nothing
+  --json           print the result as JSON`,
+    options: {
+      source: { type: 'string' },
+      git: { type: 'string' },
+      ref: { type: 'string' },
+      namespace: { type: 'string' },
+      name: { type: 'string' },
+      provider: { type: 'string' },
+      version: { type: 'string' },
+      out: { type: 'string' },
+      config: { type: 'string' },
+      'base-url': { type: 'string' },
+      force: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    run: async (values, positionals) => (await import('./commands/publish.js')).runPublish(values, positionals),
+  },
+  verify: {
+    summary: 'Check that a mirror agrees with itself and its archives match the manifest',
+    usage: `modmirror verify [DIR] [--json]
+
+  DIR      the mirror (default: dist)
+  --json   print {"ok", "problems": [{"path", "message"}]}`,
+    options: { json: { type: 'boolean' } },
+    run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },
 };
 

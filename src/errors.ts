@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'VERSION_READ_FAILED'
   | 'VERSION_INVALID'
   | 'BUILD_FAILED'
+  | 'VERSION_CONFLICT'
   | 'OUTPUT_FAILED';
 
 export class MirrorError extends Error {

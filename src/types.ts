@@ -33,6 +33,8 @@ export interface VersionSource {
   tag: string;
   publishedAt: Date;
   origin: VersionOrigin;
+  /** Changes whenever the version's files may have: git's tree id, or a folder's file names, sizes and times. */
+  fingerprint: string;
   /** Human-readable origin for messages, e.g. `repo.git@v1.2.0`. */
   label: string;
 }
@@ -116,9 +118,12 @@ export interface PackedArchive {
   sha256: string;
 }
 
-/** Everything emit needs to know about one version, after extract and pack. */
+/** What the registry documents say about a version besides its content. */
+export type VersionInfo = Pick<VersionSource, 'address' | 'meta' | 'version' | 'tag' | 'publishedAt'>;
+
+/** Everything emit needs to know about one version, after extract and pack (or read back from a mirror). */
 export interface BuiltVersion {
-  source: VersionSource;
+  source: VersionInfo;
   content: ExtractedVersion;
   archive: { sha256: string; size: number };
   /** Resolved description: config, else the README's first paragraph. */

@@ -31,9 +31,9 @@ export interface CliResult {
 }
 
 /** Runs the compiled CLI as a user would. */
-export function runCli(args: string[], cwd: string = ROOT): Promise<CliResult> {
+export function runCli(args: string[], cwd: string = ROOT, env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

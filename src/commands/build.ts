@@ -16,6 +16,7 @@ export async function runBuild(values: Values, positionals: string[] = []): Prom
   });
   const progress = !json && process.stderr.isTTY;
   const result = await build(config, {
+    clean: values['clean'] === true,
     onProgress: progress
       ? (done, total, current) => {
           process.stderr.write(`\r\x1b[K[${done}/${total}] ${addressKey(current.address)} ${current.version}`);
@@ -34,6 +35,8 @@ function summaryOf(r: BuildResult) {
     modules: r.modules,
     versions: r.versions,
     archives: r.archives,
+    cached: r.cached,
+    upToDate: r.upToDate,
     warnings: r.warnings,
     errors: r.errors.map((e) => ({ code: e.code, message: e.message })),
     seconds: Number(r.seconds.toFixed(3)),
@@ -44,6 +47,7 @@ function printHuman(r: BuildResult): void {
   for (const w of r.warnings) console.error(`warning: ${w}`);
   for (const e of r.errors) console.error(`error: ${e.message}`);
   const out = relative(process.cwd(), r.outDir) || '.';
-  console.log(`Built ${r.modules} modules, ${r.versions} versions into ${out}/ in ${r.seconds.toFixed(2)} s.`);
+  if (r.upToDate) console.log(`${out}/ is up to date: ${r.modules} modules, ${r.versions} versions (checked in ${r.seconds.toFixed(2)} s).`);
+  else console.log(`Built ${r.modules} modules, ${r.versions} versions (${r.cached} from the cache) into ${out}/ in ${r.seconds.toFixed(2)} s.`);
   if (r.errors.length > 0) console.error(`${r.errors.length} version(s) failed and were left out; see the errors above.`);
 }

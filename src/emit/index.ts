@@ -1,11 +1,6 @@
-// Emit stage: built versions -> the static registry tree. Everything is
-// written into a staging folder beside the output and swapped in whole at
-// the end, so a reader never sees half a mirror.
+// Emit stage: built versions -> the static registry tree, written into a
+// staging folder (./staging.ts) that is swapped in whole at the end.
 
-import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { MirrorError } from '../errors.js';
 import type { BuiltVersion, ModuleAddress } from '../types.js';
 import {
   discoveryDocument,
@@ -34,63 +29,49 @@ import {
   versionDetailFile,
   versionsFile,
 } from './paths.js';
+import type { Staging } from './staging.js';
 
 export const MANIFEST_FORMAT = 1;
+
+export interface ManifestVersion {
+  version: string;
+  tag: string;
+  archive: string;
+  sha256: string;
+  size: number;
+  published_at: string;
+}
+
+/** A version replaced with `publish --force`: kept in the manifest so the replacement is on record. */
+export interface ForcedReplacement {
+  module: string;
+  version: string;
+  previous_sha256: string;
+  sha256: string;
+  at: string;
+}
+
+/** `manifest.json`: every version with its archive's digest; what verify and publish read back. */
+export interface Manifest {
+  format: number;
+  generator: string;
+  forced?: ForcedReplacement[];
+  modules: Record<string, { versions: ManifestVersion[] }>;
+}
 
 /** What the manifest and the listings keep of each module once its versions are written. */
 export interface ModuleRecord {
   address: ModuleAddress;
   latest: ModuleSummary;
-  versions: { version: string; tag: string; archive: string; sha256: string; size: number; published_at: string }[];
+  versions: ManifestVersion[];
 }
 
-export interface Staging {
-  root: string;
-  write(rel: string, data: string | Buffer): Promise<void>;
-  writeJson(rel: string, value: unknown): Promise<void>;
-  /** Swaps the staging folder in as the output folder. */
-  commit(): Promise<void>;
-  discard(): Promise<void>;
-}
-
-export async function createStaging(outDir: string): Promise<Staging> {
-  assertReplaceable(outDir);
-  const root = join(dirname(outDir), `.${basename(outDir)}.staging-${process.pid}`);
-  await rm(root, { recursive: true, force: true });
-  await mkdir(root, { recursive: true });
-  const made = new Set<string>();
-  const write = async (rel: string, data: string | Buffer) => {
-    const file = join(root, rel);
-    const dir = dirname(file);
-    if (!made.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      made.add(dir);
-    }
-    await writeFile(file, data);
-  };
-  return {
-    root,
-    write,
-    writeJson: (rel, value) => write(rel, `${JSON.stringify(value, null, 2)}\n`),
-    async commit() {
-      const old = join(dirname(outDir), `.${basename(outDir)}.old-${process.pid}`);
-      if (existsSync(outDir)) await rename(outDir, old);
-      await rename(root, outDir);
-      await rm(old, { recursive: true, force: true });
-    },
-    discard: () => rm(root, { recursive: true, force: true }),
-  };
-}
-
-/** The output folder is replaced whole, so refuse to replace one that is not a mirror. */
-function assertReplaceable(outDir: string): void {
-  if (!existsSync(outDir)) return;
-  const entries = readdirSync(outDir);
-  if (entries.length > 0 && !entries.includes(MANIFEST_FILE)) {
-    throw new MirrorError('OUTPUT_FAILED', `The output folder "${outDir}" is not empty and holds no modmirror mirror (no ${MANIFEST_FILE}).`, {
-      hint: 'Choose another --out folder, or empty this one: the build replaces the whole folder.',
-    });
-  }
+export interface IndexOptions {
+  baseUrl: string;
+  generator: string;
+  forced?: ForcedReplacement[];
+  /** Write only the listings that show this namespace/name (a publish); default all. */
+  only?: { namespace: string; name: string };
 }
 
 export async function writeArchive(staging: Staging, version: BuiltVersion, data: Buffer): Promise<void> {
@@ -99,7 +80,7 @@ export async function writeArchive(staging: Staging, version: BuiltVersion, data
 
 /**
  * Every document of one module: versions, latest and per-version details,
- * downloads. `versions` is newest first; `providers` are the providers the
+ * downloads (not the archives: those are written as each version is packed). `versions` is newest first; `providers` are the providers the
  * module's name exists for.
  */
 export async function emitModule(staging: Staging, versions: BuiltVersion[], providers: string[], baseUrl: string): Promise<ModuleRecord | undefined> {
@@ -131,26 +112,31 @@ export async function emitModule(staging: Staging, versions: BuiltVersion[], pro
 }
 
 /** Discovery, first listing pages, latest-per-provider listings, search index and manifest. */
-export async function emitIndexes(staging: Staging, records: ModuleRecord[], baseUrl: string, generator: string): Promise<void> {
+export async function emitIndexes(staging: Staging, records: ModuleRecord[], options: IndexOptions): Promise<void> {
   const sorted = [...records].sort((a, b) => (addressKey(a.address) < addressKey(b.address) ? -1 : 1));
   const summaries = sorted.map((r) => r.latest);
-  const basePath = basePathOf(baseUrl);
-  await staging.writeJson(DISCOVERY_FILE, discoveryDocument(baseUrl));
+  const basePath = basePathOf(options.baseUrl);
+  const { only } = options;
+  await staging.writeJson(DISCOVERY_FILE, discoveryDocument(options.baseUrl));
   await staging.writeJson(listingFile(), listingDocument(summaries, 0, LIST_DEFAULT_LIMIT, basePath, ''));
   for (const [namespace, list] of groupBy(summaries, (s) => s.namespace)) {
+    if (only && only.namespace !== namespace) continue;
     await staging.writeJson(listingFile(namespace), listingDocument(list, 0, LIST_DEFAULT_LIMIT, basePath, namespace));
   }
   for (const [key, list] of groupBy(summaries, (s) => `${s.namespace}/${s.name}`)) {
+    if (only && key !== `${only.namespace}/${only.name}`) continue;
     const [namespace = '', name = ''] = key.split('/');
     await staging.writeJson(providersListingFile(namespace, name), listingDocument(list, 0, LIST_DEFAULT_LIMIT, basePath, key));
   }
   // Compact: the server loads it once; people read the listings instead.
   await staging.write(SEARCH_INDEX_FILE, `${JSON.stringify({ modules: summaries })}\n`);
-  await staging.writeJson(MANIFEST_FILE, {
+  const manifest: Manifest = {
     format: MANIFEST_FORMAT,
-    generator,
+    generator: options.generator,
+    ...(options.forced?.length ? { forced: options.forced } : {}),
     modules: Object.fromEntries(sorted.map((r) => [addressKey(r.address), { versions: r.versions }])),
-  });
+  };
+  await staging.writeJson(MANIFEST_FILE, manifest);
 }
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {

@@ -1,6 +1,7 @@
 // The folder layout of air-gapped drops: <namespace>/<name>/<provider>/<version>/.
 
 import fg from 'fast-glob';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import semver from 'semver';
 import type { FolderSource } from '../config.js';
@@ -27,23 +28,24 @@ export async function scanFolder(
     }
     const dir = join(source.dir, rel);
     const address = { namespace, name, provider };
-    versions.push({
-      address,
-      meta: metaFor(address),
-      version,
-      tag: folder,
-      publishedAt: await newestMtime(dir),
-      origin: { kind: 'folder', dir },
-      label: dir,
-    });
+    const { publishedAt, fingerprint } = await describeFolder(dir);
+    versions.push({ address, meta: metaFor(address), version, tag: folder, publishedAt, origin: { kind: 'folder', dir }, label: dir, fingerprint });
   }
   return versions;
 }
 
-/** A folder has no commit date; its newest file stands in, so rebuilding unchanged files gives the same output. */
-async function newestMtime(dir: string): Promise<Date> {
+/**
+ * A folder has no commit date: its newest file stands in, so rebuilding
+ * unchanged files gives the same output. Names, sizes and times make its
+ * fingerprint, as make would judge it.
+ */
+export async function describeFolder(dir: string): Promise<{ publishedAt: Date; fingerprint: string }> {
   const entries = await fg('**/*', { cwd: dir, dot: true, stats: true, onlyFiles: true, ignore: ['**/.git/**', '**/.terraform/**'] });
   let newest = 0;
-  for (const entry of entries) newest = Math.max(newest, Math.floor(entry.stats!.mtimeMs / 1000) * 1000);
-  return new Date(newest);
+  const hash = createHash('sha1');
+  for (const entry of entries.sort((a, b) => (a.path < b.path ? -1 : 1))) {
+    newest = Math.max(newest, Math.floor(entry.stats!.mtimeMs / 1000) * 1000);
+    hash.update(`${entry.path}\0${entry.stats!.size}\0${entry.stats!.mtimeMs}\0${entry.stats!.mode}\n`);
+  }
+  return { publishedAt: new Date(newest), fingerprint: `stat:${hash.digest('hex')}` };
 }

@@ -125,8 +125,41 @@ export async function scanGit(
       tag: ref.tag,
       publishedAt: ref.committedAt,
       origin: { kind: 'git', gitDir, commit: ref.commit, tree, subdir: source.path },
+      fingerprint: `git:${tree}`,
       label: `${source.repo}@${ref.tag}`,
     });
   });
   return versions;
+}
+
+/** One ref of a repository as a version (publish): the ref's commit, its module folder's tree and its date. */
+export async function scanGitRef(
+  source: GitSource,
+  meta: ModuleMeta,
+  ref: string,
+  version: string | undefined,
+  cacheDir: string,
+): Promise<VersionSource> {
+  const gitDir = await localGitDir(source, cacheDir);
+  const out = await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: gitDir }).catch(() => undefined);
+  const commit = out?.toString('utf8').trim();
+  if (!commit) throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo} has no commit "${ref}".`, { hint: 'Pass --ref with a tag, branch or commit of that repository.' });
+  const tag = ref.replace(/^refs\/tags\//, '');
+  const resolved = version ?? versionFromTag(tag, source.tagPrefix, source.tagPattern);
+  if (resolved === undefined) {
+    throw new MirrorError('VERSION_INVALID', `"${tag}" is not a version${source.tagPrefix ? ` with the prefix "${source.tagPrefix}"` : ''}.`, { hint: 'Pass --version X.Y.Z, or --ref with a version tag such as v1.2.3.' });
+  }
+  const [tree] = await treesAt(gitDir, [commit], source.path);
+  if (tree === undefined) throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo}@${ref} has no folder "${source.path}".`);
+  const date = (await git(['show', '-s', '--format=%ct', commit], { cwd: gitDir })).toString('utf8').trim();
+  return {
+    address: source.address,
+    meta,
+    version: resolved,
+    tag,
+    publishedAt: new Date(Number(date) * 1000),
+    origin: { kind: 'git', gitDir, commit, tree, subdir: source.path },
+    label: `${source.repo}@${tag}`,
+    fingerprint: `git:${tree}`,
+  };
 }

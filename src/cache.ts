@@ -1,0 +1,70 @@
+// The incremental build's cache: extraction results and archives by a
+// content address (git's tree id, or the digest of a folder's files) and by
+// modmirror's own version, so an unchanged version is neither parsed nor
+// packed again, and a new modmirror never reuses an old one's output.
+
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { ExtractedVersion, PackedArchive, SourceFile, VersionSource } from './types.js';
+import { GENERATOR } from './version.js';
+
+export interface CachedVersion {
+  content: ExtractedVersion;
+  sha256: string;
+  size: number;
+  archivePath: string;
+}
+
+/** A git version's address needs no reading: its tree id names its content. */
+export function gitIdentity(source: VersionSource): string | undefined {
+  return source.origin.kind === 'git' ? `git-tree:${source.origin.tree}` : undefined;
+}
+
+/** A folder version's address: the digest of its files' paths, modes and contents. */
+export function filesIdentity(files: SourceFile[]): string {
+  const hash = createHash('sha256');
+  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+    hash.update(`${f.path}\0${f.mode & 0o111 ? 'x' : '-'}\0`);
+    hash.update(createHash('sha1').update(f.data).digest());
+  }
+  return `files:${hash.digest('hex')}`;
+}
+
+export class VersionCache {
+  constructor(private readonly dir: string) {}
+
+  private paths(identity: string): { json: string; archive: string } {
+    const key = createHash('sha256').update(`${GENERATOR}\n${identity}`).digest('hex');
+    const base = join(this.dir, key.slice(0, 2), key);
+    return { json: `${base}.json`, archive: `${base}.tar.gz` };
+  }
+
+  async get(identity: string): Promise<CachedVersion | undefined> {
+    const { json, archive } = this.paths(identity);
+    if (!existsSync(json)) return undefined;
+    try {
+      const entry = JSON.parse(await readFile(json, 'utf8')) as Omit<CachedVersion, 'archivePath'>;
+      // A half-written archive (a crash) has the wrong size: treat it as a miss.
+      if ((await stat(archive)).size !== entry.size) return undefined;
+      return { ...entry, archivePath: archive };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Archive first, entry last: an entry only exists once its archive does. */
+  async put(identity: string, content: ExtractedVersion, archive: PackedArchive): Promise<void> {
+    const paths = this.paths(identity);
+    await mkdir(dirname(paths.json), { recursive: true });
+    await writeViaRename(paths.archive, archive.data);
+    await writeViaRename(paths.json, JSON.stringify({ content, sha256: archive.sha256, size: archive.data.length }));
+  }
+}
+
+async function writeViaRename(file: string, data: string | Buffer): Promise<void> {
+  const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(temp, data);
+  await rename(temp, file);
+}

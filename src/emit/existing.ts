@@ -1,0 +1,100 @@
+// Reads a built mirror back into the records emit writes from, so publish
+// can rewrite one module with the same functions a build uses (and so give
+// the same bytes a clean build would).
+
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MirrorError } from '../errors.js';
+import type { BuiltVersion, ExtractedVersion, ModuleAddress, ModuleContent } from '../types.js';
+import type { ModuleSummary } from './documents.js';
+import type { Manifest, ModuleRecord } from './index.js';
+import { MANIFEST_FILE, SEARCH_INDEX_FILE, versionDetailFile } from './paths.js';
+
+export function readManifest(dir: string): Manifest | undefined {
+  const file = join(dir, MANIFEST_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
+    if (typeof manifest !== 'object' || manifest === null || typeof manifest.modules !== 'object') throw new Error('no "modules" object');
+    return manifest;
+  } catch (error) {
+    throw new MirrorError('OUTPUT_FAILED', `The mirror's manifest "${file}" is unreadable: ${(error as Error).message}`, {
+      hint: 'Run modmirror verify to see what else is wrong, then rebuild the mirror with modmirror build --clean.',
+      cause: error,
+    });
+  }
+}
+
+/** Each module's manifest entry with its latest summary, as emitIndexes takes them. */
+export function readRecords(dir: string, manifest: Manifest): ModuleRecord[] {
+  const search = JSON.parse(readFileSync(join(dir, SEARCH_INDEX_FILE), 'utf8')) as { modules: ModuleSummary[] };
+  return search.modules.map((latest) => {
+    const key = `${latest.namespace}/${latest.name}/${latest.provider}`;
+    return {
+      address: { namespace: latest.namespace, name: latest.name, provider: latest.provider },
+      latest,
+      versions: manifest.modules[key]?.versions ?? [],
+    };
+  });
+}
+
+interface ContentDocument {
+  path: string;
+  readme: string;
+  empty: boolean;
+  inputs: { name: string; type: string; description: string; default: string; required: boolean; sensitive: boolean; nullable: boolean }[];
+  outputs: { name: string; description: string; sensitive: boolean }[];
+  dependencies: { name: string; source: string; version: string }[];
+  provider_dependencies: { name: string; namespace: string; source: string; version: string }[];
+  resources: { name: string; type: string }[];
+  data_sources: { name: string; type: string }[];
+  required_version: string;
+}
+
+interface DetailDocument extends ModuleSummary {
+  tag: string;
+  root: ContentDocument;
+  submodules: ContentDocument[];
+  examples: ContentDocument[];
+}
+
+function contentOf(doc: ContentDocument): ModuleContent {
+  return {
+    path: doc.path,
+    readme: doc.readme,
+    empty: doc.empty,
+    inputs: doc.inputs.map((i) => ({ ...i, default: i.required ? undefined : (JSON.parse(i.default) as unknown) })),
+    outputs: doc.outputs,
+    resources: doc.resources,
+    dataSources: doc.data_sources,
+    moduleCalls: doc.dependencies,
+    providers: doc.provider_dependencies,
+    requiredVersion: doc.required_version,
+  };
+}
+
+/** Every version of one module, newest first, from its detail documents and the manifest. */
+export async function readModuleVersions(dir: string, manifest: Manifest, address: ModuleAddress): Promise<BuiltVersion[]> {
+  const key = `${address.namespace}/${address.name}/${address.provider}`;
+  const entries = manifest.modules[key]?.versions ?? [];
+  return Promise.all(
+    entries.map(async (entry) => {
+      const file = join(dir, versionDetailFile(address, entry.version));
+      const doc = JSON.parse(await readFile(file, 'utf8')) as DetailDocument;
+      const content: ExtractedVersion = { root: contentOf(doc.root), submodules: doc.submodules.map(contentOf), examples: doc.examples.map(contentOf) };
+      return {
+        source: {
+          address,
+          meta: { owner: doc.owner, description: doc.description, source: doc.source, verified: doc.verified },
+          version: entry.version,
+          tag: doc.tag,
+          publishedAt: new Date(doc.published_at),
+        },
+        content,
+        archive: { sha256: entry.sha256, size: entry.size },
+        description: doc.description,
+      } satisfies BuiltVersion;
+    }),
+  );
+}

@@ -1,0 +1,134 @@
+// The output is written into a staging folder beside it and swapped in whole,
+// so a reader sees the mirror before or after a build or publish, never a mix.
+
+import { existsSync, readdirSync } from 'node:fs';
+import { copyFile, link, mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { crashPoint } from '../crash.js';
+import { MirrorError } from '../errors.js';
+import { MANIFEST_FILE } from './paths.js';
+
+export interface Staging {
+  root: string;
+  write(rel: string, data: string | Buffer): Promise<void>;
+  writeJson(rel: string, value: unknown): Promise<void>;
+  /** Puts an existing file (a cached archive) at `rel`, by hard link where the file system allows. */
+  linkFrom(source: string, rel: string): Promise<void>;
+  /** Swaps the staging folder in as the output folder. */
+  commit(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+export function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/**
+ * A staging folder for `outDir`. With `seed`, it starts as a hard-linked copy
+ * of the current mirror (cheap, and the live files are never written: every
+ * write replaces the link with a new file).
+ */
+export async function createStaging(outDir: string, options: { seed?: boolean } = {}): Promise<Staging> {
+  assertReplaceable(outDir);
+  const root = join(dirname(outDir), `.${basename(outDir)}.staging-${process.pid}`);
+  await rm(root, { recursive: true, force: true });
+  await mkdir(root, { recursive: true });
+  const seeded = options.seed === true && existsSync(outDir);
+  if (seeded) await linkTree(outDir, root);
+  const made = new Set<string>();
+  const prepare = async (rel: string) => {
+    const file = join(root, rel);
+    const dir = dirname(file);
+    if (!made.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      made.add(dir);
+    }
+    if (seeded) await unlink(file).catch(() => {});
+    return file;
+  };
+  const write = async (rel: string, data: string | Buffer) => writeFile(await prepare(rel), data);
+  return {
+    root,
+    write,
+    writeJson: (rel, value) => write(rel, jsonText(value)),
+    async linkFrom(source, rel) {
+      const file = await prepare(rel);
+      await link(source, file).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EXDEV' && error.code !== 'EPERM') throw error;
+        await copyFile(source, file);
+      });
+    },
+    async commit() {
+      const old = join(dirname(outDir), `.${basename(outDir)}.old-${process.pid}`);
+      crashPoint('staged');
+      if (existsSync(outDir)) await rename(outDir, old);
+      crashPoint('between-renames');
+      await rename(root, outDir);
+      crashPoint('swapped');
+      await rm(old, { recursive: true, force: true });
+    },
+    discard: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * Call first under the mirror's lock: any staging or old folder is then left
+ * by a writer that died. If it died between the two renames of a swap, the
+ * previous mirror is in the old folder: put it back.
+ */
+export async function recoverInterruptedSwap(outDir: string): Promise<void> {
+  const parent = dirname(outDir);
+  const base = basename(outDir);
+  if (!existsSync(parent)) return;
+  const leftovers = readdirSync(parent).filter((n) => n.startsWith(`.${base}.staging-`) || n.startsWith(`.${base}.old-`));
+  const old = leftovers.find((n) => n.startsWith(`.${base}.old-`));
+  if (!existsSync(outDir) && old !== undefined) await rename(join(parent, old), outDir);
+  for (const name of leftovers) if (name !== old || existsSync(join(parent, name))) await rm(join(parent, name), { recursive: true, force: true });
+}
+
+async function linkTree(from: string, to: string): Promise<void> {
+  const entries = await readdir(from, { withFileTypes: true });
+  await Promise.all(
+    entries.map(async (entry) => {
+      const source = join(from, entry.name);
+      const target = join(to, entry.name);
+      if (entry.isDirectory()) {
+        await mkdir(target);
+        await linkTree(source, target);
+      } else if (entry.isFile()) {
+        await link(source, target);
+      }
+    }),
+  );
+}
+
+/** The output folder is replaced whole, so refuse to replace one that is not a mirror. */
+function assertReplaceable(outDir: string): void {
+  if (!existsSync(outDir)) return;
+  const entries = readdirSync(outDir);
+  if (entries.length > 0 && !entries.includes(MANIFEST_FILE)) {
+    throw new MirrorError('OUTPUT_FAILED', `The output folder "${outDir}" is not empty and holds no modmirror mirror (no ${MANIFEST_FILE}).`, {
+      hint: 'Choose another --out folder, or empty this one: the build replaces the whole folder.',
+    });
+  }
+}
+
+/** A staging that writes nothing and records which files would change: `publish --dry-run`. */
+export function dryRunStaging(outDir: string): Staging & { changed: string[] } {
+  const changed = new Set<string>();
+  const write = async (rel: string, data: string | Buffer) => {
+    const current = await readFile(join(outDir, rel)).catch(() => undefined);
+    if (!current || !current.equals(typeof data === 'string' ? Buffer.from(data) : data)) changed.add(rel);
+  };
+  return {
+    root: outDir,
+    get changed() {
+      return [...changed].sort();
+    },
+    write,
+    writeJson: (rel, value) => write(rel, jsonText(value)),
+    linkFrom: async (_source, rel) => void changed.add(rel),
+    commit: async () => {},
+    discard: async () => {},
+  };
+}

@@ -1,0 +1,161 @@
+// `modmirror publish`: one new version into an existing mirror, rewriting
+// only what it changes (its module's documents, the listings that show it,
+// the search index, the manifest) with the same functions a build uses, in a
+// hard-linked staging copy swapped in whole. Same content again is a no-op;
+// different content for a published version is refused unless forced.
+
+import semver from 'semver';
+import { join } from 'node:path';
+import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
+import { MirrorError } from './errors.js';
+import { readManifest, readModuleVersions, readRecords } from './emit/existing.js';
+import { emitIndexes, emitModule, type ForcedReplacement, type Manifest, type ModuleRecord } from './emit/index.js';
+import { addressKey, archiveFile, DISCOVERY_FILE, MODULES_BASE } from './emit/paths.js';
+import { createStaging, dryRunStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
+import { descriptionFromReadme, extractVersion } from './extract/index.js';
+import { withLock } from './lock.js';
+import { packVersion } from './pack.js';
+import { readVersionFiles } from './scan/files.js';
+import { GitReaders } from './scan/git-objects.js';
+import type { BuiltVersion, VersionSource } from './types.js';
+import { verifyMirror } from './verify.js';
+import { GENERATOR } from './version.js';
+import { readFileSync } from 'node:fs';
+
+export interface PublishOptions {
+  outDir: string;
+  cacheDir: string;
+  /** Base URL for a new mirror; an existing mirror keeps its own. */
+  baseUrl: string;
+  force?: boolean;
+  dryRun?: boolean;
+}
+
+export interface PublishResult {
+  module: string;
+  version: string;
+  sha256: string;
+  /** published: new version; unchanged: already there with the same content; replaced: --force over different content. */
+  outcome: 'published' | 'unchanged' | 'replaced';
+  previousSha256?: string;
+  /** Files written (or, with dryRun, that would be). */
+  changed: string[];
+  dryRun: boolean;
+  seconds: number;
+}
+
+export function publish(source: VersionSource, options: PublishOptions): Promise<PublishResult> {
+  return withLock(options.outDir, () => publishLocked(source, options));
+}
+
+async function publishLocked(source: VersionSource, options: PublishOptions): Promise<PublishResult> {
+  const started = performance.now();
+  const key = addressKey(source.address);
+  await recoverInterruptedSwap(options.outDir);
+  const manifest: Manifest = readManifest(options.outDir) ?? { format: 1, generator: GENERATOR, modules: {} };
+  const git = new GitReaders();
+  let files;
+  try {
+    files = await readVersionFiles(source, git);
+  } finally {
+    git.closeAll();
+  }
+  const content = extractVersion(files);
+  const archive = await packVersion(files);
+  const result = (outcome: PublishResult['outcome'], changed: string[], previousSha256?: string): PublishResult => ({
+    module: key,
+    version: source.version,
+    sha256: archive.sha256,
+    outcome,
+    ...(previousSha256 ? { previousSha256 } : {}),
+    changed,
+    dryRun: options.dryRun === true,
+    seconds: (performance.now() - started) / 1000,
+  });
+
+  const existing = manifest.modules[key]?.versions.find((v) => v.version === source.version);
+  if (existing?.sha256 === archive.sha256) return result('unchanged', []);
+  if (existing && !options.force) {
+    throw new MirrorError('VERSION_CONFLICT', `${key} ${source.version} is already published with different content:\n  published: sha256 ${existing.sha256}\n  this one:  sha256 ${archive.sha256}`, {
+      hint: 'Published versions are immutable: publish a new version number, or pass --force to replace it (recorded in the manifest).',
+    });
+  }
+
+  const built: BuiltVersion = {
+    source,
+    content,
+    archive: { sha256: archive.sha256, size: archive.data.length },
+    description: source.meta.description || descriptionFromReadme(content.root.readme),
+  };
+  const forced: ForcedReplacement[] = [...(manifest.forced ?? [])];
+  if (existing) forced.push({ module: key, version: source.version, previous_sha256: existing.sha256, sha256: archive.sha256, at: new Date().toISOString() });
+
+  const dryRun = options.dryRun ? dryRunStaging(options.outDir) : undefined;
+  const staging = dryRun ?? (await createStaging(options.outDir, { seed: true }));
+  try {
+    const baseUrl = existingBaseUrl(options.outDir) ?? options.baseUrl;
+    await staging.write(archiveFile(source.address, source.version), archive.data);
+    const rewritten = await emitAffected(staging, options.outDir, manifest, built, baseUrl);
+    const records = mergeRecords(Object.keys(manifest.modules).length > 0 ? readRecords(options.outDir, manifest) : [], rewritten);
+    await emitIndexes(staging, records, { baseUrl, generator: GENERATOR, forced, only: { namespace: source.address.namespace, name: source.address.name } });
+    if (dryRun) return result(existing ? 'replaced' : 'published', dryRun.changed, existing?.sha256);
+    const problems = await verifyMirror(staging.root, { modules: rewritten.map((r) => addressKey(r.address)) });
+    if (problems.length > 0) {
+      throw new MirrorError('BUILD_FAILED', `The mirror failed verification after publishing; it is left as it was:\n${problems.map((p) => `${p.path}: ${p.message}`).join('\n')}`);
+    }
+    await staging.commit();
+    // The next incremental build finds this version already done.
+    await new VersionCache(join(options.cacheDir, 'versions')).put(gitIdentity(source) ?? filesIdentity(files), content, archive);
+    return result(existing ? 'replaced' : 'published', [], existing?.sha256);
+  } catch (error) {
+    await staging.discard();
+    throw error;
+  }
+}
+
+/**
+ * The module gets the new version; modules of the same namespace/name for
+ * other providers are rewritten too, since their details list the providers.
+ */
+async function emitAffected(staging: Staging, outDir: string, manifest: Manifest, built: BuiltVersion, baseUrl: string): Promise<ModuleRecord[]> {
+  const { namespace, name, provider } = built.source.address;
+  const siblings = Object.keys(manifest.modules)
+    .map((k) => k.split('/'))
+    .filter(([ns, n]) => ns === namespace && n === name)
+    .map(([, , p]) => p!);
+  const providers = [...new Set([...siblings, provider])].sort();
+  const newProvider = !siblings.includes(provider);
+  const records: ModuleRecord[] = [];
+  for (const p of providers) {
+    if (p !== provider && !newProvider) continue;
+    const address = { namespace, name, provider: p };
+    let versions = await readModuleVersions(outDir, manifest, address);
+    if (p === provider) {
+      versions = [...versions.filter((v) => v.source.version !== built.source.version), built].sort((a, b) => compareDesc(a.source.version, b.source.version));
+    }
+    const record = await emitModule(staging, versions, providers, baseUrl);
+    if (record) records.push(record);
+  }
+  return records;
+}
+
+function compareDesc(a: string, b: string): number {
+  return semver.rcompare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+function mergeRecords(existing: ModuleRecord[], rewritten: ModuleRecord[]): ModuleRecord[] {
+  const byKey = new Map(existing.map((r) => [addressKey(r.address), r]));
+  for (const r of rewritten) byKey.set(addressKey(r.address), r);
+  return [...byKey.values()];
+}
+
+/** An existing mirror's locations are relative, or absolute under the base URL its discovery names. */
+function existingBaseUrl(outDir: string): string | undefined {
+  try {
+    const discovery = JSON.parse(readFileSync(join(outDir, DISCOVERY_FILE), 'utf8')) as Record<string, string>;
+    const modulesV1 = discovery['modules.v1'] ?? '';
+    return /^https?:\/\//.test(modulesV1) ? modulesV1.slice(0, -MODULES_BASE.length) : '';
+  } catch {
+    return undefined;
+  }
+}

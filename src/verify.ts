@@ -1,0 +1,238 @@
+// `modmirror verify`: checks that a mirror agrees with itself. Every
+// versions file, detail, listing and search entry agree with the manifest;
+// every download location resolves to an archive in the tree whose sha256 and
+// size match; every JSON file parses and has the spec's fields.
+
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { latestVersion } from './emit/documents.js';
+import type { Manifest } from './emit/index.js';
+import {
+  archiveFile,
+  DISCOVERY_FILE,
+  downloadFile,
+  downloadsSummaryFile,
+  latestDetailFile,
+  LIST_DEFAULT_LIMIT,
+  listingFile,
+  MANIFEST_FILE,
+  MODULES_BASE,
+  providersListingFile,
+  SEARCH_INDEX_FILE,
+  versionDetailFile,
+  versionsFile,
+} from './emit/paths.js';
+import type { ModuleAddress } from './types.js';
+
+export interface Problem {
+  path: string;
+  message: string;
+}
+
+export interface VerifyOptions {
+  /** Check only these modules (`ns/name/provider`) and the indexes; default every module and every file. */
+  modules?: string[];
+  /** Hash every archive (default true). */
+  hashArchives?: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+const SUMMARY_FIELDS: [string, string][] = [
+  ['id', 'string'], ['owner', 'string'], ['namespace', 'string'], ['name', 'string'], ['version', 'string'], ['provider', 'string'],
+  ['description', 'string'], ['source', 'string'], ['published_at', 'string'], ['downloads', 'number'], ['verified', 'boolean'],
+];
+const CONTENT_FIELDS: [string, string][] = [
+  ['path', 'string'], ['readme', 'string'], ['empty', 'boolean'], ['inputs', 'array'], ['outputs', 'array'],
+  ['dependencies', 'array'], ['provider_dependencies', 'array'], ['resources', 'array'],
+];
+
+export async function verifyMirror(dir: string, options: VerifyOptions = {}): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  const problem = (path: string, message: string) => problems.push({ path, message });
+  const cache = new Map<string, Json | undefined>();
+  const json = async (rel: string): Promise<Json | undefined> => {
+    if (cache.has(rel)) return cache.get(rel);
+    let value: Json | undefined;
+    try {
+      value = JSON.parse(await readFile(join(dir, rel), 'utf8')) as Json;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      problem(rel, code === 'ENOENT' ? 'missing' : `does not parse: ${(error as Error).message}`);
+    }
+    cache.set(rel, value);
+    return value;
+  };
+
+  if (!existsSync(join(dir, MANIFEST_FILE))) return [{ path: MANIFEST_FILE, message: 'missing: this is not a built mirror' }];
+  const manifest = (await json(MANIFEST_FILE)) as Manifest | undefined;
+  if (!manifest || typeof manifest.modules !== 'object' || manifest.modules === null) {
+    if (manifest) problem(MANIFEST_FILE, 'has no "modules" object');
+    return problems;
+  }
+  const discovery = await json(DISCOVERY_FILE);
+  const modulesV1 = discovery?.['modules.v1'];
+  if (discovery && typeof modulesV1 !== 'string') problem(DISCOVERY_FILE, 'has no "modules.v1" string');
+  const basePath = typeof modulesV1 === 'string' ? new URL(modulesV1, 'http://mirror/').pathname.replace(new RegExp(`${MODULES_BASE}$`), '') : '/';
+
+  const keys = options.modules ?? Object.keys(manifest.modules);
+  for (const key of keys) {
+    const entry = manifest.modules[key];
+    if (!entry) {
+      problem(MANIFEST_FILE, `has no module ${key}`);
+      continue;
+    }
+    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true });
+  }
+  await verifyIndexes(manifest, keys, { json, problem });
+  if (options.modules === undefined) await verifyEveryJsonFile(dir, cache, problem);
+  return problems;
+}
+
+interface Context {
+  dir: string;
+  json: (rel: string) => Promise<Json | undefined>;
+  problem: (path: string, message: string) => void;
+  basePath: string;
+  hashArchives: boolean;
+}
+
+function checkFields(doc: Json, fields: [string, string][], rel: string, where: string, problem: Context['problem']): void {
+  for (const [name, type] of fields) {
+    const value = doc[name];
+    const ok = type === 'array' ? Array.isArray(value) : typeof value === type && (type !== 'number' || Number.isInteger(value));
+    if (!ok) problem(rel, `${where}${name}: expected ${type === 'number' ? 'an integer' : `a ${type}`}, got ${JSON.stringify(value)}`);
+  }
+}
+
+const sameList = (a: unknown, b: string[]) => Array.isArray(a) && a.length === b.length && a.every((v, i) => v === b[i]);
+
+async function verifyModule(key: string, entries: Manifest['modules'][string]['versions'], ctx: Context): Promise<void> {
+  const { json, problem } = ctx;
+  const [namespace = '', name = '', provider = ''] = key.split('/');
+  const address: ModuleAddress = { namespace, name, provider };
+  const versions = entries.map((e) => e.version);
+
+  const versionsRel = versionsFile(address);
+  const versionsDoc = await json(versionsRel);
+  const listed = (versionsDoc?.['modules'] as { source?: string; versions?: { version?: string }[] }[] | undefined)?.[0];
+  if (versionsDoc && (!listed || listed.source !== key)) problem(versionsRel, `modules[0].source should be ${key}`);
+  else if (listed && !sameList(listed.versions?.map((v) => v.version), versions)) {
+    problem(versionsRel, `lists versions ${JSON.stringify(listed.versions?.map((v) => v.version))}, the manifest ${JSON.stringify(versions)}`);
+  }
+
+  const details = new Map<string, Json>();
+  for (const entry of entries) {
+    const rel = versionDetailFile(address, entry.version);
+    const detail = await json(rel);
+    if (detail) {
+      details.set(entry.version, detail);
+      checkFields(detail, [...SUMMARY_FIELDS, ['tag', 'string'], ['root', 'object'], ['submodules', 'array'], ['examples', 'array'], ['providers', 'array'], ['versions', 'array']], rel, '', problem);
+      if (detail['id'] !== `${key}/${entry.version}`) problem(rel, `id is ${JSON.stringify(detail['id'])}, expected "${key}/${entry.version}"`);
+      if (detail['published_at'] !== entry.published_at) problem(rel, `published_at ${JSON.stringify(detail['published_at'])} differs from the manifest's ${entry.published_at}`);
+      if (!sameList(detail['versions'], versions)) problem(rel, 'versions differ from the manifest');
+      const contents = [detail['root'], ...((detail['submodules'] as unknown[]) ?? []), ...((detail['examples'] as unknown[]) ?? [])];
+      contents.forEach((c, i) => {
+        if (typeof c === 'object' && c !== null) checkFields(c as Json, CONTENT_FIELDS, rel, i === 0 ? 'root.' : `module content ${i}: `, problem);
+      });
+    }
+    await verifyDownload(address, entry, ctx);
+  }
+
+  const latest = latestVersion(versions);
+  const latestRel = latestDetailFile(address);
+  const latestDoc = await json(latestRel);
+  if (latest !== undefined && latestDoc && JSON.stringify(latestDoc) !== JSON.stringify(details.get(latest))) {
+    problem(latestRel, `is not the detail of the latest version ${latest}`);
+  }
+  const summary = await json(downloadsSummaryFile(address));
+  if (summary && (summary['data'] as Json | undefined)?.['type'] !== 'module-downloads-summary') {
+    problem(downloadsSummaryFile(address), 'data.type should be module-downloads-summary');
+  }
+}
+
+async function verifyDownload(address: ModuleAddress, entry: Manifest['modules'][string]['versions'][number], ctx: Context): Promise<void> {
+  const rel = downloadFile(address, entry.version);
+  const doc = await ctx.json(rel);
+  if (!doc) return;
+  const location = doc['location'];
+  if (typeof location !== 'string') {
+    ctx.problem(rel, 'has no "location" string');
+    return;
+  }
+  // Resolve the way a client does: relative to the download URL, under the mirror's base path.
+  const resolved = new URL(location, new URL(`${ctx.basePath}${rel}`, 'http://mirror/'));
+  const archiveRel = decodeURIComponent(resolved.pathname).slice(ctx.basePath.length);
+  if (archiveRel !== entry.archive || entry.archive !== archiveFile(address, entry.version)) {
+    ctx.problem(rel, `location ${location} resolves to ${archiveRel}, the manifest says ${entry.archive}`);
+    return;
+  }
+  let data: Buffer;
+  try {
+    data = await readFile(join(ctx.dir, archiveRel));
+  } catch {
+    ctx.problem(archiveRel, 'missing: the download location points at no archive');
+    return;
+  }
+  if (data.length !== entry.size) ctx.problem(archiveRel, `size ${data.length} differs from the manifest's ${entry.size}`);
+  if (ctx.hashArchives) {
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    if (sha256 !== entry.sha256) ctx.problem(archiveRel, `sha256 ${sha256} differs from the manifest's ${entry.sha256}`);
+  }
+}
+
+async function verifyIndexes(manifest: Manifest, keys: string[], ctx: Pick<Context, 'json' | 'problem'>): Promise<void> {
+  const { json, problem } = ctx;
+  const search = await json(SEARCH_INDEX_FILE);
+  const summaries = (search?.['modules'] as Json[] | undefined) ?? [];
+  if (search && !Array.isArray(search['modules'])) problem(SEARCH_INDEX_FILE, 'has no "modules" list');
+  const indexed = new Map(summaries.map((s) => [`${s['namespace']}/${s['name']}/${s['provider']}`, s]));
+  const manifestKeys = Object.keys(manifest.modules).sort();
+  if (search && !sameList([...indexed.keys()].sort(), manifestKeys)) problem(SEARCH_INDEX_FILE, 'does not list the same modules as the manifest');
+
+  for (const key of keys) {
+    const [namespace = '', name = '', provider = ''] = key.split('/');
+    const latest = await json(latestDetailFile({ namespace, name, provider }));
+    const entry = indexed.get(key);
+    if (!latest || !entry) continue;
+    for (const [field] of SUMMARY_FIELDS) {
+      if (entry[field] !== latest[field]) problem(SEARCH_INDEX_FILE, `${key}: ${field} ${JSON.stringify(entry[field])} differs from its latest detail's ${JSON.stringify(latest[field])}`);
+    }
+  }
+
+  const ids = (list: Json[]) => list.map((s) => s['id']);
+  const checkListing = async (rel: string, expected: Json[]) => {
+    const doc = await json(rel);
+    if (!doc) return;
+    const shown = (doc['modules'] as Json[] | undefined) ?? [];
+    if (!sameList(ids(shown), ids(expected.slice(0, LIST_DEFAULT_LIMIT)) as string[])) problem(rel, 'disagrees with the search index');
+    const meta = doc['meta'] as Json | undefined;
+    if (meta?.['limit'] !== LIST_DEFAULT_LIMIT || meta?.['current_offset'] !== 0) problem(rel, 'meta should have limit and current_offset 0');
+    if ((expected.length > LIST_DEFAULT_LIMIT) !== (meta?.['next_offset'] !== undefined)) problem(rel, 'meta.next_offset disagrees with the number of modules');
+  };
+  await checkListing(listingFile(), summaries);
+  const namespaces = new Set(keys.map((k) => k.split('/')[0]!));
+  for (const ns of namespaces) await checkListing(listingFile(ns), summaries.filter((s) => s['namespace'] === ns));
+  const names = new Set(keys.map((k) => k.split('/').slice(0, 2).join('/')));
+  for (const nn of names) {
+    const [ns = '', n = ''] = nn.split('/');
+    await checkListing(providersListingFile(ns, n), summaries.filter((s) => s['namespace'] === ns && s['name'] === n));
+  }
+}
+
+async function verifyEveryJsonFile(dir: string, checked: Map<string, Json | undefined>, problem: Context['problem']): Promise<void> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile() || entry.name.endsWith('.tar.gz') || entry.name === '_headers') continue;
+    const rel = relative(dir, join(entry.parentPath, entry.name)).split('\\').join('/');
+    if (checked.has(rel)) continue;
+    try {
+      JSON.parse(await readFile(join(dir, rel), 'utf8'));
+    } catch (error) {
+      problem(rel, `does not parse: ${(error as Error).message}`);
+    }
+  }
+}
+

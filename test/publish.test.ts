@@ -1,0 +1,258 @@
+// publish through the CLI: identical to a clean build, immutable, atomic
+// under kills, safe with two pipelines at once; and incremental builds.
+
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { git, makeRepo, ROOT, runCli, tempDir, writeFiles } from './helpers.js';
+
+function treeOf(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else files[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+const versionsOf = (dist: string, key: string) => readJson(join(dist, 'manifest.json')).modules[key]?.versions.map((v: { version: string }) => v.version);
+
+function moduleFiles(n: number): Record<string, string> {
+  return {
+    'main.tf': `variable "size" {\n  default = ${n}\n}\nresource "null_resource" "r${n}" {}\n`,
+    'README.md': `# Thing\n\nVersion with size ${n}.\n`,
+  };
+}
+
+describe('publish from git', () => {
+  it('adds a tagged version, giving the same tree as a clean build', async () => {
+    const dir = tempDir();
+    const repo = join(dir, 'terraform-aws-thing');
+    makeRepo(repo, [{ date: '2024-01-01T00:00:00Z', files: moduleFiles(1), tags: ['v1.0.0'] }]);
+    writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - git: terraform-aws-thing\n    namespace: acme\n  - folder: other\n', 'other/acme/thing/google/0.1.0/main.tf': 'variable "x" {}\n' });
+    expect((await runCli(['build', '--json'], dir)).code).toBe(0);
+
+    makeRepo(repo, [{ date: '2024-02-01T00:00:00Z', files: moduleFiles(2), tags: ['v1.1.0'] }]);
+    const published = await runCli(['publish', '--git', 'terraform-aws-thing', '--ref', 'v1.1.0', '--json'], dir);
+    expect(published.stderr).toBe('');
+    expect(published.code).toBe(0);
+    expect(JSON.parse(published.stdout)).toMatchObject({ module: 'acme/thing/aws', version: '1.1.0', outcome: 'published' });
+
+    const clean = await runCli(['build', '--clean', '--json', '--out', 'clean'], dir);
+    expect(clean.code).toBe(0);
+    expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
+    expect(readJson(join(dir, 'dist/v1/modules/acme/thing/aws/index.json')).version).toBe('1.1.0');
+    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+  });
+});
+
+describe('publish from a folder', () => {
+  const dir = tempDir();
+  const dist = join(dir, 'dist');
+  const setup = async () => {
+    writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
+    for (const [v, n] of [['1.0.0', 1], ['1.1.0', 2]] as const) {
+      writeFiles(join(dir, `mods/acme/thing/aws/${v}`), moduleFiles(n));
+    }
+    writeFiles(join(dir, 'mods/beta/other/aws/0.1.0'), moduleFiles(9));
+    expect((await runCli(['build', '--json'], dir)).code).toBe(0);
+  };
+
+  it('adds a version and matches a clean build, and says the same content twice is a no-op', async () => {
+    await setup();
+    writeFiles(join(dir, 'mods/acme/thing/aws/2.0.0'), moduleFiles(3));
+    const before = treeOf(dist);
+    const dry = await runCli(['publish', '--source', 'mods/acme/thing/aws/2.0.0', '--dry-run', '--json'], dir);
+    expect(dry.code).toBe(0);
+    const dryResult = JSON.parse(dry.stdout);
+    expect(dryResult).toMatchObject({ dryRun: true, outcome: 'published' });
+    expect(dryResult.changed).toEqual(expect.arrayContaining(['manifest.json', 'search-index.json', 'v1/modules/acme/thing/aws/2.0.0/thing-aws-2.0.0.tar.gz', 'v1/modules/acme/thing/aws/versions', 'v1/modules/acme/thing/aws/1.0.0/index.json']));
+    expect(dryResult.changed.some((f: string) => f.startsWith('v1/modules/beta/'))).toBe(false);
+    expect(treeOf(dist)).toEqual(before);
+
+    const first = await runCli(['publish', '--source', 'mods/acme/thing/aws/2.0.0'], dir);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^Published acme\/thing\/aws 2\.0\.0 \(sha256 [0-9a-f]{64}\)/);
+    expect(versionsOf(dist, 'acme/thing/aws')).toEqual(['2.0.0', '1.1.0', '1.0.0']);
+    expect((await runCli(['build', '--clean', '--json', '--out', 'clean'], dir)).code).toBe(0);
+    expect(treeOf(dist)).toEqual(treeOf(join(dir, 'clean')));
+
+    const after = treeOf(dist);
+    const again = await runCli(['publish', '--source', 'mods/acme/thing/aws/2.0.0', '--json'], dir);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).outcome).toBe('unchanged');
+    expect(treeOf(dist)).toEqual(after);
+  });
+
+  it('refuses different content for a published version, showing both digests, unless --force', async () => {
+    writeFiles(join(dir, 'mods/acme/thing/aws/2.0.0'), { 'main.tf': 'variable "changed" {}\n' });
+    const refused = await runCli(['publish', '--source', 'mods/acme/thing/aws/2.0.0'], dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/acme\/thing\/aws 2\.0\.0 is already published with different content:\n\s+published: sha256 [0-9a-f]{64}\n\s+this one:\s+sha256 [0-9a-f]{64}/);
+    expect(refused.stderr).toMatch(/hint: .*--force/);
+    const oldSha = readJson(join(dist, 'manifest.json')).modules['acme/thing/aws'].versions[0].sha256;
+
+    const forced = await runCli(['publish', '--source', 'mods/acme/thing/aws/2.0.0', '--force', '--json'], dir);
+    expect(forced.code).toBe(0);
+    const result = JSON.parse(forced.stdout);
+    expect(result).toMatchObject({ outcome: 'replaced', previousSha256: oldSha });
+    const manifest = readJson(join(dist, 'manifest.json'));
+    expect(manifest.forced).toEqual([{ module: 'acme/thing/aws', version: '2.0.0', previous_sha256: oldSha, sha256: result.sha256, at: expect.any(String) }]);
+    expect(readJson(join(dist, 'v1/modules/acme/thing/aws/2.0.0/index.json')).root.inputs.map((i: { name: string }) => i.name)).toEqual(['changed']);
+    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+  });
+
+  it('lists a pre-release without making it the latest', async () => {
+    writeFiles(join(dir, 'mods/acme/thing/aws/3.0.0-rc.1'), moduleFiles(4));
+    expect((await runCli(['publish', '--source', 'mods/acme/thing/aws/3.0.0-rc.1'], dir)).code).toBe(0);
+    expect(versionsOf(dist, 'acme/thing/aws')[0]).toBe('3.0.0-rc.1');
+    expect(readJson(join(dist, 'v1/modules/acme/thing/aws/index.json')).version).toBe('2.0.0');
+    expect(readJson(join(dist, 'v1/modules/index.json')).modules.find((m: { name: string }) => m.name === 'thing').version).toBe('2.0.0');
+  });
+
+  it('publishes a new module and a new provider of an existing name', async () => {
+    writeFiles(join(dir, 'drop/acme/thing/google/1.0.0'), moduleFiles(5));
+    const r = await runCli(['publish', '--source', 'drop/acme/thing/google/1.0.0'], dir);
+    expect(r.code).toBe(0);
+    expect(readJson(join(dist, 'v1/modules/acme/thing/aws/1.0.0/index.json')).providers).toEqual(['aws', 'google']);
+    expect(readJson(join(dist, 'v1/modules/acme/thing/index.json')).modules.map((m: { provider: string }) => m.provider)).toEqual(['aws', 'google']);
+    writeFiles(join(dir, 'loose'), moduleFiles(6));
+    const named = await runCli(['publish', '--source', 'loose', '--namespace', 'zed', '--name', 'new', '--provider', 'aws', '--version', '0.0.1'], dir);
+    expect(named.code).toBe(0);
+    expect(readJson(join(dist, 'v1/modules/zed/index.json')).modules[0].id).toBe('zed/new/aws/0.0.1');
+    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+  });
+
+  it('says what is missing when the source does not name its module', async () => {
+    writeFiles(join(dir, 'somewhere'), moduleFiles(7));
+    const r = await runCli(['publish', '--source', 'somewhere', '--version', '1.0.0'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Missing the module's namespace/);
+    expect((await runCli(['publish'], dir)).code).toBe(2);
+    expect((await runCli(['publish', '--source', 'nowhere'], dir)).stderr).toMatch(/does not exist/);
+  });
+});
+
+describe('publish under pressure', () => {
+  const cli = join(ROOT, 'bin/modmirror.js');
+
+  it('lands two concurrent publishes of different versions', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
+    writeFiles(join(dir, 'mods/acme/thing/aws/1.0.0'), moduleFiles(1));
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    writeFiles(join(dir, 'next/acme/thing/aws/1.1.0'), moduleFiles(2));
+    writeFiles(join(dir, 'next/acme/thing/aws/1.2.0'), moduleFiles(3));
+    const results = await Promise.all([
+      runCli(['publish', '--source', 'next/acme/thing/aws/1.1.0'], dir),
+      runCli(['publish', '--source', 'next/acme/thing/aws/1.2.0'], dir),
+    ]);
+    expect(results.map((r) => r.code)).toEqual([0, 0]);
+    expect(versionsOf(join(dir, 'dist'), 'acme/thing/aws')).toEqual(['1.2.0', '1.1.0', '1.0.0']);
+    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+  });
+
+  it('leaves the previous mirror intact when killed at any point, and the next publish succeeds', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
+    for (let i = 0; i < 30; i++) writeFiles(join(dir, `mods/acme/m${i}/aws/1.0.0`), moduleFiles(i));
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    const dist = join(dir, 'dist');
+    const before = treeOf(dist);
+    writeFiles(join(dir, 'next/acme/m0/aws/1.1.0'), moduleFiles(100));
+    let landed = false;
+    for (let delay = 0; delay <= 600; delay += 15) {
+      const child = spawn(process.execPath, [cli, 'publish', '--source', 'next/acme/m0/aws/1.1.0'], { cwd: dir, stdio: 'ignore' });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      await new Promise((r) => setTimeout(r, delay));
+      child.kill('SIGKILL');
+      const code = await exited;
+      // Before or after, never between: the tree is the old one, or it verifies with the new version in it.
+      const versions = existsSync(join(dist, 'manifest.json')) ? versionsOf(dist, 'acme/m0/aws') : undefined;
+      if (versions?.length === 2 || code === 0) {
+        landed = true;
+        expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+        break;
+      }
+      expect(treeOf(dist)).toEqual(before);
+    }
+    const final = await runCli(['publish', '--source', 'next/acme/m0/aws/1.1.0', '--json'], dir);
+    expect(final.code).toBe(0);
+    expect(JSON.parse(final.stdout).outcome).toBe(landed ? 'unchanged' : 'published');
+    expect(versionsOf(dist, 'acme/m0/aws')).toEqual(['1.1.0', '1.0.0']);
+    expect(readdirSync(dir).filter((n) => n.startsWith('.dist.') || n === 'dist.lock')).toEqual([]);
+  });
+
+  it('recovers from a crash at every step of a publish', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
+    writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), moduleFiles(1));
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    const dist = join(dir, 'dist');
+    const before = treeOf(dist);
+    writeFiles(join(dir, 'next/acme/m/aws/1.1.0'), moduleFiles(2));
+    for (const point of ['locked', 'staged', 'between-renames', 'swapped']) {
+      const crashed = await runCli(['publish', '--source', 'next/acme/m/aws/1.1.0'], dir, { MODMIRROR_CRASH_AT: point });
+      expect(crashed.code, point).not.toBe(0);
+      expect(existsSync(join(dir, 'dist.lock')), point).toBe(true);
+      if (point === 'swapped') {
+        expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+        expect(versionsOf(dist, 'acme/m/aws')).toEqual(['1.1.0', '1.0.0']);
+      } else {
+        // The next writer (here, a no-op publish of what is there) takes the stale lock and puts the mirror back.
+        expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.0.0'], dir)).code, point).toBe(0);
+        expect(treeOf(dist), point).toEqual(before);
+      }
+      expect(readdirSync(dir).filter((n) => n.startsWith('.dist.')), point).toEqual(point === 'swapped' ? [expect.stringMatching(/^\.dist\.old-/)] : []);
+    }
+    const final = await runCli(['publish', '--source', 'next/acme/m/aws/1.1.0', '--json'], dir);
+    expect(JSON.parse(final.stdout).outcome).toBe('unchanged');
+    expect(readdirSync(dir).filter((n) => n.startsWith('.dist.') || n === 'dist.lock')).toEqual([]);
+  });
+});
+
+describe('incremental build', () => {
+  it('does nothing when nothing changed, reuses the cache when one version changed, and matches a clean build', async () => {
+    const dir = tempDir();
+    const repo = join(dir, 'terraform-aws-inc');
+    makeRepo(repo, [
+      { date: '2024-01-01T00:00:00Z', files: moduleFiles(1), tags: ['v1.0.0'] },
+      { date: '2024-02-01T00:00:00Z', files: moduleFiles(2), tags: ['v1.1.0'] },
+    ]);
+    writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - git: terraform-aws-inc\n    namespace: acme\n  - folder: mods\n' });
+    writeFiles(join(dir, 'mods/acme/f/aws/1.0.0'), moduleFiles(3));
+    const first = JSON.parse((await runCli(['build', '--json'], dir)).stdout);
+    expect(first).toMatchObject({ versions: 3, cached: 0, upToDate: false });
+    const tree = treeOf(join(dir, 'dist'));
+
+    const second = JSON.parse((await runCli(['build', '--json'], dir)).stdout);
+    expect(second).toMatchObject({ versions: 3, upToDate: true });
+    expect(treeOf(join(dir, 'dist'))).toEqual(tree);
+
+    makeRepo(repo, [{ date: '2024-03-01T00:00:00Z', files: moduleFiles(4), tags: ['v1.2.0'] }]);
+    writeFileSync(join(dir, 'mods/acme/f/aws/1.0.0/extra.tf'), 'output "o" { value = 1 }\n');
+    const third = JSON.parse((await runCli(['build', '--json'], dir)).stdout);
+    expect(third).toMatchObject({ versions: 4, cached: 2, upToDate: false });
+
+    expect((await runCli(['build', '--clean', '--out', 'clean', '--json'], dir)).code).toBe(0);
+    expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
+
+    // A mirror changed behind the build's back is rebuilt, not trusted.
+    rmSync(join(dir, 'dist/v1/modules/acme/f/aws/1.0.0'), { recursive: true });
+    writeFileSync(join(dir, 'dist/manifest.json'), readFileSync(join(dir, 'dist/manifest.json'), 'utf8') + ' ');
+    const fourth = JSON.parse((await runCli(['build', '--json'], dir)).stdout);
+    expect(fourth.upToDate).toBe(false);
+    expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
+    git(repo, ['tag', '-d', 'v1.2.0']);
+    const dropped = JSON.parse((await runCli(['build', '--json'], dir)).stdout);
+    expect(dropped.warnings).toEqual([expect.stringMatching(/removing 1 version\(s\) that are no longer in the sources: acme\/inc\/aws@1\.2\.0/)]);
+    cpSync(join(dir, 'dist'), join(dir, 'copy'), { recursive: true });
+  });
+});

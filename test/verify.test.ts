@@ -1,0 +1,84 @@
+// verify catches each kind of corruption, naming the file.
+
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, expect, it } from 'vitest';
+import { runCli, tempDir, writeFiles } from './helpers.js';
+
+const dir = tempDir();
+const dist = join(dir, 'dist');
+
+beforeEach(async () => {
+  rmSync(dist, { recursive: true, force: true });
+  writeFiles(dir, {
+    'mirror.config.yaml': 'sources:\n  - folder: mods\n',
+    'mods/acme/a/aws/1.0.0/main.tf': 'variable "x" {}\n',
+    'mods/acme/a/aws/1.1.0/main.tf': 'variable "x" {}\nvariable "y" {}\n',
+    'mods/acme/b/aws/0.1.0/main.tf': 'output "o" { value = 1 }\n',
+  });
+  expect((await runCli(['build', '--clean'], dir)).code).toBe(0);
+});
+
+async function verify(): Promise<{ code: number; problems: { path: string; message: string }[]; stderr: string }> {
+  const json = await runCli(['verify', 'dist', '--json'], dir);
+  const human = await runCli(['verify', 'dist'], dir);
+  expect(human.code).toBe(json.code);
+  return { code: json.code, problems: JSON.parse(json.stdout).problems, stderr: human.stderr };
+}
+
+it('passes a freshly built mirror', async () => {
+  const r = await verify();
+  expect(r).toMatchObject({ code: 0, problems: [] });
+  expect((await runCli(['verify', 'dist'], dir)).stdout).toMatch(/dist\/ is consistent\./);
+});
+
+it('catches a missing archive', async () => {
+  rmSync(join(dist, 'v1/modules/acme/a/aws/1.0.0/a-aws-1.0.0.tar.gz'));
+  const r = await verify();
+  expect(r.code).toBe(1);
+  expect(r.problems).toEqual([{ path: 'v1/modules/acme/a/aws/1.0.0/a-aws-1.0.0.tar.gz', message: 'missing: the download location points at no archive' }]);
+  expect(r.stderr).toMatch(/^dist\/v1\/modules\/acme\/a\/aws\/1\.0\.0\/a-aws-1\.0\.0\.tar\.gz: missing/m);
+});
+
+it('catches a changed archive', async () => {
+  const file = join(dist, 'v1/modules/acme/a/aws/1.1.0/a-aws-1.1.0.tar.gz');
+  const bytes = readFileSync(file);
+  const at = bytes.length - 5;
+  bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
+  writeFileSync(file, bytes);
+  const r = await verify();
+  expect(r.code).toBe(1);
+  expect(r.problems).toEqual([{ path: 'v1/modules/acme/a/aws/1.1.0/a-aws-1.1.0.tar.gz', message: expect.stringMatching(/^sha256 [0-9a-f]{64} differs from the manifest's [0-9a-f]{64}$/) }]);
+});
+
+it('catches a listing that disagrees with the search index', async () => {
+  const file = join(dist, 'v1/modules/index.json');
+  const listing = JSON.parse(readFileSync(file, 'utf8'));
+  listing.modules.reverse();
+  writeFileSync(file, JSON.stringify(listing));
+  const r = await verify();
+  expect(r.problems).toEqual([{ path: 'v1/modules/index.json', message: 'disagrees with the search index' }]);
+});
+
+it('catches a truncated JSON file, a wrong field type and a download pointing elsewhere', async () => {
+  const versions = join(dist, 'v1/modules/acme/b/aws/versions');
+  writeFileSync(versions, readFileSync(versions, 'utf8').slice(0, 40));
+  const detail = join(dist, 'v1/modules/acme/a/aws/1.0.0/index.json');
+  writeFileSync(detail, readFileSync(detail, 'utf8').replace('"verified": false', '"verified": "no"'));
+  writeFileSync(join(dist, 'v1/modules/acme/a/aws/1.1.0/download'), JSON.stringify({ location: '../1.0.0/a-aws-1.0.0.tar.gz' }));
+  const r = await verify();
+  expect(r.code).toBe(1);
+  expect(r.problems).toEqual(
+    expect.arrayContaining([
+      { path: 'v1/modules/acme/b/aws/versions', message: expect.stringMatching(/^does not parse: /) },
+      { path: 'v1/modules/acme/a/aws/1.0.0/index.json', message: 'verified: expected a boolean, got "no"' },
+      { path: 'v1/modules/acme/a/aws/1.1.0/download', message: expect.stringMatching(/resolves to v1\/modules\/acme\/a\/aws\/1\.0\.0\/a-aws-1\.0\.0\.tar\.gz, the manifest says v1\/modules\/acme\/a\/aws\/1\.1\.0\/a-aws-1\.1\.0\.tar\.gz/) },
+    ]),
+  );
+});
+
+it('says when a folder is not a mirror', async () => {
+  const r = await runCli(['verify', 'mods'], dir);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(/manifest\.json: missing: this is not a built mirror/);
+});
