@@ -32,7 +32,8 @@ export async function benchBuild({ quick = false, runs } = {}) {
     log(`generated ${many.repos.length + big.repos.length} repositories, ${many.tags + big.tags} tags in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
     const rows = [];
-    rows.push(await compareBuild(tmp, `build ${shape.many[0]} modules × ${shape.many[1]} versions`, many, runs));
+    const full = await compareBuild(tmp, `build ${shape.many[0]} modules × ${shape.many[1]} versions`, many, runs);
+    rows.push(full, ...(await benchIncremental(tmp, many, full, runs)));
     rows.push(await compareBuild(tmp, `build 1 module × ${shape.big} versions`, big, runs));
     rows.push(...(await benchExtract(many, runs)));
     return rows;
@@ -55,7 +56,8 @@ async function compareBuild(tmp, name, corpus, runs) {
   let outCount = 0;
   const runCli = async () => {
     const out = join(tmp, `out-${outCount++}`);
-    const { stdout, seconds } = await runCommand(process.execPath, [CLI, 'build', '--config', config, '--out', out, '--json']);
+    // --clean: every run is a full build (the cache would otherwise make every run after the first incremental).
+    const { stdout, seconds } = await runCommand(process.execPath, [CLI, 'build', '--clean', '--config', config, '--out', out, '--json']);
     const summary = JSON.parse(stdout.toString('utf8').trim().split('\n').pop());
     if (summary.errors.length > 0 || summary.versions !== corpus.tags) {
       throw new Error(`${name}: modmirror built ${summary.versions} of ${corpus.tags} versions: ${JSON.stringify(summary.errors.slice(0, 3))}`);
@@ -96,8 +98,49 @@ async function compareBuild(tmp, name, corpus, runs) {
     target: `≤ ${BUILD_TARGET}× baseline`,
     unit: 's',
     pass: m / b <= BUILD_TARGET,
-    detail: { versions: corpus.tags, runs, modmirrorRuns: cli, modmirrorReportedSeconds: cliInternal, baselineRuns: base, parallelism: availableParallelism() },
+    detail: { config, versions: corpus.tags, runs, modmirrorRuns: cli, modmirrorReportedSeconds: cliInternal, baselineRuns: base, parallelism: availableParallelism() },
   };
+}
+
+// ---- incremental build and publish, against the full build ----------------
+
+const PUBLISH_TARGET = 0.02;
+const INCREMENTAL_TARGET = 0.05;
+
+async function benchIncremental(tmp, corpus, full, runs) {
+  const config = full.detail.config;
+  const out = join(tmp, 'out-incremental');
+  await runCommand(process.execPath, [CLI, 'build', '--config', config, '--out', out, '--json']);
+  const timed = async (args) => {
+    const { stdout, seconds } = await runCommand(process.execPath, [CLI, ...args]);
+    return { seconds, result: JSON.parse(stdout.toString('utf8').trim().split('\n').pop()) };
+  };
+  const incremental = [];
+  for (let i = 0; i < runs; i++) {
+    const { seconds, result } = await timed(['build', '--config', config, '--out', out, '--json']);
+    if (!result.upToDate) throw new Error('incremental build with nothing changed did not find the mirror up to date');
+    incremental.push(seconds);
+  }
+  const repo = corpus.repos[0];
+  const publishes = [];
+  for (let i = 0; i < runs; i++) {
+    const tag = `v99.0.${i}`;
+    await writeFile(join(repo, 'CHANGELOG.md'), `release ${tag}\n`);
+    await runCommand('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-a', '--allow-empty', '-m', tag], { cwd: repo });
+    await runCommand('git', ['tag', tag], { cwd: repo });
+    const { seconds, result } = await timed(['publish', '--config', config, '--git', repo, '--ref', tag, '--out', out, '--json']);
+    if (result.outcome !== 'published') throw new Error(`publish of ${tag}: ${JSON.stringify(result)}`);
+    publishes.push(seconds);
+  }
+  log(`incremental: nothing changed ${incremental.map((s) => s.toFixed(2)).join(', ')} s; publish ${publishes.map((s) => s.toFixed(2)).join(', ')} s`);
+  const row = (name, values, target) => {
+    const m = median(values);
+    return { name, modmirror: m, baseline: full.modmirror, ratio: m / full.modmirror, target: `≤ ${target * 100}% of the full build`, unit: 's', pass: m / full.modmirror <= target, detail: { runs: values } };
+  };
+  return [
+    row(`publish 1 version into that mirror (vs its full build)`, publishes, PUBLISH_TARGET),
+    row(`incremental build, nothing changed (vs full build)`, incremental, INCREMENTAL_TARGET),
+  ];
 }
 
 async function listTags(repos) {

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join, relative } from 'node:path';
 import { list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, ROOT, runCli, tempDir, writeFiles, type CliResult } from './helpers.js';
+import { makeRepo, ROOT, runCli, settled, tempDir, writeFiles, type CliResult } from './helpers.js';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
@@ -289,7 +289,7 @@ describe('build from git repositories', () => {
     const second = await runCli(['build', '--json', '--out', out], dir);
     expect(second.code).toBe(1);
     expect(existsSync(join(out, 'stale-file'))).toBe(false);
-    expect(readdirSync(dir).filter((n) => n.includes('staging') || n.includes('.old-'))).toEqual([]);
+    expect(await settled(() => readdirSync(dir).filter((n) => n.includes('staging') || n.includes('.old-')))).toEqual([]);
   });
 
   it('uses absolute locations under --base-url', async () => {

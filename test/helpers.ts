@@ -80,3 +80,14 @@ export function makeRepo(dir: string, commits: Commit[]): string {
   }
   return dir;
 }
+
+/** Polls until `read` returns an empty list (a replaced mirror is removed in the background), or gives its last value. */
+export async function settled<T>(read: () => T[], timeoutMs = 3000): Promise<T[]> {
+  const deadline = Date.now() + timeoutMs;
+  let value = read();
+  while (value.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    value = read();
+  }
+  return value;
+}
