@@ -91,6 +91,51 @@ const COMMANDS: Record<string, Command> = {
     },
     run: async (values, positionals) => (await import('./commands/publish.js')).runPublish(values, positionals),
   },
+  user: {
+    summary: 'Management data: create a user (modmirror user create)',
+    usage: `modmirror user create --username NAME --email ADDR [--password PW] [--site-admin] [--data DIR]`,
+    options: { username: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, 'site-admin': { type: 'boolean' }, data: { type: 'string' } },
+    run: async (values, positionals) => (await import('./commands/manage.js')).runUser(values, positionals),
+  },
+  org: {
+    summary: 'Management data: create an organization',
+    usage: `modmirror org create --name NAME --email ADDR [--owner USERNAME] [--data DIR]`,
+    options: { name: { type: 'string' }, email: { type: 'string' }, owner: { type: 'string' }, data: { type: 'string' } },
+    run: async (values, positionals) => (await import('./commands/manage.js')).runOrg(values, positionals),
+  },
+  team: {
+    summary: 'Management data: create a team in an organization',
+    usage: `modmirror team create --org ORG --name NAME [--members USER,USER] [--data DIR]`,
+    options: { org: { type: 'string' }, name: { type: 'string' }, members: { type: 'string' }, data: { type: 'string' } },
+    run: async (values, positionals) => (await import('./commands/manage.js')).runTeam(values, positionals),
+  },
+  token: {
+    summary: 'Management data: create an API token; prints it once, keeps only its hash',
+    usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR]`,
+    options: { user: { type: 'string' }, team: { type: 'string' }, org: { type: 'string' }, data: { type: 'string' } },
+    run: async (values, positionals) => (await import('./commands/manage.js')).runToken(values, positionals),
+  },
+  edition: {
+    summary: 'Management data: declare the edition (self-hosted, free, standard, plus)',
+    usage: `modmirror edition set NAME [--data DIR]`,
+    options: { data: { type: 'string' } },
+    run: async (values, positionals) => (await import('./commands/manage.js')).runEdition(values, positionals),
+  },
+  'run-task': {
+    summary: "Management data: record a run task's result (creates the run and stage if needed); prints the ids",
+    usage: `modmirror run-task record --run RUN_ID --task NAME --status STATUS [--org ORG --workspace NAME] [--stage post_plan]
+                         [--stage-status STATUS] [--message TEXT] [--url URL] [--task-url URL] [--enforcement mandatory|advisory]
+                         [--speculative] [--data DIR]
+
+  statuses: pending, running, passed, failed, errored, canceled, unreachable; the stage's status follows
+  its results unless --stage-status says otherwise (for example awaiting_override)`,
+    options: {
+      run: { type: 'string' }, org: { type: 'string' }, workspace: { type: 'string' }, stage: { type: 'string' }, 'stage-status': { type: 'string' },
+      task: { type: 'string' }, status: { type: 'string' }, message: { type: 'string' }, url: { type: 'string' }, 'task-url': { type: 'string' },
+      enforcement: { type: 'string' }, speculative: { type: 'boolean' }, data: { type: 'string' },
+    },
+    run: async (values, positionals) => (await import('./commands/manage.js')).runRunTask(values, positionals),
+  },
   verify: {
     summary: 'Check that a mirror agrees with itself and its archives match the manifest',
     usage: `modmirror verify [DIR] [--json]

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'VERSION_INVALID'
   | 'BUILD_FAILED'
   | 'VERSION_CONFLICT'
+  | 'DATA_INVALID'
   | 'OUTPUT_FAILED';
 
 export class MirrorError extends Error {

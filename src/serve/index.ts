@@ -9,6 +9,7 @@ import { join, sep } from 'node:path';
 import sirv from 'sirv';
 import { MirrorError } from '../errors.js';
 import { DISCOVERY_FILE, MODULES_BASE, modulesServiceUrl } from '../emit/paths.js';
+import { createManagementApi } from '../management/index.js';
 import { DownloadCounter } from './downloads.js';
 import { HttpError, jsonPayload, sendPayload, sendRegistryError } from './http.js';
 import { Mirror } from './mirror.js';
@@ -37,6 +38,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const root = realpathOrFail(options.dir);
   const mirror = new Mirror(root);
   const downloads = new DownloadCounter(options.dataDir);
+  const management = createManagementApi(options.dataDir);
   const files = sirv(root, { dev: true, etag: true, dotfiles: false, gzip: true });
   const ctx: RegistryContext = {
     mirror,
@@ -48,10 +50,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const { segments, query } = parseTarget(req.url ?? '/');
+    if (segments[0] === 'api' && segments[1] === 'v2') return management.handle(req, res, segments.slice(2), query);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       throw new HttpError(405, `Method ${req.method} not allowed`, { Allow: 'GET, HEAD' });
     }
-    const { segments, query } = parseTarget(req.url ?? '/');
     const path = segments.join('/');
     if (path === DISCOVERY_FILE) {
       const doc = options.baseUrl ? jsonPayload({ 'modules.v1': modulesServiceUrl(options.baseUrl) }) : await mirror.document(DISCOVERY_FILE);

@@ -1,0 +1,93 @@
+// Tokens and passwords. Passwords are hashed with scrypt and a salt; tokens
+// are 32 random bytes, so their sha256 cannot be reversed or guessed and can
+// be looked up on every request without scrypt's deliberate cost.
+
+import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import type { Data, Organization, Team, Token, TokenKind, User } from './types.js';
+
+export function newToken(): string {
+  return `mm.${randomBytes(32).toString('base64url')}`;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  return `scrypt$${salt.toString('hex')}$${scryptSync(password, salt, 32).toString('hex')}`;
+}
+
+export function checkPassword(password: string, stored: string): boolean {
+  const [scheme, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const actual = scryptSync(password, Buffer.from(salt, 'hex'), 32);
+  const expected = Buffer.from(hash, 'hex');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+const ID_ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** Opaque ids with a type prefix, as the spec's `ts-<id>`, `user-<id>`. */
+export function newId(prefix: string): string {
+  const bytes = randomBytes(16);
+  return `${prefix}-${[...bytes].map((b) => ID_ALPHABET[b % ID_ALPHABET.length]).join('')}`;
+}
+
+/** Who is calling: a user, or a team or organization acting as its synthetic service user (spec 2.4). */
+export type Principal =
+  | { kind: 'user'; user: User }
+  | { kind: 'team'; team: Team; organization: Organization; user: User }
+  | { kind: 'organization'; organization: Organization; user: User };
+
+/** The service user a team or organization token acts as; stable, so its id is too. */
+function serviceUser(kind: Exclude<TokenKind, 'user'>, name: string): User {
+  const digest = createHash('sha256').update(`${kind}:${name}`).digest('hex').slice(0, 16);
+  return {
+    id: `user-svc${digest}`,
+    username: kind === 'team' ? `api-team_${name}` : `api-org-${name}`,
+    email: '',
+    unconfirmedEmail: null,
+    passwordHash: '',
+    isSiteAdmin: false,
+    createdAt: '1970-01-01T00:00:00.000Z',
+  };
+}
+
+/** The principal of an `Authorization: Bearer` header, or undefined (then 401). */
+export function authenticate(data: Data, header: string | undefined): Principal | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match) return undefined;
+  const hash = hashToken(match[1]!);
+  const token: Token | undefined = data.tokens.find((t) => t.hash === hash);
+  if (!token) return undefined;
+  if (token.kind === 'user') {
+    const user = data.users.find((u) => u.id === token.subject);
+    return user && { kind: 'user', user };
+  }
+  if (token.kind === 'team') {
+    const team = data.teams.find((t) => t.id === token.subject);
+    const organization = team && data.organizations.find((o) => o.name === team.organization);
+    // A disabled organization has no permissions left, its tokens included.
+    if (!team || !organization || organization.isDisabled) return undefined;
+    return { kind: 'team', team, organization, user: serviceUser('team', `${organization.name}_${team.name}`) };
+  }
+  const organization = data.organizations.find((o) => o.name === token.subject);
+  if (!organization || organization.isDisabled) return undefined;
+  return { kind: 'organization', organization, user: serviceUser('organization', organization.name) };
+}
+
+/** Whether the principal can see an organization's runs. */
+export function canAccess(data: Data, principal: Principal, organization: Organization): boolean {
+  if (organization.isDisabled) return false;
+  if (principal.kind !== 'user') return principal.organization.name === organization.name;
+  const { user } = principal;
+  return user.isSiteAdmin || organization.owners.includes(user.id) || data.teams.some((t) => t.organization === organization.name && t.members.includes(user.id));
+}
+
+/** Overriding failed tasks: owners, site administrators and the organization's own token. */
+export function canOverride(principal: Principal, organization: Organization): boolean {
+  if (principal.kind === 'organization') return principal.organization.name === organization.name;
+  if (principal.kind === 'team') return false;
+  return principal.user.isSiteAdmin || organization.owners.includes(principal.user.id);
+}

@@ -1,0 +1,120 @@
+// JSON:API plumbing for the management shim (spec 2.1, 7.1, 8): errors with
+// a status, title, detail and source pointer; request bodies; pagination.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export const JSONAPI_TYPE = 'application/vnd.api+json';
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    detail: string,
+    readonly pointer?: string,
+  ) {
+    super(detail);
+    this.name = 'ApiError';
+  }
+}
+
+export const notFound = () => new ApiError(404, 'not found', 'The resource was not found, or you are not authorized to see it.');
+export const unauthorized = () => new ApiError(401, 'unauthorized', 'A valid bearer token is required (Authorization: Bearer <token>).');
+export const invalid = (detail: string, pointer: string) => new ApiError(422, 'invalid attribute', detail, pointer);
+
+export function sendDocument(req: IncomingMessage, res: ServerResponse, status: number, document: unknown): void {
+  if (status === 204 || document === undefined) {
+    res.writeHead(status);
+    res.end();
+    return;
+  }
+  const body = Buffer.from(JSON.stringify(document));
+  res.writeHead(status, { 'Content-Type': JSONAPI_TYPE, 'Content-Length': body.length });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+export function sendApiError(req: IncomingMessage, res: ServerResponse, error: ApiError, headers: Record<string, string> = {}): void {
+  const body = Buffer.from(
+    JSON.stringify({
+      errors: [{ status: String(error.status), title: error.title, detail: error.message, ...(error.pointer ? { source: { pointer: error.pointer } } : {}) }],
+    }),
+  );
+  res.writeHead(error.status, { 'Content-Type': JSONAPI_TYPE, 'Content-Length': body.length, ...headers });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** The JSON body of a request: 415 unless JSON, 413 past 1 MiB, 400 if it does not parse. */
+export async function readBody(req: IncomingMessage): Promise<unknown> {
+  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== JSONAPI_TYPE && type !== 'application/json') {
+    req.resume();
+    throw new ApiError(415, 'unsupported media type', `Send the body as ${JSONAPI_TYPE} (or application/json), not ${type || 'no content type'}.`);
+  }
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+    req.resume();
+    throw new ApiError(413, 'payload too large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new ApiError(413, 'payload too large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch (error) {
+    throw new ApiError(400, 'bad request', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** `data` of a single-resource body: an object whose `type` is `type` (or empty, when `allowEmptyType`). */
+export function resourceBody(body: unknown, type: string, options: { allowEmptyType?: boolean } = {}): Record<string, unknown> {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw invalid('The body must have a "data" object.', '/data');
+  const actual = (data as { type?: unknown }).type;
+  const emptyOk = options.allowEmptyType && (actual === '' || actual === undefined);
+  if (actual !== type && !emptyOk) throw invalid(`data.type must be "${type}", got ${JSON.stringify(actual)}.`, '/data/type');
+  const attributes = (data as { attributes?: unknown }).attributes ?? {};
+  if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) throw invalid('data.attributes must be an object.', '/data/attributes');
+  return attributes as Record<string, unknown>;
+}
+
+export interface Page<T> {
+  items: T[];
+  number: number;
+  size: number;
+  total: number;
+}
+
+const MAX_PAGE_SIZE = 100;
+
+/** `page[number]` and `page[size]` (default 20, at most 100); bad values are 400s, not silently ignored. */
+export function paginate<T>(items: T[], query: URLSearchParams, defaultSize = 20): Page<T> {
+  const parse = (name: string, fallback: number) => {
+    const raw = query.get(name);
+    if (raw === null || raw === '') return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new ApiError(400, 'bad request', `${name} must be a positive integer, got "${raw}".`);
+    return Number(raw);
+  };
+  const number = parse('page[number]', 1);
+  const size = Math.min(parse('page[size]', defaultSize), MAX_PAGE_SIZE);
+  return { items: items.slice((number - 1) * size, number * size), number, size, total: items.length };
+}
+
+/** Top-level `links` and `meta.pagination` of a list document (spec 2.5). */
+export function pageLinksAndMeta(page: Page<unknown>, path: string, query: URLSearchParams) {
+  const totalPages = Math.max(1, Math.ceil(page.total / page.size));
+  const link = (n: number) => {
+    const params = new URLSearchParams(query);
+    params.set('page[number]', String(n));
+    params.set('page[size]', String(page.size));
+    return `${path}?${params}`;
+  };
+  const prev = page.number > 1 ? page.number - 1 : null;
+  const next = page.number < totalPages ? page.number + 1 : null;
+  return {
+    links: { self: link(page.number), first: link(1), prev: prev && link(prev), next: next && link(next), last: link(totalPages) },
+    meta: { pagination: { 'current-page': page.number, 'page-size': page.size, 'prev-page': prev, 'next-page': next, 'total-pages': totalPages, 'total-count': page.total } },
+  };
+}

@@ -1,0 +1,125 @@
+// The data folder: one JSON file per collection, loaded and checked whole
+// (a malformed file stops the server, naming it), changed only through
+// `mutate`, which is serialized in this process and, through a lock file,
+// with the CLI's bootstrap commands; each change is written atomically before
+// it is acknowledged, and files another process changed are reloaded first.
+
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../atomic.js';
+import { MirrorError } from '../errors.js';
+import { withLock } from '../lock.js';
+import { EDITIONS, type Collection, type Data } from './types.js';
+
+const FILES: Record<Collection, string> = {
+  settings: 'settings.json',
+  users: 'users.json',
+  tokens: 'tokens.json',
+  teams: 'teams.json',
+  organizations: 'organizations.json',
+  runs: 'runs.json',
+  taskStages: 'task-stages.json',
+  taskResults: 'task-results.json',
+};
+const COLLECTIONS = Object.keys(FILES) as Collection[];
+const RELOAD_CHECK_MS = 200;
+
+export class Store {
+  private data: Data;
+  private stamps = new Map<Collection, string>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private checkedAt = 0;
+
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+    this.data = {} as Data;
+    for (const c of COLLECTIONS) this.load(c);
+  }
+
+  /** The current data, reloading files another process has replaced. Treat it as read-only. */
+  read(): Data {
+    const now = Date.now();
+    if (now - this.checkedAt >= RELOAD_CHECK_MS) {
+      this.checkedAt = now;
+      this.reloadChanged();
+    }
+    return this.data;
+  }
+
+  /**
+   * Applies `change` to the data and writes the collections it names before
+   * resolving. Changes run one at a time, each on the latest data.
+   */
+  mutate<T>(collections: Collection[], change: (data: Data) => T): Promise<T> {
+    const run = () =>
+      withLock(join(this.dir, 'store'), async () => {
+        this.reloadChanged();
+        const result = change(this.data);
+        for (const c of collections) {
+          const file = join(this.dir, FILES[c]);
+          await writeFileAtomic(file, `${JSON.stringify(this.data[c], null, 2)}\n`);
+          this.stamps.set(c, stampOf(file));
+        }
+        return result;
+      }, { waitMs: 30_000, staleMs: 60_000 });
+    const next = this.queue.then(run, run);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private reloadChanged(): void {
+    for (const c of COLLECTIONS) {
+      if (stampOf(join(this.dir, FILES[c])) !== this.stamps.get(c)) this.load(c);
+    }
+  }
+
+  private load(c: Collection): void {
+    const file = join(this.dir, FILES[c]);
+    const stamp = stampOf(file);
+    if (!existsSync(file)) {
+      (this.data as unknown as Record<string, unknown>)[c] = c === 'settings' ? { edition: 'self-hosted' } : [];
+    } else {
+      let value: unknown;
+      try {
+        value = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        throw new MirrorError('DATA_INVALID', `The data file "${file}" is not valid JSON: ${(error as Error).message}`, {
+          hint: 'Fix or restore the file; modmirror writes these files atomically, so a torn file means it was edited by hand or copied halfway.',
+        });
+      }
+      const problem = checkShape(c, value);
+      if (problem) throw new MirrorError('DATA_INVALID', `The data file "${file}" is malformed: ${problem}`, { hint: 'Fix the file, or recreate it with the modmirror user/org/team/token commands.' });
+      (this.data as unknown as Record<string, unknown>)[c] = value;
+    }
+    this.stamps.set(c, stamp);
+  }
+}
+
+function stampOf(file: string): string {
+  try {
+    const s = statSync(file);
+    return `${s.ino}:${s.mtimeMs}:${s.size}`;
+  } catch {
+    return 'missing';
+  }
+}
+
+/** Enough checking that the API never meets a value of the wrong shape. */
+function checkShape(c: Collection, value: unknown): string | undefined {
+  if (c === 'settings') {
+    const edition = (value as { edition?: unknown } | null)?.edition;
+    return EDITIONS.includes(edition as never) ? undefined : `"edition" must be one of ${EDITIONS.join(', ')}, got ${JSON.stringify(edition)}`;
+  }
+  if (!Array.isArray(value)) return 'expected a list';
+  const required: Record<Exclude<Collection, 'settings'>, string[]> = {
+    users: ['id', 'username', 'email', 'passwordHash'],
+    tokens: ['id', 'kind', 'subject', 'hash'],
+    teams: ['id', 'name', 'organization'],
+    organizations: ['name', 'externalId', 'email'],
+    runs: ['id', 'organization', 'workspace'],
+    taskStages: ['id', 'run', 'stage', 'status'],
+    taskResults: ['id', 'taskStage', 'status'],
+  };
+  const index = value.findIndex((item) => typeof item !== 'object' || item === null || required[c].some((k) => !(k in item)));
+  return index === -1 ? undefined : `entry ${index} lacks one of ${required[c].join(', ')}`;
+}

@@ -1,0 +1,120 @@
+// The management shim's data model, as stored in the data folder's JSON
+// files (one file per collection). Attribute names are ours; the JSON:API
+// documents of spec 2.2-2.5 are built from these in ./documents.ts.
+
+/** Section 1: admin endpoints exist only on the self-hosted edition; the free edition limits run tasks. */
+export type Edition = 'self-hosted' | 'free' | 'standard' | 'plus';
+export const EDITIONS: Edition[] = ['self-hosted', 'free', 'standard', 'plus'];
+
+export interface Settings {
+  edition: Edition;
+}
+
+export interface User {
+  id: string;
+  username: string;
+  email: string;
+  unconfirmedEmail: string | null;
+  /** `scrypt$<salt>$<hash>`, hex. */
+  passwordHash: string;
+  isSiteAdmin: boolean;
+  createdAt: string;
+}
+
+export type TokenKind = 'user' | 'team' | 'organization';
+
+export interface Token {
+  id: string;
+  kind: TokenKind;
+  /** A user id, a team id or an organization name. */
+  subject: string;
+  /** sha256 of the token, hex: tokens are random, so a fast hash cannot be reversed. */
+  hash: string;
+  createdAt: string;
+}
+
+export interface Team {
+  id: string;
+  name: string;
+  organization: string;
+  /** User ids. */
+  members: string[];
+}
+
+export interface Organization {
+  name: string;
+  externalId: string;
+  email: string;
+  accessBetaTools: boolean;
+  isDisabled: boolean;
+  applyTimeout: string | null;
+  planTimeout: string | null;
+  terraformWorkerSudoEnabled: boolean;
+  globalModuleSharing: boolean;
+  globalProviderSharing: boolean;
+  ssoEnabled: boolean;
+  workspaceLimit: number | null;
+  /** User ids. */
+  owners: string[];
+  /** Names of organizations this one shares modules / providers with. */
+  moduleConsumers: string[];
+  providerConsumers: string[];
+  createdAt: string;
+}
+
+export const STAGE_STATUSES = ['pending', 'running', 'passed', 'failed', 'awaiting_override', 'errored', 'canceled', 'unreachable'] as const;
+export type StageStatus = (typeof STAGE_STATUSES)[number];
+export const RESULT_STATUSES = ['pending', 'running', 'passed', 'failed', 'errored', 'canceled', 'unreachable'] as const;
+export type ResultStatus = (typeof RESULT_STATUSES)[number];
+export const RUN_STAGES = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'] as const;
+export type RunStage = (typeof RUN_STAGES)[number];
+
+export interface Run {
+  id: string;
+  organization: string;
+  workspace: { id: string; name: string };
+  createdAt: string;
+}
+
+export interface TaskStage {
+  id: string;
+  run: string;
+  stage: RunStage;
+  status: StageStatus;
+  /** `<status>-at` (hyphenated) -> timestamp with offset, for each status reached. */
+  statusTimestamps: Record<string, string>;
+  policyEvaluations: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TaskResult {
+  id: string;
+  taskStage: string;
+  status: ResultStatus;
+  message: string;
+  statusTimestamps: Record<string, string>;
+  url: string;
+  taskId: string;
+  taskName: string;
+  taskUrl: string;
+  isSpeculative: boolean;
+  workspaceTaskId: string;
+  workspaceTaskEnforcementLevel: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Everything in the data folder. */
+export interface Data {
+  settings: Settings;
+  users: User[];
+  tokens: Token[];
+  teams: Team[];
+  organizations: Organization[];
+  runs: Run[];
+  taskStages: TaskStage[];
+  taskResults: TaskResult[];
+}
+
+export type Collection = keyof Data;
