@@ -148,9 +148,10 @@ export async function recordRunTask(store: Store, input: RunTaskRecord): Promise
       if (!data.organizations.some((o) => o.name === input.organization)) throw fail(`No organization named "${input.organization}".`);
       run = { id: input.run, organization: input.organization, workspace: { id: stableId('ws', `${input.organization}/${input.workspace}`), name: input.workspace }, createdAt: at.toISOString() };
     }
-    const taskId = stableId('task', `${run.organization}/${input.task}`);
+    const stagesOfOrg = new Set(data.taskStages.filter((s) => data.runs.find((r) => r.id === s.run)?.organization === run!.organization).map((s) => s.id));
+    // A task is known by its name within the organization: reuse the id it already has.
+    const taskId = data.taskResults.find((r) => stagesOfOrg.has(r.taskStage) && r.taskName === input.task)?.taskId ?? stableId('task', `${run.organization}/${input.task}`);
     if (data.settings.edition === 'free') {
-      const stagesOfOrg = new Set(data.taskStages.filter((s) => data.runs.find((r) => r.id === s.run)?.organization === run!.organization).map((s) => s.id));
       const tasks = new Set(data.taskResults.filter((r) => stagesOfOrg.has(r.taskStage)).map((r) => r.taskId)).add(taskId);
       if (tasks.size > FREE_TASKS) throw fail(`The free edition allows ${FREE_TASKS} run task integration per organization; ${run.organization} would have ${tasks.size}.`, 'Use one task name, or declare another edition in settings.json (modmirror edition set).');
       const workspaces = new Set(data.runs.filter((r) => r.organization === run!.organization && data.taskStages.some((s) => s.run === r.id)).map((r) => r.workspace.id)).add(run.workspace.id);

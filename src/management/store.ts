@@ -4,7 +4,7 @@
 // with the CLI's bootstrap commands; each change is written atomically before
 // it is acknowledged, and files another process changed are reloaded first.
 
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic.js';
 import { MirrorError } from '../errors.js';
@@ -32,6 +32,7 @@ export class Store {
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
+    removeAbandonedTemporaries(dir);
     this.data = {} as Data;
     for (const c of COLLECTIONS) this.load(c);
   }
@@ -92,6 +93,19 @@ export class Store {
       (this.data as unknown as Record<string, unknown>)[c] = value;
     }
     this.stamps.set(c, stamp);
+  }
+}
+
+/** A writer killed mid-write leaves its temporary file; the real file is intact. Old ones are safe to remove. */
+function removeAbandonedTemporaries(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.tmp')) continue;
+    const file = join(dir, name);
+    try {
+      if (Date.now() - statSync(file).mtimeMs > 60_000) rmSync(file);
+    } catch {
+      // Gone already: another process cleaned it up.
+    }
   }
 }
 
