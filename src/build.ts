@@ -86,10 +86,10 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
       const ok = built.filter((b): b is BuiltVersion => b !== undefined);
       const first = moduleVersions[0]!;
       const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
-      const record = await emitModule(staging, ok, providers, config.baseUrl);
+      const record = await emitModule(staging, ok, providers, config);
       if (record) records.push(record);
     });
-    await emitIndexes(staging, records, { baseUrl: config.baseUrl, generator: GENERATOR, forced: previous?.forced });
+    await emitIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: previous?.forced });
     // Archives were hashed as they were packed (or when cached): check their sizes here, not their bytes again.
     const problems = await verifyMirror(staging.root, { hashArchives: false });
     if (problems.length > 0) {
@@ -151,7 +151,7 @@ class VersionBuilder {
 
 /** Everything the output depends on: modmirror, the base URL, each version's files and metadata. */
 function fingerprintOf(config: ResolvedConfig, versions: VersionSource[]): string {
-  const hash = createHash('sha256').update(`${GENERATOR}\n${config.baseUrl}\n`);
+  const hash = createHash('sha256').update(`${GENERATOR}\n${config.baseUrl}\n${config.imageHosts.join(' ')}\n`);
   for (const v of versions) {
     hash.update(JSON.stringify([addressKey(v.address), v.version, v.tag, v.publishedAt.toISOString(), v.fingerprint, v.meta]));
     hash.update('\n');

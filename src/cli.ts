@@ -145,6 +145,68 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: 'boolean' } },
     run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },
+  hosting: {
+    summary: 'Print a host configuration (nginx server block, Caddyfile site) that serves a mirror with no modmirror process',
+    usage: `modmirror hosting nginx|caddy [--dir DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE]
+
+  nginx|caddy       the host to configure
+  --dir DIR         the built mirror the host serves (default: dist)
+  --listen ADDR:PORT  where the host listens (default: 80, every address)
+  --base-url URL    absolute download locations under URL (default: what the mirror was built with)
+  --config FILE     config whose baseUrl to use when DIR is not built yet`,
+    options: {
+      dir: { type: 'string' },
+      listen: { type: 'string' },
+      'base-url': { type: 'string' },
+      config: { type: 'string' },
+    },
+    run: async (values, positionals) => (await import('./commands/hosting.js')).runHosting(values, positionals),
+  },
+  bundle: {
+    summary: 'Pack a mirror (or what changed since a manifest) into one .tar.gz with sha256 sums, to carry it in',
+    usage: `modmirror bundle [--dir DIR] --out FILE.tar.gz [--since MANIFEST]
+
+  --dir DIR          the mirror to pack (default: dist)
+  --out FILE         the bundle to write
+  --since MANIFEST   a manifest.json of the receiving mirror: carry only the archives it lacks (and every index)`,
+    options: {
+      dir: { type: 'string' },
+      out: { type: 'string' },
+      since: { type: 'string' },
+    },
+    run: async (values, positionals) => (await import('./commands/bundle.js')).runBundle(values, positionals),
+  },
+  unbundle: {
+    summary: 'Check every sha256 of a bundle, then merge it into a mirror atomically',
+    usage: `modmirror unbundle FILE.tar.gz [--out DIR]
+
+  FILE        a bundle made by modmirror bundle
+  --out DIR   the mirror to merge into (default: dist; created if missing)`,
+    options: {
+      out: { type: 'string' },
+    },
+    run: async (values, positionals) => (await import('./commands/unbundle.js')).runUnbundle(values, positionals),
+  },
+  sync: {
+    summary: 'Copy module versions from an upstream registry into a module folder the build reads',
+    usage: `modmirror sync --from URL --module NS/NAME/PROVIDER[@CONSTRAINT] [--module ...] [--into DIR] [--token-env VAR]
+
+  --from URL        the upstream registry (its /.well-known/terraform.json names modules.v1)
+  --module ADDR     a module to copy, with an optional version constraint: acme/vpc/aws@"~> 2.0" (repeatable)
+  --into DIR        the folder to fill, laid out <namespace>/<name>/<provider>/<version>/
+                    (default: the config's first folder source)
+  --config FILE     config that names the folder (default: ./mirror.config.yaml)
+  --token-env VAR   environment variable holding a bearer token for the upstream
+                    (default: MODMIRROR_SYNC_TOKEN, else Terraform's TF_TOKEN_<host>)`,
+    options: {
+      from: { type: 'string' },
+      module: { type: 'string', multiple: true },
+      into: { type: 'string' },
+      config: { type: 'string' },
+      'token-env': { type: 'string' },
+    },
+    run: async (values, positionals) => (await import('./commands/sync.js')).runSync(values, positionals),
+  },
 };
 
 const HELP = `modmirror ${VERSION}: Terraform/OpenTofu modules -> a static module registry

@@ -19,6 +19,7 @@ export interface UserConfig {
   cacheDir?: string;
   sources?: UserSource[];
   modules?: Record<string, Partial<ModuleMeta>>;
+  browse?: { imageHosts?: string[] };
 }
 
 export type UserSource =
@@ -55,6 +56,8 @@ export interface ResolvedConfig {
   sources: ResolvedSource[];
   /** Metadata by `namespace/name/provider`. */
   modules: Map<string, Partial<ModuleMeta>>;
+  /** Origins whose images the browse page may show in READMEs; none by default. */
+  imageHosts: string[];
 }
 
 export interface ConfigOverrides {
@@ -64,7 +67,7 @@ export interface ConfigOverrides {
   baseUrl?: string;
 }
 
-const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules'];
+const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse'];
 const META_KEYS = ['owner', 'description', 'source', 'verified'];
 const GIT_KEYS = ['git', 'namespace', 'name', 'provider', 'path', 'tagPrefix', 'tagPattern', ...META_KEYS];
 
@@ -97,6 +100,7 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd()): 
     cacheDir: resolve(base, user.cacheDir ?? '.modmirror-cache'),
     sources: sources.map((s) => resolveSource(s, base)),
     modules: new Map(Object.entries(user.modules ?? {})),
+    imageHosts: user.browse?.imageHosts ?? [],
   };
   checkResolved(resolved, describe);
   return resolved;
@@ -238,6 +242,21 @@ function validateUserConfig(value: unknown): Problem[] {
         problems.push({ path, message: 'expected a "folder" or a "git" key' });
       }
     });
+  }
+  if ('browse' in config && expect(isRecord(config['browse']), ['browse'], 'expected a mapping with imageHosts')) {
+    const browse = config['browse'] as Record<string, unknown>;
+    unknownKeys(browse, ['imageHosts'], ['browse']);
+    if ('imageHosts' in browse && expect(Array.isArray(browse['imageHosts']), ['browse', 'imageHosts'], 'expected a list of origins such as https://img.example.com')) {
+      (browse['imageHosts'] as unknown[]).forEach((host, i) => {
+        let ok = false;
+        try {
+          ok = typeof host === 'string' && /^https?:$/.test(new URL(host).protocol);
+        } catch {
+          ok = false;
+        }
+        expect(ok, ['browse', 'imageHosts', i], `expected an http(s) origin such as https://img.example.com, got ${show(host)}`);
+      });
+    }
   }
   if ('modules' in config && expect(isRecord(config['modules']), ['modules'], 'expected a mapping of NAMESPACE/NAME/PROVIDER to metadata')) {
     for (const [key, meta] of Object.entries(config['modules'] as Record<string, unknown>)) {

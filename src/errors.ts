@@ -13,7 +13,10 @@ export type ErrorCode =
   | 'BUILD_FAILED'
   | 'VERSION_CONFLICT'
   | 'DATA_INVALID'
-  | 'OUTPUT_FAILED';
+  | 'OUTPUT_FAILED'
+  | 'BUNDLE_INVALID'
+  | 'BUNDLE_CONFLICT'
+  | 'UPSTREAM_FAILED';
 
 export class MirrorError extends Error {
   readonly code: ErrorCode;

@@ -4,7 +4,8 @@
 // blocks the next one for long.
 
 import { hostname } from 'node:os';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { crashPoint } from './crash.js';
 import { MirrorError } from './errors.js';
 
@@ -27,6 +28,7 @@ export async function withLock<T>(outDir: string, fn: () => Promise<T>, options:
   const staleMs = options.staleMs ?? 30 * 60_000;
   const deadline = Date.now() + waitMs;
   const mine: LockInfo = { pid: process.pid, host: hostname(), created: Date.now() };
+  await mkdir(dirname(file), { recursive: true });
   for (let delay = 25; ; delay = Math.min(delay * 2, 1000)) {
     try {
       await writeFile(file, JSON.stringify(mine), { flag: 'wx' });

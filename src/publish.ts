@@ -27,6 +27,8 @@ export interface PublishOptions {
   cacheDir: string;
   /** Base URL for a new mirror; an existing mirror keeps its own. */
   baseUrl: string;
+  /** As the config's browse.imageHosts, so published pages match a build's. */
+  imageHosts: string[];
   force?: boolean;
   dryRun?: boolean;
 }
@@ -95,9 +97,9 @@ async function publishLocked(source: VersionSource, options: PublishOptions): Pr
   try {
     const baseUrl = existingBaseUrl(options.outDir) ?? options.baseUrl;
     await staging.write(archiveFile(source.address, source.version), archive.data);
-    const rewritten = await emitAffected(staging, options.outDir, manifest, built, baseUrl);
+    const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, imageHosts: options.imageHosts });
     const records = mergeRecords(Object.keys(manifest.modules).length > 0 ? readRecords(options.outDir, manifest) : [], rewritten);
-    await emitIndexes(staging, records, { baseUrl, generator: GENERATOR, forced, only: { namespace: source.address.namespace, name: source.address.name } });
+    await emitIndexes(staging, records, { baseUrl, imageHosts: options.imageHosts, generator: GENERATOR, forced, only: { namespace: source.address.namespace, name: source.address.name } });
     if (dryRun) return result(existing ? 'replaced' : 'published', dryRun.changed, existing?.sha256);
     const problems = await verifyMirror(staging.root, { modules: rewritten.map((r) => addressKey(r.address)) });
     if (problems.length > 0) {
@@ -117,7 +119,7 @@ async function publishLocked(source: VersionSource, options: PublishOptions): Pr
  * The module gets the new version; modules of the same namespace/name for
  * other providers are rewritten too, since their details list the providers.
  */
-async function emitAffected(staging: Staging, outDir: string, manifest: Manifest, built: BuiltVersion, baseUrl: string): Promise<ModuleRecord[]> {
+async function emitAffected(staging: Staging, outDir: string, manifest: Manifest, built: BuiltVersion, options: { baseUrl: string; imageHosts: string[] }): Promise<ModuleRecord[]> {
   const { namespace, name, provider } = built.source.address;
   const siblings = Object.keys(manifest.modules)
     .map((k) => k.split('/'))
@@ -133,7 +135,7 @@ async function emitAffected(staging: Staging, outDir: string, manifest: Manifest
     if (p === provider) {
       versions = [...versions.filter((v) => v.source.version !== built.source.version), built].sort((a, b) => compareDesc(a.source.version, b.source.version));
     }
-    const record = await emitModule(staging, versions, providers, baseUrl);
+    const record = await emitModule(staging, versions, providers, options);
     if (record) records.push(record);
   }
   return records;

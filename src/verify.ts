@@ -225,7 +225,7 @@ async function verifyIndexes(manifest: Manifest, keys: string[], ctx: Pick<Conte
 async function verifyEveryJsonFile(dir: string, checked: Map<string, Json | undefined>, problem: Context['problem']): Promise<void> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   for (const entry of entries) {
-    if (!entry.isFile() || entry.name.endsWith('.tar.gz') || entry.name === '_headers') continue;
+    if (!entry.isFile() || /\.(tar\.gz|html|js|css)$/.test(entry.name) || entry.name === '_headers') continue;
     const rel = relative(dir, join(entry.parentPath, entry.name)).split('\\').join('/');
     if (checked.has(rel)) continue;
     try {

@@ -322,14 +322,14 @@ describe('build from the folder layout', () => {
       'drop/corp/queue/aws/nightly/main.tf': 'variable "name" {}\n',
       'drop/corp/queue/aws/0.2.0/.git/config': 'not part of the module',
     });
-    const r = await runCli(['build', '--modules', 'drop', '--out', 'site', '--json'], dir);
+    const r = await runCli(['build', '--modules', 'drop', '--out', 'site/nested/out', '--json'], dir);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({ modules: 1, versions: 2, errors: [] });
     expect(summary.warnings).toEqual([expect.stringMatching(/nightly.*not a semver version/)]);
-    const detail = readJson(join(dir, 'site/v1/modules/corp/queue/aws/0.1.0/index.json'));
+    const detail = readJson(join(dir, 'site/nested/out/v1/modules/corp/queue/aws/0.1.0/index.json'));
     expect(detail.description).toBe('An SQS queue with a dead-letter queue.');
-    expect(await archiveEntries(join(dir, 'site/v1/modules/corp/queue/aws/0.2.0/queue-aws-0.2.0.tar.gz'))).toEqual(['main.tf']);
+    expect(await archiveEntries(join(dir, 'site/nested/out/v1/modules/corp/queue/aws/0.2.0/queue-aws-0.2.0.tar.gz'))).toEqual(['main.tf']);
   });
 });
 
@@ -360,9 +360,10 @@ describe('build errors', () => {
   }
 
   it('names file, line and key of an unknown key and a wrong type, all at once', async () => {
-    const r = await buildWithConfig('sources:\n  - folder: mods\n    recursive: true\nout: 5\nmodules:\n  a/b/c:\n    verified: "yes"\n');
+    const r = await buildWithConfig('sources:\n  - folder: mods\n    recursive: true\nout: 5\nmodules:\n  a/b/c:\n    verified: "yes"\nbrowse:\n  imageHosts: [ftp://x]\n');
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/3 problem\(s\)/);
+    expect(r.stderr).toMatch(/4 problem\(s\)/);
+    expect(r.stderr).toMatch(/mirror\.config\.yaml:9: browse\.imageHosts\[0\]: expected an http\(s\) origin/);
     expect(r.stderr).toMatch(/mirror\.config\.yaml:3: sources\[0\]\.recursive: unknown key/);
     expect(r.stderr).toMatch(/mirror\.config\.yaml:4: out: expected a string, got 5/);
     expect(r.stderr).toMatch(/mirror\.config\.yaml:7: modules\.a\/b\/c\.verified: expected true or false, got "yes"/);

@@ -26,6 +26,7 @@ export async function runPublish(values: Values, positionals: string[] = []): Pr
     outDir: config?.outDir ?? resolve(str('out') ?? 'dist'),
     cacheDir: config?.cacheDir ?? resolve('.modmirror-cache'),
     baseUrl: str('base-url') ?? config?.baseUrl ?? '',
+    imageHosts: config?.imageHosts ?? [],
     force: values['force'] === true,
     dryRun: values['dry-run'] === true,
   });

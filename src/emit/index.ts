@@ -30,6 +30,8 @@ import {
   versionsFile,
 } from './paths.js';
 import type { Staging } from './staging.js';
+import { emitBrowseSite, emitReadmes } from '../browse/index.js';
+import { emitHeadersFile } from '../hosting/headers.js';
 
 export const MANIFEST_FORMAT = 1;
 
@@ -69,6 +71,8 @@ export interface ModuleRecord {
 export interface IndexOptions {
   baseUrl: string;
   generator: string;
+  /** Origins whose images README pages may load (the browse page). */
+  imageHosts: string[];
   forced?: ForcedReplacement[];
   /** Write only the listings that show this namespace/name (a publish); default all. */
   only?: { namespace: string; name: string };
@@ -83,7 +87,13 @@ export async function writeArchive(staging: Staging, version: BuiltVersion, data
  * downloads (not the archives: those are written as each version is packed). `versions` is newest first; `providers` are the providers the
  * module's name exists for.
  */
-export async function emitModule(staging: Staging, versions: BuiltVersion[], providers: string[], baseUrl: string): Promise<ModuleRecord | undefined> {
+export async function emitModule(
+  staging: Staging,
+  versions: BuiltVersion[],
+  providers: string[],
+  options: { baseUrl: string; imageHosts: string[] },
+): Promise<ModuleRecord | undefined> {
+  const { baseUrl } = options;
   const first = versions[0];
   if (!first) return undefined;
   const address = first.source.address;
@@ -97,6 +107,7 @@ export async function emitModule(staging: Staging, versions: BuiltVersion[], pro
     await staging.writeJson(downloadFile(address, v.source.version), downloadDocument(address, v.source.version, baseUrl));
   }
   await staging.writeJson(downloadsSummaryFile(address), downloadsSummaryDocument(address));
+  await emitReadmes(staging, versions, { imageHosts: options.imageHosts });
   return {
     address,
     latest: moduleSummary(versions.find((v) => v.source.version === latest)!),
@@ -137,6 +148,8 @@ export async function emitIndexes(staging: Staging, records: ModuleRecord[], opt
     modules: Object.fromEntries(sorted.map((r) => [addressKey(r.address), { versions: r.versions }])),
   };
   await staging.writeJson(MANIFEST_FILE, manifest);
+  await emitBrowseSite(staging, sorted, options);
+  await emitHeadersFile(staging, sorted, options.baseUrl);
 }
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {

@@ -419,9 +419,8 @@ class Parser {
     return this.src.startsWith('for', this.pos) && !isIdentPart(this.code(3));
   }
 
-  private forExpression(close: string, isObject: boolean): void {
-    this.pos += 3;
-    this.skipInExpr();
+  /** `KEY[, VALUE] in`, shared by for expressions and template for directives. */
+  private forBindings(what: string): void {
     this.identifier();
     this.skipInExpr();
     if (this.eat(',')) {
@@ -429,7 +428,13 @@ class Parser {
       this.identifier();
       this.skipInExpr();
     }
-    if (!(this.eat('in') && !isIdentPart(this.code()))) this.fail('Expected "in" in a for expression');
+    if (!(this.eat('in') && !isIdentPart(this.code()))) this.fail(`Expected "in" in a ${what}`);
+  }
+
+  private forExpression(close: string, isObject: boolean): void {
+    this.pos += 3;
+    this.skipInExpr();
+    this.forBindings('for expression');
     this.skipInExpr();
     this.expression();
     this.skipInExpr();
@@ -608,14 +613,7 @@ class Parser {
     this.skipInExpr();
     if (keyword === 'if' || keyword === 'for') {
       if (keyword === 'for') {
-        this.identifier();
-        this.skipInExpr();
-        if (this.eat(',')) {
-          this.skipInExpr();
-          this.identifier();
-          this.skipInExpr();
-        }
-        if (!this.eat('in')) this.fail('Expected "in" in a template for directive');
+        this.forBindings('template for directive');
         this.skipInExpr();
       }
       this.expression();

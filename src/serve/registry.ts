@@ -48,8 +48,10 @@ function cachedAnswer(ctx: RegistryContext, index: MirrorIndex, req: IncomingMes
 type Query = URLSearchParams;
 
 /** `segments` are the decoded path segments after `/v1/modules/`. */
-export async function handleModules(ctx: RegistryContext, req: IncomingMessage, res: ServerResponse, segments: string[], query: Query): Promise<void> {
+export async function handleModules(ctx: RegistryContext, req: IncomingMessage, res: ServerResponse, path: string[], query: Query): Promise<void> {
   const index = ctx.mirror.current();
+  // `.../index.json` is where a document sits in the tree; the browse page asks for that, which any file host has.
+  const segments = path.at(-1) === 'index.json' ? path.slice(0, -1) : path;
   const [a, b, c, d, e] = segments;
   switch (segments.length) {
     case 0:

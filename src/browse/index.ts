@@ -1,0 +1,56 @@
+// The browse page: a static single-page site written with the mirror
+// (index.html, browse/app.js, browse/style.css), a compact index of modules,
+// and each version's READMEs rendered to safe HTML. It reads the registry's
+// own documents, so it works on a plain file host as under modmirror serve.
+
+import { readFileSync } from 'node:fs';
+import type { ModuleRecord } from '../emit/index.js';
+import { addressKey } from '../emit/paths.js';
+import type { Staging } from '../emit/staging.js';
+import type { BuiltVersion } from '../types.js';
+import { createReadmeRenderer, type ReadmeOptions } from './markdown.js';
+
+const STATIC = new URL('../../src/browse/static/', import.meta.url);
+const ASSETS: [string, string][] = [
+  ['index.html', 'index.html'],
+  ['app.js', 'browse/app.js'],
+  ['style.css', 'browse/style.css'],
+];
+export const BROWSE_INDEX_FILE = 'browse/index.json';
+const RECENT = 20;
+
+export function readmeFile(key: string, version: string): string {
+  return `browse/readme/${key}/${version}.json`;
+}
+
+/** Each version's READMEs (root, submodules, examples) as sanitized HTML, by module path. */
+export async function emitReadmes(staging: Staging, versions: BuiltVersion[], options: ReadmeOptions): Promise<void> {
+  const render = createReadmeRenderer(options);
+  for (const v of versions) {
+    const contents = [v.content.root, ...v.content.submodules, ...v.content.examples];
+    const html = Object.fromEntries(contents.map((c) => [c.path, c.readme === '' ? '' : render(c.readme)]));
+    await staging.write(readmeFile(addressKey(v.source.address), v.source.version), `${JSON.stringify(html)}\n`);
+  }
+}
+
+/** The page, its assets and the compact module index (one array per module). */
+export async function emitBrowseSite(staging: Staging, records: ModuleRecord[], options: { baseUrl: string; imageHosts: string[] }): Promise<void> {
+  const sorted = [...records].sort((a, b) => (addressKey(a.address) < addressKey(b.address) ? -1 : 1));
+  const recent = sorted
+    .flatMap((r) => r.versions.map((v) => [r.address.namespace, r.address.name, r.address.provider, v.version, v.published_at] as const))
+    .sort((a, b) => (a[4] === b[4] ? (a.join('/') < b.join('/') ? -1 : 1) : a[4] < b[4] ? 1 : -1))
+    .slice(0, RECENT);
+  const index = {
+    host: options.baseUrl === '' ? '' : new URL(options.baseUrl).host,
+    fields: ['namespace', 'name', 'provider', 'version', 'description', 'published_at', 'verified', 'versions'],
+    modules: sorted.map((r) => [r.latest.namespace, r.latest.name, r.latest.provider, r.latest.version, r.latest.description, r.latest.published_at, r.latest.verified, r.versions.length]),
+    recent,
+  };
+  await staging.write(BROWSE_INDEX_FILE, `${JSON.stringify(index)}\n`);
+  const imageSources = options.imageHosts.map((h) => new URL(h).origin).join(' ');
+  for (const [source, target] of ASSETS) {
+    let text = readFileSync(new URL(source, STATIC), 'utf8');
+    if (source === 'index.html') text = text.replace('IMG_SOURCES', imageSources);
+    await staging.write(target, text);
+  }
+}

@@ -1,0 +1,191 @@
+// The browse page: a home view (search as you type, filters, recent
+// versions) and a module view (#/namespace/name/provider[/version]), built
+// from the registry's own documents. Every value from the mirror is put into
+// the page as text; only the README, rendered and sanitized at build time,
+// is inserted as HTML.
+'use strict';
+
+const main = document.getElementById('main');
+const count = document.getElementById('count');
+let index;
+
+const el = (tag, attributes = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === 'text') node.textContent = value;
+    else node.setAttribute(name, value === true ? '' : value);
+  }
+  for (const child of children.flat()) if (child !== undefined && child !== null) node.append(child);
+  return node;
+};
+
+/** Replaces the page's content; absent parts (null) are left out rather than shown as text. */
+const show = (...nodes) => main.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined));
+
+async function getJson(path) {
+  const res = await fetch(path, { headers: { Accept: 'application/json' } });
+  if (!res.ok) throw new Error(`${path}: ${res.status}`);
+  return res.json();
+}
+
+const isPrerelease = (version) => /^[^+]*-/.test(version);
+const moduleHref = (ns, name, provider, version) => `#/${[ns, name, provider, version].filter(Boolean).map(encodeURIComponent).join('/')}`;
+const safeUrl = (url) => (/^https?:\/\//i.test(url) ? url : undefined);
+
+// ---- home --------------------------------------------------------------------
+
+function rows() {
+  const f = Object.fromEntries(index.fields.map((name, i) => [name, i]));
+  return index.modules.map((m) => ({
+    namespace: m[f.namespace], name: m[f.name], provider: m[f.provider], version: m[f.version],
+    description: m[f.description], published: m[f.published_at], verified: m[f.verified],
+    haystack: `${m[f.namespace]} ${m[f.name]} ${m[f.provider]} ${m[f.description]}`.toLowerCase(),
+  }));
+}
+
+function renderHome() {
+  const all = rows();
+  const options = (values, label) => [el('option', { value: '', text: label }), ...[...new Set(values)].sort().map((v) => el('option', { value: v, text: v }))];
+  const search = el('input', { id: 'search', type: 'search', placeholder: 'Search modules: name, namespace, provider, description', 'aria-label': 'Search modules', autocomplete: 'off' });
+  const provider = el('select', { id: 'provider', 'aria-label': 'Filter by provider' }, options(all.map((m) => m.provider), 'All providers'));
+  const namespace = el('select', { id: 'namespace', 'aria-label': 'Filter by namespace' }, options(all.map((m) => m.namespace), 'All namespaces'));
+  const summary = el('p', { id: 'summary', class: 'muted', 'aria-live': 'polite' });
+  const results = el('ul', { id: 'results', class: 'results' });
+  const update = () => {
+    const terms = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const q = search.value.trim().toLowerCase();
+    const hits = all.filter((m) => (!provider.value || m.provider === provider.value) && (!namespace.value || m.namespace === namespace.value) && terms.every((t) => m.haystack.includes(t)));
+    // Exact names first, then name prefixes, then the rest (the server's search ranks the same way).
+    const rank = (m) => (m.name === q ? 0 : m.name.startsWith(q) ? 1 : 2);
+    if (q) hits.sort((a, b) => rank(a) - rank(b));
+    summary.textContent = `${hits.length} of ${all.length} modules`;
+    results.replaceChildren(...hits.slice(0, 100).map((m) =>
+      el('li', {},
+        el('a', { class: 'title', href: moduleHref(m.namespace, m.name, m.provider), text: `${m.namespace}/${m.name}/${m.provider}` }),
+        m.verified ? el('span', { class: 'badge', text: 'verified' }) : null,
+        el('span', { class: 'muted', text: ` ${m.version}` }),
+        el('div', { text: m.description }))));
+  };
+  for (const control of [search, provider, namespace]) control.addEventListener('input', update);
+  const recent = el('ul', { id: 'recent', class: 'results' }, index.recent.map(([ns, name, prov, version, published]) =>
+    el('li', {}, el('a', { href: moduleHref(ns, name, prov, version), text: `${ns}/${name}/${prov} ${version}` }), el('span', { class: 'muted', text: ` ${published.slice(0, 10)}` }))));
+  show(
+    el('div', { class: 'columns' },
+      el('section', {}, el('h1', { text: 'Modules' }), el('div', { class: 'controls' }, search, provider, namespace), summary, results),
+      el('aside', {}, el('h2', { text: 'Recently published' }), recent)));
+  update();
+  search.focus();
+}
+
+// ---- module ------------------------------------------------------------------
+
+function table(caption, headers, items, cells) {
+  if (items.length === 0) return el('p', { class: 'muted', text: `No ${caption.toLowerCase()}.` });
+  return el('div', { class: 'table-wrap' },
+    el('table', {},
+      el('caption', { class: 'muted', text: caption }),
+      el('thead', {}, el('tr', {}, headers.map((h) => el('th', { scope: 'col', text: h })))),
+      el('tbody', {}, items.map((item) => el('tr', {}, cells(item).map((c) => el('td', {}, c)))))));
+}
+
+const code = (text) => (text === '' ? '' : el('code', { text }));
+
+function contentSection(content, readmeHtml) {
+  const section = [];
+  if (readmeHtml) {
+    const readme = el('div', { class: 'readme' });
+    readme.innerHTML = readmeHtml; // rendered with raw HTML escaped and links checked at build time
+    section.push(readme);
+  }
+  section.push(
+    el('h3', { text: 'Inputs' }),
+    table('Inputs', ['Name', 'Type', 'Default', 'Required', 'Description'], content.inputs, (i) => [code(i.name), code(i.type), i.required ? '' : code(i.default), i.required ? 'yes' : 'no', i.description]),
+    el('h3', { text: 'Outputs' }),
+    table('Outputs', ['Name', 'Description', 'Sensitive'], content.outputs, (o) => [code(o.name), o.description, o.sensitive ? 'yes' : '']),
+    el('h3', { text: 'Resources' }),
+    table('Resources', ['Type', 'Name'], content.resources, (r) => [code(r.type), r.name]),
+    el('h3', { text: 'Data sources' }),
+    table('Data sources', ['Type', 'Name'], content.data_sources ?? [], (r) => [code(r.type), r.name]),
+    el('h3', { text: 'Required providers' }),
+    table('Required providers', ['Name', 'Source', 'Version'], content.provider_dependencies ?? [], (p) => [code(p.name), p.source, code(p.version)]),
+    el('h3', { text: 'Module calls' }),
+    table('Module calls', ['Name', 'Source', 'Version'], content.dependencies ?? [], (m) => [code(m.name), code(m.source), code(m.version)]),
+  );
+  if (content.required_version) section.push(el('p', {}, 'Terraform ', code(content.required_version)));
+  return section;
+}
+
+async function renderModule([ns, name, provider, wanted]) {
+  const base = `v1/modules/${[ns, name, provider].map(encodeURIComponent).join('/')}/`;
+  const detail = await getJson(wanted ? `${base}${encodeURIComponent(wanted)}/index.json` : `${base}index.json`);
+  const key = `${ns}/${name}/${provider}`;
+  const [readmes, downloads] = await Promise.all([
+    getJson(`browse/readme/${key}/${encodeURIComponent(detail.version)}.json`).catch(() => ({})),
+    getJson(`v2/modules/${key}/downloads/summary`).catch(() => undefined),
+  ]);
+  const host = index.host || location.host;
+  const usage = `module "${name}" {\n  source  = "${host}/${key}"\n  version = "${detail.version}"\n}\n`;
+  const copy = el('button', { id: 'copy', type: 'button', text: 'Copy' });
+  copy.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(usage);
+    } catch {
+      const area = el('textarea', {}, usage);
+      document.body.append(area);
+      area.select();
+      document.execCommand('copy');
+      area.remove();
+    }
+    copy.textContent = 'Copied';
+  });
+  const picker = el('select', { id: 'version', 'aria-label': 'Version' }, detail.versions.map((v) =>
+    el('option', { value: v, selected: v === detail.version, text: isPrerelease(v) ? `${v} (pre-release)` : v })));
+  picker.addEventListener('change', () => (location.hash = moduleHref(ns, name, provider, picker.value)));
+  const tabs = detail.providers.length > 1
+    ? el('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Providers' }, detail.providers.map((p) =>
+        el('a', { role: 'tab', href: moduleHref(ns, name, p), 'aria-selected': p === provider ? 'true' : 'false', text: p })))
+    : null;
+  const source = safeUrl(detail.source);
+  const total = downloads?.data?.attributes?.total;
+  show(
+    el('h1', { id: 'module-title', text: key }, detail.verified ? el('span', { class: 'badge', text: 'verified' }) : null),
+    el('p', { id: 'description', text: detail.description }),
+    el('p', { class: 'muted' },
+      'Version ', picker,
+      ` published ${detail.published_at.slice(0, 10)}`,
+      typeof total === 'number' ? el('span', { id: 'downloads', text: ` · ${total} downloads` }) : null,
+      source ? el('span', {}, ' · ', el('a', { href: source, rel: 'noopener noreferrer', text: 'source' })) : null),
+    tabs,
+    el('div', { class: 'snippet' }, el('pre', { id: 'usage', text: usage }), copy),
+    ...contentSection(detail.root, readmes['']),
+    detail.submodules.length ? el('h2', { text: 'Submodules' }) : null,
+    ...detail.submodules.map((s) => el('details', { class: 'submodule' }, el('summary', { text: s.path }), ...contentSection(s, readmes[s.path]))),
+    detail.examples.length ? el('h2', { text: 'Examples' }) : null,
+    ...detail.examples.map((e) => el('details', { class: 'example' }, el('summary', { text: e.path }), ...contentSection(e, readmes[e.path]))),
+  );
+  document.title = `${key} ${detail.version}`;
+  main.focus();
+}
+
+async function route() {
+  const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  try {
+    if (parts.length >= 3) await renderModule(parts);
+    else {
+      renderHome();
+      document.title = 'Module registry';
+    }
+  } catch (error) {
+    show(el('p', { class: 'error', text: `Could not load this page: ${error.message}` }), el('a', { href: '#/', text: 'All modules' }));
+  }
+}
+
+getJson('browse/index.json')
+  .then((loaded) => {
+    index = loaded;
+    count.textContent = `${index.modules.length} modules`;
+    window.addEventListener('hashchange', route);
+    return route();
+  })
+  .catch((error) => show(el('p', { class: 'error', text: `Could not load the module index: ${error.message}` })));

@@ -1,0 +1,148 @@
+// `modmirror bundle`: packs a mirror into one .tar.gz with the sha256 of
+// every file, to carry across an air gap. With `since` (the receiving
+// mirror's manifest.json), archives that mirror already has stay out; every
+// other file (documents, listings, search index, manifest) goes in whole,
+// because they are small and carrying them all makes the receiving mirror
+// equal to this one even when only metadata changed.
+
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Header, Pack, ReadEntry } from 'tar';
+import { MirrorError, messageOf } from '../errors.js';
+import { readManifest } from '../emit/existing.js';
+import type { Manifest } from '../emit/index.js';
+import { recoverInterruptedSwap } from '../emit/staging.js';
+import { withLock } from '../lock.js';
+import { ARCHIVE_MTIME } from '../pack.js';
+import { verifyMirror } from '../verify.js';
+import { GENERATOR } from '../version.js';
+import { BUNDLE_FORMAT, BUNDLE_MANIFEST, versionsOf, type BundleFile, type BundleManifest } from './format.js';
+
+export interface BundleOptions {
+  dir: string;
+  out: string;
+  /** A manifest.json file: leave out the archives whose versions it lists with the same sha256. */
+  since?: string;
+}
+
+export interface BundleResult {
+  out: string;
+  files: number;
+  bytes: number;
+  /** Versions whose archives the bundle carries. */
+  versions: number;
+  /** Versions left out because the base has them. */
+  skipped: number;
+  sha256: string;
+}
+
+export function createBundle(options: BundleOptions): Promise<BundleResult> {
+  const dir = resolve(options.dir);
+  const out = resolve(options.out);
+  if (out === dir || out.startsWith(dir + sep)) {
+    throw new MirrorError('USAGE', `The bundle ${out} would be written inside the mirror ${dir}.`, { hint: 'Write it outside the mirror, e.g. --out ../mirror.tar.gz.' });
+  }
+  if (!existsSync(dirname(out))) {
+    throw new MirrorError('USAGE', `The folder of --out ${out} does not exist.`, { hint: 'Create it, or choose another --out.' });
+  }
+  // Hold the mirror's lock so no build or publish swaps it while it is read.
+  return withLock(dir, async () => {
+    await recoverInterruptedSwap(dir);
+    const manifest = readManifest(dir);
+    if (!manifest) {
+      throw new MirrorError('OUTPUT_FAILED', `${dir} is not a built mirror (no manifest.json).`, { hint: 'Run modmirror build first, or pass --dir.' });
+    }
+    const problems = await verifyMirror(dir);
+    if (problems.length > 0) {
+      throw new MirrorError('BUILD_FAILED', `${dir} fails verification, so it is not bundled:\n${problems.slice(0, 20).map((p) => `${p.path}: ${p.message}`).join('\n')}`, {
+        hint: 'Rebuild it with modmirror build --clean, then bundle again.',
+      });
+    }
+    const base = options.since === undefined ? undefined : readBase(resolve(options.since));
+    const { files, carried, skipped } = await selectFiles(dir, manifest, base?.manifest);
+    const described: BundleFile[] = [];
+    // One file at a time: a mirror can hold more files than a process may open.
+    for (const rel of files) described.push(await describe(dir, rel));
+    const bundleManifest: BundleManifest = {
+      format: BUNDLE_FORMAT,
+      generator: GENERATOR,
+      ...(base ? { base: { sha256: base.sha256, versions: versionsOf(base.manifest).size } } : {}),
+      files: described,
+    };
+    await writeBundle(dir, out, bundleManifest);
+    const bytes = (await stat(out)).size;
+    return { out, files: files.length, bytes, versions: carried, skipped, sha256: await sha256Of(out) };
+  });
+}
+
+function readBase(file: string): { manifest: Manifest; sha256: string } {
+  let text: Buffer;
+  try {
+    text = readFileSync(file);
+  } catch (error) {
+    throw new MirrorError('USAGE', `Cannot read the --since manifest ${file}: ${messageOf(error)}`, { hint: "Copy the receiving mirror's manifest.json out and pass its path." });
+  }
+  try {
+    const manifest = JSON.parse(text.toString('utf8')) as Manifest;
+    if (typeof manifest?.modules !== 'object' || manifest.modules === null) throw new Error('no "modules" object');
+    return { manifest, sha256: createHash('sha256').update(text).digest('hex') };
+  } catch (error) {
+    throw new MirrorError('USAGE', `The --since file ${file} is not a mirror manifest: ${messageOf(error)}`, { hint: "Pass the receiving mirror's manifest.json." });
+  }
+}
+
+/** Every file of the mirror, sorted, less the archives the base already has with the same sha256. */
+async function selectFiles(dir: string, manifest: Manifest, base: Manifest | undefined): Promise<{ files: string[]; carried: number; skipped: number }> {
+  const all = (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join('/'))
+    .sort();
+  const baseVersions = base ? versionsOf(base) : new Map<string, { sha256: string }>();
+  const leaveOut = new Set<string>();
+  let carried = 0;
+  for (const [key, v] of versionsOf(manifest)) {
+    if (baseVersions.get(key)?.sha256 === v.sha256) leaveOut.add(v.archive);
+    else carried++;
+  }
+  return { files: all.filter((f) => !leaveOut.has(f)), carried, skipped: leaveOut.size };
+}
+
+async function describe(dir: string, rel: string): Promise<BundleFile> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(join(dir, rel)) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { path: rel, sha256: hash.digest('hex'), size };
+}
+
+async function sha256Of(file: string): Promise<string> {
+  return (await describe(dirname(file), relative(dirname(file), file))).sha256;
+}
+
+/** Writes beside `out` and renames, so an interrupted bundle never looks finished. */
+async function writeBundle(dir: string, out: string, manifest: BundleManifest): Promise<void> {
+  const temp = `${out}.partial-${process.pid}`;
+  // Files of a mirror may be hard links of one another (or of the build cache);
+  // a no-op link cache makes every entry a plain file, which unbundle requires.
+  const noLinks = { get: () => undefined, set: () => undefined, has: () => false } as unknown as Map<`${number}:${number}`, string>;
+  const pack = new Pack({ cwd: dir, gzip: true, portable: true, mtime: ARCHIVE_MTIME, noDirRecurse: true, linkCache: noLinks });
+  const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
+  const header = new Header({ path: BUNDLE_MANIFEST, type: 'File', mode: 0o644, size: body.length, mtime: ARCHIVE_MTIME, uid: 0, gid: 0 });
+  const first = new ReadEntry(header);
+  first.end(body);
+  pack.add(first);
+  for (const file of manifest.files) pack.add(file.path);
+  pack.end();
+  try {
+    await pipeline(pack, createWriteStream(temp));
+    await rename(temp, out);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw new MirrorError('OUTPUT_FAILED', `Could not write the bundle ${out}: ${messageOf(error)}`, { cause: error });
+  }
+}

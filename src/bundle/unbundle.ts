@@ -1,0 +1,172 @@
+// `modmirror unbundle`: on the inside of the air gap, merges a bundle into
+// the local mirror so that it becomes equal to the mirror the bundle was made
+// from. Pass one checks every sha256 before anything is written; then, under
+// the mirror's lock, a hard-linked staging copy keeps the archives the bundle
+// leaves out, takes every file the bundle carries (pass two, hashed again),
+// is verified whole and swapped in. A bundle that would lose versions, change
+// a published version, or needs archives this mirror lacks is refused.
+
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { MirrorError } from '../errors.js';
+import { readManifest } from '../emit/existing.js';
+import type { Manifest } from '../emit/index.js';
+import { createStaging, recoverInterruptedSwap } from '../emit/staging.js';
+import { withLock } from '../lock.js';
+import { verifyMirror } from '../verify.js';
+import { BUNDLE_MANIFEST, versionsOf, type BundleManifest } from './format.js';
+import { verifyBundle, walkBundle, type VerifiedBundle } from './read.js';
+
+export interface UnbundleOptions {
+  file: string;
+  outDir: string;
+}
+
+export interface UnbundleResult {
+  outDir: string;
+  files: number;
+  /** Versions the mirror did not have. */
+  added: number;
+  /** Versions replaced by a `publish --force` recorded in the bundle's manifest. */
+  replaced: number;
+  versions: number;
+  modules: number;
+}
+
+export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult> {
+  const file = resolve(options.file);
+  const outDir = resolve(options.outDir);
+  if (!existsSync(file)) throw new MirrorError('USAGE', `The bundle ${file} does not exist.`, { hint: 'Check the path of the bundle you copied in.' });
+  const bundle = await verifyBundle(file);
+  await mkdir(dirname(outDir), { recursive: true });
+  return withLock(outDir, async () => {
+    await recoverInterruptedSwap(outDir);
+    const plan = planMerge(readManifest(outDir), bundle, file, outDir);
+    const staging = await createStaging(outDir, { seed: true });
+    try {
+      await removeAllBut(staging.root, plan.keep);
+      await writeEntries(file, staging.root, bundle.manifest);
+      await removeEmptyFolders(staging.root);
+      const problems = await verifyMirror(staging.root);
+      if (problems.length > 0) {
+        throw new MirrorError('BUNDLE_INVALID', `After merging ${file}, the mirror fails verification, so ${outDir} is left as it was:\n${problems.slice(0, 20).map((p) => `${p.path}: ${p.message}`).join('\n')}`, {
+          hint: 'Make the bundle again from a mirror that modmirror verify accepts.',
+        });
+      }
+      await staging.commit();
+    } catch (error) {
+      await staging.discard();
+      throw error;
+    }
+    const versions = versionsOf(bundle.mirrorManifest);
+    return { outDir, files: bundle.manifest.files.length, added: plan.added, replaced: plan.replaced, versions: versions.size, modules: Object.keys(bundle.mirrorManifest.modules).length };
+  });
+}
+
+interface MergePlan {
+  /** Files of the current mirror to keep: archives the bundle relies on but does not carry. */
+  keep: Set<string>;
+  added: number;
+  replaced: number;
+}
+
+/** The checks that protect the receiving mirror; every refusal leaves it untouched and says why. */
+function planMerge(inside: Manifest | undefined, bundle: VerifiedBundle, file: string, outDir: string): MergePlan {
+  const next = versionsOf(bundle.mirrorManifest);
+  const have = inside ? versionsOf(inside) : new Map<string, { sha256: string; archive: string }>();
+  const carried = new Set(bundle.manifest.files.map((f) => f.path));
+  const list = (keys: string[]) => `${keys.slice(0, 10).join(', ')}${keys.length > 10 ? `, ... (${keys.length})` : ''}`;
+
+  const lost = [...have.keys()].filter((key) => !next.has(key));
+  if (lost.length > 0) {
+    throw new MirrorError('BUNDLE_CONFLICT', `Unbundling ${file} would remove ${lost.length} version(s) that ${outDir} has and the bundled mirror lacks: ${list(lost)}. Nothing was changed.`, {
+      hint: 'Add those versions to the outside mirror and bundle again; if they should go, move this mirror aside and unbundle a full bundle.',
+    });
+  }
+  const forced = new Set((bundle.mirrorManifest.forced ?? []).map((f) => `${f.module}@${f.version}:${f.sha256}`));
+  const changed = [...next].filter(([key, v]) => have.has(key) && have.get(key)!.sha256 !== v.sha256);
+  const unrecorded = changed.filter(([key, v]) => !forced.has(`${key}:${v.sha256}`)).map(([key]) => key);
+  if (unrecorded.length > 0) {
+    throw new MirrorError('BUNDLE_CONFLICT', `The bundle ${file} holds different content for ${unrecorded.length} version(s) ${outDir} already has: ${list(unrecorded)}. Published versions are immutable. Nothing was changed.`, {
+      hint: 'Publish changed content as a new version outside; a replacement made there with publish --force is recorded in its manifest and accepted here.',
+    });
+  }
+  const keep = new Set<string>();
+  const lacking: string[] = [];
+  for (const [key, v] of next) {
+    if (carried.has(v.archive)) continue;
+    if (have.get(key)?.sha256 === v.sha256 && existsSync(join(outDir, v.archive))) keep.add(v.archive);
+    else lacking.push(key);
+  }
+  if (lacking.length > 0) {
+    throw new MirrorError('BUNDLE_CONFLICT', `The bundle ${file} was made --since a manifest${baseNote(bundle.manifest)} that lists versions ${outDir} lacks, so it leaves out their archives: ${list(lacking)}. Nothing was changed.`, {
+      hint: "Make the bundle --since this mirror's own manifest.json, or a full bundle without --since.",
+    });
+  }
+  return { keep, added: [...next.keys()].filter((key) => !have.has(key)).length, replaced: changed.length };
+}
+
+function baseNote(manifest: BundleManifest): string {
+  return manifest.base ? ` (sha256 ${manifest.base.sha256.slice(0, 12)}..., ${manifest.base.versions} versions)` : '';
+}
+
+/** Clears the staging copy but for `keep`; unlinking a hard link never touches the live mirror. */
+async function removeAllBut(root: string, keep: Set<string>): Promise<void> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (entry.isDirectory()) continue;
+    const rel = relative(root, join(entry.parentPath, entry.name)).split(sep).join('/');
+    if (!keep.has(rel)) await rm(join(root, rel), { force: true });
+  }
+}
+
+/** Pass two: writes every listed file, hashing it again in case the bundle changed since pass one. */
+async function writeEntries(file: string, root: string, manifest: BundleManifest): Promise<void> {
+  const expected = new Map(manifest.files.map((f) => [f.path, f]));
+  const written = new Set<string>();
+  const changed = (why: string) =>
+    new MirrorError('BUNDLE_INVALID', `The bundle ${file} changed while it was read (${why}). Nothing was changed.`, { hint: 'Leave the bundle alone while unbundle runs, then run it again.' });
+  let openFd: number | undefined;
+  const walk = walkBundle(file, (header) => {
+    if (header.path === BUNDLE_MANIFEST) return { data: () => {}, end: () => {} };
+    const listed = expected.get(header.path);
+    if (!listed || header.type !== 'File' || written.has(header.path)) throw changed(`unexpected entry ${header.path}`);
+    written.add(header.path);
+    const target = join(root, ...header.path.split('/'));
+    mkdirSync(dirname(target), { recursive: true });
+    rmSync(target, { force: true });
+    // Written synchronously as the bytes arrive: nothing piles up in memory, and the flag refuses to follow a link.
+    const fd = openSync(target, 'wx', 0o644);
+    openFd = fd;
+    const hash = createHash('sha256');
+    return {
+      data: (chunk) => {
+        hash.update(chunk);
+        writeSync(fd, chunk);
+      },
+      end: () => {
+        closeSync(fd);
+        openFd = undefined;
+        if (hash.digest('hex') !== listed.sha256) throw changed(`${header.path} no longer matches its sha256`);
+      },
+    };
+  });
+  try {
+    await walk;
+  } finally {
+    if (openFd !== undefined) closeSync(openFd);
+  }
+  if (written.size !== expected.size) throw changed('files are missing');
+}
+
+async function removeEmptyFolders(dir: string): Promise<boolean> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  let empty = true;
+  for (const entry of entries) {
+    if (entry.isDirectory() && (await removeEmptyFolders(join(dir, entry.name)))) await rmdir(join(dir, entry.name));
+    else empty = false;
+  }
+  return empty;
+}

@@ -1,0 +1,49 @@
+// The `_headers` file the build writes at the top of the tree, for hosts that
+// read one (Netlify, Cloudflare Pages and their likes): content types for
+// files without an extension, CORS, short cache lifetimes for what changes,
+// and the download headers Terraform needs.
+//
+// Such hosts substitute placeholders in paths but not reliably in header
+// values, so the download headers get one literal rule per version, with the
+// location made by the same function as the `download` file's body.
+// Cloudflare Pages reads at most 100 rules: larger mirrors there need the
+// edge function in the README ("Scaling out").
+
+import type { ModuleRecord } from '../emit/index.js';
+import { addressKey, archiveLocation, downloadFile, downloadsSummaryFile, versionsFile } from '../emit/paths.js';
+import type { Staging } from '../emit/staging.js';
+import { basePath, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS } from './rules.js';
+
+export const HEADERS_FILE = '_headers';
+
+const PLACEHOLDERS = { namespace: ':namespace', name: ':name', provider: ':provider' };
+
+/** Written by emitIndexes after every build and publish, from every module's versions. */
+export async function emitHeadersFile(staging: Staging, records: ModuleRecord[], baseUrl: string): Promise<void> {
+  await staging.write(HEADERS_FILE, headersFile(records, baseUrl));
+}
+
+export function headersFile(records: ModuleRecord[], baseUrl: string): string {
+  const prefix = basePath(baseUrl);
+  const rule = (path: string, headers: Record<string, string>) =>
+    [`${prefix}${path}`, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`), ''].join('\n');
+  const json = { 'Content-Type': 'application/json', 'Cache-Control': CACHE_SHORT };
+  const rules = [
+    '# Response headers for static hosts that read _headers (Netlify, Cloudflare Pages),',
+    '# written by modmirror build. Files without an extension are JSON; Terraform reads',
+    '# the download location only from X-Terraform-Get. See the README, "Static hosts".',
+    '',
+    rule('*', CORS_HEADERS),
+    rule('.well-known/terraform.json', { 'Cache-Control': CACHE_SHORT }),
+    rule(versionsFile(PLACEHOLDERS), json),
+    rule(downloadsSummaryFile(PLACEHOLDERS), json),
+  ];
+  const sorted = [...records].sort((a, b) => (addressKey(a.address) < addressKey(b.address) ? -1 : 1));
+  for (const record of sorted) {
+    for (const { version } of record.versions) {
+      const location = archiveLocation(record.address, version, baseUrl);
+      rules.push(rule(downloadFile(record.address, version), { ...json, ...Object.fromEntries(DOWNLOAD_HEADERS.map((h) => [h, location])) }));
+    }
+  }
+  return rules.join('\n');
+}

@@ -1,0 +1,104 @@
+// What a plain file host must add to the static tree, in one place, so the
+// nginx block, the Caddyfile and the `_headers` file say the same thing:
+// content types for files without an extension, the download headers, cache
+// lifetimes, CORS, and what only `modmirror serve` can answer.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MirrorError } from '../errors.js';
+import { archiveLocation, DISCOVERY_FILE, MODULES_BASE } from '../emit/paths.js';
+
+/** Archives never change once published (`publish --force` aside), so clients and CDNs may keep them. */
+export const CACHE_LONG = 'public, max-age=31536000, immutable';
+/** Versions, listings, details and downloads change with every publish: a minute keeps a CDN useful and a new version visible. */
+export const CACHE_SHORT = 'public, max-age=60';
+
+/** CORS for a browse page on another origin; it may read the download headers too. */
+export const CORS_HEADERS: Record<string, string> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'X-Terraform-Get, X-Service-Get',
+};
+
+/** Listing paths (`/v1/modules/`, `/<ns>`, `/<ns>/<name>`): only their first, unfiltered page is a file. */
+export const LISTING_PATH = '^/v1/modules/(?:[^/]+/?){0,2}$';
+
+/** Terraform reads only X-Terraform-Get; the spec (4.4) names X-Service-Get. Both carry the same value. */
+export const DOWNLOAD_HEADERS = ['X-Terraform-Get', 'X-Service-Get'];
+
+/** Answers for what a static tree cannot hold: the JSON error bodies a plain host sends instead (spec 7.2). */
+export const NEEDS_SERVE = {
+  search: 'search needs modmirror serve; this static mirror holds search-index.json and the first page of every listing',
+  laterPage: 'only the first page of each listing is a static file; later pages (offset > 0) and filters (provider, namespace, verified) need modmirror serve',
+  notFound: 'Not found',
+};
+
+export interface HostingOptions {
+  /** Absolute path of the built mirror. */
+  dir: string;
+  listen: Listen;
+  /** '' for relative download locations, else the absolute URL the mirror is served at (ends in `/`). */
+  baseUrl: string;
+}
+
+export interface Listen {
+  /** Undefined: every address. */
+  host?: string;
+  port: number;
+}
+
+/** The download location for a version named by host variables, built by the same function as the `download` files. */
+export function locationTemplate(baseUrl: string, vars: { namespace: string; name: string; provider: string; version: string }): string {
+  return archiveLocation({ namespace: vars.namespace, name: vars.name, provider: vars.provider }, vars.version, baseUrl);
+}
+
+/** The URL path prefix the mirror is served under: `/`, or the path of an absolute baseUrl. */
+export function basePath(baseUrl: string): string {
+  return baseUrl === '' ? '/' : new URL(baseUrl).pathname;
+}
+
+/** `8080`, `127.0.0.1:8080` or `[::1]:8080`. */
+export function parseListen(text: string): Listen {
+  const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(text);
+  const port = Number(match?.[2]);
+  if (!match || port < 1 || port > 65535) {
+    throw new MirrorError('USAGE', `Invalid --listen "${text}": expected PORT or ADDRESS:PORT, e.g. 8080 or 127.0.0.1:8080.`);
+  }
+  return match[1] === undefined ? { port } : { host: match[1], port };
+}
+
+/**
+ * The base URL the mirror in `dir` was built with, from its discovery
+ * document: the headers a host adds must match the `download` files' bodies.
+ * Undefined when `dir` holds no built mirror.
+ */
+export function mirrorBaseUrl(dir: string): string | undefined {
+  let modulesV1: unknown;
+  try {
+    modulesV1 = (JSON.parse(readFileSync(join(dir, DISCOVERY_FILE), 'utf8')) as Record<string, unknown>)['modules.v1'];
+  } catch {
+    return undefined;
+  }
+  if (typeof modulesV1 !== 'string') return undefined;
+  return /^https?:\/\//.test(modulesV1) && modulesV1.endsWith(MODULES_BASE) ? modulesV1.slice(0, -MODULES_BASE.length) : '';
+}
+
+/**
+ * A literal path inside a host's regular expression. Character classes
+ * rather than backslashes, which a Caddy expression's string would read as
+ * its own escapes; `$`, `\\` and braces are refused earlier.
+ */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?()|[\]^]/g, (c) => (c === '^' ? '\\^' : `[${c}]`));
+}
+
+/**
+ * Values written into a host configuration must not be able to end a string
+ * or start a variable there (`"`, `$`, `{`, `\`, control characters).
+ */
+export function assertSafeForConfig(value: string, what: string): void {
+  if (/["$\\{}`\x00-\x1f\x7f]/.test(value)) {
+    throw new MirrorError('USAGE', `${what} "${value}" holds a character a host configuration cannot quote (" $ \\ { } \` or a control character).`, {
+      hint: 'Move the mirror to a path without those characters, or use a base URL without them.',
+    });
+  }
+}

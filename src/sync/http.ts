@@ -1,0 +1,172 @@
+// HTTP for `sync`: undici with redirects, a bearer token sent only to the
+// upstream's own origin, and retries of what the registry protocol says may
+// be retried (spec 7.2: 429 and 5xx, plus dropped connections), with
+// exponential backoff that gives way to the server's Retry-After.
+
+import type { Readable } from 'node:stream';
+import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import { MirrorError, messageOf } from '../errors.js';
+import { VERSION } from '../version.js';
+
+export interface HttpOptions {
+  /** Bearer token for `tokenOrigin` (the upstream registry); never sent elsewhere. */
+  token?: string;
+  tokenOrigin?: string;
+  /** Progress and retry notes. */
+  log: (line: string) => void;
+  maxAttempts?: number;
+  baseDelayMs?: number;
+}
+
+/** A server's Retry-After longer than this is not waited out: the run fails and can be repeated later. */
+const MAX_WAIT_MS = 120_000;
+const MAX_JSON_BYTES = 32 * 1024 * 1024;
+/**
+ * Connection-level failures worth another try: the next attempt may well get
+ * through. A refused connection is not one: nothing listens there.
+ */
+const TRANSIENT = /^(UND_ERR_(SOCKET|CLOSED|CONNECT_TIMEOUT|HEADERS_TIMEOUT|BODY_TIMEOUT)|ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN)$/;
+
+/** An answer that spec 7.2 allows retrying: 429 or 5xx. */
+class RetryableStatus extends Error {
+  constructor(readonly status: number, readonly retryAfterMs: number | undefined, message: string) {
+    super(message);
+  }
+}
+
+export class HttpClient {
+  private readonly dispatcher: Dispatcher;
+  private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+
+  constructor(private readonly options: HttpOptions) {
+    this.dispatcher = new Agent({ connect: { timeout: 15_000 }, headersTimeout: 30_000, bodyTimeout: 60_000 }).compose(interceptors.redirect({ maxRedirections: 5 }));
+    this.maxAttempts = options.maxAttempts ?? 5;
+    this.baseDelayMs = options.baseDelayMs ?? 500;
+  }
+
+  /** GET a JSON document; `undefined` for a 204. */
+  async json(url: URL, what: string): Promise<{ value: unknown; headers: Record<string, string> }> {
+    return this.get(url, what, async (body, headers, status) => {
+      if (status === 204) return { value: undefined, headers };
+      let size = 0;
+      const chunks: Buffer[] = [];
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > MAX_JSON_BYTES) throw fatal(`${what}: ${url} sent more than ${MAX_JSON_BYTES} bytes of JSON`);
+        chunks.push(chunk);
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        return { value: text === '' ? undefined : (JSON.parse(text) as unknown), headers };
+      } catch {
+        throw fatal(`${what}: ${url} did not answer JSON (${text.slice(0, 80).replace(/\s+/g, ' ')}...)`);
+      }
+    });
+  }
+
+  /**
+   * GET `url` and hand a 2xx body to `consume`; retried whole on 429, 5xx
+   * and dropped connections, so `consume` must start afresh each time.
+   */
+  async get<T>(url: URL, what: string, consume: (body: Readable, headers: Record<string, string>, status: number) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(url, what, consume);
+      } catch (error) {
+        const wait = this.retryWait(error, attempt);
+        if (wait === undefined || attempt >= this.maxAttempts) throw finalError(error, url, what, attempt);
+        if (wait > MAX_WAIT_MS) {
+          throw new MirrorError('UPSTREAM_FAILED', `${what}: ${url} asks to wait ${Math.round(wait / 1000)} s before trying again.`, {
+            hint: 'Run sync again later: versions already copied are kept and not fetched again.',
+          });
+        }
+        this.options.log(`${what}: ${describe(error)}; retrying in ${(wait / 1000).toFixed(1)} s (attempt ${attempt + 1} of ${this.maxAttempts})`);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  private async once<T>(url: URL, what: string, consume: (body: Readable, headers: Record<string, string>, status: number) => Promise<T>): Promise<T> {
+    const headers: Record<string, string> = { 'user-agent': `modmirror/${VERSION}`, accept: 'application/json, */*' };
+    if (this.options.token && url.origin === this.options.tokenOrigin) headers['authorization'] = `Bearer ${this.options.token}`;
+    const response = await request(url, { dispatcher: this.dispatcher, headers });
+    const flat = Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
+    const status = response.statusCode;
+    if (status === 429 || status >= 500) {
+      await response.body.dump().catch(() => {});
+      throw new RetryableStatus(status, retryAfterMs(flat['retry-after']), `answered ${status}`);
+    }
+    if (status < 200 || status > 299) {
+      const detail = errorDetail(await response.body.text().catch(() => ''));
+      throw fatal(`${what}: GET ${url} answered ${status}${detail}`, status);
+    }
+    try {
+      return await consume(response.body, flat, status);
+    } finally {
+      // A body left unread (a 204, or a consumer that failed) is dropped; its abort is expected, not an error.
+      if (!response.body.readableEnded) {
+        response.body.on('error', () => {});
+        response.body.destroy();
+      }
+    }
+  }
+
+  private retryWait(error: unknown, attempt: number): number | undefined {
+    const backoff = Math.min(this.baseDelayMs * 2 ** (attempt - 1), 8000);
+    if (error instanceof RetryableStatus) return error.retryAfterMs ?? backoff;
+    const code = (error as { code?: string })?.code;
+    return typeof code === 'string' && TRANSIENT.test(code) ? backoff : undefined;
+  }
+}
+
+/** Retry-After as seconds or an HTTP date (RFC 9110 10.2.3); undefined when absent or unreadable. */
+export function retryAfterMs(header: string | undefined, now = Date.now()): number | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  if (/^\s*\d+\s*$/.test(header)) return Number(header) * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function fatal(message: string, status?: number): MirrorError {
+  const hint =
+    status === 401 || status === 403
+      ? 'The upstream wants credentials: put a token in MODMIRROR_SYNC_TOKEN (or TF_TOKEN_<host>, or the variable named by --token-env).'
+      : status === 404
+        ? 'Check the module address and version on the upstream.'
+        : undefined;
+  return new MirrorError('UPSTREAM_FAILED', message, hint === undefined ? {} : { hint });
+}
+
+function finalError(error: unknown, url: URL, what: string, attempts: number): unknown {
+  if (error instanceof MirrorError) return error;
+  const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
+  const code = (error as { code?: string })?.code;
+  const unreachable = code === 'ECONNREFUSED' || code === 'ENOTFOUND';
+  return new MirrorError('UPSTREAM_FAILED', `${what}: GET ${url} failed${tries}: ${describe(error)}`, {
+    hint: unreachable
+      ? `Check the host and port in ${url.origin} and that the upstream is running.`
+      : 'Run sync again later: versions already copied are kept and not fetched again.',
+    cause: error,
+  });
+}
+
+function describe(error: unknown): string {
+  if (error instanceof RetryableStatus) return error.message;
+  const code = (error as { code?: string })?.code;
+  return code ? `${messageOf(error)} (${code})` : messageOf(error);
+}
+
+/** The registry's `{errors: [...]}` (spec 7.2), when the body has one. */
+function errorDetail(text: string): string {
+  try {
+    const errors = (JSON.parse(text) as { errors?: unknown }).errors;
+    return Array.isArray(errors) && errors.length > 0 ? `: ${errors.map(String).join('; ').slice(0, 500)}` : '';
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,62 @@
+// The upstream registry, read the way Terraform reads it (spec 4.4):
+// discovery names `modules.v1`, `versions` lists versions, `download` gives
+// the location (X-Terraform-Get, or OpenTofu's JSON body), a version's
+// detail gives its `published_at`.
+
+import { MirrorError } from '../errors.js';
+import { addressKey } from '../emit/paths.js';
+import type { ModuleAddress } from '../types.js';
+import type { HttpClient } from './http.js';
+
+/** `modules.v1` of the upstream, resolved against its discovery URL (it may be relative). */
+export async function discoverModules(http: HttpClient, from: URL): Promise<URL> {
+  const url = new URL('/.well-known/terraform.json', from);
+  const { value } = await http.json(url, 'discovery');
+  const service = (value as Record<string, unknown> | undefined)?.['modules.v1'];
+  if (typeof service !== 'string' || service === '') {
+    throw new MirrorError('UPSTREAM_FAILED', `${url} names no "modules.v1" service, so ${from} serves no modules.`, { hint: 'Check the --from URL: it should be the registry host.' });
+  }
+  const base = new URL(service, url);
+  if (!base.pathname.endsWith('/')) base.pathname += '/';
+  return base;
+}
+
+/** Every version the upstream lists for a module (spec 2.8). */
+export async function listVersions(http: HttpClient, modules: URL, address: ModuleAddress): Promise<string[]> {
+  const url = new URL(`${addressKey(address)}/versions`, modules);
+  const { value } = await http.json(url, `${addressKey(address)} versions`);
+  const first = (value as { modules?: { versions?: { version?: unknown }[] }[] } | undefined)?.modules?.[0];
+  if (!Array.isArray(first?.versions)) {
+    throw new MirrorError('UPSTREAM_FAILED', `${url} is not a versions document (no modules[0].versions list).`, { hint: 'Check that --from is a Terraform module registry.' });
+  }
+  return first.versions.map((v) => v.version).filter((v): v is string => typeof v === 'string');
+}
+
+/** Where a version's files are: the location as the upstream wrote it, and the URL it is relative to. */
+export async function downloadLocation(http: HttpClient, modules: URL, address: ModuleAddress, version: string): Promise<{ location: string; base: URL }> {
+  const url = new URL(`${addressKey(address)}/${encodeURIComponent(version)}/download`, modules);
+  const { value, headers } = await http.json(url, `${addressKey(address)} ${version} download`);
+  // Terraform reads the header; OpenTofu prefers the JSON body. Either will do.
+  const body = (value as { location?: unknown } | undefined)?.location;
+  const location = typeof body === 'string' && body !== '' ? body : headers['x-terraform-get'] || headers['x-service-get'];
+  if (!location) {
+    throw new MirrorError('UPSTREAM_FAILED', `${url} gave no download location (no X-Terraform-Get header and no "location" in the body).`, {
+      hint: 'The upstream does not speak the module registry protocol for this version.',
+    });
+  }
+  return { location, base: url };
+}
+
+/** The version's `published_at`, when the upstream's detail document has one; the synced files get it as their time. */
+export async function publishedAt(http: HttpClient, modules: URL, address: ModuleAddress, version: string): Promise<Date | undefined> {
+  const url = new URL(`${addressKey(address)}/${encodeURIComponent(version)}`, modules);
+  try {
+    const { value } = await http.json(url, `${addressKey(address)} ${version} detail`);
+    const when = (value as { published_at?: unknown } | undefined)?.published_at;
+    const date = typeof when === 'string' ? new Date(when) : undefined;
+    return date && !Number.isNaN(date.getTime()) ? date : undefined;
+  } catch {
+    // Only a nicety: the files keep the times the archive gave them.
+    return undefined;
+  }
+}

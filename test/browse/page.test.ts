@@ -1,0 +1,151 @@
+/// <reference lib="dom" />
+// The browse page in a real headless Chromium (Debian's package, driven by
+// playwright-core): search, filters, module pages, versions, providers, the
+// usage snippet, download counts, and a malicious README that stays inert.
+
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/serve/index.js';
+import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(ROOT, 'test-results', 'browse');
+const EVIL_README = [
+  '# Evil',
+  '',
+  'A module whose README tries everything.',
+  '',
+  '<script>window.__pwned = true</script>',
+  '<img src="x" onerror="window.__pwned = true">',
+  '',
+  '[click me](javascript:window.__pwned=true) and [fine](https://example.com/docs)',
+  '',
+  '![tracker](http://127.0.0.2:9/pixel.png)',
+  '',
+].join('\n');
+
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+const foreignRequests: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+  const dir = tempDir('mm-browse-');
+  writeFiles(dir, {
+    'mirror.config.yaml': `sources:\n  - folder: ${JSON.stringify(join(ROOT, 'modules'))}\n  - folder: extra\n`,
+    'extra/zz/evil/aws/0.1.0/main.tf': 'variable "x" {}\n',
+    'extra/zz/evil/aws/0.1.0/README.md': EVIL_README,
+  });
+  const built = await runCli(['build', '--json'], dir);
+  expect(built.code, built.stderr).toBe(0);
+  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') });
+  page = await context.newPage();
+  page.on('request', (r) => {
+    if (!r.url().startsWith(server.url)) foreignRequests.push(r.url());
+  });
+  mkdirSync(SHOTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('home page', () => {
+  it('shows the module count, searches as you type and filters', async () => {
+    await page.goto(server.url);
+    await expect.poll(() => page.textContent('#count')).toBe('5 modules');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('search');
+    expect(await page.locator('#recent li').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: join(SHOTS, 'home.png'), fullPage: true });
+
+    await page.fill('#search', 'dns');
+    await expect.poll(() => page.locator('#results .title').allTextContents()).toEqual(['acme/dns/aws', 'acme/dns/google']);
+    await page.selectOption('#provider', 'google');
+    await expect.poll(() => page.locator('#results .title').allTextContents()).toEqual(['acme/dns/google']);
+    await page.selectOption('#provider', '');
+    await page.fill('#search', '');
+    await page.selectOption('#namespace', 'zz');
+    await expect.poll(() => page.locator('#results .title').allTextContents()).toEqual(['zz/evil/aws']);
+    expect(await page.textContent('#summary')).toBe('1 of 5 modules');
+  });
+
+  it('is usable by keyboard and fits a phone-sized screen', async () => {
+    await page.goto(server.url);
+    await page.waitForSelector('#results li');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('provider');
+    await page.setViewportSize({ width: 375, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+});
+
+describe('module page', () => {
+  it('opens a module, marks pre-releases, switches versions and shows the tables', async () => {
+    await page.goto(server.url);
+    await page.fill('#search', 'network');
+    await page.click('#results a:has-text("acme/network/aws")');
+    await expect.poll(() => page.textContent('#module-title')).toContain('acme/network/aws');
+    const options = await page.locator('#version option').allTextContents();
+    expect(options).toContain('2.1.0-rc.1 (pre-release)');
+    expect(await page.inputValue('#version')).toBe('2.0.0');
+    expect(await page.locator('table').first().locator('th').allTextContents()).toEqual(['Name', 'Type', 'Default', 'Required', 'Description']);
+    expect(await page.locator('.readme h1').count()).toBeGreaterThan(0);
+    expect(await page.locator('details.submodule').count()).toBeGreaterThan(0);
+    expect(await page.locator('main').evaluate((m) => [...m.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim()))).toBe(false);
+    await page.screenshot({ path: join(SHOTS, 'module.png'), fullPage: true });
+
+    await page.selectOption('#version', '1.0.0');
+    await expect.poll(() => page.url()).toMatch(/#\/acme\/network\/aws\/1\.0\.0$/);
+    await expect.poll(() => page.textContent('#usage')).toContain('version = "1.0.0"');
+  });
+
+  it('switches between the providers a module exists for', async () => {
+    await page.goto(`${server.url}#/acme/dns/aws`);
+    await page.waitForSelector('.tabs');
+    expect(await page.locator('.tabs a').allTextContents()).toEqual(['aws', 'google']);
+    await page.click('.tabs a:has-text("google")');
+    await expect.poll(() => page.textContent('#module-title')).toContain('acme/dns/google');
+    expect(await page.getAttribute('.tabs a:has-text("google")', 'aria-selected')).toBe('true');
+  });
+
+  it('copies a usage snippet with the page\'s own host', async () => {
+    await page.goto(`${server.url}#/acme/network/aws`);
+    await page.waitForSelector('#copy');
+    await page.click('#copy');
+    await expect.poll(() => page.textContent('#copy')).toBe('Copied');
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    const host = new URL(server.url).host;
+    expect(copied).toBe(`module "network" {\n  source  = "${host}/acme/network/aws"\n  version = "2.0.0"\n}\n`);
+    expect(copied).toBe(await page.textContent('#usage'));
+  });
+
+  it('shows download counts from modmirror serve', async () => {
+    const archive = await request(new URL('/v1/modules/acme/storage/aws/1.0.0/storage-aws-1.0.0.tar.gz', server.url));
+    await archive.body.dump();
+    await page.goto(`${server.url}#/acme/storage/aws`);
+    await expect.poll(() => page.textContent('#downloads')).toBe(' · 1 downloads');
+  });
+
+  it('keeps a malicious README inert', async () => {
+    await page.goto(`${server.url}#/zz/evil/aws`);
+    await page.waitForSelector('.readme');
+    const readme = page.locator('.readme');
+    expect(await readme.textContent()).toContain('<script>window.__pwned = true</script>');
+    expect(await readme.locator('script, img, [onerror]').count()).toBe(0);
+    expect(await readme.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual(['https://example.com/docs', 'http://127.0.0.2:9/pixel.png']);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined();
+    expect(foreignRequests).toEqual([]);
+  });
+});

@@ -1,0 +1,230 @@
+// bundle and unbundle through the CLI: a full bundle and a --since bundle
+// make the inside mirror equal to the outside one; a damaged, truncated,
+// tampered or mismatched bundle is refused and changes nothing.
+
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { Header, Pack, ReadEntry, list } from 'tar';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli, settled, tempDir, writeFiles } from './helpers.js';
+
+function treeOf(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else files[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+/** Leftovers of a writer beside a mirror: staging or old folders, or its lock. */
+const leftovers = (parent: string, name: string) => settled(() => readdirSync(parent).filter((n) => n.startsWith(`.${name}.`) || n === `${name}.lock`));
+
+async function entriesOf(bundle: string): Promise<[string, Buffer][]> {
+  const entries: [string, Buffer][] = [];
+  await list({
+    file: bundle,
+    onReadEntry: (entry) => {
+      const chunks: Buffer[] = [];
+      entry.on('data', (c: Buffer) => chunks.push(c));
+      entry.on('end', () => entries.push([entry.path, Buffer.concat(chunks)]));
+    },
+  });
+  return entries;
+}
+
+/** Writes a gzipped tar with exactly these entries, in order: how a tampered bundle is made. */
+async function packEntries(file: string, entries: [string, Buffer][]): Promise<void> {
+  const pack = new Pack({ gzip: true, portable: true });
+  const chunks: Buffer[] = [];
+  const done = new Promise<void>((resolve, reject) => {
+    pack.on('data', (c: Buffer) => chunks.push(c));
+    pack.on('end', resolve);
+    pack.on('error', reject);
+  });
+  for (const [path, data] of entries) {
+    const entry = new ReadEntry(new Header({ path, type: 'File', mode: 0o644, size: data.length, mtime: new Date(0) }));
+    entry.end(data);
+    pack.add(entry);
+  }
+  pack.end();
+  await done;
+  writeFileSync(file, Buffer.concat(chunks));
+}
+
+const outside = tempDir('mm-outside-');
+const inside = tempDir('mm-inside-');
+const dist = join(outside, 'dist');
+const mirror = join(inside, 'mirror');
+
+beforeAll(async () => {
+  writeFiles(outside, {
+    'mirror.config.yaml': 'sources:\n  - folder: mods\n',
+    'mods/acme/net/aws/1.0.0/main.tf': 'variable "a" {}\n',
+    'mods/acme/net/aws/1.1.0/main.tf': 'variable "b" {}\n',
+    'mods/beta/dns/google/0.1.0/main.tf': 'variable "c" {}\n',
+  });
+  expect((await runCli(['build'], outside)).code).toBe(0);
+});
+
+describe('a full bundle', () => {
+  it('carries the mirror in: the inside becomes the same tree, byte for byte', async () => {
+    const made = await runCli(['bundle', '--out', 'full.tar.gz'], outside);
+    expect(made.stderr).toBe('');
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/Wrote full\.tar\.gz: \d+ files, 3 version\(s\)/);
+    // The printed sha256 is the bundle's, to check the copy on the medium.
+    expect(made.stdout).toContain(`sha256 ${sha256(join(outside, 'full.tar.gz'))}`);
+    const names = (await entriesOf(join(outside, 'full.tar.gz'))).map(([path]) => path);
+    expect(names[0]).toBe('modmirror-bundle.json');
+
+    const r = await runCli(['unbundle', join(outside, 'full.tar.gz'), '--out', 'mirror'], inside);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/3 new version\(s\); the mirror has 3 versions of 2 modules/);
+    expect(treeOf(mirror)).toEqual(treeOf(dist));
+    expect((await runCli(['verify', 'mirror'], inside)).code).toBe(0);
+    expect(await leftovers(inside, 'mirror')).toEqual([]);
+  });
+});
+
+describe('a --since bundle', () => {
+  it('carries only the new archives, and the indexes that make the inside equal to the outside', async () => {
+    writeFileSync(join(outside, 'base.json'), readFileSync(join(mirror, 'manifest.json')));
+    writeFiles(outside, {
+      'mods/acme/net/aws/1.2.0/main.tf': 'variable "new" {}\n',
+      // Metadata changes too: the documents come along whole.
+      'mirror.config.yaml': 'sources:\n  - folder: mods\nmodules:\n  beta/dns/google: { owner: dns-team, description: "Now described" }\n',
+    });
+    expect((await runCli(['build'], outside)).code).toBe(0);
+    const made = await runCli(['bundle', '--out', 'delta.tar.gz', '--since', 'base.json'], outside);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/1 new or changed version\(s\); 3 left out that the base has/);
+    const archives = (await entriesOf(join(outside, 'delta.tar.gz'))).map(([p]) => p).filter((p) => p.endsWith('.tar.gz'));
+    expect(archives).toEqual(['v1/modules/acme/net/aws/1.2.0/net-aws-1.2.0.tar.gz']);
+
+    const r = await runCli(['unbundle', join(outside, 'delta.tar.gz'), '--out', 'mirror'], inside);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/1 new version\(s\); the mirror has 4 versions/);
+    expect(treeOf(mirror)).toEqual(treeOf(dist));
+    expect(JSON.parse(readFileSync(join(mirror, 'v1/modules/beta/dns/google/index.json'), 'utf8')).owner).toBe('dns-team');
+    expect(await leftovers(inside, 'mirror')).toEqual([]);
+
+    // Unbundling it again changes nothing and succeeds.
+    expect((await runCli(['unbundle', join(outside, 'delta.tar.gz'), '--out', 'mirror'], inside)).code).toBe(0);
+    expect(treeOf(mirror)).toEqual(treeOf(dist));
+  });
+
+  it('is refused by a mirror that lacks versions its base had, changing nothing', async () => {
+    // A fresh inside mirror from the first full bundle has 1.0.0 and 1.1.0 but not 1.2.0 ...
+    const other = join(inside, 'other');
+    expect((await runCli(['unbundle', join(outside, 'full.tar.gz'), '--out', 'other'], inside)).code).toBe(0);
+    // ... while this bundle's base already had 1.2.0, so its archive is left out.
+    writeFileSync(join(outside, 'base2.json'), readFileSync(join(dist, 'manifest.json')));
+    writeFiles(outside, { 'mods/acme/net/aws/1.3.0/main.tf': 'variable "newer" {}\n' });
+    expect((await runCli(['build'], outside)).code).toBe(0);
+    expect((await runCli(['bundle', '--out', 'delta2.tar.gz', '--since', 'base2.json'], outside)).code).toBe(0);
+    const before = treeOf(other);
+    const r = await runCli(['unbundle', join(outside, 'delta2.tar.gz'), '--out', 'other'], inside);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/was made --since a manifest .* that lists versions .* lacks, so it leaves out their archives: acme\/net\/aws@1\.2\.0/);
+    expect(r.stderr).toMatch(/hint: Make the bundle --since this mirror's own manifest\.json/);
+    expect(treeOf(other)).toEqual(before);
+    expect(await leftovers(inside, 'other')).toEqual([]);
+  });
+
+  it('is refused when it would remove versions the inside mirror has', async () => {
+    // The inside published a version of its own that the outside never had.
+    writeFiles(inside, { 'local/acme/net/aws/9.0.0/main.tf': 'variable "local" {}\n' });
+    expect((await runCli(['publish', '--source', 'local/acme/net/aws/9.0.0', '--out', 'mirror'], inside)).code).toBe(0);
+    expect((await runCli(['bundle', '--out', 'full2.tar.gz'], outside)).code).toBe(0);
+    const before = treeOf(mirror);
+    const r = await runCli(['unbundle', join(outside, 'full2.tar.gz'), '--out', 'mirror'], inside);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/would remove 1 version\(s\) .* acme\/net\/aws@9\.0\.0\. Nothing was changed\./);
+    expect(treeOf(mirror)).toEqual(before);
+  });
+});
+
+describe('a damaged bundle', () => {
+  const target = join(inside, 'target');
+  let before: Record<string, string>;
+
+  beforeAll(async () => {
+    expect((await runCli(['bundle', '--out', 'good.tar.gz'], outside)).code).toBe(0);
+    expect((await runCli(['unbundle', join(outside, 'full.tar.gz'), '--out', 'target'], inside)).code).toBe(0);
+    before = treeOf(target);
+  });
+
+  async function refused(bundle: string, message: RegExp): Promise<void> {
+    const r = await runCli(['unbundle', bundle, '--out', 'target'], inside);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toMatch(/^hint: /m);
+    expect(treeOf(target)).toEqual(before);
+    expect(await leftovers(inside, 'target')).toEqual([]);
+  }
+
+  it('is refused when truncated', async () => {
+    const good = readFileSync(join(outside, 'good.tar.gz'));
+    const cut = join(inside, 'cut.tar.gz');
+    writeFileSync(cut, good.subarray(0, Math.floor(good.length * 0.6)));
+    await refused(cut, /unusable: it is truncated/);
+  });
+
+  it('is refused when a byte is flipped', async () => {
+    const bytes = Buffer.from(readFileSync(join(outside, 'good.tar.gz')));
+    bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+    const flipped = join(inside, 'flipped.tar.gz');
+    writeFileSync(flipped, bytes);
+    await refused(flipped, /The bundle .*flipped\.tar\.gz is unusable/);
+  });
+
+  it('is refused when a file does not match its listed sha256, naming the file', async () => {
+    const entries = await entriesOf(join(outside, 'good.tar.gz'));
+    const tampered = entries.map(([path, data]): [string, Buffer] => [path, path.endsWith('/versions') ? Buffer.from(data.toString().replace('1.0.0', '6.6.6')) : data]);
+    const file = join(inside, 'tampered.tar.gz');
+    await packEntries(file, tampered);
+    await refused(file, /v1\/modules\/acme\/net\/aws\/versions is damaged: sha256 [0-9a-f]{64} \(\d+ bytes\), its list says/);
+  });
+
+  it('is refused when an entry is missing, extra, or points outside the mirror', async () => {
+    const entries = await entriesOf(join(outside, 'good.tar.gz'));
+    const missing = join(inside, 'missing.tar.gz');
+    await packEntries(missing, entries.filter(([path]) => !path.endsWith('.tar.gz')));
+    await refused(missing, /it lacks \d+ listed file\(s\)/);
+
+    const extra = join(inside, 'extra.tar.gz');
+    await packEntries(extra, [...entries, ['v1/modules/sneaky', Buffer.from('{}')]]);
+    await refused(extra, /holds a file v1\/modules\/sneaky that its list does not name/);
+
+    const [head, ...rest] = entries;
+    const manifest = JSON.parse(head![1].toString()) as { files: { path: string; sha256: string; size: number }[] };
+    const evil = Buffer.from('owned\n');
+    manifest.files.push({ path: '../escaped', sha256: createHash('sha256').update(evil).digest('hex'), size: evil.length });
+    const traversal = join(inside, 'traversal.tar.gz');
+    await packEntries(traversal, [['modmirror-bundle.json', Buffer.from(JSON.stringify(manifest))], ...rest, ['../escaped', evil]]);
+    await refused(traversal, /has an unusable file entry .*\.\.\/escaped/);
+    expect(existsSync(join(inside, 'escaped'))).toBe(false);
+  });
+
+  it('is refused when it is not a bundle at all, and a non-mirror folder is never replaced', async () => {
+    const plain = join(inside, 'plain.tar.gz');
+    await packEntries(plain, [['main.tf', Buffer.from('variable "x" {}\n')]]);
+    await refused(plain, /its first entry is main\.tf, not modmirror-bundle\.json/);
+
+    writeFiles(inside, { 'notamirror/keep.txt': 'mine\n' });
+    const r = await runCli(['unbundle', join(outside, 'good.tar.gz'), '--out', 'notamirror'], inside);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/is not empty and holds no modmirror mirror/);
+    expect(readFileSync(join(inside, 'notamirror/keep.txt'), 'utf8')).toBe('mine\n');
+  });
+});

@@ -1,0 +1,232 @@
+// dist/ alone behind a real nginx from Debian's packages, configured with
+// the block `modmirror hosting nginx` prints: the client flow Terraform and
+// OpenTofu walk (discovery, versions, detail, download header and JSON body,
+// archive fetch and unpack), and what a plain host cannot answer. Two
+// servers: relative locations, and absolute ones under a base URL with a path.
+
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { extract } from 'tar';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempDir, writeFiles } from '../helpers.js';
+
+/** nginx's path, installing Debian's package when it is missing; CI must have it, elsewhere the test is skipped. */
+function findNginx(): string | undefined {
+  const find = () => ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx'].find((p) => existsSync(p));
+  if (find()) return find();
+  try {
+    execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx'], { stdio: 'pipe', timeout: 300_000 });
+  } catch (error) {
+    if (process.env['CI']) throw new Error(`nginx is missing and apt-get could not install it: ${(error as Error).message}`);
+  }
+  return find();
+}
+
+const nginx = findNginx();
+const dir = tempDir();
+const MODULE = {
+  'main.tf': 'variable "name" {\n  type = string\n}\nresource "null_resource" "this" {}\n',
+  'README.md': '# Hello\n\nA module.\n',
+  'modules/child/main.tf': 'output "x" { value = 1 }\n',
+  'scripts/run.sh': '#!/bin/sh\necho hi\n',
+};
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}:\n${log()}`);
+    try {
+      await request(`http://127.0.0.1:${port}/`).then((r) => r.body.dump());
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`nginx did not listen on ${port}:\n${log()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+let child: ChildProcess | undefined;
+let relative = '';
+let absolute = '';
+
+beforeAll(async () => {
+  if (!nginx) return;
+  const files: Record<string, string> = { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' };
+  for (const [path, content] of Object.entries(MODULE)) files[`mods/acme/hello/null/1.2.3/${path}`] = content;
+  files['mods/acme/hello/null/1.0.0/main.tf'] = 'variable "old" {}\n';
+  writeFiles(dir, files);
+  const [port1, port2] = [await freePort(), await freePort()];
+  relative = `http://127.0.0.1:${port1}`;
+  absolute = `http://127.0.0.1:${port2}`;
+  expect((await runCli(['build', '--json'], dir)).code).toBe(0);
+  expect((await runCli(['build', '--json', '--out', 'dist-abs', '--base-url', `${absolute}/registry/`], dir)).code).toBe(0);
+
+  const blocks: string[] = [];
+  for (const [out, port] of [['dist', port1], ['dist-abs', port2]] as const) {
+    const printed = await runCli(['hosting', 'nginx', '--dir', out, '--listen', `127.0.0.1:${port}`], dir);
+    expect(printed.stderr).toBe('');
+    expect(printed.code).toBe(0);
+    blocks.push(printed.stdout);
+  }
+  const prefix = join(dir, 'nginx');
+  mkdirSync(join(prefix, 'logs'), { recursive: true });
+  writeFileSync(join(prefix, 'sites.conf'), blocks.join('\n'));
+  // As the user running the test: no master process to drop privileges, every path in the temp folder.
+  writeFileSync(
+    join(prefix, 'nginx.conf'),
+    [
+      'master_process off;',
+      `pid ${prefix}/nginx.pid;`,
+      `error_log ${prefix}/logs/error.log;`,
+      'events {}',
+      'http {',
+      `  access_log ${prefix}/logs/access.log;`,
+      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${prefix}/${t};`),
+      `  include ${prefix}/sites.conf;`,
+      '}',
+      '',
+    ].join('\n'),
+  );
+  let output = '';
+  child = spawn(nginx, ['-p', prefix, '-e', `${prefix}/logs/error.log`, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const log = () => `${output}${existsSync(join(prefix, 'logs/error.log')) ? readFileSync(join(prefix, 'logs/error.log'), 'utf8') : ''}`;
+  await waitForPort(port1, child, log);
+  await waitForPort(port2, child, log);
+});
+
+afterAll(() => {
+  child?.kill('SIGTERM');
+});
+
+async function get(url: string | URL) {
+  const res = await request(url);
+  const body = Buffer.from(await res.body.arrayBuffer());
+  return { status: res.statusCode, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) as Record<string, unknown> };
+}
+
+async function unpack(data: Buffer, into: string): Promise<Record<string, string>> {
+  mkdirSync(into, { recursive: true });
+  await new Promise<void>((resolve, reject) => {
+    const sink = extract({ cwd: into });
+    sink.on('finish', resolve).on('error', reject);
+    sink.end(data);
+  });
+  const files: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const e of readdirSync(join(into, rel), { withFileTypes: true })) {
+      const path = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(path);
+      else files[path] = readFileSync(join(into, path), 'utf8');
+    }
+  };
+  walk('');
+  return files;
+}
+
+/** The walk `terraform init` makes for source HOST/acme/hello/null, version "~> 1.2". */
+async function clientFlow(host: string, unpackInto: string): Promise<void> {
+  const discoveryUrl = new URL('/.well-known/terraform.json', host);
+  const discovery = await get(discoveryUrl);
+  expect(discovery.status).toBe(200);
+  expect(discovery.headers['content-type']).toBe('application/json');
+  const modules = new URL(String(discovery.json()['modules.v1']), discoveryUrl);
+
+  const versions = await get(new URL('acme/hello/null/versions', modules));
+  expect(versions.status).toBe(200);
+  expect(versions.headers['content-type']).toBe('application/json');
+  expect(versions.headers['cache-control']).toBe('public, max-age=60');
+  const listed = (versions.json()['modules'] as { versions: { version: string }[] }[])[0]!.versions.map((v) => v.version);
+  expect(listed).toEqual(['1.2.3', '1.0.0']);
+
+  // Detail at a folder path without the trailing slash: its index.json, no redirect.
+  const detail = await get(new URL('acme/hello/null', modules));
+  expect(detail.status).toBe(200);
+  expect(detail.headers['content-type']).toBe('application/json');
+  expect(detail.json()).toMatchObject({ id: 'acme/hello/null/1.2.3', version: '1.2.3' });
+  const versionDetail = await get(new URL('acme/hello/null/1.0.0', modules));
+  expect(versionDetail.json()['id']).toBe('acme/hello/null/1.0.0');
+
+  const downloadUrl = new URL('acme/hello/null/1.2.3/download', modules);
+  const download = await get(downloadUrl);
+  expect(download.status).toBe(200);
+  expect(download.headers['content-type']).toBe('application/json');
+  const location = String(download.json()['location']);
+  expect(download.headers['x-terraform-get']).toBe(location);
+  expect(download.headers['x-service-get']).toBe(location);
+  expect(download.headers['access-control-expose-headers']).toMatch(/X-Terraform-Get/);
+
+  // go-getter decides by the resolved URL's extension.
+  const archiveUrl = new URL(location, downloadUrl);
+  expect(archiveUrl.pathname).toMatch(/\.tar\.gz$/);
+  const archive = await get(archiveUrl);
+  expect(archive.status).toBe(200);
+  expect(archive.headers['content-type']).toBe('application/gzip');
+  expect(archive.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  expect(await unpack(archive.body, unpackInto)).toEqual(MODULE);
+}
+
+describe.skipIf(!nginx)('a plain nginx serving dist/', () => {
+  it('answers the whole client flow with relative locations', async () => {
+    await clientFlow(relative, join(dir, 'unpacked-relative'));
+    expect((await get(`${relative}/v1/modules/acme/hello/null/1.2.3/download`)).headers['x-terraform-get']).toBe('./hello-null-1.2.3.tar.gz');
+  });
+
+  it('answers it with absolute locations under a base URL with a path, discovery at the host root', async () => {
+    const discovery = await get(`${absolute}/.well-known/terraform.json`);
+    expect(discovery.json()['modules.v1']).toBe(`${absolute}/registry/v1/modules/`);
+    await clientFlow(absolute, join(dir, 'unpacked-absolute'));
+    expect((await get(`${absolute}/registry/v1/modules/?offset=15`)).status).toBe(501);
+    const download = await get(`${absolute}/registry/v1/modules/acme/hello/null/1.2.3/download`);
+    expect(download.headers['x-terraform-get']).toBe(`${absolute}/registry/v1/modules/acme/hello/null/1.2.3/hello-null-1.2.3.tar.gz`);
+  });
+
+  it('serves listings, JSON errors, and says clearly what needs modmirror serve', async () => {
+    const listing = await get(`${relative}/v1/modules/`);
+    expect(listing.status).toBe(200);
+    expect(listing.headers['access-control-allow-origin']).toBe('*');
+    expect((listing.json()['modules'] as unknown[]).length).toBe(1);
+    expect((await get(`${relative}/v1/modules/acme`)).json()['modules']).toHaveLength(1);
+    expect((await get(`${relative}/v1/modules/?offset=0&limit=15`)).status).toBe(200);
+
+    for (const [path, status, text] of [
+      ['/v1/modules/?offset=15&limit=15', 501, 'need modmirror serve'],
+      ['/v1/modules/acme?provider=null', 501, 'filters (provider, namespace, verified) need modmirror serve'],
+      ['/v1/modules/acme/hello?verified=true', 501, 'need modmirror serve'],
+      ['/v1/modules/search?q=hello', 501, 'search needs modmirror serve'],
+      ['/v1/modules/acme/nothing/null/versions', 404, 'Not found'],
+      ['/v1/modules/acme/hello/null/9.9.9/download', 404, 'Not found'],
+    ] as const) {
+      const res = await get(`${relative}${path}`);
+      expect(res.status, path).toBe(status);
+      expect(res.headers['content-type'], path).toBe('application/json');
+      expect((res.json()['errors'] as string[])[0], path).toContain(text);
+      // A failed download carries no location: Terraform must not follow one.
+      expect(res.headers['x-terraform-get'], path).toBeUndefined();
+    }
+    // The browse page, where the build writes one, is the root.
+    if (existsSync(join(dir, 'dist/index.html'))) {
+      const page = await get(`${relative}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers['content-type']).toBe('text/html');
+    }
+    const summary = await get(`${relative}/v2/modules/acme/hello/null/downloads/summary`);
+    expect(summary.headers['content-type']).toBe('application/json');
+    expect(summary.json()).toMatchObject({ data: { type: 'module-downloads-summary' } });
+  });
+});
