@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 // The browse page in a real headless Chromium (Debian's package, driven by
 // playwright-core): search, filters, module pages, versions, providers, the
 // usage snippet, download counts, and a malicious README that stays inert.
