@@ -8,9 +8,9 @@ import semver from 'semver';
 import { join } from 'node:path';
 import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
 import { MirrorError } from './errors.js';
-import { readManifest, readModuleVersions, readRecords } from './emit/existing.js';
+import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
 import { emitIndexes, emitModule, type ForcedReplacement, type Manifest, type ModuleRecord } from './emit/index.js';
-import { addressKey, archiveFile, DISCOVERY_FILE, MODULES_BASE } from './emit/paths.js';
+import { addressKey, archiveFile } from './emit/paths.js';
 import { createStaging, dryRunStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
 import { descriptionFromReadme, extractVersion } from './extract/index.js';
 import { withLock } from './lock.js';
@@ -20,7 +20,6 @@ import { GitReaders } from './scan/git-objects.js';
 import type { BuiltVersion, VersionSource } from './types.js';
 import { verifyMirror } from './verify.js';
 import { GENERATOR } from './version.js';
-import { readFileSync } from 'node:fs';
 
 export interface PublishOptions {
   outDir: string;
@@ -95,7 +94,7 @@ async function publishLocked(source: VersionSource, options: PublishOptions): Pr
   const dryRun = options.dryRun ? dryRunStaging(options.outDir) : undefined;
   const staging = dryRun ?? (await createStaging(options.outDir, { seed: true }));
   try {
-    const baseUrl = existingBaseUrl(options.outDir) ?? options.baseUrl;
+    const baseUrl = readBaseUrl(options.outDir) ?? options.baseUrl;
     await staging.write(archiveFile(source.address, source.version), archive.data);
     const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, imageHosts: options.imageHosts });
     const records = mergeRecords(Object.keys(manifest.modules).length > 0 ? readRecords(options.outDir, manifest) : [], rewritten);
@@ -149,15 +148,4 @@ function mergeRecords(existing: ModuleRecord[], rewritten: ModuleRecord[]): Modu
   const byKey = new Map(existing.map((r) => [addressKey(r.address), r]));
   for (const r of rewritten) byKey.set(addressKey(r.address), r);
   return [...byKey.values()];
-}
-
-/** An existing mirror's locations are relative, or absolute under the base URL its discovery names. */
-function existingBaseUrl(outDir: string): string | undefined {
-  try {
-    const discovery = JSON.parse(readFileSync(join(outDir, DISCOVERY_FILE), 'utf8')) as Record<string, string>;
-    const modulesV1 = discovery['modules.v1'] ?? '';
-    return /^https?:\/\//.test(modulesV1) ? modulesV1.slice(0, -MODULES_BASE.length) : '';
-  } catch {
-    return undefined;
-  }
 }

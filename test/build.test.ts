@@ -3,11 +3,11 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, ROOT, runCli, settled, tempDir, writeFiles, type CliResult } from './helpers.js';
+import { makeRepo, ROOT, runCli, settled, tempDir, writeFiles, type CliResult, treeOf } from './helpers.js';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
@@ -15,19 +15,6 @@ async function archiveEntries(file: string): Promise<string[]> {
   const entries: string[] = [];
   await list({ file, onReadEntry: (e) => entries.push(e.path) });
   return entries.sort();
-}
-
-function treeOf(dir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files.set(relative(dir, path), createHash('sha256').update(readFileSync(path)).digest('hex'));
-    }
-  };
-  walk(dir);
-  return files;
 }
 
 const VARIABLES_V1 = `

@@ -3,24 +3,11 @@
 // tampered or mismatched bundle is refused and changes nothing.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Header, Pack, ReadEntry, list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, settled, tempDir, writeFiles } from './helpers.js';
-
-function treeOf(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
-    }
-  };
-  walk(dir);
-  return files;
-}
+import { runCli, settled, tempDir, writeFiles, treeOf } from './helpers.js';
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 

@@ -1,9 +1,10 @@
 // Test helpers: temp folders, real git repositories, and the real CLI.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -90,4 +91,18 @@ export async function settled<T>(read: () => T[], timeoutMs = 3000): Promise<T[]
     value = read();
   }
   return value;
+}
+
+/** Every file under `dir` with its sha256: two trees are equal when these are. */
+export function treeOf(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else files[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
+    }
+  };
+  walk(dir);
+  return files;
 }

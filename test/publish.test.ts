@@ -2,24 +2,10 @@
 // under kills, safe with two pipelines at once; and incremental builds.
 
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, makeRepo, ROOT, runCli, settled, tempDir, writeFiles } from './helpers.js';
-
-function treeOf(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
-    }
-  };
-  walk(dir);
-  return files;
-}
+import { git, makeRepo, ROOT, runCli, settled, tempDir, writeFiles, treeOf } from './helpers.js';
 
 /** Staging and old folders, or a lock, left beside the mirror. */
 const leftovers = (dir: string) => settled(() => readdirSync(dir).filter((n) => n.startsWith('.dist.') || n === 'dist.lock'));

@@ -6,7 +6,8 @@ import { MirrorError } from '../errors.js';
 import { MANIFEST_FILE } from '../emit/paths.js';
 import { caddySiteBlock } from '../hosting/caddy.js';
 import { nginxServerBlock } from '../hosting/nginx.js';
-import { assertSafeForConfig, mirrorBaseUrl, parseListen, type HostingOptions } from '../hosting/rules.js';
+import { readBaseUrl } from '../emit/existing.js';
+import { assertSafeForConfig, parseListen, type HostingOptions } from '../hosting/rules.js';
 
 const HOSTS: Record<string, (options: HostingOptions) => string> = { nginx: nginxServerBlock, caddy: caddySiteBlock };
 
@@ -38,7 +39,7 @@ export async function runHosting(values: Values, positionals: string[] = []): Pr
  * it disagrees with the files.
  */
 function chooseBaseUrl(dir: string, flag: string | undefined, configFile: string | undefined): string {
-  const built = mirrorBaseUrl(dir);
+  const built = readBaseUrl(dir);
   if (flag !== undefined) {
     if (flag !== '' && !/^https?:\/\/[^/]+/.test(flag)) throw usage(`Invalid --base-url "${flag}": expected an absolute http(s) URL.`);
     const normalized = flag === '' || flag.endsWith('/') ? flag : `${flag}/`;

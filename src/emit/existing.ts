@@ -9,7 +9,7 @@ import { MirrorError } from '../errors.js';
 import type { BuiltVersion, ExtractedVersion, ModuleAddress, ModuleContent } from '../types.js';
 import type { ModuleSummary } from './documents.js';
 import type { Manifest, ModuleRecord } from './index.js';
-import { MANIFEST_FILE, SEARCH_INDEX_FILE, versionDetailFile } from './paths.js';
+import { DISCOVERY_FILE, MANIFEST_FILE, MODULES_BASE, SEARCH_INDEX_FILE, versionDetailFile } from './paths.js';
 
 export function readManifest(dir: string): Manifest | undefined {
   const file = join(dir, MANIFEST_FILE);
@@ -97,4 +97,16 @@ export async function readModuleVersions(dir: string, manifest: Manifest, addres
       } satisfies BuiltVersion;
     }),
   );
+}
+
+/** A built mirror's base URL: '' when its locations are relative, undefined when it has no discovery document. */
+export function readBaseUrl(dir: string): string | undefined {
+  let modulesV1: unknown;
+  try {
+    modulesV1 = (JSON.parse(readFileSync(join(dir, DISCOVERY_FILE), 'utf8')) as Record<string, unknown>)['modules.v1'];
+  } catch {
+    return undefined;
+  }
+  if (typeof modulesV1 !== 'string') return undefined;
+  return /^https?:\/\//.test(modulesV1) && modulesV1.endsWith(MODULES_BASE) ? modulesV1.slice(0, -MODULES_BASE.length) : '';
 }

@@ -3,10 +3,8 @@
 // content types for files without an extension, the download headers, cache
 // lifetimes, CORS, and what only `modmirror serve` can answer.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
-import { archiveLocation, DISCOVERY_FILE, MODULES_BASE } from '../emit/paths.js';
+import { archiveLocation } from '../emit/paths.js';
 
 /** Archives never change once published (`publish --force` aside), so clients and CDNs may keep them. */
 export const CACHE_LONG = 'public, max-age=31536000, immutable';
@@ -64,22 +62,6 @@ export function parseListen(text: string): Listen {
     throw new MirrorError('USAGE', `Invalid --listen "${text}": expected PORT or ADDRESS:PORT, e.g. 8080 or 127.0.0.1:8080.`);
   }
   return match[1] === undefined ? { port } : { host: match[1], port };
-}
-
-/**
- * The base URL the mirror in `dir` was built with, from its discovery
- * document: the headers a host adds must match the `download` files' bodies.
- * Undefined when `dir` holds no built mirror.
- */
-export function mirrorBaseUrl(dir: string): string | undefined {
-  let modulesV1: unknown;
-  try {
-    modulesV1 = (JSON.parse(readFileSync(join(dir, DISCOVERY_FILE), 'utf8')) as Record<string, unknown>)['modules.v1'];
-  } catch {
-    return undefined;
-  }
-  if (typeof modulesV1 !== 'string') return undefined;
-  return /^https?:\/\//.test(modulesV1) && modulesV1.endsWith(MODULES_BASE) ? modulesV1.slice(0, -MODULES_BASE.length) : '';
 }
 
 /**

@@ -57,6 +57,17 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
 });
 
+/** Opens a module page and waits until it shows that module (a hash change keeps the old page until then). */
+async function openModule(path: string): Promise<void> {
+  // Through the home view, so no element of the previous module page can be mistaken for the new one.
+  await page.goto(`${server.url}#/`);
+  await page.waitForSelector('#search');
+  await page.goto(`${server.url}#/${path}`);
+  const key = path.split('/').slice(0, 3).join('/');
+  await page.waitForFunction((k) => document.getElementById('module-title')?.textContent?.startsWith(k) && document.querySelector('#version') !== null, key);
+  if (path.split('/').length === 4) await page.waitForFunction((v) => (document.getElementById('version') as HTMLSelectElement).value === v, path.split('/')[3]);
+}
+
 afterAll(async () => {
   await browser?.close();
   await server?.close();
@@ -113,8 +124,7 @@ describe('module page', () => {
   });
 
   it('switches between the providers a module exists for', async () => {
-    await page.goto(`${server.url}#/acme/dns/aws`);
-    await page.waitForSelector('.tabs');
+    await openModule('acme/dns/aws');
     expect(await page.locator('.tabs a').allTextContents()).toEqual(['aws', 'google']);
     await page.click('.tabs a:has-text("google")');
     await expect.poll(() => page.textContent('#module-title')).toContain('acme/dns/google');
@@ -122,8 +132,7 @@ describe('module page', () => {
   });
 
   it('copies a usage snippet with the page\'s own host', async () => {
-    await page.goto(`${server.url}#/acme/network/aws`);
-    await page.waitForSelector('#copy');
+    await openModule('acme/network/aws');
     await page.click('#copy');
     await expect.poll(() => page.textContent('#copy')).toBe('Copied');
     const copied = await page.evaluate(() => navigator.clipboard.readText());
@@ -135,13 +144,12 @@ describe('module page', () => {
   it('shows download counts from modmirror serve', async () => {
     const archive = await request(new URL('/v1/modules/acme/storage/aws/1.0.0/storage-aws-1.0.0.tar.gz', server.url));
     await archive.body.dump();
-    await page.goto(`${server.url}#/acme/storage/aws`);
+    await openModule('acme/storage/aws');
     await expect.poll(() => page.textContent('#downloads')).toBe(' · 1 downloads');
   });
 
   it('keeps a malicious README inert', async () => {
-    await page.goto(`${server.url}#/zz/evil/aws`);
-    await page.waitForSelector('.readme');
+    await openModule('zz/evil/aws');
     const readme = page.locator('.readme');
     expect(await readme.textContent()).toContain('<script>window.__pwned = true</script>');
     expect(await readme.locator('script, img, [onerror]').count()).toBe(0);
