@@ -4,28 +4,14 @@
 // archive fetch and unpack), and what a plain host cannot answer. Two
 // servers: relative locations, and absolute ones under a base URL with a path.
 
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from 'tar';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { freePort, startNginx } from './nginx-server.js';
 
-/** nginx's path, installing Debian's package when it is missing; CI must have it, elsewhere the test is skipped. */
-function findNginx(): string | undefined {
-  const find = () => ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx'].find((p) => existsSync(p));
-  if (find()) return find();
-  try {
-    execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx'], { stdio: 'pipe', timeout: 300_000 });
-  } catch (error) {
-    if (process.env['CI']) throw new Error(`nginx is missing and apt-get could not install it: ${(error as Error).message}`);
-  }
-  return find();
-}
-
-const nginx = findNginx();
 const dir = tempDir();
 const MODULE = {
   'main.tf': 'variable "name" {\n  type = string\n}\nresource "null_resource" "this" {}\n',
@@ -34,37 +20,11 @@ const MODULE = {
   'scripts/run.sh': '#!/bin/sh\necho hi\n',
 };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPort(port: number, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}:\n${log()}`);
-    try {
-      await request(`http://127.0.0.1:${port}/`).then((r) => r.body.dump());
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`nginx did not listen on ${port}:\n${log()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
-let child: ChildProcess | undefined;
+let nginx: { stop: () => void } | undefined;
 let relative = '';
 let absolute = '';
 
 beforeAll(async () => {
-  if (!nginx) return;
   const files: Record<string, string> = { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' };
   for (const [path, content] of Object.entries(MODULE)) files[`mods/acme/hello/null/1.2.3/${path}`] = content;
   files['mods/acme/hello/null/1.0.0/main.tf'] = 'variable "old" {}\n';
@@ -82,36 +42,11 @@ beforeAll(async () => {
     expect(printed.code).toBe(0);
     blocks.push(printed.stdout);
   }
-  const prefix = join(dir, 'nginx');
-  mkdirSync(join(prefix, 'logs'), { recursive: true });
-  writeFileSync(join(prefix, 'sites.conf'), blocks.join('\n'));
-  // As the user running the test: no master process to drop privileges, every path in the temp folder.
-  writeFileSync(
-    join(prefix, 'nginx.conf'),
-    [
-      'master_process off;',
-      `pid ${prefix}/nginx.pid;`,
-      `error_log ${prefix}/logs/error.log;`,
-      'events {}',
-      'http {',
-      `  access_log ${prefix}/logs/access.log;`,
-      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${prefix}/${t};`),
-      `  include ${prefix}/sites.conf;`,
-      '}',
-      '',
-    ].join('\n'),
-  );
-  let output = '';
-  child = spawn(nginx, ['-p', prefix, '-e', `${prefix}/logs/error.log`, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const log = () => `${output}${existsSync(join(prefix, 'logs/error.log')) ? readFileSync(join(prefix, 'logs/error.log'), 'utf8') : ''}`;
-  await waitForPort(port1, child, log);
-  await waitForPort(port2, child, log);
+  nginx = await startNginx(join(dir, 'nginx'), blocks, [port1, port2]);
 });
 
 afterAll(() => {
-  child?.kill('SIGTERM');
+  nginx?.stop();
 });
 
 async function get(url: string | URL) {
@@ -181,7 +116,7 @@ async function clientFlow(host: string, unpackInto: string): Promise<void> {
   expect(await unpack(archive.body, unpackInto)).toEqual(MODULE);
 }
 
-describe.skipIf(!nginx)('a plain nginx serving dist/', () => {
+describe('a plain nginx serving dist/', () => {
   it('answers the whole client flow with relative locations', async () => {
     await clientFlow(relative, join(dir, 'unpacked-relative'));
     expect((await get(`${relative}/v1/modules/acme/hello/null/1.2.3/download`)).headers['x-terraform-get']).toBe('./hello-null-1.2.3.tar.gz');

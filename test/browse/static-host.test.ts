@@ -1,0 +1,45 @@
+/// <reference lib="dom" />
+// The browse page with no modmirror process: dist/ behind a real nginx with
+// the block `modmirror hosting nginx` prints, driven in Debian's Chromium.
+
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freePort, startNginx } from '../hosting/nginx-server.js';
+import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+
+let browser: Browser;
+let nginx: { stop: () => void };
+let url: string;
+
+beforeAll(async () => {
+  const dir = tempDir('mm-browse-nginx-');
+  writeFiles(dir, { 'mirror.config.yaml': `sources:\n  - folder: ${JSON.stringify(join(ROOT, 'modules'))}\n` });
+  expect((await runCli(['build', '--json'], dir)).code).toBe(0);
+  const port = await freePort();
+  const block = await runCli(['hosting', 'nginx', '--dir', 'dist', '--listen', `127.0.0.1:${port}`], dir);
+  expect(block.code, block.stderr).toBe(0);
+  nginx = await startNginx(join(dir, 'nginx'), [block.stdout], [port]);
+  url = `http://127.0.0.1:${port}/`;
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  nginx?.stop();
+});
+
+it('loads, searches and opens a module from a plain nginx', async () => {
+  const page = await browser.newPage();
+  await page.goto(url);
+  await expect.poll(() => page.textContent('#count')).toBe('4 modules');
+  await page.fill('#search', 'storage');
+  await expect.poll(() => page.locator('#results .title').allTextContents()).toEqual(['acme/storage/aws']);
+  await page.click('#results .title');
+  await page.waitForFunction(() => document.getElementById('module-title')?.textContent?.startsWith('acme/storage/aws'));
+  expect(await page.locator('main > .readme h1').count()).toBe(1);
+  expect(await page.textContent('#usage')).toContain(`source  = "127.0.0.1:${new URL(url).port}/acme/storage/aws"`);
+  await page.selectOption('#version', { index: 0 });
+  expect(await page.locator('table').count()).toBeGreaterThan(3);
+  await page.close();
+});
