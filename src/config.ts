@@ -8,6 +8,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } fro
 import { MirrorError } from './errors.js';
 import type { ModuleAddress, ModuleMeta } from './types.js';
 import { addressKey, isValidName } from './emit/paths.js';
+import { parseModuleSpec } from './sync/constraint.js';
 
 export const DEFAULT_CONFIG_FILE = 'mirror.config.yaml';
 export const DEFAULT_TAG_PATTERN = String.raw`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`;
@@ -20,6 +21,7 @@ export interface UserConfig {
   sources?: UserSource[];
   modules?: Record<string, Partial<ModuleMeta>>;
   browse?: { imageHosts?: string[] };
+  sync?: { from: string; into?: string; tokenEnv?: string; modules: string[] }[];
 }
 
 export type UserSource =
@@ -58,6 +60,8 @@ export interface ResolvedConfig {
   modules: Map<string, Partial<ModuleMeta>>;
   /** Origins whose images the browse page may show in READMEs; none by default. */
   imageHosts: string[];
+  /** Upstream registries `modmirror sync` fills the module folder from (`into` absolute when given). */
+  sync: { from: string; into?: string; tokenEnv?: string; modules: string[] }[];
 }
 
 export interface ConfigOverrides {
@@ -67,7 +71,7 @@ export interface ConfigOverrides {
   baseUrl?: string;
 }
 
-const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse'];
+const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync'];
 const META_KEYS = ['owner', 'description', 'source', 'verified'];
 const GIT_KEYS = ['git', 'namespace', 'name', 'provider', 'path', 'tagPrefix', 'tagPattern', ...META_KEYS];
 
@@ -101,6 +105,7 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd()): 
     sources: sources.map((s) => resolveSource(s, base)),
     modules: new Map(Object.entries(user.modules ?? {})),
     imageHosts: user.browse?.imageHosts ?? [],
+    sync: (user.sync ?? []).map((s) => ({ ...s, ...(s.into === undefined ? {} : { into: resolve(base, s.into) }) })),
   };
   checkResolved(resolved, describe);
   return resolved;
@@ -257,6 +262,27 @@ function validateUserConfig(value: unknown): Problem[] {
         expect(ok, ['browse', 'imageHosts', i], `expected an http(s) origin such as https://img.example.com, got ${show(host)}`);
       });
     }
+  }
+  if ('sync' in config && expect(Array.isArray(config['sync']), ['sync'], 'expected a list of upstreams (- from: URL, modules: [...])')) {
+    (config['sync'] as unknown[]).forEach((entry, i) => {
+      const path = ['sync', i];
+      if (!expect(isRecord(entry), path, 'expected a mapping with "from" and "modules"')) return;
+      const e = entry as Record<string, unknown>;
+      unknownKeys(e, ['from', 'into', 'tokenEnv', 'modules'], path);
+      expect(typeof e['from'] === 'string' && /^https?:\/\/[^/]+/.test(e['from']), [...path, 'from'], `expected the upstream registry's http(s) URL, got ${show(e['from'])}`);
+      optionalString(e, 'into', path);
+      optionalString(e, 'tokenEnv', path);
+      if (expect(Array.isArray(e['modules']) && e['modules'].length > 0, [...path, 'modules'], 'expected a list of NAMESPACE/NAME/PROVIDER[@CONSTRAINT]')) {
+        (e['modules'] as unknown[]).forEach((spec, j) => {
+          if (!expect(typeof spec === 'string', [...path, 'modules', j], `expected a string, got ${show(spec)}`)) return;
+          try {
+            parseModuleSpec(spec as string);
+          } catch (error) {
+            problems.push({ path: [...path, 'modules', j], message: (error as Error).message });
+          }
+        });
+      }
+    });
   }
   if ('modules' in config && expect(isRecord(config['modules']), ['modules'], 'expected a mapping of NAMESPACE/NAME/PROVIDER to metadata')) {
     for (const [key, meta] of Object.entries(config['modules'] as Record<string, unknown>)) {

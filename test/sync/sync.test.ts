@@ -53,6 +53,24 @@ describe('sync from a modmirror server', () => {
     expect(detail(join(here, 'inside'))).toBe(detail(join(upstreamDir, 'dist')));
   });
 
+  it('takes its upstreams from the config\'s sync list when no --from is given', async () => {
+    const dir = tempDir('mm-sync-config-');
+    writeFiles(dir, {
+      'mirror.config.yaml': `sources:\n  - folder: drop\nsync:\n  - from: ${upstream.url}\n    modules:\n      - acme/net/aws@~> 1.0\n      - acme/other/aws\n`,
+      'drop/.keep': '',
+    });
+    const r = await runCli(['sync'], dir);
+    expect(r.stderr).not.toMatch(/error/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Fetched 3 version\(s\) into drop\/ \(0 already there\) from http:\/\/127\.0\.0\.1:\d+\./);
+    expect(readdirSync(join(dir, 'drop/acme/net/aws')).sort()).toEqual(['1.0.0', '1.1.0']);
+    writeFiles(dir, { 'bad.yaml': 'sources:\n  - folder: drop\nsync:\n  - from: ftp://x\n    modules: [acme/net]\n' });
+    const bad = await runCli(['sync', '--config', 'bad.yaml'], dir);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/bad\.yaml:4: sync\[0\]\.from: expected the upstream registry's http\(s\) URL/);
+    expect(bad.stderr).toMatch(/bad\.yaml:5: sync\[0\]\.modules\[0\]: Invalid module "acme\/net"/);
+  });
+
   it('never fetches a version the folder already has', async () => {
     const before = archiveRequests('1.0.0');
     const r = await runCli(['sync', '--from', upstream.url, '--module', 'acme/net/aws', '--module', 'acme/other/aws@~> 0.1', '--into', 'synced'], here);
