@@ -81,8 +81,17 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
       }
     };
 
+    const pendingByRepo = countByRepository(versions);
     await mapLimited([...groupByModule(versions).values()], MODULE_CONCURRENCY, async (moduleVersions) => {
       const built = await mapLimited(moduleVersions, versionConcurrency(), buildVersion);
+      // A repository's reader (a git process and its object cache) goes as soon as its last version is done,
+      // so a build of a thousand repositories holds one or two at a time.
+      for (const v of moduleVersions) {
+        if (v.origin.kind !== 'git') continue;
+        const left = pendingByRepo.get(v.origin.gitDir)! - 1;
+        pendingByRepo.set(v.origin.gitDir, left);
+        if (left === 0) builder.releaseRepository(v.origin.gitDir);
+      }
       const ok = built.filter((b): b is BuiltVersion => b !== undefined);
       const first = moduleVersions[0]!;
       const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
@@ -144,9 +153,19 @@ class VersionBuilder {
     return { source, content, archive, description: source.meta.description || descriptionFromReadme(content.root.readme) };
   }
 
+  releaseRepository(gitDir: string): void {
+    this.git.close(gitDir);
+  }
+
   close(): void {
     this.git.closeAll();
   }
+}
+
+function countByRepository(versions: VersionSource[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const v of versions) if (v.origin.kind === 'git') counts.set(v.origin.gitDir, (counts.get(v.origin.gitDir) ?? 0) + 1);
+  return counts;
 }
 
 /** Everything the output depends on: modmirror, the base URL, each version's files and metadata. */

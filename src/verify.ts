@@ -5,8 +5,8 @@
 
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { opendir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { latestVersion } from './emit/documents.js';
 import type { Manifest } from './emit/index.js';
 import {
@@ -52,17 +52,17 @@ const CONTENT_FIELDS: [string, string][] = [
 export async function verifyMirror(dir: string, options: VerifyOptions = {}): Promise<Problem[]> {
   const problems: Problem[] = [];
   const problem = (path: string, message: string) => problems.push({ path, message });
-  const cache = new Map<string, Json | undefined>();
+  // Paths read so far, not their contents: a mirror of 100,000 versions must not be held in memory at once.
+  const checked = new Set<string>();
   const json = async (rel: string): Promise<Json | undefined> => {
-    if (cache.has(rel)) return cache.get(rel);
     let value: Json | undefined;
     try {
       value = JSON.parse(await readFile(join(dir, rel), 'utf8')) as Json;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      problem(rel, code === 'ENOENT' ? 'missing' : `does not parse: ${(error as Error).message}`);
+      if (!checked.has(rel)) problem(rel, code === 'ENOENT' ? 'missing' : `does not parse: ${(error as Error).message}`);
     }
-    cache.set(rel, value);
+    checked.add(rel);
     return value;
   };
 
@@ -87,7 +87,7 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
     await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true });
   }
   await verifyIndexes(manifest, keys, { json, problem });
-  if (options.modules === undefined) await verifyEveryJsonFile(dir, cache, problem);
+  if (options.modules === undefined) await verifyEveryJsonFile(dir, checked, problem);
   return problems;
 }
 
@@ -222,17 +222,21 @@ async function verifyIndexes(manifest: Manifest, keys: string[], ctx: Pick<Conte
   }
 }
 
-async function verifyEveryJsonFile(dir: string, checked: Map<string, Json | undefined>, problem: Context['problem']): Promise<void> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  for (const entry of entries) {
-    if (!entry.isFile() || /\.(tar\.gz|html|js|css)$/.test(entry.name) || entry.name === '_headers') continue;
-    const rel = relative(dir, join(entry.parentPath, entry.name)).split('\\').join('/');
-    if (checked.has(rel)) continue;
-    try {
-      JSON.parse(await readFile(join(dir, rel), 'utf8'));
-    } catch (error) {
-      problem(rel, `does not parse: ${(error as Error).message}`);
+async function verifyEveryJsonFile(dir: string, checked: Set<string>, problem: Context['problem']): Promise<void> {
+  // Walked folder by folder rather than listed whole: a large mirror has hundreds of thousands of files.
+  const walk = async (rel: string): Promise<void> => {
+    for await (const entry of await opendir(join(dir, rel))) {
+      const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile() && !/\.(tar\.gz|html|js|css)$/.test(entry.name) && entry.name !== '_headers' && !checked.has(path)) {
+        try {
+          JSON.parse(await readFile(join(dir, path), 'utf8'));
+        } catch (error) {
+          problem(path, `does not parse: ${(error as Error).message}`);
+        }
+      }
     }
-  }
+  };
+  await walk('');
 }
 

@@ -14,7 +14,8 @@ import { HclSyntaxError } from './hcl.js';
  * so a build parses each distinct file once.
  */
 export type ExtractCache = Map<string, FileDeclarations | HclSyntaxError>;
-const CACHE_LIMIT = 50_000;
+/** Parsed files repeat within a module's history; across modules they rarely do, so a modest bound keeps memory flat. */
+const CACHE_LIMIT = 10_000;
 
 export function createExtractCache(): ExtractCache {
   return new Map();

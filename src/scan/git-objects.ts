@@ -125,6 +125,12 @@ export class GitReaders {
     return reader;
   }
 
+  /** Ends a repository's reader and drops its object cache, once no version still needs it. */
+  close(gitDir: string): void {
+    this.readers.get(gitDir)?.close();
+    this.readers.delete(gitDir);
+  }
+
   closeAll(): void {
     for (const reader of this.readers.values()) reader.close();
     this.readers.clear();

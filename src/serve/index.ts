@@ -13,7 +13,7 @@ import { createManagementApi } from '../management/index.js';
 import { DownloadCounter } from './downloads.js';
 import { HttpError, jsonPayload, sendPayload, sendRegistryError } from './http.js';
 import { Mirror } from './mirror.js';
-import { handleDownloadsSummary, handleModules, type RegistryContext } from './registry.js';
+import { AnswerCache, handleDownloadsSummary, handleModules, type RegistryContext } from './registry.js';
 
 export interface ServeOptions {
   dir: string;
@@ -45,7 +45,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     downloads,
     basePath: `/${MODULES_BASE}`,
     patchedDetails: new Map(),
-    answers: new Map(),
+    answers: new AnswerCache(),
     serveFile: (req, res, rel, headers) => serveStatic(files, root, req, res, rel, headers),
   };
 

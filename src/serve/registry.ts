@@ -29,10 +29,32 @@ export interface RegistryContext {
   /** Detail documents with a non-zero download count patched in, by generation and path. */
   patchedDetails: Map<string, { count: number; payload: Payload }>;
   /** Listing and search answers by generation, download epoch and URL. */
-  answers: Map<string, Payload>;
+  answers: AnswerCache;
 }
 
-const ANSWER_CACHE_ENTRIES = 5000;
+/** Bounded by entries and bytes, so a crawler walking every page cannot grow the server without limit. */
+export class AnswerCache {
+  private readonly map = new Map<string, Payload>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxEntries = 5000,
+    private readonly maxBytes = 16 * 1024 * 1024,
+  ) {}
+
+  get(key: string): Payload | undefined {
+    return this.map.get(key);
+  }
+
+  set(key: string, answer: Payload): void {
+    if (this.map.size >= this.maxEntries || this.bytes + answer.body.length > this.maxBytes) {
+      this.map.clear();
+      this.bytes = 0;
+    }
+    this.map.set(key, answer);
+    this.bytes += answer.body.length;
+  }
+}
 
 /** Listings and search are pure functions of the index, the counts and the URL: compute each once. */
 function cachedAnswer(ctx: RegistryContext, index: MirrorIndex, req: IncomingMessage, compute: () => Payload): Payload {
@@ -40,7 +62,6 @@ function cachedAnswer(ctx: RegistryContext, index: MirrorIndex, req: IncomingMes
   const hit = ctx.answers.get(key);
   if (hit) return hit;
   const answer = compute();
-  if (ctx.answers.size >= ANSWER_CACHE_ENTRIES) ctx.answers.clear();
   ctx.answers.set(key, answer);
   return answer;
 }
