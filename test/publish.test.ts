@@ -240,6 +240,12 @@ describe('incremental build', () => {
     const fourth = JSON.parse((await runCli(['build', '--json'], dir)).stdout);
     expect(fourth.upToDate).toBe(false);
     expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
+    // A tag moved to another commit (its ref file changes) is seen, not answered from the scan cache.
+    makeRepo(repo, [{ date: '2024-04-01T00:00:00Z', files: moduleFiles(5) }]);
+    git(repo, ['tag', '-f', 'v1.2.0']);
+    const moved = JSON.parse((await runCli(['build', '--json'], dir)).stdout);
+    expect(moved).toMatchObject({ upToDate: false, cached: 3 });
+    expect(JSON.parse(readFileSync(join(dir, 'dist/v1/modules/acme/inc/aws/1.2.0/index.json'), 'utf8')).root.inputs[0].default).toBe('5');
     git(repo, ['tag', '-d', 'v1.2.0']);
     const dropped = JSON.parse((await runCli(['build', '--json'], dir)).stdout);
     expect(dropped.warnings).toEqual([expect.stringMatching(/removing 1 version\(s\) that are no longer in the sources: acme\/inc\/aws@1\.2\.0/)]);

@@ -9,6 +9,7 @@ import semver from 'semver';
 import { MirrorError } from '../errors.js';
 import type { GitSource } from '../config.js';
 import type { ModuleMeta, VersionSource } from '../types.js';
+import { readTagScan, tagRefsStamp, writeTagScan, type ScannedTag, type TagScan } from './tag-cache.js';
 
 /** Runs git and resolves with its stdout; fails with the command and git's own message. */
 export function git(args: string[], options: { cwd?: string; input?: string } = {}): Promise<Buffer> {
@@ -103,33 +104,43 @@ export async function scanGit(
   warn: (message: string) => void,
 ): Promise<VersionSource[]> {
   const gitDir = await localGitDir(source, cacheDir);
+  const key = JSON.stringify([gitDir, source.path, source.tagPrefix, source.tagPattern.source]);
+  const stamp = source.remote ? undefined : tagRefsStamp(gitDir);
+  let scan = stamp === undefined ? undefined : readTagScan(cacheDir, key, stamp);
+  if (!scan) {
+    scan = await scanTags(source, gitDir);
+    if (stamp !== undefined) await writeTagScan(cacheDir, key, stamp, scan);
+  }
+  scan.warnings.forEach(warn);
+  return scan.tags.map((t) => ({
+    address: source.address,
+    meta,
+    version: t.version,
+    tag: t.tag,
+    publishedAt: new Date(t.committedAt),
+    origin: { kind: 'git', gitDir, commit: t.commit, tree: t.tree, subdir: source.path },
+    fingerprint: `git:${t.tree}`,
+    label: `${source.repo}@${t.tag}`,
+  }));
+}
+
+async function scanTags(source: GitSource, gitDir: string): Promise<TagScan> {
+  const warnings: string[] = [];
   const refs = (await listTags(gitDir)).filter((ref) => ref.tag.startsWith(source.tagPrefix));
   const found: { ref: TagRef; version: string }[] = [];
   for (const ref of refs) {
     const version = versionFromTag(ref.tag, source.tagPrefix, source.tagPattern);
-    if (version === undefined) warn(`${source.repo}: skipping tag "${ref.tag}": not a semver version`);
+    if (version === undefined) warnings.push(`${source.repo}: skipping tag "${ref.tag}": not a semver version`);
     else found.push({ ref, version });
   }
   const trees = await treesAt(gitDir, found.map((f) => f.ref.commit), source.path);
-  const versions: VersionSource[] = [];
+  const tags: ScannedTag[] = [];
   found.forEach(({ ref, version }, i) => {
     const tree = trees[i];
-    if (tree === undefined) {
-      warn(`${source.repo}: skipping tag "${ref.tag}": it has no folder "${source.path}"`);
-      return;
-    }
-    versions.push({
-      address: source.address,
-      meta,
-      version,
-      tag: ref.tag,
-      publishedAt: ref.committedAt,
-      origin: { kind: 'git', gitDir, commit: ref.commit, tree, subdir: source.path },
-      fingerprint: `git:${tree}`,
-      label: `${source.repo}@${ref.tag}`,
-    });
+    if (tree === undefined) warnings.push(`${source.repo}: skipping tag "${ref.tag}": it has no folder "${source.path}"`);
+    else tags.push({ tag: ref.tag, version, commit: ref.commit, tree, committedAt: ref.committedAt.toISOString() });
   });
-  return versions;
+  return { tags, warnings };
 }
 
 /** One ref of a repository as a version (publish): the ref's commit, its module folder's tree and its date. */
