@@ -1,13 +1,15 @@
 // Build benchmarks: the CLI's full build against the cheapest thing that
 // produces the same archives (`git archive | gzip -6` per tag, as many at a
 // time as there are cores), and the extractor's throughput on its own.
+// benchBuildMemory (benchmark `build-memory`): the CLI build's peak resident
+// memory on a small and a ten times larger git corpus.
 
 import { writeFile, mkdir, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCorpus } from './corpus.mjs';
-import { log, makeTempDir, mapLimited, median, removeTempDir, runCommand } from './util.mjs';
+import { hasGnuTime, log, makeTempDir, mapLimited, median, removeTempDir, runCommand, runWithPeakRss } from './util.mjs';
 
 const CLI = fileURLToPath(new URL('../bin/modmirror.js', import.meta.url));
 const EXTRACT = new URL('../lib/extract/index.js', import.meta.url).href;
@@ -240,4 +242,79 @@ async function benchExtract(corpus, runs) {
       detail,
     },
   ];
+}
+
+// ---- (d): peak memory of the build, as the corpus grows --------------------
+
+const BUILD_PEAK_TARGET_MB = 500; // issue 7
+const BUILD_GROWTH_TARGET = 1.5; // issue 7 says "flat as versions grow"; this is how flat we ask it to be
+
+/**
+ * Peak RSS of `modmirror build --clean` (one process, measured from outside)
+ * on two git corpora of the same per-module shape, one ten times the other.
+ * @param {{ quick?: boolean }} options
+ */
+export async function benchBuildMemory({ quick = false } = {}) {
+  // Full: 1,000 and 10,000 versions. Quick: 50 and 250, so the quick run stays short.
+  const shapes = quick ? [[5, 10], [25, 10]] : [[100, 10], [1000, 10]];
+  const tmp = makeTempDir();
+  try {
+    const results = [];
+    for (const [modules, versionsPerModule] of shapes) {
+      const label = `${(modules * versionsPerModule).toLocaleString('en-US')} versions`;
+      let started = performance.now();
+      const corpus = await generateCorpus({ dir: join(tmp, `corpus-${modules}`), modules, versionsPerModule, seed: SEED + 2 });
+      const generated = (performance.now() - started) / 1000;
+      const config = join(tmp, `memory-${modules}.yaml`);
+      await writeFile(config, `sources:\n${corpus.repos.map((r) => `  - git: ${JSON.stringify(r)}\n    namespace: bench\n`).join('')}`);
+      const out = join(tmp, `out-memory-${modules}`);
+      log(`build memory: ${modules.toLocaleString('en-US')} modules × ${versionsPerModule} versions (git) generated in ${generated.toFixed(1)} s; building`);
+      const run = await runWithPeakRss(process.execPath, [CLI, 'build', '--clean', '--config', config, '--out', out, '--json'], { cwd: tmp });
+      const summary = JSON.parse(run.stdout.toString('utf8').trim().split('\n').pop());
+      if (summary.errors.length > 0 || summary.versions !== corpus.tags) {
+        throw new Error(`build memory: modmirror built ${summary.versions} of ${corpus.tags} versions: ${JSON.stringify(summary.errors.slice(0, 3))}`);
+      }
+      log(`build memory: ${label}: peak RSS ${run.peakMB.toFixed(0)} MB, built in ${run.seconds.toFixed(1)} s`);
+      results.push({ label, modules, versionsPerModule, versions: corpus.tags, peakMB: run.peakMB, seconds: run.seconds, generatedSeconds: generated, method: run.method });
+      await rm(out, { recursive: true, force: true });
+      await rm(join(tmp, `corpus-${modules}`), { recursive: true, force: true });
+    }
+    const [small, large] = results;
+    const growth = large.peakMB / small.peakMB;
+    const detail = { runs: 1, measuredWith: results[0].method, gnuTime: hasGnuTime(), corpora: results, note: 'one --clean build per corpus, one process; git corpora from corpus.mjs (same module shape, more modules)' };
+    return [
+      {
+        name: `build peak RSS, ${small.label} (${small.modules.toLocaleString('en-US')} modules × ${small.versionsPerModule}, git)`,
+        modmirror: small.peakMB,
+        baseline: null,
+        ratio: null,
+        target: `≤ ${BUILD_PEAK_TARGET_MB} MB`,
+        unit: 'MB',
+        pass: small.peakMB <= BUILD_PEAK_TARGET_MB,
+        detail,
+      },
+      {
+        name: `build peak RSS, ${large.label} (${large.modules.toLocaleString('en-US')} modules × ${large.versionsPerModule}, git)`,
+        modmirror: large.peakMB,
+        baseline: null,
+        ratio: null,
+        target: `≤ ${BUILD_PEAK_TARGET_MB} MB`,
+        unit: 'MB',
+        pass: large.peakMB <= BUILD_PEAK_TARGET_MB,
+        detail,
+      },
+      {
+        name: `  ↳ growth of build peak RSS, ${small.label} → ${large.label}`,
+        modmirror: large.peakMB,
+        baseline: small.peakMB,
+        ratio: growth,
+        target: `flat: ≤ ${BUILD_GROWTH_TARGET}×`,
+        unit: 'MB',
+        pass: growth <= BUILD_GROWTH_TARGET,
+        detail,
+      },
+    ];
+  } finally {
+    removeTempDir(tmp);
+  }
 }

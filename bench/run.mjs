@@ -7,7 +7,8 @@
 //
 // To add a benchmark, add an entry to BENCHMARKS: `run` gets { quick } and
 // resolves with rows { name, modmirror, baseline, ratio, target, unit } (plus
-// optional `pass` and `detail`).
+// optional `pass` and `detail`). An entry with `onlyWhenNamed` runs only when
+// --only names it (a subset of another benchmark, e.g. serve-api).
 
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -19,7 +20,17 @@ import { cleanupTempDirs, log } from './util.mjs';
 
 const BENCHMARKS = [
   { name: 'build', run: async (opts) => (await import('./build.mjs')).benchBuild(opts) },
+  { name: 'build-memory', run: async (opts) => (await import('./build.mjs')).benchBuildMemory(opts) },
   { name: 'serve', run: async (opts) => (await import('./serve.mjs')).benchServe(opts) },
+  {
+    name: 'serve-api',
+    onlyWhenNamed: true, // the management API rows of `serve`, on their own (with the small mirror)
+    run: async (opts) => {
+      const serve = await import('./serve.mjs');
+      return serve.benchServe({ ...opts, endpoints: serve.MANAGEMENT_ENDPOINTS });
+    },
+  },
+  { name: 'serve-memory', run: async (opts) => (await import('./serve.mjs')).benchServeMemory(opts) },
 ];
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -66,13 +77,14 @@ async function main() {
   });
   if (values.help) {
     console.log('Usage: node bench/run.mjs [--quick] [--json FILE] [--only NAME[,NAME]]');
+    console.log(`Benchmarks: ${BENCHMARKS.map((b) => b.name + (b.onlyWhenNamed ? ' (only with --only)' : '')).join(', ')}`);
     return 0;
   }
   if (newestMtime(join(ROOT, 'src')) > newestMtime(join(ROOT, 'lib'))) {
     log('warning: src/ is newer than lib/; run `npx tsc -p tsconfig.build.json` (npm run bench does) or the numbers are for old code');
   }
   const only = values.only?.split(',');
-  const selected = BENCHMARKS.filter((b) => !only || only.includes(b.name));
+  const selected = BENCHMARKS.filter((b) => (only ? only.includes(b.name) : !b.onlyWhenNamed));
   if (selected.length === 0) throw new Error(`no benchmark named ${values.only}; have: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
 
   const started = performance.now();

@@ -8,21 +8,26 @@
 //
 //   node bench/serve.mjs ceiling ROUTES.json     bare http server, bodies from memory
 //   node bench/serve.mjs sirv DIR                plain sirv(DIR, { etag: true, dev: false })
-//   node bench/serve.mjs load URL CONNECTIONS SECONDS   autocannon; prints one JSON line
+//   node bench/serve.mjs load URL CONNECTIONS SECONDS [HEADERS_JSON]   autocannon; prints one JSON line
 //
 // The mirror is generated in the folder layout (<ns>/<name>/<provider>/<version>/)
 // and built with the CLI: 10,000 small modules with one version each, plus
-// one module with many versions so its `versions` file is large.
+// one module with many versions so its `versions` file is large. The server's
+// data folder is a copy of the sample one (data/) grown to 200 organizations,
+// for the management API rows (/api/v2, with the sample tokens).
+//
+// benchServeMemory (benchmark `serve-memory`) is separate: the server's
+// resident memory with 10,000 modules × 10 versions loaded and requested.
 
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { request as httpRequest, createServer } from 'node:http';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { Agent, request as httpRequest, createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRng } from './corpus.mjs';
-import { log, makeTempDir, mapLimited, median, removeTempDir } from './util.mjs';
+import { log, makeTempDir, mapLimited, median, procMemoryMB, removeTempDir, runWithPeakRss } from './util.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const CLI = fileURLToPath(new URL('../bin/modmirror.js', import.meta.url));
@@ -35,6 +40,52 @@ const FILE_TARGET = 0.5; // versions, detail: ≥ 0.5× the ceiling
 const DYNAMIC_TARGET = 0.3; // list, search: ≥ 0.3× the ceiling
 const P99_TARGET_MS = 5; // list, search
 const RSS_TARGET_MB = 200; // issue 7: at 10k modules × 10 versions
+const API_TARGET = 0.2; // issue 7: management API, ≥ 0.2× the ceiling
+const BUILD_PEAK_TARGET_MB = 500; // issue 7: the build's peak memory
+
+// ---- the data folder (management API) ------------------------------------------
+
+const SAMPLE_DATA = fileURLToPath(new URL('../data', import.meta.url));
+const ORGANIZATIONS = 200;
+// Tokens of the sample data folder: a site administrator (admin) and an ordinary user (alice).
+const ADMIN_TOKEN = 'mm.sample-admin-token';
+const USER_TOKEN = 'mm.sample-user-token';
+
+/** A copy of the sample data folder with organizations appended (shaped as the sample's) up to `total`. */
+export async function prepareDataDir(dir, total = ORGANIZATIONS) {
+  await cp(SAMPLE_DATA, dir, { recursive: true });
+  const file = join(dir, 'organizations.json');
+  const organizations = JSON.parse(await readFile(file, 'utf8'));
+  const users = JSON.parse(await readFile(join(dir, 'users.json'), 'utf8'));
+  const r = createRng(SEED + 7);
+  const first = organizations.length;
+  for (let i = first; i < total; i++) {
+    const name = `bench-org-${String(i).padStart(4, '0')}`;
+    const consumers = i > first && r.chance(0.2) ? [organizations[r.int(first, i - 1)].name] : [];
+    const globalModuleSharing = consumers.length === 0 && r.chance(0.1);
+    const globalProviderSharing = consumers.length === 0 && r.chance(0.05);
+    organizations.push({
+      name,
+      externalId: `org-bench${String(i).padStart(6, '0')}`,
+      email: `${name}@example.com`,
+      accessBetaTools: r.chance(0.1),
+      isDisabled: r.chance(0.05),
+      applyTimeout: r.chance(0.3) ? r.pick(['24h', '12h', '90m']) : null,
+      planTimeout: r.chance(0.3) ? r.pick(['2h', '1h', '45m']) : null,
+      terraformWorkerSudoEnabled: false,
+      globalModuleSharing,
+      globalProviderSharing,
+      ssoEnabled: r.chance(0.2),
+      workspaceLimit: r.chance(0.5) ? null : r.pick([10, 25, 100]),
+      owners: r.chance(0.5) ? [r.pick(users).id] : [],
+      moduleConsumers: consumers,
+      providerConsumers: r.chance(0.5) ? consumers : [],
+      createdAt: new Date(Date.UTC(2026, 10, 1, 9) + i * 60_000).toISOString(),
+    });
+  }
+  await writeFile(file, `${JSON.stringify(organizations, null, 2)}\n`);
+  return { organizations: organizations.length, disabled: organizations.filter((o) => o.isDisabled).length };
+}
 
 // ---- the mirror -------------------------------------------------------------
 
@@ -246,10 +297,10 @@ function stopProcess(child) {
 }
 
 /** Runs `node ARGS` to completion as a tracked child (killed if the benchmark exits); resolves with its stdout. */
-function runTracked(args) {
+function runTracked(args, { cwd } = {}) {
   installExitHook();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let out = '';
     let err = '';
@@ -265,9 +316,9 @@ function runTracked(args) {
 }
 
 /** GET without Accept-Encoding, as autocannon sends it: { status, headers, body }. */
-function get(url) {
+function get(url, { headers = {}, agent = false } = {}) {
   return new Promise((resolvePromise, reject) => {
-    const req = httpRequest(url, { agent: false }, (res) => {
+    const req = httpRequest(url, { agent, headers }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolvePromise({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -289,20 +340,12 @@ function cpuSeconds(pid) {
   }
 }
 
-function memoryMB(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
-  } catch {
-    return { rss: null, hwm: null };
-  }
-}
+const memoryMB = procMemoryMB;
 
 /** One autocannon run in its own process; { rps, p99, p50, mean, requests, bytesPerRequest, loadCpu, serverCpu }. */
-async function load(server, path, seconds) {
+async function load(server, path, seconds, headers) {
   const before = cpuSeconds(server.pid);
-  const stdout = await runTracked([SELF, 'load', server.url + path, String(CONNECTIONS), String(seconds)]);
+  const stdout = await runTracked([SELF, 'load', server.url + path, String(CONNECTIONS), String(seconds), ...(headers ? [JSON.stringify(headers)] : [])]);
   const after = cpuSeconds(server.pid);
   const result = JSON.parse(stdout.trim().split('\n').pop());
   if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result.requests === 0) {
@@ -314,26 +357,33 @@ async function load(server, path, seconds) {
 
 // ---- the benchmark ----------------------------------------------------------
 
+/** Keys of the management API endpoints, for benchServe({ endpoints }). */
+export const MANAGEMENT_ENDPOINTS = ['adminOrganizations', 'accountDetails'];
+
 /**
- * @param {{ quick?: boolean, runs?: number }} options
+ * @param {{ quick?: boolean, runs?: number, endpoints?: string[] }} options  `endpoints`: keys of the endpoints to load (default all)
  * @returns {Promise<{ name: string, modmirror: number | null, baseline: number | null, ratio: number | null, target: string | null, unit: string, pass?: boolean, detail?: object }[]>}
  */
-export async function benchServe({ quick = false, runs } = {}) {
+export async function benchServe({ quick = false, runs, endpoints: only } = {}) {
   runs ??= 3;
   const seconds = quick ? 2 : 5;
-  const shape = quick ? { modules: 1000, bigVersions: 50 } : { modules: 10000, bigVersions: 200 };
+  // The management API does not read the mirror: with only its endpoints selected, the small mirror does.
+  const apiOnly = only !== undefined && only.every((k) => MANAGEMENT_ENDPOINTS.includes(k));
+  const shape = quick || apiOnly ? { modules: 1000, bigVersions: 50 } : { modules: 10000, bigVersions: 200 };
   const autocannonVersion = require('autocannon/package.json').version;
   const tmp = makeTempDir();
   const servers = [];
   try {
-    // 1. generate and build
+    // 1. generate and build; the data folder
     log(`serve: generating ${shape.modules.toLocaleString('en-US')} modules + 1 × ${shape.bigVersions} versions in ${tmp}`);
     let started = performance.now();
     const mirror = await generateMirror(join(tmp, 'modules'), shape);
-    log(`serve: generated in ${((performance.now() - started) / 1000).toFixed(1)} s; building`);
+    const data = await prepareDataDir(join(tmp, 'data'));
+    log(`serve: generated in ${((performance.now() - started) / 1000).toFixed(1)} s (data folder: ${data.organizations} organizations); building`);
     const out = join(tmp, 'dist');
     started = performance.now();
-    const buildOut = await runTracked([CLI, 'build', '--modules', join(tmp, 'modules'), '--out', out, '--json']);
+    // cwd: the build's cache (.modmirror-cache in the working folder with --modules) stays in tmp, so every run builds from scratch.
+    const buildOut = await runTracked([CLI, 'build', '--modules', join(tmp, 'modules'), '--out', out, '--json'], { cwd: tmp });
     const build = { seconds: (performance.now() - started) / 1000 };
     const summary = JSON.parse(buildOut.trim().split('\n').pop());
     if (summary.errors?.length > 0 || summary.versions !== mirror.totalVersions) {
@@ -353,7 +403,27 @@ export async function benchServe({ quick = false, runs } = {}) {
       { key: 'list0', label: 'list offset=0 limit=15', path: '/v1/modules?offset=0&limit=15', target: DYNAMIC_TARGET, p99: true },
       { key: 'listN', label: `list offset=${lastOffset} limit=15`, path: `/v1/modules?offset=${lastOffset}&limit=15`, target: DYNAMIC_TARGET, p99: true },
       { key: 'search', label: `search q=${SEARCH_WORD} (${mirror.searchHits.toLocaleString('en-US')} hits)`, path: `/v1/modules/search?q=${SEARCH_WORD}`, target: DYNAMIC_TARGET, p99: true },
-    ];
+      // Management API: the same Authorization header goes to the ceiling (which ignores it) as to modmirror.
+      {
+        key: 'adminOrganizations',
+        label: `/api/v2/admin/organizations (${data.organizations} orgs, page of 20)`,
+        path: '/api/v2/admin/organizations',
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+        target: API_TARGET,
+        check: (doc) => doc.data?.length === 20 && doc.meta?.pagination?.['total-count'] === data.organizations,
+        ...(quick ? { runs: 1, seconds: 1 } : {}),
+      },
+      {
+        key: 'accountDetails',
+        label: '/api/v2/account/details',
+        path: '/api/v2/account/details',
+        headers: { Authorization: `Bearer ${USER_TOKEN}` },
+        target: API_TARGET,
+        check: (doc) => doc.data?.attributes?.username === 'alice',
+        ...(quick ? { runs: 1, seconds: 1 } : {}),
+      },
+    ].filter((e) => only === undefined || only.includes(e.key));
+    if (endpoints.length === 0) throw new Error(`serve: no endpoint named ${only.join(', ')}`);
 
     // 2. the servers: modmirror, then the ceiling with the same bytes, then plain sirv
     const mm = await startProcess([CLI, 'serve', '--dir', out, '--host', HOST, '--port', '0', '--quiet', '--data', join(tmp, 'data')], 'modmirror serve');
@@ -361,7 +431,7 @@ export async function benchServe({ quick = false, runs } = {}) {
     const idle = memoryMB(mm.pid);
     const routes = {};
     for (const e of endpoints) {
-      const res = await get(mm.url + e.path);
+      const res = await get(mm.url + e.path, { headers: e.headers });
       if (res.status !== 200) throw new Error(`serve: ${e.path} answered ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`);
       e.bytes = res.body.length;
       e.type = res.headers['content-type'];
@@ -373,6 +443,7 @@ export async function benchServe({ quick = false, runs } = {}) {
         const doc = JSON.parse(res.body.toString('utf8'));
         if (doc.modules.length === 0) throw new Error(`serve: search q=${SEARCH_WORD} found nothing`);
       }
+      if (e.check && !e.check(JSON.parse(res.body.toString('utf8')))) throw new Error(`serve: ${e.path} answered an unexpected document: ${res.body.toString('utf8').slice(0, 300)}`);
     }
     await writeFile(join(tmp, 'routes.json'), JSON.stringify(routes));
     const ceiling = await startProcess([SELF, 'ceiling', join(tmp, 'routes.json')], 'ceiling server');
@@ -380,7 +451,7 @@ export async function benchServe({ quick = false, runs } = {}) {
     const plain = await startProcess([SELF, 'sirv', out], 'sirv server');
     servers.push(plain);
     for (const e of endpoints) {
-      const c = await get(ceiling.url + e.path);
+      const c = await get(ceiling.url + e.path, { headers: e.headers });
       if (c.status !== 200 || c.body.length !== e.bytes) throw new Error(`serve: ceiling answered ${c.status} for ${e.path}`);
       if (e.file) {
         const s = await get(`${plain.url}/${e.file}`);
@@ -410,10 +481,11 @@ export async function benchServe({ quick = false, runs } = {}) {
         ...(e.file ? [['sirv', plain, `/${e.file}`]] : []),
       ];
       const results = Object.fromEntries(targets.map(([who]) => [who, []]));
-      for (const [, server, path] of targets) await load(server, path, seconds);
-      for (let i = 0; i < runs; i++) {
+      const [eRuns, eSeconds] = [e.runs ?? runs, e.seconds ?? seconds];
+      for (const [, server, path] of targets) await load(server, path, eSeconds, e.headers);
+      for (let i = 0; i < eRuns; i++) {
         const order = i % 2 === 0 ? targets : [...targets].reverse();
-        for (const [who, server, path] of order) results[who].push(await load(server, path, seconds));
+        for (const [who, server, path] of order) results[who].push(await load(server, path, eSeconds, e.headers));
       }
       const med = (who, field) => (results[who] ? median(results[who].map((x) => x[field])) : null);
       const rps = { modmirror: med('modmirror', 'rps'), ceiling: med('ceiling', 'rps'), sirv: med('sirv', 'rps') };
@@ -421,9 +493,10 @@ export async function benchServe({ quick = false, runs } = {}) {
       const cpu = (who) => (results[who] ? { server: med(who, 'serverCpu'), loadGenerator: med(who, 'loadCpu') } : null);
       const detail = {
         path: e.path,
+        ...(e.headers ? { headers: Object.keys(e.headers) } : {}),
         bytes: e.bytes,
         contentType: e.type,
-        loadGenerator: how,
+        loadGenerator: e.runs === undefined && e.seconds === undefined ? how : `autocannon ${autocannonVersion}, ${CONNECTIONS} connections, own process; 1 warm-up + ${eRuns} × ${eSeconds} s per server (quick)`,
         rps,
         p99Ms: p99,
         p50Ms: { modmirror: med('modmirror', 'p50'), ceiling: med('ceiling', 'p50'), sirv: med('sirv', 'p50') },
@@ -470,6 +543,7 @@ export async function benchServe({ quick = false, runs } = {}) {
     // 4. memory of the serve process after all that load; the ceiling's for scale
     const after = memoryMB(mm.pid);
     const ceilingMem = memoryMB(ceiling.pid);
+    const loadNote = endpoints.some((e) => e.runs !== undefined) ? `; management API rows: 1 warm-up + 1 × 1 s` : '';
     rows.push({
       name: `serve RSS after load (VmRSS; ${mirror.totalModules.toLocaleString('en-US')} modules × 1 version)`,
       modmirror: after.rss,
@@ -480,11 +554,157 @@ export async function benchServe({ quick = false, runs } = {}) {
       detail: {
         modmirror: { idleRssMB: idle.rss, rssMB: after.rss, peakRssMB: after.hwm },
         ceiling: { rssMB: ceilingMem.rss, peakRssMB: ceilingMem.hwm },
-        note: `issue 7's target is ≤ ${RSS_TARGET_MB} MB at 10k modules × 10 versions; this mirror has 1 version per module (plus one with ${big.versions.length}), so this is info only`,
+        note: `issue 7's target is ≤ ${RSS_TARGET_MB} MB at 10k modules × 10 versions (benchmark serve-memory); this mirror has 1 version per module (plus one with ${big.versions.length}), so this is info only`,
       },
     });
-    rows.push({ name: `load: ${how}`, modmirror: null, baseline: null, ratio: null, target: null, unit: '' });
+    rows.push({ name: `load: ${how}${loadNote}`, modmirror: null, baseline: null, ratio: null, target: null, unit: '' });
     return rows;
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    removeTempDir(tmp);
+  }
+}
+
+// ---- serve-memory: resident memory with many versions loaded ----------------
+
+/** Writes `modules` × `versions` modules of one main.tf each (variables, a resource, outputs; no two versions alike, so the build's cache never hits). */
+export async function generateVersionedMirror(dir, { modules, versions }) {
+  const r = createRng(SEED + 1);
+  const list = [];
+  for (let i = 0; i < modules; i++) {
+    const provider = PROVIDERS[i % PROVIDERS.length];
+    const ns = NAMESPACES[Math.floor(i / PROVIDERS.length) % NAMESPACES.length];
+    const name = `${r.pick(VOCAB)}-${r.pick(['stack', 'service', 'baseline', 'cluster', 'bucket', 'zone', 'vault'])}-${String(i).padStart(5, '0')}`;
+    const { files } = smallModule(r, name, provider);
+    list.push({ ns, name, provider: provider[0], key: `${ns}/${name}/${provider[0]}`, text: `${files['main.tf']}\n${files['variables.tf']}\n${files['outputs.tf']}` });
+  }
+  const jobs = list.flatMap((m) => Array.from({ length: versions }, (_, v) => [m, `1.${v}.0`]));
+  await mapLimited(jobs, 16, ([m, version]) => writeFiles(join(dir, m.ns, m.name, m.provider, version), { 'main.tf': `${m.text}\nlocals {\n  module  = "${m.name}"\n  release = "${version}"\n}\n` }));
+  return { list: list.map(({ text, ...m }) => m), versions: jobs.length, latest: `1.${versions - 1}.0` };
+}
+
+/**
+ * Builds modules × 10 versions with the CLI (timing it and taking its peak
+ * RSS), starts `modmirror serve` on it, requests every module's `versions`
+ * and latest detail once plus listings and searches, and reads the server's
+ * VmRSS and VmHWM. Full: 10,000 modules (100,000 versions); quick: 100.
+ * @param {{ quick?: boolean }} options
+ */
+export async function benchServeMemory({ quick = false } = {}) {
+  const shape = quick ? { modules: 100, versions: 10 } : { modules: 10000, versions: 10 };
+  const tmp = makeTempDir();
+  const servers = [];
+  try {
+    log(`serve-memory: generating ${shape.modules.toLocaleString('en-US')} modules × ${shape.versions} versions (one main.tf each) in ${tmp}`);
+    let started = performance.now();
+    const mirror = await generateVersionedMirror(join(tmp, 'modules'), shape);
+    log(`serve-memory: generated in ${((performance.now() - started) / 1000).toFixed(1)} s; building`);
+    const out = join(tmp, 'dist');
+    const build = await runWithPeakRss(process.execPath, [CLI, 'build', '--modules', join(tmp, 'modules'), '--out', out, '--json'], { cwd: tmp });
+    const summary = JSON.parse(build.stdout.toString('utf8').trim().split('\n').pop());
+    if (summary.errors?.length > 0 || summary.versions !== mirror.versions) {
+      throw new Error(`serve-memory: modmirror built ${summary.versions} of ${mirror.versions} versions: ${JSON.stringify(summary.errors?.slice(0, 3))}`);
+    }
+    log(`serve-memory: built ${summary.versions.toLocaleString('en-US')} versions in ${build.seconds.toFixed(1)} s, build peak RSS ${build.peakMB.toFixed(0)} MB`);
+
+    const mm = await startProcess([CLI, 'serve', '--dir', out, '--host', HOST, '--port', '0', '--quiet', '--data', join(tmp, 'data')], 'modmirror serve');
+    servers.push(mm);
+    await writeFile(join(tmp, 'no-routes.json'), '{}');
+    const bare = await startProcess([SELF, 'ceiling', join(tmp, 'no-routes.json')], 'bare http server');
+    servers.push(bare);
+    await new Promise((done) => setTimeout(done, 500)); // let start-up settle before the idle reading
+    const idle = memoryMB(mm.pid);
+
+    // Every module's versions and latest detail once, then listings across the whole index and searches.
+    const paths = mirror.list.flatMap((m) => [`/v1/modules/${m.key}/versions`, `/v1/modules/${m.key}`]);
+    const total = mirror.list.length;
+    for (let k = 0; k < 20; k++) paths.push(`/v1/modules?offset=${Math.floor((k * total) / 20)}&limit=15`);
+    for (const ns of NAMESPACES) paths.push(`/v1/modules/${ns}?limit=50`);
+    for (const [prov] of PROVIDERS) paths.push(`/v1/modules?provider=${prov}&offset=${Math.floor(total / 6)}`);
+    for (const word of VOCAB) paths.push(`/v1/modules/search?q=${word}`, `/v1/modules/search?q=${word}&limit=100&offset=15`);
+    paths.push('/v1/modules/search?q=network+stack', '/v1/modules/search?q=cluster&provider=aws');
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    started = performance.now();
+    let bytes = 0;
+    const latest = mirror.list[0];
+    await mapLimited(paths, 8, async (path) => {
+      const res = await get(mm.url + path, { agent });
+      if (res.status !== 200) throw new Error(`serve-memory: ${path} answered ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`);
+      bytes += res.body.length;
+      if (path === `/v1/modules/${latest.key}` && JSON.parse(res.body.toString('utf8')).version !== mirror.latest) {
+        throw new Error(`serve-memory: ${path} is not version ${mirror.latest}`);
+      }
+    });
+    agent.destroy();
+    const requestSeconds = (performance.now() - started) / 1000;
+    const after = memoryMB(mm.pid);
+    const bareMem = memoryMB(bare.pid);
+    log(
+      `serve-memory: ${paths.length.toLocaleString('en-US')} requests (${(bytes / 1e6).toFixed(1)} MB) in ${requestSeconds.toFixed(1)} s; ` +
+        `modmirror VmRSS ${after.rss.toFixed(0)} MB, VmHWM ${after.hwm.toFixed(0)} MB (idle ${idle.rss.toFixed(0)} MB); bare node ${bareMem.rss.toFixed(0)} MB`,
+    );
+    const loaded = `${shape.modules.toLocaleString('en-US')} modules × ${shape.versions} versions`;
+    const detail = {
+      modules: shape.modules,
+      versions: mirror.versions,
+      moduleShape: 'one main.tf (~1.1 KB: a resource, 4 variables, 2 outputs), no README: tiny, to keep the 100,000-version build short',
+      requests: paths.length,
+      responseBytes: bytes,
+      requestSeconds,
+      modmirror: { idleRssMB: idle.rss, idlePeakMB: idle.hwm, rssMB: after.rss, peakRssMB: after.hwm },
+      bareNode: { rssMB: bareMem.rss, peakRssMB: bareMem.hwm, note: 'node:http server answering 404 (the ceiling role with no routes)' },
+      note: 'documents are cached in memory up to a byte budget, so larger documents than these would raise RSS up to that bound',
+    };
+    return [
+      {
+        name: `serve-memory: build mirror (${loaded}, one main.tf each)`,
+        modmirror: build.seconds,
+        baseline: null,
+        ratio: null,
+        target: null,
+        unit: 's',
+        detail: { versions: mirror.versions, reportedSeconds: summary.seconds },
+      },
+      {
+        name: `  ↳ build peak RSS (${mirror.versions.toLocaleString('en-US')} versions, folder layout)`,
+        modmirror: build.peakMB,
+        baseline: null,
+        ratio: null,
+        target: `≤ ${BUILD_PEAK_TARGET_MB} MB`,
+        unit: 'MB',
+        pass: build.peakMB <= BUILD_PEAK_TARGET_MB,
+        detail: { measuredWith: build.method },
+      },
+      {
+        name: `serve RSS idle, ${loaded} loaded (VmRSS; baseline bare node http)`,
+        modmirror: idle.rss,
+        baseline: bareMem.rss,
+        ratio: idle.rss / bareMem.rss,
+        target: null,
+        unit: 'MB',
+        detail,
+      },
+      {
+        name: `serve RSS after every versions + latest detail once, ${paths.length - 2 * total} listings/searches (VmRSS)`,
+        modmirror: after.rss,
+        baseline: bareMem.rss,
+        ratio: after.rss / bareMem.rss,
+        target: `≤ ${RSS_TARGET_MB} MB`,
+        unit: 'MB',
+        pass: after.rss <= RSS_TARGET_MB,
+        detail,
+      },
+      {
+        name: `  ↳ serve peak RSS (VmHWM)`,
+        modmirror: after.hwm,
+        baseline: bareMem.hwm,
+        ratio: after.hwm / bareMem.hwm,
+        target: `≤ ${RSS_TARGET_MB} MB`,
+        unit: 'MB',
+        pass: after.hwm <= RSS_TARGET_MB,
+        detail,
+      },
+    ];
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     removeTempDir(tmp);
@@ -544,11 +764,12 @@ async function sirvRole(dir) {
   });
 }
 
-function loadRole(url, connections, seconds) {
+function loadRole(url, connections, seconds, headers) {
   const autocannon = require('autocannon');
   const times = [];
   const cpuBefore = process.cpuUsage();
-  const instance = autocannon({ url, connections: Number(connections), duration: Number(seconds) }, (error, result) => {
+  const options = { url, connections: Number(connections), duration: Number(seconds), ...(headers ? { headers: JSON.parse(headers) } : {}) };
+  const instance = autocannon(options, (error, result) => {
     if (error) {
       console.error(error);
       process.exit(1);
@@ -587,7 +808,7 @@ if (process.argv[1] === SELF) {
     if (role === 'ceiling') ceilingRole(...args);
     else if (role === 'sirv') await sirvRole(...args);
     else {
-      console.error('usage: node bench/serve.mjs ceiling ROUTES.json | sirv DIR | load URL CONNECTIONS SECONDS');
+      console.error('usage: node bench/serve.mjs ceiling ROUTES.json | sirv DIR | load URL CONNECTIONS SECONDS [HEADERS_JSON]');
       process.exit(2);
     }
   }

@@ -1,8 +1,8 @@
-// Small helpers shared by the benchmarks: processes, pools, medians, and temp
-// folders that are removed at the end or on Ctrl-C.
+// Small helpers shared by the benchmarks: processes, pools, medians, temp
+// folders that are removed at the end or on Ctrl-C, and peak memory of a child.
 
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -69,4 +69,77 @@ export function median(values) {
 /** Progress on stderr, so stdout holds only the table. */
 export function log(message) {
   process.stderr.write(`[bench] ${message}\n`);
+}
+
+const GNU_TIME = '/usr/bin/time';
+let gnuTime;
+
+/** Whether /usr/bin/time is GNU time (Debian package `time`), which reports a child's peak RSS with `-f %M`. */
+export function hasGnuTime() {
+  gnuTime ??= (() => {
+    if (!existsSync(GNU_TIME)) return false;
+    const probe = spawnSync(GNU_TIME, ['-f', '%M', 'true'], { encoding: 'utf8' });
+    return probe.status === 0 && /^\d+\s*$/.test(probe.stderr.trim().split('\n').pop() ?? '');
+  })();
+  return gnuTime;
+}
+
+/** VmRSS and VmHWM (peak) of a running process from /proc/PID/status, in MB; nulls when it is gone. */
+export function procMemoryMB(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key) => {
+      const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status);
+      return m ? Number(m[1]) / 1024 : null;
+    };
+    return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+  } catch {
+    return { rss: null, hwm: null };
+  }
+}
+
+/**
+ * Runs a command like runCommand and also reports its peak resident memory:
+ * resolves with { stdout, stderr, seconds, peakMB, method }. With GNU time,
+ * `/usr/bin/time -f %M` (the kernel's ru_maxrss of the command, which also
+ * covers any child it waited for, e.g. git); without it, VmHWM from
+ * /proc/PID/status polled every 25 ms (may miss a spike in the last 25 ms).
+ */
+export async function runWithPeakRss(cmd, args, options = {}) {
+  if (hasGnuTime()) {
+    const marker = 'modmirror-bench-maxrss-kb=';
+    const result = await runCommand(GNU_TIME, ['-f', `${marker}%M`, cmd, ...args], options);
+    const lines = result.stderr.split('\n');
+    const at = lines.findLastIndex((l) => l.startsWith(marker));
+    if (at === -1) throw new Error(`${GNU_TIME} printed no peak RSS: ${result.stderr.trim()}`);
+    const peakMB = Number(lines[at].slice(marker.length)) / 1024;
+    lines.splice(at, 1);
+    return { ...result, stderr: lines.join('\n'), peakMB, method: `${GNU_TIME} -f %M` };
+  }
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let peak = 0;
+    const poll = () => {
+      const { hwm } = procMemoryMB(child.pid);
+      if (hwm !== null) peak = Math.max(peak, hwm);
+    };
+    const timer = setInterval(poll, 25);
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => err.push(c));
+    child.on('error', (error) => {
+      clearInterval(timer);
+      reject(error);
+    });
+    child.on('exit', () => clearInterval(timer));
+    child.on('close', (code, signal) => {
+      const seconds = (performance.now() - started) / 1000;
+      const stdout = Buffer.concat(out);
+      const stderr = Buffer.concat(err).toString('utf8');
+      if (code === 0) resolvePromise({ stdout, stderr, seconds, peakMB: peak || null, method: 'VmHWM from /proc/PID/status, polled every 25 ms' });
+      else reject(new Error(`${cmd} ${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
+    });
+  });
 }
