@@ -78,10 +78,6 @@ export interface IndexOptions {
   only?: { namespace: string; name: string };
 }
 
-export async function writeArchive(staging: Staging, version: BuiltVersion, data: Buffer): Promise<void> {
-  await staging.write(archiveFile(version.source.address, version.source.version), data);
-}
-
 /**
  * Every document of one module: versions, latest and per-version details,
  * downloads (not the archives: those are written as each version is packed). `versions` is newest first; `providers` are the providers the
