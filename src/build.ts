@@ -11,7 +11,7 @@ import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
 import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
 import { readManifest } from './emit/existing.js';
-import { emitIndexes, emitModule, type Manifest, type ModuleRecord } from './emit/index.js';
+import { emitIndexes, emitModule, groupBy, type Manifest, type ModuleRecord } from './emit/index.js';
 import { addressKey, archiveFile } from './emit/paths.js';
 import { createStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
 import { createExtractCache, descriptionFromReadme, extractVersion, type ExtractCache } from './extract/index.js';
@@ -82,7 +82,7 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
     };
 
     const pendingByRepo = countByRepository(versions);
-    await mapLimited([...groupByModule(versions).values()], MODULE_CONCURRENCY, async (moduleVersions) => {
+    await mapLimited([...groupBy(versions, (v) => addressKey(v.address)).values()], MODULE_CONCURRENCY, async (moduleVersions) => {
       const built = await mapLimited(moduleVersions, versionConcurrency(), buildVersion);
       // A repository's reader (a git process and its object cache) goes as soon as its last version is done,
       // so a build of a thousand repositories holds one or two at a time.
@@ -184,17 +184,6 @@ function warnAboutDropped(previous: Manifest | undefined, versions: VersionSourc
   const now = new Set(versions.map((v) => `${addressKey(v.address)}@${v.version}`));
   const dropped = Object.entries(previous.modules).flatMap(([key, m]) => m.versions.map((v) => `${key}@${v.version}`)).filter((k) => !now.has(k));
   if (dropped.length > 0) warnings.push(`removing ${dropped.length} version(s) that are no longer in the sources: ${dropped.slice(0, 10).join(', ')}${dropped.length > 10 ? ', ...' : ''}`);
-}
-
-function groupByModule(versions: VersionSource[]): Map<string, VersionSource[]> {
-  const modules = new Map<string, VersionSource[]>();
-  for (const v of versions) {
-    const key = addressKey(v.address);
-    let list = modules.get(key);
-    if (!list) modules.set(key, (list = []));
-    list.push(v);
-  }
-  return modules;
 }
 
 /** `providers` of a detail document: every provider the module's namespace/name exists for. */

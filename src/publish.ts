@@ -4,7 +4,6 @@
 // hard-linked staging copy swapped in whole. Same content again is a no-op;
 // different content for a published version is refused unless forced.
 
-import semver from 'semver';
 import { join } from 'node:path';
 import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
 import { MirrorError } from './errors.js';
@@ -16,6 +15,7 @@ import { descriptionFromReadme, extractVersion } from './extract/index.js';
 import { withLock } from './lock.js';
 import { packVersion } from './pack.js';
 import { readVersionFiles } from './scan/files.js';
+import { compareVersionsDesc } from './scan/index.js';
 import { GitReaders } from './scan/git-objects.js';
 import type { BuiltVersion, VersionSource } from './types.js';
 import { verifyMirror } from './verify.js';
@@ -132,16 +132,12 @@ async function emitAffected(staging: Staging, outDir: string, manifest: Manifest
     const address = { namespace, name, provider: p };
     let versions = await readModuleVersions(outDir, manifest, address);
     if (p === provider) {
-      versions = [...versions.filter((v) => v.source.version !== built.source.version), built].sort((a, b) => compareDesc(a.source.version, b.source.version));
+      versions = [...versions.filter((v) => v.source.version !== built.source.version), built].sort((a, b) => compareVersionsDesc(a.source.version, b.source.version));
     }
     const record = await emitModule(staging, versions, providers, options);
     if (record) records.push(record);
   }
   return records;
-}
-
-function compareDesc(a: string, b: string): number {
-  return semver.rcompare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 function mergeRecords(existing: ModuleRecord[], rewritten: ModuleRecord[]): ModuleRecord[] {

@@ -2,6 +2,7 @@
 // (spec 2.6-2.9, 4.4, 8). Field names and order follow the public registry.
 
 import semver from 'semver';
+import { compareVersionsDesc } from '../scan/index.js';
 import type { BuiltVersion, ModuleAddress, ModuleContent } from '../types.js';
 import { addressKey, archiveLocation, listingPageUrl, modulesServiceUrl } from './paths.js';
 
@@ -132,7 +133,7 @@ export function listingDocument(all: ModuleSummary[], offset: number, limit: num
 export function latestVersion(versions: string[]): string | undefined {
   const releases = versions.filter((v) => semver.prerelease(v) === null);
   const pool = releases.length > 0 ? releases : versions;
-  return [...pool].sort((a, b) => semver.rcompare(a, b) || (a < b ? -1 : 1))[0];
+  return [...pool].sort(compareVersionsDesc)[0];
 }
 
 export function discoveryDocument(baseUrl: string) {

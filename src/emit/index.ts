@@ -148,7 +148,7 @@ export async function emitIndexes(staging: Staging, records: ModuleRecord[], opt
   await emitHeadersFile(staging, sorted, options.baseUrl);
 }
 
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+export function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const item of items) {
     const k = key(item);
