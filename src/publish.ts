@@ -134,7 +134,7 @@ async function emitAffected(staging: Staging, outDir: string, manifest: Manifest
     if (p === provider) {
       versions = [...versions.filter((v) => v.source.version !== built.source.version), built].sort((a, b) => compareVersionsDesc(a.source.version, b.source.version));
     }
-    const record = await emitModule(staging, versions, providers, options);
+    const record = await emitModule(staging, versions, providers, { ...options, readmeVersions: p === provider ? [built.source.version] : [] });
     if (record) records.push(record);
   }
   return records;

@@ -7,12 +7,12 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Header, Pack, ReadEntry, list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, settled, tempDir, writeFiles, treeOf } from './helpers.js';
+import { mirrorLeftovers, runCli, tempDir, writeFiles, treeOf } from './helpers.js';
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 /** Leftovers of a writer beside a mirror: staging or old folders, or its lock. */
-const leftovers = (parent: string, name: string) => settled(() => readdirSync(parent).filter((n) => n.startsWith(`.${name}.`) || n === `${name}.lock`));
+const leftovers = mirrorLeftovers;
 
 async function entriesOf(bundle: string): Promise<[string, Buffer][]> {
   const entries: [string, Buffer][] = [];

@@ -93,6 +93,15 @@ export async function settled<T>(read: () => T[], timeoutMs = 3000): Promise<T[]
   return value;
 }
 
+/**
+ * What a writer left beside the mirror `parent/name` (staging, old trees, its
+ * lock), once background removals have settled. The spare, a hard-linked copy
+ * kept for the next publish, is meant to stay.
+ */
+export function mirrorLeftovers(parent: string, name = 'dist'): Promise<string[]> {
+  return settled(() => readdirSync(parent).filter((n) => (n.startsWith(`.${name}.`) && n !== `.${name}.spare`) || n === `${name}.lock`));
+}
+
 /** Every file under `dir` with its sha256: two trees are equal when these are. */
 export function treeOf(dir: string): Record<string, string> {
   const files: Record<string, string> = {};

@@ -2,13 +2,13 @@
 // under kills, safe with two pipelines at once; and incremental builds.
 
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, makeRepo, ROOT, runCli, settled, tempDir, writeFiles, treeOf } from './helpers.js';
+import { git, makeRepo, mirrorLeftovers, ROOT, runCli, tempDir, writeFiles, treeOf } from './helpers.js';
 
 /** Staging and old folders, or a lock, left beside the mirror. */
-const leftovers = (dir: string) => settled(() => readdirSync(dir).filter((n) => n.startsWith('.dist.') || n === 'dist.lock'));
+const leftovers = (dir: string) => mirrorLeftovers(dir);
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 const versionsOf = (dist: string, key: string) => readJson(join(dist, 'manifest.json')).modules[key]?.versions.map((v: { version: string }) => v.version);
@@ -204,6 +204,53 @@ describe('publish under pressure', () => {
     }
     const final = await runCli(['publish', '--source', 'next/acme/m/aws/1.1.0', '--json'], dir);
     expect(JSON.parse(final.stdout).outcome).toBe('unchanged');
+    expect(await leftovers(dir)).toEqual([]);
+  });
+});
+
+describe('the spare copy for the next publish', () => {
+  const spareReady = async (dir: string) => {
+    const deadline = Date.now() + 5000;
+    while (!existsSync(join(dir, '.dist.spare/manifest.json')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return join(dir, '.dist.spare');
+  };
+  const sameInode = (a: string, b: string) => statSync(a).ino === statSync(b).ino && statSync(a).dev === statSync(b).dev;
+
+  it('is a hard-linked copy of the mirror after each swap, and a publish that takes it matches a clean build', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
+    writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), moduleFiles(1));
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    const spare = await spareReady(dir);
+    expect(treeOf(spare)).toEqual(treeOf(join(dir, 'dist')));
+    expect(sameInode(join(spare, 'manifest.json'), join(dir, 'dist/manifest.json'))).toBe(true);
+
+    writeFiles(join(dir, 'mods/acme/m/aws/1.1.0'), moduleFiles(2));
+    expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.1.0'], dir)).code).toBe(0);
+    expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
+    expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
+    // The new mirror gets its own spare.
+    await spareReady(dir);
+    expect(sameInode(join(spare, 'manifest.json'), join(dir, 'dist/manifest.json'))).toBe(true);
+    expect(treeOf(spare)).toEqual(treeOf(join(dir, 'dist')));
+  });
+
+  it('is not used when it is not a copy of the current mirror', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
+    writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), moduleFiles(1));
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    const spare = await spareReady(dir);
+    // Same bytes but its own files (say, restored from a backup), plus a file the mirror does not have.
+    rmSync(spare, { recursive: true });
+    cpSync(join(dir, 'dist'), spare, { recursive: true });
+    writeFileSync(join(spare, 'v1/modules/acme/m/aws/stray.json'), '{}\n');
+
+    writeFiles(join(dir, 'mods/acme/m/aws/1.1.0'), moduleFiles(2));
+    expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.1.0'], dir)).code).toBe(0);
+    expect(existsSync(join(dir, 'dist/v1/modules/acme/m/aws/stray.json'))).toBe(false);
+    expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
+    expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
     expect(await leftovers(dir)).toEqual([]);
   });
 });

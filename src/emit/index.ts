@@ -87,7 +87,7 @@ export async function emitModule(
   staging: Staging,
   versions: BuiltVersion[],
   providers: string[],
-  options: { baseUrl: string; imageHosts: string[] },
+  options: { baseUrl: string; imageHosts: string[]; readmeVersions?: string[] },
 ): Promise<ModuleRecord | undefined> {
   const { baseUrl } = options;
   const first = versions[0];
@@ -103,7 +103,9 @@ export async function emitModule(
     await staging.writeJson(downloadFile(address, v.source.version), downloadDocument(address, v.source.version, baseUrl));
   }
   await staging.writeJson(downloadsSummaryFile(address), downloadsSummaryDocument(address));
-  await emitReadmes(staging, versions, { imageHosts: options.imageHosts });
+  // A publish renders only the new version's READMEs: the others are in the tree already.
+  const readmeVersions = options.readmeVersions;
+  await emitReadmes(staging, readmeVersions ? versions.filter((v) => readmeVersions.includes(v.source.version)) : versions, { imageHosts: options.imageHosts });
   return {
     address,
     latest: moduleSummary(versions.find((v) => v.source.version === latest)!),

@@ -1,8 +1,17 @@
 // The output is written into a staging folder beside it and swapped in whole,
 // so a reader sees the mirror before or after a build or publish, never a mix.
+//
+// Siblings of an output folder `dist` (all hidden, all in the same parent so
+// every move is a rename):
+//   .dist.staging-PID      a writer's staging folder (removed if its writer died)
+//   .dist.old-PID          the replaced mirror, removed in the background
+//   .dist.spare            a hard-linked copy of the current mirror made in the
+//                          background after each swap, so the next publish starts
+//                          from it instead of linking every entry while a pipeline waits
+//   .dist.spare-tmp-PID    that copy while it is being made
 
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { copyFile, link, mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { crashPoint } from '../crash.js';
@@ -31,11 +40,12 @@ export function jsonText(value: unknown): string {
  */
 export async function createStaging(outDir: string, options: { seed?: boolean } = {}): Promise<Staging> {
   assertReplaceable(outDir);
-  const root = join(dirname(outDir), `.${basename(outDir)}.staging-${process.pid}`);
+  const root = sibling(outDir, `staging-${process.pid}`);
   await rm(root, { recursive: true, force: true });
-  await mkdir(root, { recursive: true });
+  await mkdir(dirname(root), { recursive: true });
   const seeded = options.seed === true && existsSync(outDir);
-  if (seeded) await linkTree(outDir, root);
+  if (!seeded || !(await claimSpare(outDir, root))) await mkdir(root);
+  if (seeded && !existsSync(join(root, MANIFEST_FILE))) await linkTree(outDir, root);
   const made = new Set<string>();
   const prepare = async (rel: string) => {
     const file = join(root, rel);
@@ -60,13 +70,15 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
       });
     },
     async commit() {
-      const old = join(dirname(outDir), `.${basename(outDir)}.old-${process.pid}`);
+      const old = sibling(outDir, `old-${process.pid}`);
       crashPoint('staged');
       if (existsSync(outDir)) await rename(outDir, old);
       crashPoint('between-renames');
       await rename(root, outDir);
       crashPoint('swapped');
       removeInBackground(old);
+      await retireSpare(outDir);
+      makeSpareInBackground(outDir);
     },
     discard: () => rm(root, { recursive: true, force: true }),
   };
@@ -81,10 +93,93 @@ export async function recoverInterruptedSwap(outDir: string): Promise<void> {
   const parent = dirname(outDir);
   const base = basename(outDir);
   if (!existsSync(parent)) return;
-  const leftovers = readdirSync(parent).filter((n) => n.startsWith(`.${base}.staging-`) || n.startsWith(`.${base}.old-`));
+  const names = readdirSync(parent);
+  // A spare still being copied belongs to a live background process: removing it under that process could leave a partial copy.
+  const deadSpareCopies = names.filter((n) => n.startsWith(`.${base}.spare-tmp-`) && !isAlive(Number(n.slice(`.${base}.spare-tmp-`.length))));
+  const leftovers = [...names.filter((n) => n.startsWith(`.${base}.staging-`) || n.startsWith(`.${base}.old-`)), ...deadSpareCopies];
   const old = leftovers.find((n) => n.startsWith(`.${base}.old-`));
-  if (!existsSync(outDir) && old !== undefined) await rename(join(parent, old), outDir);
+  if (!existsSync(outDir) && old !== undefined) {
+    await rename(join(parent, old), outDir);
+    // The spare, if any, was copied from what is now the previous mirror again; it still matches, so it stays.
+  }
   for (const name of leftovers) if (existsSync(join(parent, name))) removeInBackground(join(parent, name));
+}
+
+function sibling(outDir: string, suffix: string): string {
+  return join(dirname(outDir), `.${basename(outDir)}.${suffix}`);
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Same device and inode: hard links to one file. */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const x = statSync(a, { bigint: true });
+    const y = statSync(b, { bigint: true });
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Takes the spare as the staging folder when it is a copy of the current
+ * mirror. Every writer replaces manifest.json with a new file, so the spare
+ * matches exactly when its manifest is the same inode as the mirror's (the
+ * spare's own link keeps that inode from being reused).
+ */
+async function claimSpare(outDir: string, root: string): Promise<boolean> {
+  const spare = sibling(outDir, 'spare');
+  if (!existsSync(spare)) return false;
+  if (!sameFile(join(spare, MANIFEST_FILE), join(outDir, MANIFEST_FILE))) {
+    await retireSpare(outDir);
+    return false;
+  }
+  await rename(spare, root);
+  return true;
+}
+
+/** A spare of an earlier mirror is moved aside (under the writer's lock) and removed in the background. */
+async function retireSpare(outDir: string): Promise<void> {
+  const spare = sibling(outDir, 'spare');
+  if (!existsSync(spare)) return;
+  const aside = sibling(outDir, `old-spare-${process.pid}`);
+  await rename(spare, aside);
+  removeInBackground(aside);
+}
+
+/**
+ * Copies the mirror into the spare in a detached shell, after this writer
+ * has returned. It pins the mirror's manifest first and promotes the copy
+ * only if the mirror still has that manifest when the copy is done, so a
+ * swap during the copy (which would make it a mix) discards it. `mv -T`
+ * refuses to move into an existing spare. Any failure (no `cp -al` or
+ * `mv -T`, a full disk) only means the next publish links the tree itself.
+ */
+function makeSpareInBackground(outDir: string): void {
+  const script = [
+    'exec 2>/dev/null',
+    'out="$1"; tmp="$2-$$"; spare="$3"',
+    'mkdir "$tmp" && ln "$out/manifest.json" "$tmp/.pin" && cp -al "$out/." "$tmp" && [ "$tmp/.pin" -ef "$out/manifest.json" ] && rm "$tmp/.pin" && mv -T "$tmp" "$spare" || rm -rf "$tmp"',
+  ].join('\n');
+  try {
+    const child = spawn('sh', ['-c', script, 'sh', outDir, sibling(outDir, 'spare-tmp'), sibling(outDir, 'spare')], {
+      stdio: 'ignore',
+      detached: true,
+    });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // No shell: publishes link the tree themselves.
+  }
 }
 
 /** `cp -al` links a large tree many times faster than a file-by-file walk from Node; the walk is the fallback. */
