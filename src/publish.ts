@@ -15,9 +15,9 @@ import { descriptionFromReadme, extractVersion } from './extract/index.js';
 import { withLock } from './lock.js';
 import { packVersion } from './pack.js';
 import { readVersionFiles } from './scan/files.js';
-import { compareVersionsDesc } from './scan/index.js';
 import { GitReaders } from './scan/git-objects.js';
 import type { BuiltVersion, VersionSource } from './types.js';
+import { compareVersionsDesc } from './version-order.js';
 import { verifyMirror } from './verify.js';
 import { GENERATOR } from './version.js';
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { opendir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { latestVersion } from './emit/documents.js';
+import { latestVersion } from './version-order.js';
 import type { Manifest } from './emit/index.js';
 import {
   archiveFile,

@@ -1,8 +1,6 @@
 // Registry protocol documents as pure functions of the built versions
 // (spec 2.6-2.9, 4.4, 8). Field names and order follow the public registry.
 
-import semver from 'semver';
-import { compareVersionsDesc } from '../scan/index.js';
 import type { BuiltVersion, ModuleAddress, ModuleContent } from '../types.js';
 import { addressKey, archiveLocation, listingPageUrl, modulesServiceUrl } from './paths.js';
 
@@ -127,13 +125,6 @@ export function listingDocument(all: ModuleSummary[], offset: number, limit: num
     meta: pageMeta(all.length, offset, limit, (next) => listingPageUrl(basePath, listing, next, limit)),
     modules: all.slice(offset, offset + limit),
   };
-}
-
-/** The version a registry calls latest: the newest release; pre-releases only when nothing else exists. */
-export function latestVersion(versions: string[]): string | undefined {
-  const releases = versions.filter((v) => semver.prerelease(v) === null);
-  const pool = releases.length > 0 ? releases : versions;
-  return [...pool].sort(compareVersionsDesc)[0];
 }
 
 export function discoveryDocument(baseUrl: string) {

@@ -7,7 +7,6 @@ import {
   downloadDocument,
   downloadsSummaryDocument,
   detailDocument,
-  latestVersion,
   listingDocument,
   moduleSummary,
   versionsDocument,
@@ -30,6 +29,7 @@ import {
   versionsFile,
 } from './paths.js';
 import type { Staging } from './staging.js';
+import { latestVersion } from '../version-order.js';
 import { emitBrowseSite, emitReadmes } from '../browse/index.js';
 import { emitHeadersFile } from '../hosting/headers.js';
 

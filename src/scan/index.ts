@@ -2,7 +2,7 @@
 // metadata, sorted by address then version (newest first).
 
 import { resolve } from 'node:path';
-import semver from 'semver';
+import { compareVersionsDesc } from '../version-order.js';
 import type { ResolvedConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
 import { addressKey } from '../emit/paths.js';
@@ -67,9 +67,4 @@ export function compareVersionSources(a: VersionSource, b: VersionSource): numbe
   const kb = addressKey(b.address);
   if (ka !== kb) return ka < kb ? -1 : 1;
   return compareVersionsDesc(a.version, b.version);
-}
-
-/** Newest first; build metadata is ignored by semver, so ties fall back to the string for a stable order. */
-export function compareVersionsDesc(a: string, b: string): number {
-  return semver.rcompare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -4,7 +4,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import semver from 'semver';
-import { latestVersion, pageMeta, type ModuleSummary } from '../emit/documents.js';
+import { pageMeta, type ModuleSummary } from '../emit/documents.js';
+import { latestVersion } from '../version-order.js';
 import {
   downloadFile,
   isValidName,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { latestVersion, pageMeta } from '../../src/emit/documents.js';
+import { pageMeta } from '../../src/emit/documents.js';
 import { archiveLocation, basePathOf, isValidName, listingPageUrl, modulesServiceUrl, versionDetailFile } from '../../src/emit/paths.js';
 
 describe('pageMeta (spec 8)', () => {
@@ -12,16 +12,6 @@ describe('pageMeta (spec 8)', () => {
   it('has prev_offset only when offset > 0, never below 0', () => {
     expect(pageMeta(100, 3, 10, url).prev_offset).toBe(0);
     expect(pageMeta(100, 30, 10, url).prev_offset).toBe(20);
-  });
-});
-
-describe('latestVersion', () => {
-  it('is the newest release, ignoring pre-releases and build metadata order', () => {
-    expect(latestVersion(['1.0.0', '2.0.0-rc.1', '1.10.0', '1.9.0'])).toBe('1.10.0');
-    expect(latestVersion(['1.0.0+build.2', '1.0.0-alpha'])).toBe('1.0.0+build.2');
-  });
-  it('falls back to the newest pre-release when there is no release', () => {
-    expect(latestVersion(['0.1.0-beta.1', '0.1.0-beta.2'])).toBe('0.1.0-beta.2');
   });
 });
 
