@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
 import { MirrorError } from './errors.js';
 import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
+import { readRenderedReadmes } from './browse/index.js';
 import { emitIndexes, emitModule, type ForcedReplacement, type Manifest, type ModuleRecord } from './emit/index.js';
 import { addressKey, archiveFile } from './emit/paths.js';
 import { createStaging, dryRunStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
@@ -134,7 +135,13 @@ async function emitAffected(staging: Staging, outDir: string, manifest: Manifest
     if (p === provider) {
       versions = [...versions.filter((v) => v.source.version !== built.source.version), built].sort((a, b) => compareVersionsDesc(a.source.version, b.source.version));
     }
-    const record = await emitModule(staging, versions, providers, { ...options, readmeVersions: p === provider ? [built.source.version] : [] });
+    // Only the new version's READMEs are rendered (the rest are in the tree), reusing the newest other version's where the text is the same.
+    const previous = versions.find((v) => v !== built);
+    const record = await emitModule(staging, versions, providers, {
+      ...options,
+      readmeVersions: p === provider ? [built.source.version] : [],
+      renderedReadmes: p === provider && previous ? readRenderedReadmes(outDir, previous) : undefined,
+    });
     if (record) records.push(record);
   }
   return records;

@@ -208,6 +208,32 @@ describe('publish under pressure', () => {
   });
 });
 
+describe('publish and READMEs', () => {
+  it('reuses what the mirror rendered where a README did not change, giving the same tree as a clean build', async () => {
+    const dir = tempDir();
+    const readmes = (root: string, sub: string) => ({
+      'main.tf': 'variable "x" {}\n',
+      'README.md': root,
+      'modules/part/main.tf': 'variable "y" {}\n',
+      'modules/part/README.md': sub,
+    });
+    const a = '# Alpha\n\nSee the [docs](https://example.com/a).\n';
+    const b = '# Beta\n\n| k | v |\n|---|---|\n| 1 | 2 |\n';
+    writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
+    writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), readmes(a, b));
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    // Same texts, swapped between the root and the submodule, plus one new text.
+    writeFiles(join(dir, 'mods/acme/m/aws/1.1.0'), { ...readmes(b, a), 'examples/basic/main.tf': 'module "m" {\n  source = "../.."\n}\n', 'examples/basic/README.md': '# Basic\n\n*new*\n' });
+    expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.1.0'], dir)).code).toBe(0);
+    expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
+    expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
+    const html = readJson(join(dir, 'dist/browse/readme/acme/m/aws/1.1.0.json'));
+    expect(html['']).toContain('<h1>Beta</h1>');
+    expect(html['modules/part']).toContain('<h1>Alpha</h1>');
+    expect(html['examples/basic']).toContain('<em>new</em>');
+  });
+});
+
 describe('the spare copy for the next publish', () => {
   const spareReady = async (dir: string) => {
     const deadline = Date.now() + 5000;

@@ -4,6 +4,7 @@
 // own documents, so it works on a plain file host as under modmirror serve.
 
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ModuleRecord } from '../emit/index.js';
 import { addressKey } from '../emit/paths.js';
 import type { Staging } from '../emit/staging.js';
@@ -23,14 +24,42 @@ export function readmeFile(key: string, version: string): string {
   return `browse/readme/${key}/${version}.json`;
 }
 
+/** Markdown text -> its HTML; most versions of a module repeat an earlier version's READMEs. */
+export type RenderedReadmes = Map<string, string>;
+
 /** Each version's READMEs (root, submodules, examples) as sanitized HTML, by module path. */
-export async function emitReadmes(staging: Staging, versions: BuiltVersion[], options: ReadmeOptions): Promise<void> {
-  const render = createReadmeRenderer(options);
+export async function emitReadmes(staging: Staging, versions: BuiltVersion[], options: ReadmeOptions & { rendered?: RenderedReadmes }): Promise<void> {
+  const rendered = options.rendered ?? new Map<string, string>();
+  let render: ((markdown: string) => string) | undefined;
   for (const v of versions) {
-    const contents = [v.content.root, ...v.content.submodules, ...v.content.examples];
-    const html = Object.fromEntries(contents.map((c) => [c.path, c.readme === '' ? '' : render(c.readme)]));
+    const html: Record<string, string> = {};
+    for (const c of contentsOf(v)) {
+      let h = c.readme === '' ? '' : rendered.get(c.readme);
+      if (h === undefined) {
+        render ??= await createReadmeRenderer(options);
+        rendered.set(c.readme, (h = render(c.readme)));
+      }
+      html[c.path] = h;
+    }
     await staging.write(readmeFile(addressKey(v.source.address), v.source.version), `${JSON.stringify(html)}\n`);
   }
+}
+
+/** What a built mirror already rendered for `version` (publish reuses it instead of rendering again). */
+export function readRenderedReadmes(dir: string, version: BuiltVersion): RenderedReadmes {
+  const rendered: RenderedReadmes = new Map();
+  let html: Record<string, string>;
+  try {
+    html = JSON.parse(readFileSync(join(dir, readmeFile(addressKey(version.source.address), version.source.version)), 'utf8')) as Record<string, string>;
+  } catch {
+    return rendered; // not there (a mirror from before the browse page): render afresh
+  }
+  for (const c of contentsOf(version)) if (c.readme !== '' && typeof html[c.path] === 'string') rendered.set(c.readme, html[c.path]!);
+  return rendered;
+}
+
+function contentsOf(v: BuiltVersion) {
+  return [v.content.root, ...v.content.submodules, ...v.content.examples];
 }
 
 /** The page, its assets and the compact module index (one array per module). */

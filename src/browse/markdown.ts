@@ -2,7 +2,6 @@
 // escaped (not interpreted), only http(s)/mailto/relative links kept, and
 // images from other hosts replaced by a link unless the config allows them.
 
-import MarkdownIt from 'markdown-it';
 
 export interface ReadmeOptions {
   /** Origins (`https://img.example.com`) whose images the page may load. */
@@ -11,7 +10,9 @@ export interface ReadmeOptions {
 
 const SAFE_LINK = /^(https?:|mailto:|#|\/|\.{0,2}\/|[^:]*$)/i;
 
-export function createReadmeRenderer(options: ReadmeOptions): (markdown: string) => string {
+/** markdown-it is loaded on first use: a publish whose READMEs did not change never needs it. */
+export async function createReadmeRenderer(options: ReadmeOptions): Promise<(markdown: string) => string> {
+  const { default: MarkdownIt } = await import('markdown-it');
   const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
   // markdown-it already refuses javascript:, vbscript:, file: and most data: URLs; keep to an allow-list on top.
   md.validateLink = (url) => SAFE_LINK.test(url.trim());

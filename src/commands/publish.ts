@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import semver from 'semver';
 import type { Values } from '../cli.js';
 import { addressFromRepoName, DEFAULT_CONFIG_FILE, DEFAULT_TAG_PATTERN, resolveConfig, type GitSource, type ResolvedConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
@@ -9,6 +8,7 @@ import { publish, type PublishResult } from '../publish.js';
 import { describeFolder } from '../scan/folder.js';
 import { scanGitRef } from '../scan/git.js';
 import type { ModuleAddress, ModuleMeta, VersionSource } from '../types.js';
+import { validVersion } from '../version-order.js';
 
 const usage = (message: string) => new MirrorError('USAGE', message, { hint: 'Run modmirror publish --help.' });
 
@@ -18,7 +18,7 @@ export async function runPublish(values: Values, positionals: string[] = []): Pr
   if ((str('source') === undefined) === (str('git') === undefined)) throw usage('Give the version to publish with --source PATH, or with --git REPO --ref REF.');
   if (str('git') !== undefined && str('ref') === undefined) throw usage('--git needs --ref (the tag or commit to publish).');
   const version = str('version');
-  if (version !== undefined && semver.valid(version) === null) throw usage(`--version "${version}" is not a semver version.`);
+  if (version !== undefined && validVersion(version) === null) throw usage(`--version "${version}" is not a semver version.`);
 
   const config = optionalConfig(str('config'), str('out'));
   const source = str('git') !== undefined ? await gitVersion(values, config) : await folderVersion(values, config);
@@ -79,7 +79,7 @@ async function folderVersion(values: Values, config: ResolvedConfig | undefined)
   const [version, provider, name, namespace] = dir.split(/[/\\]/).reverse();
   const fromLayout = [namespace, name, provider].every((p) => p !== undefined && isValidName(p)) ? { namespace, name, provider } : undefined;
   const address = flagAddress(values, fromLayout);
-  const resolvedVersion = (values['version'] as string | undefined) ?? semver.valid(basename(dir)) ?? undefined;
+  const resolvedVersion = (values['version'] as string | undefined) ?? validVersion(basename(dir)) ?? undefined;
   if (resolvedVersion === undefined) throw usage(`The folder name "${version}" is not a version: pass --version X.Y.Z.`);
   const { publishedAt, fingerprint } = await describeFolder(dir);
   return {

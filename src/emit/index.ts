@@ -30,7 +30,7 @@ import {
 } from './paths.js';
 import type { Staging } from './staging.js';
 import { latestVersion } from '../version-order.js';
-import { emitBrowseSite, emitReadmes } from '../browse/index.js';
+import { emitBrowseSite, emitReadmes, type RenderedReadmes } from '../browse/index.js';
 import { emitHeadersFile } from '../hosting/headers.js';
 
 export const MANIFEST_FORMAT = 1;
@@ -87,7 +87,7 @@ export async function emitModule(
   staging: Staging,
   versions: BuiltVersion[],
   providers: string[],
-  options: { baseUrl: string; imageHosts: string[]; readmeVersions?: string[] },
+  options: { baseUrl: string; imageHosts: string[]; readmeVersions?: string[]; renderedReadmes?: RenderedReadmes },
 ): Promise<ModuleRecord | undefined> {
   const { baseUrl } = options;
   const first = versions[0];
@@ -105,7 +105,10 @@ export async function emitModule(
   await staging.writeJson(downloadsSummaryFile(address), downloadsSummaryDocument(address));
   // A publish renders only the new version's READMEs: the others are in the tree already.
   const readmeVersions = options.readmeVersions;
-  await emitReadmes(staging, readmeVersions ? versions.filter((v) => readmeVersions.includes(v.source.version)) : versions, { imageHosts: options.imageHosts });
+  await emitReadmes(staging, readmeVersions ? versions.filter((v) => readmeVersions.includes(v.source.version)) : versions, {
+    imageHosts: options.imageHosts,
+    rendered: options.renderedReadmes,
+  });
   return {
     address,
     latest: moduleSummary(versions.find((v) => v.source.version === latest)!),

@@ -1,7 +1,6 @@
 // Reads one version's files into memory, leaving out what a module archive
 // never holds: .git, .terraform and whatever .terraformignore lists.
 
-import fg from 'fast-glob';
 import ignore from 'ignore';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,8 +20,14 @@ export async function readVersionFiles(source: VersionSource, git: GitReaders): 
   }
 }
 
+/** A folder version's files with their stats (not yet filtered by .terraformignore). */
+export async function listFolderFiles(dir: string) {
+  const { default: fg } = await import('fast-glob'); // loaded only for folder sources: a git publish starts faster without it
+  return fg('**/*', { cwd: dir, dot: true, onlyFiles: true, stats: true, ignore: ['**/.git/**', '**/.terraform/**'] });
+}
+
 async function readFolder(dir: string): Promise<SourceFile[]> {
-  const entries = await fg('**/*', { cwd: dir, dot: true, onlyFiles: true, stats: true, ignore: ['**/.git/**', '**/.terraform/**'] });
+  const entries = await listFolderFiles(dir);
   return Promise.all(
     entries.map(async (entry) => ({ path: entry.path, mode: entry.stats!.mode & 0o777, data: await readFile(join(dir, entry.path)) })),
   );

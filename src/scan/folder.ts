@@ -1,18 +1,19 @@
 // The folder layout of air-gapped drops: <namespace>/<name>/<provider>/<version>/.
 
-import fg from 'fast-glob';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import semver from 'semver';
 import type { FolderSource } from '../config.js';
 import { isValidName } from '../emit/paths.js';
 import type { ModuleMeta, VersionSource } from '../types.js';
+import { listFolderFiles } from './files.js';
+import { validVersion } from '../version-order.js';
 
 export async function scanFolder(
   source: FolderSource,
   metaFor: (address: VersionSource['address']) => ModuleMeta,
   warn: (message: string) => void,
 ): Promise<VersionSource[]> {
+  const { default: fg } = await import('fast-glob');
   const dirs = await fg('*/*/*/*', { cwd: source.dir, onlyDirectories: true, deep: 4 });
   const versions: VersionSource[] = [];
   for (const rel of dirs.sort()) {
@@ -21,7 +22,7 @@ export async function scanFolder(
       warn(`${join(source.dir, rel)}: skipping: "${namespace}/${name}/${provider}" is not a valid module address`);
       continue;
     }
-    const version = semver.valid(folder);
+    const version = validVersion(folder);
     if (version === null) {
       warn(`${join(source.dir, rel)}: skipping "${folder}": not a semver version`);
       continue;
@@ -40,7 +41,7 @@ export async function scanFolder(
  * fingerprint, as make would judge it.
  */
 export async function describeFolder(dir: string): Promise<{ publishedAt: Date; fingerprint: string }> {
-  const entries = await fg('**/*', { cwd: dir, dot: true, stats: true, onlyFiles: true, ignore: ['**/.git/**', '**/.terraform/**'] });
+  const entries = await listFolderFiles(dir);
   let newest = 0;
   const hash = createHash('sha1');
   for (const entry of entries.sort((a, b) => (a.path < b.path ? -1 : 1))) {

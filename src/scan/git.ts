@@ -5,11 +5,11 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import semver from 'semver';
 import { MirrorError } from '../errors.js';
 import type { GitSource } from '../config.js';
 import type { ModuleMeta, VersionSource } from '../types.js';
 import { readTagScan, tagRefsStamp, writeTagScan, type ScannedTag, type TagScan } from './tag-cache.js';
+import { validVersion } from '../version-order.js';
 
 /** Runs git and resolves with its stdout; fails with the command and git's own message. */
 export function git(args: string[], options: { cwd?: string; input?: string } = {}): Promise<Buffer> {
@@ -94,7 +94,7 @@ export function versionFromTag(tag: string, prefix: string, pattern: RegExp): st
   const match = pattern.exec(tag.slice(prefix.length));
   if (!match) return undefined;
   const candidate = match[1] ?? match[0];
-  return semver.valid(candidate) ?? undefined;
+  return validVersion(candidate) ?? undefined;
 }
 
 export async function scanGit(
@@ -152,17 +152,17 @@ export async function scanGitRef(
   cacheDir: string,
 ): Promise<VersionSource> {
   const gitDir = await localGitDir(source, cacheDir);
-  const out = await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: gitDir }).catch(() => undefined);
-  const commit = out?.toString('utf8').trim();
-  if (!commit) throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo} has no commit "${ref}".`, { hint: 'Pass --ref with a tag, branch or commit of that repository.' });
+  // Commit, root tree and date in one git call (each process start shows in a pipeline's publish time).
+  const out = await git(['show', '-s', '--format=%H %T %ct', '--end-of-options', `${ref}^{commit}`], { cwd: gitDir }).catch(() => undefined);
+  const [commit, rootTree, date] = out?.toString('utf8').trim().split(' ') ?? [];
+  if (!commit || !rootTree || !date) throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo} has no commit "${ref}".`, { hint: 'Pass --ref with a tag, branch or commit of that repository.' });
   const tag = ref.replace(/^refs\/tags\//, '');
   const resolved = version ?? versionFromTag(tag, source.tagPrefix, source.tagPattern);
   if (resolved === undefined) {
     throw new MirrorError('VERSION_INVALID', `"${tag}" is not a version${source.tagPrefix ? ` with the prefix "${source.tagPrefix}"` : ''}.`, { hint: 'Pass --version X.Y.Z, or --ref with a version tag such as v1.2.3.' });
   }
-  const [tree] = await treesAt(gitDir, [commit], source.path);
+  const [tree] = source.path === '' ? [rootTree] : await treesAt(gitDir, [commit], source.path);
   if (tree === undefined) throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo}@${ref} has no folder "${source.path}".`);
-  const date = (await git(['show', '-s', '--format=%ct', commit], { cwd: gitDir })).toString('utf8').trim();
   return {
     address: source.address,
     meta,

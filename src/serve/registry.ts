@@ -3,7 +3,6 @@
 // download counts), and the documents the build wrote for the rest.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import semver from 'semver';
 import { pageMeta, type ModuleSummary } from '../emit/documents.js';
 import { latestVersion } from '../version-order.js';
 import {
@@ -19,6 +18,7 @@ import {
 import type { DownloadCounter } from './downloads.js';
 import { HttpError, jsonPayload, payload, sendPayload, type Payload } from './http.js';
 import type { IndexedModule, Mirror, MirrorIndex } from './mirror.js';
+import { validVersion } from '../version-order.js';
 
 export interface RegistryContext {
   mirror: Mirror;
@@ -135,7 +135,7 @@ function findModule(index: MirrorIndex, namespace: string, name: string, provide
 }
 
 function knownVersion(module: IndexedModule, version: string): string {
-  if (semver.valid(version) === null || !module.versions.includes(version)) {
+  if (validVersion(version) === null || !module.versions.includes(version)) {
     throw new HttpError(404, `Version ${version} of ${module.key} not found`);
   }
   return version;

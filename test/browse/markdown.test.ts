@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createReadmeRenderer } from '../../src/browse/markdown.js';
 
-describe('README rendering', () => {
-  const render = createReadmeRenderer({ imageHosts: ['https://img.example.com'] });
+const render = await createReadmeRenderer({ imageHosts: ['https://img.example.com'] });
 
+describe('README rendering', () => {
   it('escapes raw HTML instead of interpreting it', () => {
     const html = render('<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>');
     expect(html).not.toMatch(/<script|<img/);
