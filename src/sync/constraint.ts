@@ -3,7 +3,16 @@
 // argument (hashicorp/go-version), so a mirror can be filled with exactly
 // what a configuration will ask for. npm-style ranges (`^1.2`) work too.
 
-import semver from 'semver';
+// Single functions: config validation loads this module on every command.
+import compare from 'semver/functions/compare.js';
+import eq from 'semver/functions/eq.js';
+import major from 'semver/functions/major.js';
+import minor from 'semver/functions/minor.js';
+import patch from 'semver/functions/patch.js';
+import prerelease from 'semver/functions/prerelease.js';
+import satisfies from 'semver/functions/satisfies.js';
+import valid from 'semver/functions/valid.js';
+import validRange from 'semver/ranges/valid.js';
 import { MirrorError } from '../errors.js';
 import { isValidName } from '../emit/paths.js';
 import type { ModuleAddress } from '../types.js';
@@ -51,22 +60,22 @@ export function parseConstraint(text: string): (version: string) => boolean {
       return { op: m![1] ?? '=', version: `${parts.join('.')}${m![5] ?? ''}`, written: [m![2], m![3], m![4]].filter((p) => p !== undefined).length, parts };
     });
     return (version) => {
-      if (semver.valid(version) === null) return false;
-      if (semver.prerelease(version) !== null && !parsed.some((c) => c.op === '=' && semver.eq(c.version, version))) return false;
+      if (valid(version) === null) return false;
+      if (prerelease(version) !== null && !parsed.some((c) => c.op === '=' && eq(c.version, version))) return false;
       return parsed.every((c) => holds(c, version));
     };
   }
-  const range = semver.validRange(text);
+  const range = validRange(text);
   if (range === null) {
     throw new MirrorError('USAGE', `Invalid version constraint "${text}".`, {
       hint: 'Write it as in a Terraform module block: ">= 1.2, < 2.0", "~> 1.4" or "= 1.2.3" (npm ranges such as ^1.2 work too).',
     });
   }
-  return (version) => semver.valid(version) !== null && semver.satisfies(version, range);
+  return (version) => valid(version) !== null && satisfies(version, range);
 }
 
 function holds(c: Clause, version: string): boolean {
-  const cmp = semver.compare(version, c.version);
+  const cmp = compare(version, c.version);
   switch (c.op) {
     case '=':
       return cmp === 0;
@@ -83,7 +92,7 @@ function holds(c: Clause, version: string): boolean {
     default: {
       // `~>`: at least the version, with every written part but the last unchanged.
       if (cmp < 0) return false;
-      const v = [semver.major(version), semver.minor(version), semver.patch(version)];
+      const v = [major(version), minor(version), patch(version)];
       return c.parts.slice(0, Math.max(0, c.written - 1)).every((p, i) => v[i] === p);
     }
   }
