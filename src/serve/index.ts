@@ -11,9 +11,9 @@ import { MirrorError } from '../errors.js';
 import { DISCOVERY_FILE, MODULES_BASE, modulesServiceUrl } from '../emit/paths.js';
 import { createManagementApi } from '../management/index.js';
 import { DownloadCounter } from './downloads.js';
-import { HttpError, jsonPayload, sendPayload, sendRegistryError } from './http.js';
+import { AnswerCache, HttpError, jsonPayload, sendPayload, sendRegistryError } from './http.js';
 import { Mirror } from './mirror.js';
-import { AnswerCache, handleDownloadsSummary, handleModules, type RegistryContext } from './registry.js';
+import { handleDownloadsSummary, handleModules, type RegistryContext } from './registry.js';
 
 export interface ServeOptions {
   dir: string;
