@@ -99,8 +99,12 @@ export function sendPayload(req: IncomingMessage, res: ServerResponse, p: Payloa
 }
 
 /** Registry error body (spec 7.2): `{"errors": ["..."]}`. */
+export function registryErrorBody(message: string): Buffer {
+  return Buffer.from(`${JSON.stringify({ errors: [message] })}\n`);
+}
+
 export function sendRegistryError(req: IncomingMessage, res: ServerResponse, error: HttpError): void {
-  const body = Buffer.from(`${JSON.stringify({ errors: [error.message] })}\n`);
+  const body = registryErrorBody(error.message);
   res.writeHead(error.status, { 'Content-Type': JSON_TYPE, 'Content-Length': body.length, ...error.headers });
   res.end(req.method === 'HEAD' ? undefined : body);
 }
