@@ -17,8 +17,18 @@ import { Store } from './store.js';
 import type { Data } from './types.js';
 
 type Reply = { status: number; document?: unknown };
-interface ReadContext { data: Data; principal: Principal; params: string[]; query: URLSearchParams }
-interface WriteContext { store: Store; principal: Principal; params: string[]; req: IncomingMessage }
+interface ReadContext {
+  data: Data;
+  principal: Principal;
+  params: string[];
+  query: URLSearchParams;
+}
+interface WriteContext {
+  store: Store;
+  principal: Principal;
+  params: string[];
+  req: IncomingMessage;
+}
 
 /**
  * A GET reads the data and nothing else, synchronously: its answer is a pure
@@ -93,9 +103,9 @@ export function createManagementApi(dataDir: string): ManagementApi {
       const reply = await chosen.write({ store, principal, params, req });
       return sendDocument(req, res, reply.status, reply.document);
     }
-    // Admin answers are the same for every administrator; the others depend on who asks.
-    // The query as URLSearchParams writes it: `page[size]` and `page%5Bsize%5D` are one answer.
-    const key = JSON.stringify([chosen.admin ? 'site-admin' : principalKey(principal), segments.join('/'), query.toString()]);
+    // What the caller may see follows from who they are and the data. The query is keyed as
+    // URLSearchParams writes it: `page[size]=1` and `page%5Bsize%5D=1` are one answer.
+    const key = JSON.stringify([principalKey(principal), segments.join('/'), query.toString()]);
     const answer = answers(key, () => {
       const reply = chosen.read({ data, principal, params, query });
       return payload(JSON.stringify(reply.document), JSONAPI_TYPE);
