@@ -5,6 +5,8 @@
 
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers.js';
 import { startHarness, type Caller, type Harness } from './helpers.js';
@@ -144,5 +146,13 @@ describe('answers are per caller', () => {
     expect(head.text).toBe('');
     expect(head.headers['content-length']).toBe(String(Buffer.byteLength(get.text)));
     expect(head.headers['content-type']).toBe('application/vnd.api+json');
+  });
+
+  it('gzips a large answer for a client that asks', async () => {
+    const plain = await warm('admin', `${orgs}?page[size]=100`);
+    const res = await request(new URL(`${orgs}?page[size]=100`, h.server.url), { headers: { authorization: 'Bearer mm.sample-admin-token', 'accept-encoding': 'gzip' } });
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(res.headers['content-type']).toBe('application/vnd.api+json');
+    expect(gunzipSync(Buffer.from(await res.body.arrayBuffer())).toString('utf8')).toBe(plain.text);
   });
 });
