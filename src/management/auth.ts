@@ -77,6 +77,12 @@ export function authenticate(data: Data, header: string | undefined): Principal 
   return { kind: 'organization', organization, user: serviceUser('organization', organization.name) };
 }
 
+/** Who the caller is, as a string: over the same data, the same key sees the same answers. */
+export function principalKey(principal: Principal): string {
+  if (principal.kind === 'user') return `user:${principal.user.id}`;
+  return principal.kind === 'team' ? `team:${principal.team.id}` : `organization:${principal.organization.name}`;
+}
+
 /** Whether the principal can see an organization's runs. */
 export function canAccess(data: Data, principal: Principal, organization: Organization): boolean {
   if (organization.isDisabled) return false;

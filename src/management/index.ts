@@ -1,45 +1,65 @@
 // The management API shim under /api/v2 (spec 4.1-4.3, 5, 7.1): a route
 // table over the data folder. Every request but ping needs a bearer token;
 // admin endpoints exist only for site administrators of a self-hosted
-// edition and answer 404 to everyone else, as unknown paths do.
+// edition and answer 404 to everyone else, as unknown paths do. GET answers
+// are cached until the data changes, here or in another process.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MirrorError } from '../errors.js';
+import { AnswerCache, payload, sendPayload, type Payload } from '../serve/http.js';
 import { VERSION } from '../version.js';
-import { authenticate, type Principal } from './auth.js';
-import { ApiError, notFound, sendApiError, sendDocument, unauthorized } from './jsonapi.js';
+import { authenticate, principalKey, type Principal } from './auth.js';
+import { ApiError, JSONAPI_TYPE, notFound, sendApiError, sendDocument, unauthorized } from './jsonapi.js';
 import { accountDetails, changePassword, updateAccount } from './routes/account.js';
 import { deleteOrganization, listConsumers, listOrganizations, showOrganization, updateModuleConsumers, updateOrganization } from './routes/admin-organizations.js';
 import { listStages, overrideStage, showResult, showStage } from './routes/task-stages.js';
 import { Store } from './store.js';
+import type { Data } from './types.js';
 
 type Reply = { status: number; document?: unknown };
-
-interface Route {
-  method: 'GET' | 'PATCH' | 'POST' | 'DELETE';
-  /** Literal segments, `:param` captures one. */
-  path: string[];
-  admin?: boolean;
-  run: (ctx: { store: Store; principal: Principal; params: string[]; query: URLSearchParams; req: IncomingMessage }) => Reply | Promise<Reply>;
+interface ReadContext {
+  data: Data;
+  principal: Principal;
+  params: string[];
+  query: URLSearchParams;
+}
+interface WriteContext {
+  store: Store;
+  principal: Principal;
+  params: string[];
+  req: IncomingMessage;
 }
 
-const route = (method: Route['method'], path: string, run: Route['run'], admin = false): Route => ({ method, path: path.split('/'), run, admin });
+/**
+ * A GET reads the data and nothing else, synchronously: its answer is a pure
+ * function of the data, the caller, the path and the query, and is cached.
+ * Other methods change the store.
+ */
+type Route = { path: string[]; admin: boolean } & (
+  | { method: 'GET'; read: (ctx: ReadContext) => Reply }
+  | { method: 'PATCH' | 'POST' | 'DELETE'; write: (ctx: WriteContext) => Promise<Reply> }
+);
+
+/** Literal segments, `:param` captures one. */
+const segmentsOf = (path: string) => path.split('/');
+const get = (path: string, read: (ctx: ReadContext) => Reply, admin = false): Route => ({ method: 'GET', path: segmentsOf(path), read, admin });
+const write = (method: 'PATCH' | 'POST' | 'DELETE', path: string, run: (ctx: WriteContext) => Promise<Reply>, admin = false): Route => ({ method, path: segmentsOf(path), write: run, admin });
 
 const ROUTES: Route[] = [
-  route('GET', 'account/details', ({ principal }) => accountDetails(principal)),
-  route('PATCH', 'account/update', ({ store, principal, req }) => updateAccount(store, principal, req)),
-  route('PATCH', 'account/password', ({ store, principal, req }) => changePassword(store, principal, req)),
-  route('GET', 'runs/:run/task-stages', ({ store, principal, params, query }) => listStages(store.read(), principal, params[0]!, query)),
-  route('GET', 'task-stages/:stage', ({ store, principal, params, query }) => showStage(store.read(), principal, params[0]!, query)),
-  route('POST', 'task-stages/:stage/actions/override', ({ store, principal, params }) => overrideStage(store, principal, params[0]!)),
-  route('GET', 'task-results/:result', ({ store, principal, params }) => showResult(store.read(), principal, params[0]!)),
-  route('GET', 'admin/organizations', ({ store, query }) => listOrganizations(store.read(), query), true),
-  route('GET', 'admin/organizations/:org', ({ store, params, query }) => showOrganization(store.read(), params[0]!, query), true),
-  route('PATCH', 'admin/organizations/:org', ({ store, params, req }) => updateOrganization(store, params[0]!, req), true),
-  route('DELETE', 'admin/organizations/:org', ({ store, params }) => deleteOrganization(store, params[0]!), true),
-  route('GET', 'admin/organizations/:org/relationships/module-consumers', ({ store, params, query }) => listConsumers(store.read(), params[0]!, 'module', query), true),
-  route('PATCH', 'admin/organizations/:org/relationships/module-consumers', ({ store, params, req }) => updateModuleConsumers(store, params[0]!, req), true),
-  route('GET', 'admin/organizations/:org/relationships/provider-consumers', ({ store, params, query }) => listConsumers(store.read(), params[0]!, 'provider', query), true),
+  get('account/details', ({ principal }) => accountDetails(principal)),
+  write('PATCH', 'account/update', ({ store, principal, req }) => updateAccount(store, principal, req)),
+  write('PATCH', 'account/password', ({ store, principal, req }) => changePassword(store, principal, req)),
+  get('runs/:run/task-stages', ({ data, principal, params, query }) => listStages(data, principal, params[0]!, query)),
+  get('task-stages/:stage', ({ data, principal, params, query }) => showStage(data, principal, params[0]!, query)),
+  write('POST', 'task-stages/:stage/actions/override', ({ store, principal, params }) => overrideStage(store, principal, params[0]!)),
+  get('task-results/:result', ({ data, principal, params }) => showResult(data, principal, params[0]!)),
+  get('admin/organizations', ({ data, query }) => listOrganizations(data, query), true),
+  get('admin/organizations/:org', ({ data, params, query }) => showOrganization(data, params[0]!, query), true),
+  write('PATCH', 'admin/organizations/:org', ({ store, params, req }) => updateOrganization(store, params[0]!, req), true),
+  write('DELETE', 'admin/organizations/:org', ({ store, params }) => deleteOrganization(store, params[0]!), true),
+  get('admin/organizations/:org/relationships/module-consumers', ({ data, params, query }) => listConsumers(data, params[0]!, 'module', query), true),
+  write('PATCH', 'admin/organizations/:org/relationships/module-consumers', ({ store, params, req }) => updateModuleConsumers(store, params[0]!, req), true),
+  get('admin/organizations/:org/relationships/provider-consumers', ({ data, params, query }) => listConsumers(data, params[0]!, 'provider', query), true),
 ];
 
 function match(route: Route, segments: string[]): string[] | undefined {
@@ -61,6 +81,7 @@ export interface ManagementApi {
 
 export function createManagementApi(dataDir: string): ManagementApi {
   const store = new Store(dataDir);
+  const answers = answerCache(store);
   const handle = async (req: IncomingMessage, res: ServerResponse, segments: string[], query: URLSearchParams) => {
     if (segments.length === 1 && segments[0] === 'ping') {
       // go-tfe calls this first on every start and reads these headers.
@@ -77,8 +98,19 @@ export function createManagementApi(dataDir: string): ManagementApi {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const chosen = candidates.find((r) => r.method === method);
     if (!chosen) throw new ApiError(405, 'method not allowed', `Use ${candidates.map((r) => r.method).join(' or ')} on this path.`);
-    const reply = await chosen.run({ store, principal, params: match(chosen, segments)!, query, req });
-    sendDocument(req, res, reply.status, reply.document);
+    const params = match(chosen, segments)!;
+    if (chosen.method !== 'GET') {
+      const reply = await chosen.write({ store, principal, params, req });
+      return sendDocument(req, res, reply.status, reply.document);
+    }
+    // What the caller may see follows from who they are and the data. The query is keyed as
+    // URLSearchParams writes it: `page[size]=1` and `page%5Bsize%5D=1` are one answer.
+    const key = JSON.stringify([principalKey(principal), segments.join('/'), query.toString()]);
+    const answer = answers(key, () => {
+      const reply = chosen.read({ data, principal, params, query });
+      return payload(JSON.stringify(reply.document), JSONAPI_TYPE);
+    });
+    sendPayload(req, res, answer);
   };
   return {
     store,
@@ -99,6 +131,30 @@ export function createManagementApi(dataDir: string): ManagementApi {
         } else throw error;
       }
     },
+  };
+}
+
+/**
+ * GET answers, serialized once per generation of the store: a write through
+ * the store, or a data file another process replaced, moves the generation,
+ * and the cache starts over. The answer is computed synchronously right after
+ * `store.read()`, so it always belongs to the generation it is filed under.
+ */
+function answerCache(store: Store): (key: string, compute: () => Payload) => Payload {
+  // A page holds at most 100 resources (under 100 KB): ample room for every caller's hot pages.
+  const empty = () => new AnswerCache(1000, 8 * 1024 * 1024);
+  let generation = store.generation;
+  let answers = empty();
+  return (key, compute) => {
+    if (store.generation !== generation) {
+      generation = store.generation;
+      answers = empty();
+    }
+    const hit = answers.get(key);
+    if (hit) return hit;
+    const answer = compute();
+    answers.set(key, answer);
+    return answer;
   };
 }
 

@@ -33,12 +33,17 @@ export function sendDocument(req: IncomingMessage, res: ServerResponse, status: 
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-export function sendApiError(req: IncomingMessage, res: ServerResponse, error: ApiError, headers: Record<string, string> = {}): void {
-  const body = Buffer.from(
+/** Spec 7.1: a JSON:API error object. */
+export function apiErrorBody(error: ApiError): Buffer {
+  return Buffer.from(
     JSON.stringify({
       errors: [{ status: String(error.status), title: error.title, detail: error.message, ...(error.pointer ? { source: { pointer: error.pointer } } : {}) }],
     }),
   );
+}
+
+export function sendApiError(req: IncomingMessage, res: ServerResponse, error: ApiError, headers: Record<string, string> = {}): void {
+  const body = apiErrorBody(error);
   res.writeHead(error.status, { 'Content-Type': JSONAPI_TYPE, 'Content-Length': body.length, ...headers });
   res.end(req.method === 'HEAD' ? undefined : body);
 }

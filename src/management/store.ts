@@ -29,6 +29,7 @@ export class Store {
   private stamps = new Map<Collection, string>();
   private queue: Promise<unknown> = Promise.resolve();
   private checkedAt = 0;
+  private changes = 0;
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -48,6 +49,15 @@ export class Store {
   }
 
   /**
+   * Moves whenever the data may have changed: a change here, or a file another
+   * process replaced, seen by `read`. Anything computed from one generation of
+   * the data stays right until it moves.
+   */
+  get generation(): number {
+    return this.changes;
+  }
+
+  /**
    * Applies `change` to the data and writes the collections it names before
    * resolving. Changes run one at a time, each on the latest data.
    */
@@ -55,7 +65,13 @@ export class Store {
     const run = () =>
       withLock(join(this.dir, 'store'), async () => {
         this.reloadChanged();
-        const result = change(this.data);
+        let result: T;
+        try {
+          result = change(this.data);
+        } finally {
+          // Even a change that threw may have altered something before it did.
+          this.changes++;
+        }
         for (const c of collections) {
           const file = join(this.dir, FILES[c]);
           await writeFileAtomic(file, `${JSON.stringify(this.data[c], null, 2)}\n`);
@@ -93,6 +109,7 @@ export class Store {
       (this.data as unknown as Record<string, unknown>)[c] = value;
     }
     this.stamps.set(c, stamp);
+    this.changes++;
   }
 }
 

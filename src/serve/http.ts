@@ -35,8 +35,38 @@ export function payload(body: Buffer | string, type = JSON_TYPE): Payload {
 }
 
 function gzipped(p: Payload): Buffer | undefined {
-  if (p.body.length < GZIP_MIN_BYTES || p.type !== JSON_TYPE) return undefined;
+  // JSON and JSON:API (application/vnd.api+json) alike; small bodies gain nothing.
+  if (p.body.length < GZIP_MIN_BYTES || !/[/+]json$/.test(p.type)) return undefined;
   return (p.gzipped ??= gzipSync(p.body, { level: 6 }));
+}
+
+/**
+ * Answers computed once and sent many times, by a key naming everything they
+ * depend on. Bounded by entries and bytes (keys included), so a crawler
+ * walking every page cannot grow the server without limit.
+ */
+export class AnswerCache {
+  private readonly map = new Map<string, Payload>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxEntries = 5000,
+    private readonly maxBytes = 16 * 1024 * 1024,
+  ) {}
+
+  get(key: string): Payload | undefined {
+    return this.map.get(key);
+  }
+
+  set(key: string, answer: Payload): void {
+    const size = key.length + answer.body.length;
+    if (this.map.size >= this.maxEntries || this.bytes + size > this.maxBytes) {
+      this.map.clear();
+      this.bytes = 0;
+    }
+    this.map.set(key, answer);
+    this.bytes += size;
+  }
 }
 
 export function jsonPayload(value: unknown): Payload {
@@ -69,8 +99,12 @@ export function sendPayload(req: IncomingMessage, res: ServerResponse, p: Payloa
 }
 
 /** Registry error body (spec 7.2): `{"errors": ["..."]}`. */
+export function registryErrorBody(message: string): Buffer {
+  return Buffer.from(`${JSON.stringify({ errors: [message] })}\n`);
+}
+
 export function sendRegistryError(req: IncomingMessage, res: ServerResponse, error: HttpError): void {
-  const body = Buffer.from(`${JSON.stringify({ errors: [error.message] })}\n`);
+  const body = registryErrorBody(error.message);
   res.writeHead(error.status, { 'Content-Type': JSON_TYPE, 'Content-Length': body.length, ...error.headers });
   res.end(req.method === 'HEAD' ? undefined : body);
 }

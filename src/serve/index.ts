@@ -2,7 +2,7 @@
 // static files cannot answer. One error path decides every failure status.
 
 import { readFileSync, realpathSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join, sep } from 'node:path';
@@ -10,10 +10,11 @@ import sirv from 'sirv';
 import { MirrorError } from '../errors.js';
 import { DISCOVERY_FILE, MODULES_BASE, modulesServiceUrl } from '../emit/paths.js';
 import { createManagementApi } from '../management/index.js';
+import { ApiError, apiErrorBody, JSONAPI_TYPE, sendApiError } from '../management/jsonapi.js';
 import { DownloadCounter } from './downloads.js';
-import { HttpError, jsonPayload, sendPayload, sendRegistryError } from './http.js';
+import { AnswerCache, HttpError, JSON_TYPE, jsonPayload, registryErrorBody, sendPayload, sendRegistryError } from './http.js';
 import { Mirror } from './mirror.js';
-import { AnswerCache, handleDownloadsSummary, handleModules, type RegistryContext } from './registry.js';
+import { handleDownloadsSummary, handleModules, type RegistryContext } from './registry.js';
 
 export interface ServeOptions {
   dir: string;
@@ -50,8 +51,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const { segments, query } = parseTarget(req.url ?? '/');
-    if (segments[0] === 'api' && segments[1] === 'v2') return management.handle(req, res, segments.slice(2), query);
+    const url = req.url ?? '/';
+    const { segments, query } = parseTarget(url);
+    if (isManagementTarget(url)) return management.handle(req, res, segments.slice(2), query);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       throw new HttpError(405, `Method ${req.method} not allowed`, { Allow: 'GET, HEAD' });
     }
@@ -75,20 +77,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       // A 500 is a bug in modmirror: always say so, even with --quiet.
       if (!(error instanceof HttpError)) console.error(`error: ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
       if (res.headersSent) res.destroy();
-      else sendRegistryError(req, res, httpError);
+      else sendError(req, res, httpError);
     });
   };
 
   const server = options.tls
     ? createHttpsServer({ cert: readTls(options.tls.cert, '--tls-cert'), key: readTls(options.tls.key, '--tls-key') }, onRequest)
     : createHttpServer(onRequest);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // Malformed or oversized requests never reach a handler; answer them in the registry's error format.
-    const [status, text] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
-    const body = `{"errors":["${text}"]}\n`;
-    if (socket.writable) {
-      socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
-    } else socket.destroy();
+  server.on('clientError', (error: ClientError, socket) => {
+    // Malformed or oversized requests never reach a handler: answer them here, then close.
+    if (socket.writable) socket.end(clientErrorResponse(error));
+    else socket.destroy();
   });
   server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
@@ -112,9 +111,51 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
 }
 
+/** Spec 7: JSON:API error objects under /api/v2 (7.1), the registry's `{"errors": [...]}` everywhere else (7.2). */
+function sendError(req: IncomingMessage, res: ServerResponse, error: HttpError): void {
+  if (!isManagementTarget(req.url ?? '/')) return sendRegistryError(req, res, error);
+  sendApiError(req, res, new ApiError(error.status, (STATUS_CODES[error.status] ?? 'error').toLowerCase(), error.message), error.headers);
+}
+
+type ClientError = NodeJS.ErrnoException & { rawPacket?: Buffer };
+
+/**
+ * The raw response to a request the HTTP parser refused, in the error format of
+ * the API it was for when the bytes the parser failed on start with the request
+ * line (they hold only the last chunk read: a request line sent in an earlier
+ * chunk gets the registry's format).
+ */
+function clientErrorResponse(error: ClientError): Buffer {
+  const overflow = error.code === 'HPE_HEADER_OVERFLOW';
+  const [status, text] = overflow ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+  const target = /^[A-Z]+ (\S+)/.exec(error.rawPacket?.toString('latin1', 0, 1024) ?? '')?.[1];
+  const detail = overflow ? `The request line and headers are larger than ${maxHeaderSize} bytes.` : 'The request is not valid HTTP/1.1.';
+  const [type, body] = target !== undefined && isManagementTarget(target) ? [JSONAPI_TYPE, apiErrorBody(new ApiError(status, text.toLowerCase(), detail))] : [JSON_TYPE, registryErrorBody(text)];
+  return Buffer.concat([Buffer.from(`HTTP/1.1 ${status} ${text}\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`), body]);
+}
+
+/**
+ * Whether a request is for the management API: its first two path segments are
+ * `api` and `v2`. They are decoded as parseTarget does, but what it refuses is
+ * kept as is, so that a malformed management URL still gets that API's errors.
+ */
+function isManagementTarget(url: string): boolean {
+  const path = url.split('?', 1)[0]!;
+  const [first, second] = path.split('/').filter((s) => s !== '').slice(0, 2).map(decodeLeniently);
+  return first === 'api' && second === 'v2';
+}
+
+function decodeLeniently(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** Decoded path segments; anything that could step outside the tree is refused. */
 function parseTarget(url: string): { segments: string[]; query: URLSearchParams } {
-  if (url.length > MAX_URL_LENGTH) throw new HttpError(414, 'URL too long');
+  if (url.length > MAX_URL_LENGTH) throw new HttpError(414, `URL too long: the limit is ${MAX_URL_LENGTH} characters`);
   const q = url.indexOf('?');
   const rawPath = q === -1 ? url : url.slice(0, q);
   if (!rawPath.startsWith('/')) throw new HttpError(400, 'Invalid path');

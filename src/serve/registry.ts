@@ -16,7 +16,7 @@ import {
   archiveName,
 } from '../emit/paths.js';
 import type { DownloadCounter } from './downloads.js';
-import { HttpError, jsonPayload, payload, sendPayload, type Payload } from './http.js';
+import { HttpError, jsonPayload, payload, sendPayload, type AnswerCache, type Payload } from './http.js';
 import type { IndexedModule, Mirror, MirrorIndex } from './mirror.js';
 import { validVersion } from '../version-order.js';
 
@@ -31,30 +31,6 @@ export interface RegistryContext {
   patchedDetails: Map<string, { count: number; payload: Payload }>;
   /** Listing and search answers by generation, download epoch and URL. */
   answers: AnswerCache;
-}
-
-/** Bounded by entries and bytes, so a crawler walking every page cannot grow the server without limit. */
-export class AnswerCache {
-  private readonly map = new Map<string, Payload>();
-  private bytes = 0;
-
-  constructor(
-    private readonly maxEntries = 5000,
-    private readonly maxBytes = 16 * 1024 * 1024,
-  ) {}
-
-  get(key: string): Payload | undefined {
-    return this.map.get(key);
-  }
-
-  set(key: string, answer: Payload): void {
-    if (this.map.size >= this.maxEntries || this.bytes + answer.body.length > this.maxBytes) {
-      this.map.clear();
-      this.bytes = 0;
-    }
-    this.map.set(key, answer);
-    this.bytes += answer.body.length;
-  }
 }
 
 /** Listings and search are pure functions of the index, the counts and the URL: compute each once. */

@@ -1,6 +1,7 @@
 // The management API over real HTTP: ping, the authorization matrix, account,
 // run task stages and results, and request errors.
 
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Caller, type Harness } from './helpers.js';
 
@@ -214,5 +215,51 @@ describe('request errors', () => {
     const res = await h.call('user', 'DELETE', '/api/v2/account/details');
     expect(res.status).toBe(405);
     expect(res.headers['allow']).toBe('GET, HEAD');
+  });
+});
+
+describe('malformed requests under /api/v2 get JSON:API errors (spec 7.1)', () => {
+  const expectApiError = (res: { status: number; headers: Record<string, unknown>; json: any }, status: number, what: string) => {
+    expect(res.status, what).toBe(status);
+    expect(res.headers['content-type'], what).toBe('application/vnd.api+json');
+    expect(res.json?.errors, what).toEqual([{ status: String(status), title: expect.any(String), detail: expect.any(String) }]);
+  };
+
+  it('bad percent-encoding, encoded "/" or NUL, and an over-long URL', async () => {
+    expectApiError(await h.call('admin', 'GET', '/api/v2/admin/organizations/%zz'), 400, '%zz');
+    expectApiError(await h.call('admin', 'PATCH', '/api/v2/admin/organizations/%E0%A4%A', { data: { type: 'organizations', attributes: {} } }), 400, 'truncated UTF-8');
+    expectApiError(await h.call('none', 'GET', '/api/v2/a%2Fb'), 400, 'encoded slash');
+    expectApiError(await h.call('none', 'GET', '/api/v2/a%00b'), 400, 'NUL');
+    expectApiError(await h.call('admin', 'GET', '/%61pi/v2/%zz'), 400, 'encoded api prefix');
+    const long = await h.call('admin', 'GET', `/api/v2/admin/organizations?q=${'a'.repeat(5000)}`);
+    expectApiError(long, 414, 'long URL');
+    expect(long.json.errors[0].detail).toMatch(/4096 characters/);
+    const head = await h.call('admin', 'HEAD', '/api/v2/admin/organizations/%zz');
+    expect(head.status).toBe(400);
+    expect(head.headers['content-type']).toBe('application/vnd.api+json');
+    expect(head.text).toBe('');
+  });
+
+  it('a request line too large for the HTTP parser', async () => {
+    const { port } = new URL(h.server.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      let answer = '';
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(`GET /api/v2/admin/organizations/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+      socket.on('data', (d) => (answer += d.toString('latin1')));
+      socket.on('end', () => resolve(answer));
+      socket.on('error', reject);
+    });
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(head).toMatch(/\r\nContent-Type: application\/vnd\.api\+json\r\n/);
+    expect(JSON.parse(body!).errors).toEqual([{ status: '431', title: 'request header fields too large', detail: expect.stringMatching(/larger than \d+ bytes/) }]);
+    expect((await h.call('user', 'GET', '/api/v2/account/details')).status).toBe(200);
+  });
+
+  it('while the registry keeps its own format', async () => {
+    const res = await h.call('none', 'GET', '/v1/modules/%zz');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json).toEqual({ errors: [expect.any(String)] });
   });
 });
