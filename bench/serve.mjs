@@ -365,12 +365,14 @@ export const MANAGEMENT_ENDPOINTS = ['adminOrganizations', 'accountDetails'];
  * @returns {Promise<{ name: string, modmirror: number | null, baseline: number | null, ratio: number | null, target: string | null, unit: string, pass?: boolean, detail?: object }[]>}
  */
 export async function benchServe({ quick = false, runs, endpoints: only } = {}) {
-  // Quick keeps `npm run bench -- --quick` near a minute: one short run per server and endpoint, a smaller mirror.
+  // Quick keeps `npm run bench -- --quick` under a minute: a short warm-up and one short run per server and
+  // endpoint, no plain-sirv comparison, a smaller mirror.
   runs ??= quick ? 1 : 3;
   const seconds = quick ? 1 : 5;
+  const warmUpSeconds = quick ? 0.3 : seconds;
   // The management API does not read the mirror: with only its endpoints selected, the small mirror does.
   const apiOnly = only !== undefined && only.every((k) => MANAGEMENT_ENDPOINTS.includes(k));
-  const shape = quick ? { modules: 300, bigVersions: 50 } : apiOnly ? { modules: 1000, bigVersions: 50 } : { modules: 10000, bigVersions: 200 };
+  const shape = quick ? { modules: 150, bigVersions: 50 } : apiOnly ? { modules: 1000, bigVersions: 50 } : { modules: 10000, bigVersions: 200 };
   const autocannonVersion = require('autocannon/package.json').version;
   const tmp = makeTempDir();
   const servers = [];
@@ -412,7 +414,6 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
         target: API_TARGET,
         check: (doc) => doc.data?.length === 20 && doc.meta?.pagination?.['total-count'] === data.organizations,
-        ...(quick ? { runs: 1, seconds: 1 } : {}),
       },
       {
         key: 'accountDetails',
@@ -421,7 +422,6 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         headers: { Authorization: `Bearer ${USER_TOKEN}` },
         target: API_TARGET,
         check: (doc) => doc.data?.attributes?.username === 'alice',
-        ...(quick ? { runs: 1, seconds: 1 } : {}),
       },
     ].filter((e) => only === undefined || only.includes(e.key));
     if (endpoints.length === 0) throw new Error(`serve: no endpoint named ${only.join(', ')}`);
@@ -459,7 +459,7 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         if (s.status !== 200 || s.body.length !== e.bytes) throw new Error(`serve: sirv answered ${s.status} (${s.body.length} bytes) for /${e.file}`);
       }
     }
-    const how = `autocannon ${autocannonVersion}, ${CONNECTIONS} connections, own process; 1 warm-up + ${runs} × ${seconds} s per server and endpoint`;
+    const how = `autocannon ${autocannonVersion}, ${CONNECTIONS} connections, own process; a ${warmUpSeconds} s warm-up + ${runs} × ${seconds} s per server and endpoint${quick ? ' (quick: no plain sirv)' : ''}`;
     log(`serve: servers up (modmirror ${mm.url}, ceiling ${ceiling.url}, sirv ${plain.url}); load: ${how}`);
 
     // 3. load: per endpoint, a warm-up of each server, then runs alternating the servers
@@ -479,14 +479,13 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
       const targets = [
         ['modmirror', mm, e.path],
         ['ceiling', ceiling, e.path],
-        ...(e.file ? [['sirv', plain, `/${e.file}`]] : []),
+        ...(e.file && !quick ? [['sirv', plain, `/${e.file}`]] : []),
       ];
       const results = Object.fromEntries(targets.map(([who]) => [who, []]));
-      const [eRuns, eSeconds] = [e.runs ?? runs, e.seconds ?? seconds];
-      for (const [, server, path] of targets) await load(server, path, eSeconds, e.headers);
-      for (let i = 0; i < eRuns; i++) {
+      for (const [, server, path] of targets) await load(server, path, warmUpSeconds, e.headers);
+      for (let i = 0; i < runs; i++) {
         const order = i % 2 === 0 ? targets : [...targets].reverse();
-        for (const [who, server, path] of order) results[who].push(await load(server, path, eSeconds, e.headers));
+        for (const [who, server, path] of order) results[who].push(await load(server, path, seconds, e.headers));
       }
       const med = (who, field) => (results[who] ? median(results[who].map((x) => x[field])) : null);
       const rps = { modmirror: med('modmirror', 'rps'), ceiling: med('ceiling', 'rps'), sirv: med('sirv', 'rps') };
@@ -497,7 +496,7 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         ...(e.headers ? { headers: Object.keys(e.headers) } : {}),
         bytes: e.bytes,
         contentType: e.type,
-        loadGenerator: e.runs === undefined && e.seconds === undefined ? how : `autocannon ${autocannonVersion}, ${CONNECTIONS} connections, own process; 1 warm-up + ${eRuns} × ${eSeconds} s per server (quick)`,
+        loadGenerator: how,
         rps,
         p99Ms: p99,
         p50Ms: { modmirror: med('modmirror', 'p50'), ceiling: med('ceiling', 'p50'), sirv: med('sirv', 'p50') },
@@ -526,7 +525,7 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         ratio: rps.sirv === null ? null : rps.sirv / rps.ceiling,
         target: null,
         unit: 'k req/s',
-        detail: { note: e.file ? `sirv(dist, { etag: true, dev: false }) serving /${e.file}` : 'no static file for this endpoint' },
+        detail: { note: !e.file ? 'no static file for this endpoint' : quick ? 'not measured in a quick run' : `sirv(dist, { etag: true, dev: false }) serving /${e.file}` },
       });
       rows.push({
         name: `  ↳ p99 latency`,
@@ -544,7 +543,6 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
     // 4. memory of the serve process after all that load; the ceiling's for scale
     const after = memoryMB(mm.pid);
     const ceilingMem = memoryMB(ceiling.pid);
-    const loadNote = endpoints.some((e) => e.runs !== undefined) ? `; management API rows: 1 warm-up + 1 × 1 s` : '';
     rows.push({
       name: `serve RSS after load (VmRSS; ${mirror.totalModules.toLocaleString('en-US')} modules × 1 version)`,
       modmirror: after.rss,
@@ -558,7 +556,7 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         note: `issue 7's target is ≤ ${RSS_TARGET_MB} MB at 10k modules × 10 versions (benchmark serve-memory); this mirror has 1 version per module (plus one with ${big.versions.length}), so this is info only`,
       },
     });
-    rows.push({ name: `load: ${how}${loadNote}`, modmirror: null, baseline: null, ratio: null, target: null, unit: '' });
+    rows.push({ name: `load: ${how}`, modmirror: null, baseline: null, ratio: null, target: null, unit: '' });
     return rows;
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
