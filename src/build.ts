@@ -144,8 +144,8 @@ class VersionBuilder {
     files ??= await readVersionFiles(source, this.git);
     const content = extractVersion(files, this.parsed);
     const archive = await packVersion(files);
-    await this.staging.write(archiveRel, archive.data);
-    await this.cache.put(identity, content, archive);
+    // Written once, into the cache, and linked into the mirror as a cache hit would be.
+    await this.staging.linkFrom(await this.cache.put(identity, content, archive), archiveRel);
     return this.built(source, content, { sha256: archive.sha256, size: archive.data.length });
   }
 

@@ -4,8 +4,8 @@
 // packed again, and a new modmirror never reuses an old one's output.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ExtractedVersion, PackedArchive, SourceFile, VersionSource } from './types.js';
 import { GENERATOR } from './version.js';
@@ -54,17 +54,21 @@ export class VersionCache {
     }
   }
 
-  /** Archive first, entry last: an entry only exists once its archive does. */
-  async put(identity: string, content: ExtractedVersion, archive: PackedArchive): Promise<void> {
+  /**
+   * Archive first, entry last: an entry only exists once its archive does.
+   * Returns the archive's path. Synchronous writes, as the staging's (small files).
+   */
+  async put(identity: string, content: ExtractedVersion, archive: PackedArchive): Promise<string> {
     const paths = this.paths(identity);
-    await mkdir(dirname(paths.json), { recursive: true });
-    await writeViaRename(paths.archive, archive.data);
-    await writeViaRename(paths.json, JSON.stringify({ content, sha256: archive.sha256, size: archive.data.length }));
+    mkdirSync(dirname(paths.json), { recursive: true });
+    writeViaRename(paths.archive, archive.data);
+    writeViaRename(paths.json, JSON.stringify({ content, sha256: archive.sha256, size: archive.data.length }));
+    return paths.archive;
   }
 }
 
-async function writeViaRename(file: string, data: string | Buffer): Promise<void> {
+function writeViaRename(file: string, data: string | Buffer): void {
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temp, data);
-  await rename(temp, file);
+  writeFileSync(temp, data);
+  renameSync(temp, file);
 }

@@ -11,8 +11,8 @@
 //   .dist.spare-tmp-PID    that copy while it is being made
 
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { copyFile, link, mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { link, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { crashPoint } from '../crash.js';
 import { MirrorError } from '../errors.js';
@@ -46,28 +46,33 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
   const seeded = options.seed === true && existsSync(outDir);
   if (!seeded || !(await claimSpare(outDir, root))) await mkdir(root);
   if (seeded && !existsSync(join(root, MANIFEST_FILE))) await linkTree(outDir, root);
+  // Synchronous on purpose: a mirror is thousands of small files, and fs.promises spends several
+  // thread-pool round trips on each (about 10× the time of writeFileSync for a 2 KB file here).
   const made = new Set<string>();
-  const prepare = async (rel: string) => {
+  const prepare = (rel: string) => {
     const file = join(root, rel);
     const dir = dirname(file);
     if (!made.has(dir)) {
-      await mkdir(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true });
       made.add(dir);
     }
-    if (seeded) await unlink(file).catch(() => {});
+    if (seeded) rmSync(file, { force: true });
     return file;
   };
-  const write = async (rel: string, data: string | Buffer) => writeFile(await prepare(rel), data);
+  const write = async (rel: string, data: string | Buffer) => writeFileSync(prepare(rel), data);
   return {
     root,
     write,
     writeJson: (rel, value) => write(rel, jsonText(value)),
     async linkFrom(source, rel) {
-      const file = await prepare(rel);
-      await link(source, file).catch(async (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EXDEV' && error.code !== 'EPERM') throw error;
-        await copyFile(source, file);
-      });
+      const file = prepare(rel);
+      try {
+        linkSync(source, file);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EXDEV' && code !== 'EPERM') throw error;
+        copyFileSync(source, file);
+      }
     },
     async commit() {
       const old = sibling(outDir, `old-${process.pid}`);
