@@ -23,7 +23,7 @@ const EXTRACT_TARGET = 1000;
  * @returns {Promise<{ name: string, modmirror: number, baseline: number | null, ratio: number | null, target: string | null, unit: string, pass?: boolean, detail?: object }[]>}
  */
 export async function benchBuild({ quick = false, runs } = {}) {
-  runs ??= quick ? 3 : 5;
+  runs ??= quick ? 2 : 5;
   const shape = quick ? { many: [10, 5], big: 60 } : { many: [100, 10], big: 240 };
   const tmp = makeTempDir();
   try {
@@ -255,8 +255,8 @@ const BUILD_GROWTH_TARGET = 1.5; // issue 7 says "flat as versions grow"; this i
  * @param {{ quick?: boolean }} options
  */
 export async function benchBuildMemory({ quick = false } = {}) {
-  // Full: 1,000 and 10,000 versions. Quick: 50 and 250, so the quick run stays short.
-  const shapes = quick ? [[5, 10], [25, 10]] : [[100, 10], [1000, 10]];
+  // Full: 1,000 and 10,000 versions. Quick: 30 and 150, so the quick run stays short.
+  const shapes = quick ? [[3, 10], [15, 10]] : [[100, 10], [1000, 10]];
   const tmp = makeTempDir();
   try {
     const results = [];

@@ -586,11 +586,11 @@ export async function generateVersionedMirror(dir, { modules, versions }) {
  * Builds modules × 10 versions with the CLI (timing it and taking its peak
  * RSS), starts `modmirror serve` on it, requests every module's `versions`
  * and latest detail once plus listings and searches, and reads the server's
- * VmRSS and VmHWM. Full: 10,000 modules (100,000 versions); quick: 100.
+ * VmRSS and VmHWM. Full: 10,000 modules (100,000 versions); quick: 30.
  * @param {{ quick?: boolean }} options
  */
 export async function benchServeMemory({ quick = false } = {}) {
-  const shape = quick ? { modules: 100, versions: 10 } : { modules: 10000, versions: 10 };
+  const shape = quick ? { modules: 30, versions: 10 } : { modules: 10000, versions: 10 };
   const tmp = makeTempDir();
   const servers = [];
   try {
