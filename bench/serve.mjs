@@ -8,7 +8,7 @@
 //
 //   node bench/serve.mjs ceiling ROUTES.json     bare http server, bodies from memory
 //   node bench/serve.mjs sirv DIR                plain sirv(DIR, { etag: true, dev: false })
-//   node bench/serve.mjs load URL CONNECTIONS SECONDS [HEADERS_JSON]   autocannon; prints one JSON line
+//   node bench/serve.mjs load                    autocannon runs: a job a JSON line on stdin, a result a line out
 //
 // The mirror is generated in the folder layout (<ns>/<name>/<provider>/<version>/)
 // and built with the CLI: 10,000 small modules with one version each, plus
@@ -342,12 +342,50 @@ function cpuSeconds(pid) {
 
 const memoryMB = procMemoryMB;
 
-/** One autocannon run in its own process; { rps, p99, p50, mean, requests, bytesPerRequest, loadCpu, serverCpu }. */
+/**
+ * The load generator: one process for the whole benchmark (starting one per
+ * run cost about 0.5 s each), taking one job a line on stdin and answering
+ * one result a line.
+ */
+let loader;
+function loaderProcess() {
+  if (loader) return loader;
+  installExitHook();
+  const child = spawn(process.execPath, [SELF, 'load'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  children.add(child);
+  const waiting = [];
+  let buffered = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    buffered += chunk;
+    let newline;
+    while ((newline = buffered.indexOf('\n')) !== -1) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      waiting.shift()?.resolve(line);
+    }
+  });
+  child.on('close', (code) => {
+    children.delete(child);
+    loader = undefined;
+    for (const w of waiting.splice(0)) w.reject(new Error(`the load generator stopped (exit ${code})`));
+  });
+  loader = {
+    run: (job) =>
+      new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        child.stdin.write(`${JSON.stringify(job)}\n`);
+      }),
+    stop: () => child.stdin.end(),
+  };
+  return loader;
+}
+
+/** One autocannon run by the load generator; { rps, p99, p50, mean, requests, bytesPerRequest, loadCpu, serverCpu }. */
 async function load(server, path, seconds, headers) {
   const before = cpuSeconds(server.pid);
-  const stdout = await runTracked([SELF, 'load', server.url + path, String(CONNECTIONS), String(seconds), ...(headers ? [JSON.stringify(headers)] : [])]);
+  const line = await loaderProcess().run({ url: server.url + path, connections: CONNECTIONS, seconds, headers });
   const after = cpuSeconds(server.pid);
-  const result = JSON.parse(stdout.trim().split('\n').pop());
+  const result = JSON.parse(line);
   if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result.requests === 0) {
     throw new Error(`load on ${server.url}${path}: ${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
@@ -559,6 +597,7 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
     rows.push({ name: `load: ${how}`, modmirror: null, baseline: null, ratio: null, target: null, unit: '' });
     return rows;
   } finally {
+    loader?.stop();
     await Promise.all(servers.map((s) => s.stop()));
     removeTempDir(tmp);
   }
@@ -763,11 +802,36 @@ async function sirvRole(dir) {
   });
 }
 
-function loadRole(url, connections, seconds, headers) {
+/** Reads jobs { url, connections, seconds, headers } a line at a time and runs them one after another. */
+function loadRole() {
   const autocannon = require('autocannon');
+  const jobs = [];
+  let running = false;
+  let buffered = '';
+  const next = () => {
+    if (running || jobs.length === 0) return;
+    running = true;
+    runLoad(autocannon, jobs.shift(), () => {
+      running = false;
+      next();
+    });
+  };
+  process.stdin.setEncoding('utf8').on('data', (chunk) => {
+    buffered += chunk;
+    let newline;
+    while ((newline = buffered.indexOf('\n')) !== -1) {
+      jobs.push(JSON.parse(buffered.slice(0, newline)));
+      buffered = buffered.slice(newline + 1);
+    }
+    next();
+  });
+  process.stdin.on('end', () => process.exit(0));
+}
+
+function runLoad(autocannon, { url, connections, seconds, headers }, done) {
   const times = [];
   const cpuBefore = process.cpuUsage();
-  const options = { url, connections: Number(connections), duration: Number(seconds), ...(headers ? { headers: JSON.parse(headers) } : {}) };
+  const options = { url, connections, duration: seconds, ...(headers ? { headers } : {}) };
   const instance = autocannon(options, (error, result) => {
     if (error) {
       console.error(error);
@@ -793,6 +857,7 @@ function loadRole(url, connections, seconds, headers) {
         non2xx: result.non2xx,
         loadCpu: (cpu.user + cpu.system) / 1e6 / duration,
       })}\n`,
+      done,
     );
   });
   // autocannon's own histogram keeps whole milliseconds; keep the exact times for the percentiles.
@@ -801,13 +866,13 @@ function loadRole(url, connections, seconds, headers) {
 
 if (process.argv[1] === SELF) {
   const [role, ...args] = process.argv.slice(2);
-  if (role === 'load') loadRole(...args);
+  if (role === 'load') loadRole();
   else {
     exitWithParent();
     if (role === 'ceiling') ceilingRole(...args);
     else if (role === 'sirv') await sirvRole(...args);
     else {
-      console.error('usage: node bench/serve.mjs ceiling ROUTES.json | sirv DIR | load URL CONNECTIONS SECONDS [HEADERS_JSON]');
+      console.error('usage: node bench/serve.mjs ceiling ROUTES.json | sirv DIR | load (jobs as JSON lines on stdin)');
       process.exit(2);
     }
   }
