@@ -1,7 +1,8 @@
 // `modmirror verify`: checks that a mirror agrees with itself. Every
-// versions file, detail, listing and search entry agree with the manifest;
-// every download location resolves to an archive in the tree whose sha256 and
-// size match; every JSON file parses and has the spec's fields.
+// versions file, detail, listing, search entry and versions index entry agree
+// with the manifest; every download location resolves to an archive in the
+// tree whose sha256 and size match; every JSON file parses and has the spec's
+// fields.
 
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -23,7 +24,9 @@ import {
   SEARCH_INDEX_FILE,
   versionDetailFile,
   versionsFile,
+  VERSIONS_INDEX_FILE,
 } from './emit/paths.js';
+import { versionsIndexOf, type VersionsIndex } from './emit/versions-index.js';
 import type { ModuleAddress } from './types.js';
 
 export interface Problem {
@@ -202,6 +205,8 @@ async function verifyIndexes(manifest: Manifest, keys: string[], ctx: Pick<Conte
     }
   }
 
+  await verifyVersionsIndex(manifest, keys, ctx);
+
   const ids = (list: Json[]) => list.map((s) => s['id']);
   const checkListing = async (rel: string, expected: Json[]) => {
     const doc = await json(rel);
@@ -219,6 +224,25 @@ async function verifyIndexes(manifest: Manifest, keys: string[], ctx: Pick<Conte
   for (const nn of names) {
     const [ns = '', n = ''] = nn.split('/');
     await checkListing(providersListingFile(ns, n), summaries.filter((s) => s['namespace'] === ns && s['name'] === n));
+  }
+}
+
+/** The server answers from the versions index, so it must list what the manifest lists, in its order. */
+async function verifyVersionsIndex(manifest: Manifest, keys: string[], ctx: Pick<Context, 'json' | 'problem'>): Promise<void> {
+  const doc = await ctx.json(VERSIONS_INDEX_FILE);
+  if (!doc) return;
+  let index: VersionsIndex;
+  try {
+    index = versionsIndexOf(doc);
+  } catch (error) {
+    ctx.problem(VERSIONS_INDEX_FILE, (error as Error).message);
+    return;
+  }
+  if (!sameList([...index.keys()].sort(), Object.keys(manifest.modules).sort())) ctx.problem(VERSIONS_INDEX_FILE, 'does not list the same modules as the manifest');
+  for (const key of keys) {
+    const listed = index.get(key);
+    const versions = manifest.modules[key]?.versions.map((v) => v.version) ?? [];
+    if (listed && !sameList(listed, versions)) ctx.problem(VERSIONS_INDEX_FILE, `${key}: lists versions ${JSON.stringify(listed)}, the manifest ${JSON.stringify(versions)}`);
   }
 }
 

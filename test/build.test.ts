@@ -219,6 +219,8 @@ describe('build from git repositories', () => {
       published_at: '2024-04-01T12:30:00.000Z',
     });
     expect(Object.keys(manifest.modules)).toEqual(['acme/mono-vpc/aws', 'acme/vpc/aws', 'other/dns/google']);
+    const versionLists = Object.entries(manifest.modules).map(([key, m]) => [key, (m as { versions: { version: string }[] }).versions.map((v) => v.version)]);
+    expect(Object.entries(readJson(join(out, 'versions-index.json')).modules)).toEqual(versionLists);
     expect(existsSync(join(out, 'v1/modules/acme/vpc/aws/3.0.0'))).toBe(false);
   });
 

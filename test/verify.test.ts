@@ -60,6 +60,15 @@ it('catches a listing that disagrees with the search index', async () => {
   expect(r.problems).toEqual([{ path: 'v1/modules/index.json', message: 'disagrees with the search index' }]);
 });
 
+it('catches a versions index that disagrees with the manifest', async () => {
+  const file = join(dist, 'versions-index.json');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('["1.1.0","1.0.0"]', '["1.0.0"]'));
+  const r = await verify();
+  expect(r.problems).toEqual([{ path: 'versions-index.json', message: 'acme/a/aws: lists versions ["1.0.0"], the manifest ["1.1.0","1.0.0"]' }]);
+  writeFileSync(file, '{"modules":{"acme/a/aws":["1.1.0","1.0.0"]}}');
+  expect((await verify()).problems).toEqual([{ path: 'versions-index.json', message: 'does not list the same modules as the manifest' }]);
+});
+
 it('catches a truncated JSON file, a wrong field type and a download pointing elsewhere', async () => {
   const versions = join(dist, 'v1/modules/acme/b/aws/versions');
   writeFileSync(versions, readFileSync(versions, 'utf8').slice(0, 40));

@@ -27,9 +27,11 @@ import {
   SEARCH_INDEX_FILE,
   versionDetailFile,
   versionsFile,
+  VERSIONS_INDEX_FILE,
 } from './paths.js';
 import type { Staging } from './staging.js';
 import { latestVersion } from '../version-order.js';
+import { versionsIndexText } from './versions-index.js';
 import { emitBrowseSite, emitReadmes, type RenderedReadmes } from '../browse/index.js';
 import { emitHeadersFile } from '../hosting/headers.js';
 
@@ -123,7 +125,7 @@ export async function emitModule(
   };
 }
 
-/** Discovery, first listing pages, latest-per-provider listings, search index and manifest. */
+/** Discovery, first listing pages, latest-per-provider listings, search and versions indexes, and manifest. */
 export async function emitIndexes(staging: Staging, records: ModuleRecord[], options: IndexOptions): Promise<void> {
   const sorted = [...records].sort((a, b) => (addressKey(a.address) < addressKey(b.address) ? -1 : 1));
   const summaries = sorted.map((r) => r.latest);
@@ -142,6 +144,7 @@ export async function emitIndexes(staging: Staging, records: ModuleRecord[], opt
   }
   // Compact: the server loads it once; people read the listings instead.
   await staging.write(SEARCH_INDEX_FILE, `${JSON.stringify({ modules: summaries })}\n`);
+  await staging.write(VERSIONS_INDEX_FILE, versionsIndexText(sorted.map((r) => [addressKey(r.address), r.versions.map((v) => v.version)])));
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
     generator: options.generator,

@@ -12,6 +12,7 @@ export const V2_MODULES_BASE = 'v2/modules/';
 export const DISCOVERY_FILE = '.well-known/terraform.json';
 export const MANIFEST_FILE = 'manifest.json';
 export const SEARCH_INDEX_FILE = 'search-index.json';
+export const VERSIONS_INDEX_FILE = 'versions-index.json';
 export const INDEX_FILE = 'index.json';
 
 /** Listing page sizes (spec 8: each endpoint has its own default and maximum). */

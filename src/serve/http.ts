@@ -34,10 +34,18 @@ export function payload(body: Buffer | string, type = JSON_TYPE): Payload {
   return { body: buf, etag, type };
 }
 
-function gzipped(p: Payload): Buffer | undefined {
-  // JSON and JSON:API (application/vnd.api+json) alike; small bodies gain nothing.
+/** The gzip form of a JSON (or JSON:API) body worth compressing, made once. */
+export function gzipped(p: Payload): Buffer | undefined {
   if (p.body.length < GZIP_MIN_BYTES || !/[/+]json$/.test(p.type)) return undefined;
-  return (p.gzipped ??= gzipSync(p.body, { level: 6 }));
+  // An output chunk no larger than the body: zlib's default 16 KB per call is garbage that builds up between GCs.
+  return (p.gzipped ??= exactCopy(gzipSync(p.body, { level: 6, chunkSize: Math.min(16 * 1024, p.body.length) })));
+}
+
+/** gzipSync answers with a view of its output chunk: cached as is, a 600-byte answer would keep the whole chunk. */
+function exactCopy(view: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(view.length);
+  view.copy(copy);
+  return copy;
 }
 
 /**

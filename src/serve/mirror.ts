@@ -1,4 +1,4 @@
-// The served mirror: its index (from manifest.json and search-index.json),
+// The served mirror: its index (from search-index.json and versions-index.json),
 // loaded once per generation of dist/, and a bounded cache of its documents.
 // A rebuild or publish swaps dist/ whole; the next request after that sees
 // the new generation, and nothing cached from the old one is served again.
@@ -8,13 +8,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import type { ModuleSummary } from '../emit/documents.js';
-import { MANIFEST_FILE, SEARCH_INDEX_FILE } from '../emit/paths.js';
+import { MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../emit/paths.js';
+import { versionsIndexOf } from '../emit/versions-index.js';
 import { HttpError, payload, type Payload } from './http.js';
 
 export interface IndexedModule {
   key: string;
   summary: ModuleSummary;
-  /** Newest first, as in the manifest. */
+  /** Newest first, as in the manifest (from the versions index). */
   versions: string[];
   /** Lower-case namespace, name, provider and description, for search. */
   haystack: string;
@@ -25,10 +26,6 @@ export interface MirrorIndex {
   generation: string;
   modules: IndexedModule[];
   byKey: Map<string, IndexedModule>;
-}
-
-interface ManifestFile {
-  modules: Record<string, { versions: { version: string }[] }>;
 }
 
 const CHECK_INTERVAL_MS = 200;
@@ -114,17 +111,29 @@ export function loadIndex(root: string): MirrorIndex {
       hint: 'Did you build it? Run modmirror build, or pass --dir with the folder the build wrote.',
     });
   }
-  const manifest = JSON.parse(readFileSync(join(root, MANIFEST_FILE), 'utf8')) as ManifestFile;
-  const search = JSON.parse(readFileSync(join(root, SEARCH_INDEX_FILE), 'utf8')) as { modules: ModuleSummary[] };
+  // Not the manifest: the server needs no archive paths or digests, and parsing them all leaves a large heap behind.
+  const versionsOf = readIndexFile(root, VERSIONS_INDEX_FILE, versionsIndexOf);
+  const search = readIndexFile(root, SEARCH_INDEX_FILE, (value) => value as { modules: ModuleSummary[] });
   const modules: IndexedModule[] = search.modules.map((summary) => {
     const key = `${summary.namespace}/${summary.name}/${summary.provider}`;
     return {
       key,
       summary,
-      versions: (manifest.modules[key]?.versions ?? []).map((v) => v.version),
+      versions: versionsOf.get(key) ?? [],
       haystack: `${summary.namespace} ${summary.name} ${summary.provider} ${summary.description}`.toLowerCase(),
       nameLower: summary.name.toLowerCase(),
     };
   });
   return { generation, modules, byKey: new Map(modules.map((m) => [m.key, m])) };
+}
+
+function readIndexFile<T>(root: string, rel: string, read: (document: unknown) => T): T {
+  try {
+    return read(JSON.parse(readFileSync(join(root, rel), 'utf8')));
+  } catch (error) {
+    throw new MirrorError('OUTPUT_FAILED', `Cannot load ${rel} from "${root}": ${(error as Error).message}`, {
+      hint: 'A mirror built by an older modmirror has no versions-index.json: run modmirror build again. Otherwise run modmirror verify to see what is wrong.',
+      cause: error,
+    });
+  }
 }

@@ -2,6 +2,7 @@
 // cleanly on SIGTERM after finishing what is in flight, and rejects bad flags.
 
 import { spawn } from 'node:child_process';
+import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { beforeAll, expect, it } from 'vitest';
@@ -44,4 +45,12 @@ it('rejects bad flags with exit 2 and a missing mirror with exit 1', async () =>
   const noMirror = await runCli(['serve', '--dir', 'nothing-here'], dir);
   expect(noMirror.code).toBe(1);
   expect(noMirror.stderr).toMatch(/does not exist[\s\S]*hint: Did you build the mirror\?/);
+});
+
+it('refuses a mirror without a versions index, saying how to add one', async () => {
+  cpSync(join(dir, 'dist'), join(dir, 'old'), { recursive: true });
+  rmSync(join(dir, 'old/versions-index.json'));
+  const old = await runCli(['serve', '--dir', 'old'], dir);
+  expect(old.code).toBe(1);
+  expect(old.stderr).toMatch(/Cannot load versions-index\.json from "[^"]*old": ENOENT[\s\S]*hint: A mirror built by an older modmirror/);
 });
