@@ -137,15 +137,27 @@ export async function emitIndexes(staging: Staging, records: ModuleRecord[], opt
   }
   // Compact: the server loads it once; people read the listings instead.
   await staging.write(SEARCH_INDEX_FILE, `${JSON.stringify({ modules: summaries })}\n`);
-  const manifest: Manifest = {
-    format: MANIFEST_FORMAT,
-    generator: options.generator,
-    ...(options.forced?.length ? { forced: options.forced } : {}),
-    modules: Object.fromEntries(sorted.map((r) => [addressKey(r.address), { versions: r.versions }])),
-  };
-  await staging.writeJson(MANIFEST_FILE, manifest);
+  const head = { format: MANIFEST_FORMAT, generator: options.generator, ...(options.forced?.length ? { forced: options.forced } : {}) };
+  await staging.writeChunks(MANIFEST_FILE, manifestChunks(head, sorted.map((r) => [addressKey(r.address), r.versions])));
   await emitBrowseSite(staging, sorted, options);
   await emitHeadersFile(staging, sorted, options.baseUrl);
+}
+
+/**
+ * The manifest's text, jsonText of the whole Manifest, made a module at a
+ * time: at 100,000 versions the whole would be a 30 MB string (and its
+ * object as much again) at the build's busiest moment. `modules` in key order.
+ */
+export function* manifestChunks(head: Omit<Manifest, 'modules'>, modules: Iterable<[string, ManifestVersion[]]>): Generator<string> {
+  const top = JSON.stringify(head, null, 2);
+  yield `${top.slice(0, -'\n}'.length)},\n  "modules": {`;
+  let first = true;
+  for (const [key, versions] of modules) {
+    // JSON.stringify escapes newlines inside strings, so every newline here is one of its line breaks.
+    yield `${first ? '' : ','}\n    ${JSON.stringify(key)}: ${JSON.stringify({ versions }, null, 2).replace(/\n/g, '\n    ')}`;
+    first = false;
+  }
+  yield first ? '}\n}\n' : '\n  }\n}\n';
 }
 
 export function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
