@@ -11,7 +11,7 @@ import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
 import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
 import { readManifest } from './emit/existing.js';
-import { emitIndexes, emitModule, groupBy, type Manifest, type ModuleRecord } from './emit/index.js';
+import { emitIndexes, emitModule, groupBy, type ForcedReplacement, type Manifest, type ModuleRecord } from './emit/index.js';
 import { addressKey, archiveFile } from './emit/paths.js';
 import { createStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
 import { createExtractCache, descriptionFromReadme, extractVersion, type ExtractCache } from './extract/index.js';
@@ -52,20 +52,18 @@ export function build(config: ResolvedConfig, options: BuildOptions = {}): Promi
 async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   await recoverInterruptedSwap(config.outDir);
-  const { versions, warnings } = await scan(config);
-  const previous = readManifest(config.outDir);
-  const fingerprint = fingerprintOf(config, versions);
-  if (!options.clean && previous && isUpToDate(config.cacheDir, config.outDir, fingerprint)) {
-    const count = Object.values(previous.modules).reduce((n, m) => n + m.versions.length, 0);
-    return { outDir: config.outDir, modules: Object.keys(previous.modules).length, versions: count, archives: count, cached: count, upToDate: true, warnings, errors: [], seconds: (performance.now() - started) / 1000 };
+  const plan = await planBuild(config, options);
+  const { warnings } = plan;
+  if (plan.upToDate) {
+    const { modules, versions } = plan.upToDate;
+    return { outDir: config.outDir, modules, versions, archives: versions, cached: versions, upToDate: true, warnings, errors: [], seconds: (performance.now() - started) / 1000 };
   }
-  warnAboutDropped(previous, versions, warnings);
 
   const errors: BuildProblem[] = [];
   const staging = await createStaging(config.outDir);
   const builder = new VersionBuilder(staging, new VersionCache(join(config.cacheDir, 'versions')), options.clean === true);
   try {
-    const providersByName = providersOfNames(versions);
+    const { total, providersByName, pendingByRepo } = plan;
     const records: ModuleRecord[] = [];
     let done = 0;
     const buildVersion = async (source: VersionSource): Promise<BuiltVersion | undefined> => {
@@ -77,12 +75,11 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
         errors.push({ code: error.code, message: `${where}: ${error.message}`, where: source.label });
         return undefined;
       } finally {
-        options.onProgress?.(++done, versions.length, source);
+        options.onProgress?.(++done, total, source);
       }
     };
 
-    const pendingByRepo = countByRepository(versions);
-    await mapLimited([...groupBy(versions, (v) => addressKey(v.address)).values()], MODULE_CONCURRENCY, async (moduleVersions) => {
+    await forEachLimited(takeEach(plan.modules), MODULE_CONCURRENCY, async (moduleVersions) => {
       const built = await mapLimited(moduleVersions, versionConcurrency(), buildVersion);
       // A repository's reader (a git process and its object cache) goes as soon as its last version is done,
       // so a build of a thousand repositories holds one or two at a time.
@@ -98,7 +95,11 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
       const record = await emitModule(staging, ok, providers, config);
       if (record) records.push(record);
     });
-    await emitIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: previous?.forced });
+    await emitIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: plan.forced });
+    const modules = records.length;
+    const count = records.reduce((n, r) => n + r.versions.length, 0);
+    // Verify reads the manifest back: the records it was written from can go first.
+    records.length = 0;
     // Archives were hashed as they were packed (or when cached): check their sizes here, not their bytes again.
     const problems = await verifyMirror(staging.root, { hashArchives: false });
     if (problems.length > 0) {
@@ -108,15 +109,55 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
     }
     await staging.commit();
     // A failed version must be tried again next time, so a build with errors records no fingerprint.
-    await recordBuild(config.cacheDir, config.outDir, errors.length === 0 ? fingerprint : undefined);
-    const count = records.reduce((n, r) => n + r.versions.length, 0);
-    return { outDir: config.outDir, modules: records.length, versions: count, archives: count, cached: builder.cacheHits, upToDate: false, warnings, errors, seconds: (performance.now() - started) / 1000 };
+    await recordBuild(config.cacheDir, config.outDir, errors.length === 0 ? plan.fingerprint : undefined);
+    return { outDir: config.outDir, modules, versions: count, archives: count, cached: builder.cacheHits, upToDate: false, warnings, errors, seconds: (performance.now() - started) / 1000 };
   } catch (error) {
     await staging.discard();
     throw error;
   } finally {
     builder.close();
   }
+}
+
+/**
+ * What a build works from, made from the scan: each module's versions (taken
+ * one module at a time, so a finished module's sources can be collected) and
+ * the few totals the documents need. Neither the scanned list nor the previous
+ * manifest outlives it.
+ */
+type BuildPlan =
+  /** The mirror already matches its sources: its module and version counts. */
+  | { warnings: string[]; upToDate: { modules: number; versions: number } }
+  | {
+      warnings: string[];
+      upToDate?: undefined;
+      fingerprint: string;
+      total: number;
+      modules: Map<string, VersionSource[]>;
+      providersByName: Map<string, string[]>;
+      /** Versions left to build per git repository, to close its reader after the last. */
+      pendingByRepo: Map<string, number>;
+      forced: ForcedReplacement[] | undefined;
+    };
+
+async function planBuild(config: ResolvedConfig, options: BuildOptions): Promise<BuildPlan> {
+  const { versions, warnings } = await scan(config);
+  const previous = readManifest(config.outDir);
+  const fingerprint = fingerprintOf(config, versions);
+  if (!options.clean && previous && isUpToDate(config.cacheDir, config.outDir, fingerprint)) {
+    const modules = Object.values(previous.modules);
+    return { warnings, upToDate: { modules: modules.length, versions: modules.reduce((n, m) => n + m.versions.length, 0) } };
+  }
+  warnAboutDropped(previous, versions, warnings);
+  return {
+    warnings,
+    fingerprint,
+    total: versions.length,
+    modules: groupBy(versions, (v) => addressKey(v.address)),
+    providersByName: providersOfNames(versions),
+    pendingByRepo: countByRepository(versions),
+    forced: previous?.forced,
+  };
 }
 
 /** Read, extract and pack one version, or take all of that from the cache. */
@@ -204,13 +245,24 @@ const MODULE_CONCURRENCY = 2;
 
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  await forEachLimited(items.entries(), limit, async ([i, item]) => {
+    results[i] = await fn(item);
+  });
   return results;
+}
+
+/** Runs `fn` on each item, at most `limit` at a time; items are taken from the iterator only as a task frees up. */
+async function forEachLimited<T>(items: Iterator<T>, limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  const worker = async () => {
+    for (let next = items.next(); !next.done; next = items.next()) await fn(next.value);
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+}
+
+/** Each value of a map in order, removing it as it is taken, so it can be collected once its work is done. */
+function* takeEach<V>(map: Map<string, V>): Generator<V> {
+  for (const [key, value] of map) {
+    map.delete(key);
+    yield value;
+  }
 }

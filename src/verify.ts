@@ -56,8 +56,10 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
   const problems: Problem[] = [];
   const problem = (path: string, message: string) => problems.push({ path, message });
   // Paths read so far, not their contents: a mirror of 100,000 versions must not be held in memory at once.
+  // A version's own files are read once each and are known from the manifest (versionFileCheck), so only
+  // the few files of each module and the indexes are remembered here.
   const checked = new Set<string>();
-  const json = async (rel: string): Promise<Json | undefined> => {
+  const json = async (rel: string, once = false): Promise<Json | undefined> => {
     let value: Json | undefined;
     try {
       value = JSON.parse(await readFile(join(dir, rel), 'utf8')) as Json;
@@ -65,7 +67,7 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
       const code = (error as NodeJS.ErrnoException).code;
       if (!checked.has(rel)) problem(rel, code === 'ENOENT' ? 'missing' : `does not parse: ${(error as Error).message}`);
     }
-    checked.add(rel);
+    if (!once) checked.add(rel);
     return value;
   };
 
@@ -90,13 +92,40 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
     await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true });
   }
   await verifyIndexes(manifest, keys, { json, problem });
-  if (options.modules === undefined) await verifyEveryJsonFile(dir, checked, problem);
+  if (options.modules === undefined) {
+    const isVersionFile = versionFileCheck(manifest);
+    await verifyEveryJsonFile(dir, (path) => checked.has(path) || isVersionFile(path), problem);
+  }
   return problems;
+}
+
+/**
+ * Whether `path` is a version's detail or download file, which verifyModule
+ * reads for every version in the manifest. The walk goes a folder at a time,
+ * so the versions of the module it is in are kept for the next question.
+ */
+function versionFileCheck(manifest: Manifest): (path: string) => boolean {
+  let last: { key: string; versions: Set<string> } | undefined;
+  return (path) => {
+    if (!path.startsWith(MODULES_BASE) || !(path.endsWith('/index.json') || path.endsWith('/download'))) return false;
+    const parts = path.slice(MODULES_BASE.length).split('/');
+    if (parts.length !== 5) return false;
+    const [namespace = '', name = '', provider = '', version = '', file] = parts;
+    const key = `${namespace}/${name}/${provider}`;
+    if (last?.key !== key) {
+      const entry = Object.hasOwn(manifest.modules, key) ? manifest.modules[key] : undefined;
+      last = { key, versions: new Set(entry?.versions.map((v) => v.version)) };
+    }
+    if (!last.versions.has(version)) return false;
+    const address = { namespace, name, provider };
+    return path === (file === 'download' ? downloadFile(address, version) : versionDetailFile(address, version));
+  };
 }
 
 interface Context {
   dir: string;
-  json: (rel: string) => Promise<Json | undefined>;
+  /** `once`: a version's own file, read only once and known from the manifest, so not remembered. */
+  json: (rel: string, once?: boolean) => Promise<Json | undefined>;
   problem: (path: string, message: string) => void;
   basePath: string;
   hashArchives: boolean;
@@ -129,7 +158,7 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
   const details = new Map<string, Json>();
   for (const entry of entries) {
     const rel = versionDetailFile(address, entry.version);
-    const detail = await json(rel);
+    const detail = await json(rel, true);
     if (detail) {
       details.set(entry.version, detail);
       checkFields(detail, [...SUMMARY_FIELDS, ['tag', 'string'], ['root', 'object'], ['submodules', 'array'], ['examples', 'array'], ['providers', 'array'], ['versions', 'array']], rel, '', problem);
@@ -158,7 +187,7 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
 
 async function verifyDownload(address: ModuleAddress, entry: Manifest['modules'][string]['versions'][number], ctx: Context): Promise<void> {
   const rel = downloadFile(address, entry.version);
-  const doc = await ctx.json(rel);
+  const doc = await ctx.json(rel, true);
   if (!doc) return;
   const location = doc['location'];
   if (typeof location !== 'string') {
@@ -246,13 +275,13 @@ async function verifyVersionsIndex(manifest: Manifest, keys: string[], ctx: Pick
   }
 }
 
-async function verifyEveryJsonFile(dir: string, checked: Set<string>, problem: Context['problem']): Promise<void> {
+async function verifyEveryJsonFile(dir: string, checked: (path: string) => boolean, problem: Context['problem']): Promise<void> {
   // Walked folder by folder rather than listed whole: a large mirror has hundreds of thousands of files.
   const walk = async (rel: string): Promise<void> => {
     for await (const entry of await opendir(join(dir, rel))) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile() && !/\.(tar\.gz|html|js|css)$/.test(entry.name) && entry.name !== '_headers' && !checked.has(path)) {
+      else if (entry.isFile() && !/\.(tar\.gz|html|js|css)$/.test(entry.name) && entry.name !== '_headers' && !checked(path)) {
         try {
           JSON.parse(await readFile(join(dir, path), 'utf8'));
         } catch (error) {

@@ -91,3 +91,21 @@ it('says when a folder is not a mirror', async () => {
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/manifest\.json: missing: this is not a built mirror/);
 });
+
+it('reports each unreadable JSON file once, whether or not the manifest names it', async () => {
+  const detail = 'v1/modules/acme/a/aws/1.0.0/index.json';
+  writeFileSync(join(dist, detail), readFileSync(join(dist, detail), 'utf8').slice(0, 30));
+  // A version folder the manifest does not list, and a README page: only the walk over every file reads these.
+  writeFiles(dist, { 'v1/modules/acme/a/aws/9.9.9/index.json': '{"id":', 'browse/readme/acme/b/aws/0.1.0.json': '{' });
+  const r = await verify();
+  expect(r.code).toBe(1);
+  const parse = expect.stringMatching(/^does not parse: /);
+  expect(r.problems).toHaveLength(3);
+  expect(r.problems).toEqual(
+    expect.arrayContaining([
+      { path: detail, message: parse },
+      { path: 'v1/modules/acme/a/aws/9.9.9/index.json', message: parse },
+      { path: 'browse/readme/acme/b/aws/0.1.0.json', message: parse },
+    ]),
+  );
+});

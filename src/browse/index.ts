@@ -65,10 +65,7 @@ function contentsOf(v: BuiltVersion) {
 /** The page, its assets and the compact module index (one array per module). */
 export async function emitBrowseSite(staging: Staging, records: ModuleRecord[], options: { baseUrl: string; imageHosts: string[] }): Promise<void> {
   const sorted = [...records].sort((a, b) => (addressKey(a.address) < addressKey(b.address) ? -1 : 1));
-  const recent = sorted
-    .flatMap((r) => r.versions.map((v) => [r.address.namespace, r.address.name, r.address.provider, v.version, v.published_at] as const))
-    .sort((a, b) => (a[4] === b[4] ? (a.join('/') < b.join('/') ? -1 : 1) : a[4] < b[4] ? 1 : -1))
-    .slice(0, RECENT);
+  const recent = recentVersions(sorted, RECENT);
   const index = {
     host: options.baseUrl === '' ? '' : new URL(options.baseUrl).host,
     fields: ['namespace', 'name', 'provider', 'version', 'description', 'published_at', 'verified', 'versions'],
@@ -82,4 +79,26 @@ export async function emitBrowseSite(staging: Staging, records: ModuleRecord[], 
     if (source === 'index.html') text = text.replace('IMG_SOURCES', imageSources);
     await staging.write(target, text);
   }
+}
+
+type RecentRow = readonly [namespace: string, name: string, provider: string, version: string, publishedAt: string];
+
+/**
+ * The `count` most recently published versions, newest first (ties by
+ * address): kept as the versions go by rather than sorting all of them.
+ */
+function recentVersions(records: ModuleRecord[], count: number): RecentRow[] {
+  const before = (a: RecentRow, b: RecentRow) => (a[4] === b[4] ? a.join('/') < b.join('/') : a[4] > b[4]);
+  const top: RecentRow[] = [];
+  for (const r of records) {
+    for (const v of r.versions) {
+      const row = [r.address.namespace, r.address.name, r.address.provider, v.version, v.published_at] as const;
+      if (top.length === count && !before(row, top[count - 1]!)) continue;
+      let at = top.length;
+      while (at > 0 && before(row, top[at - 1]!)) at--;
+      top.splice(at, 0, row);
+      if (top.length > count) top.pop();
+    }
+  }
+  return top;
 }

@@ -34,7 +34,7 @@ export function readRecords(dir: string, manifest: Manifest): ModuleRecord[] {
     return {
       address: { namespace: latest.namespace, name: latest.name, provider: latest.provider },
       latest,
-      versions: manifest.modules[key]?.versions ?? [],
+      versions: (manifest.modules[key]?.versions ?? []).map(({ archive: _archive, ...v }) => v),
     };
   });
 }

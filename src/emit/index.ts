@@ -63,12 +63,18 @@ export interface Manifest {
   modules: Record<string, { versions: ManifestVersion[] }>;
 }
 
-/** What the manifest and the listings keep of each module once its versions are written. */
+/**
+ * What the manifest and the listings keep of each module once its versions
+ * are written. Held for every version until the end of a build, so without
+ * the archive path: that follows from the address and version (archiveFile).
+ */
 export interface ModuleRecord {
   address: ModuleAddress;
   latest: ModuleSummary;
-  versions: ManifestVersion[];
+  versions: VersionRecord[];
 }
+
+export type VersionRecord = Omit<ManifestVersion, 'archive'>;
 
 export interface IndexOptions {
   baseUrl: string;
@@ -117,7 +123,6 @@ export async function emitModule(
     versions: versions.map((v) => ({
       version: v.source.version,
       tag: v.source.tag,
-      archive: archiveFile(address, v.source.version),
       sha256: v.archive.sha256,
       size: v.archive.size,
       published_at: v.source.publishedAt.toISOString(),
@@ -145,15 +150,34 @@ export async function emitIndexes(staging: Staging, records: ModuleRecord[], opt
   // Compact: the server loads it once; people read the listings instead.
   await staging.write(SEARCH_INDEX_FILE, `${JSON.stringify({ modules: summaries })}\n`);
   await staging.write(VERSIONS_INDEX_FILE, versionsIndexText(sorted.map((r) => [addressKey(r.address), r.versions.map((v) => v.version)])));
-  const manifest: Manifest = {
-    format: MANIFEST_FORMAT,
-    generator: options.generator,
-    ...(options.forced?.length ? { forced: options.forced } : {}),
-    modules: Object.fromEntries(sorted.map((r) => [addressKey(r.address), { versions: r.versions }])),
-  };
-  await staging.writeJson(MANIFEST_FILE, manifest);
+  const head = { format: MANIFEST_FORMAT, generator: options.generator, ...(options.forced?.length ? { forced: options.forced } : {}) };
+  await staging.writeChunks(MANIFEST_FILE, manifestChunks(head, sorted.map((r) => [addressKey(r.address), manifestVersions(r)])));
   await emitBrowseSite(staging, sorted, options);
   await emitHeadersFile(staging, sorted, options.baseUrl);
+}
+
+/** A module's manifest entries, made as the manifest is written. */
+function* manifestVersions(record: ModuleRecord): Generator<ManifestVersion> {
+  for (const { version, tag, sha256, size, published_at } of record.versions) {
+    yield { version, tag, archive: archiveFile(record.address, version), sha256, size, published_at };
+  }
+}
+
+/**
+ * The manifest's text, jsonText of the whole Manifest, made a module at a
+ * time: at 100,000 versions the whole would be a 30 MB string (and its
+ * object as much again) at the build's busiest moment. `modules` in key order.
+ */
+export function* manifestChunks(head: Omit<Manifest, 'modules'>, modules: Iterable<[string, Iterable<ManifestVersion>]>): Generator<string> {
+  const top = JSON.stringify(head, null, 2);
+  yield `${top.slice(0, -'\n}'.length)},\n  "modules": {`;
+  let first = true;
+  for (const [key, versions] of modules) {
+    // JSON.stringify escapes newlines inside strings, so every newline here is one of its line breaks.
+    yield `${first ? '' : ','}\n    ${JSON.stringify(key)}: ${JSON.stringify({ versions: [...versions] }, null, 2).replace(/\n/g, '\n    ')}`;
+    first = false;
+  }
+  yield first ? '}\n}\n' : '\n  }\n}\n';
 }
 
 export function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {

@@ -12,7 +12,7 @@
 
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { link, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { crashPoint } from '../crash.js';
 import { MirrorError } from '../errors.js';
@@ -22,12 +22,20 @@ export interface Staging {
   root: string;
   write(rel: string, data: string | Buffer): Promise<void>;
   writeJson(rel: string, value: unknown): Promise<void>;
+  /** Writes text given in pieces, so a file of tens of megabytes (the manifest at 100,000 versions) is never one string. */
+  writeChunks(rel: string, chunks: Iterable<string>): Promise<void>;
   /** Puts an existing file (a cached archive) at `rel`, by hard link where the file system allows. */
   linkFrom(source: string, rel: string): Promise<void>;
   /** Swaps the staging folder in as the output folder. */
   commit(): Promise<void>;
   discard(): Promise<void>;
 }
+
+/** Characters gathered before each write of writeChunks: few system calls, little memory. */
+const WRITE_BATCH = 1 << 20;
+
+/** Two or more folders a version, so remembering all of them grows with the mirror. */
+const MADE_FOLDERS_KEPT = 1024;
 
 export function jsonText(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
@@ -48,12 +56,14 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
   if (seeded && !existsSync(join(root, MANIFEST_FILE))) await linkTree(outDir, root);
   // Synchronous on purpose: a mirror is thousands of small files, and fs.promises spends several
   // thread-pool round trips on each (about 10× the time of writeFileSync for a 2 KB file here).
+  // Folders made so far, to skip the mkdir; a module's files are written together, so recent ones are enough.
   const made = new Set<string>();
   const prepare = (rel: string) => {
     const file = join(root, rel);
     const dir = dirname(file);
     if (!made.has(dir)) {
       mkdirSync(dir, { recursive: true });
+      if (made.size >= MADE_FOLDERS_KEPT) made.clear();
       made.add(dir);
     }
     if (seeded) rmSync(file, { force: true });
@@ -64,6 +74,22 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
     root,
     write,
     writeJson: (rel, value) => write(rel, jsonText(value)),
+    async writeChunks(rel, chunks) {
+      const file = await open(prepare(rel), 'w');
+      try {
+        let pending = '';
+        for (const chunk of chunks) {
+          pending += chunk;
+          if (pending.length >= WRITE_BATCH) {
+            await file.write(pending);
+            pending = '';
+          }
+        }
+        await file.write(pending);
+      } finally {
+        await file.close();
+      }
+    },
     async linkFrom(source, rel) {
       const file = prepare(rel);
       try {
@@ -257,6 +283,17 @@ export function dryRunStaging(outDir: string): Staging & { changed: string[] } {
     },
     write,
     writeJson: (rel, value) => write(rel, jsonText(value)),
+    async writeChunks(rel, chunks) {
+      const current = await readFile(join(outDir, rel)).catch(() => undefined);
+      let offset = 0;
+      let same = current !== undefined;
+      for (const chunk of chunks) {
+        const bytes = Buffer.from(chunk);
+        same &&= current!.subarray(offset, offset + bytes.length).equals(bytes);
+        offset += bytes.length;
+      }
+      if (!same || offset !== current!.length) changed.add(rel);
+    },
     linkFrom: async (_source, rel) => void changed.add(rel),
     commit: async () => {},
     discard: async () => {},

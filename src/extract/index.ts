@@ -10,15 +10,22 @@ import { declarationsFromHcl, declarationsFromJson, type FileDeclarations, type 
 import { HclSyntaxError } from './hcl.js';
 
 /**
- * Parsed files by content hash. Versions of one module share most files,
- * so a build parses each distinct file once.
+ * Parsed files by content hash, least recently used first. Versions of one
+ * module share most files, so a build parses each distinct file about once;
+ * across modules files rarely repeat, so the cache is bounded by the bytes of
+ * source it holds (a parsed file takes about 2-3 times its source), not by
+ * the size of the mirror.
  */
-export type ExtractCache = Map<string, FileDeclarations | HclSyntaxError>;
-/** Parsed files repeat within a module's history; across modules they rarely do, so a modest bound keeps memory flat. */
-const CACHE_LIMIT = 10_000;
+export interface ExtractCache {
+  entries: Map<string, { parsed: FileDeclarations | HclSyntaxError; bytes: number }>;
+  bytes: number;
+  limit: number;
+}
+/** Far more than a module's working set (its history changes a few files per tag); about 10 MB of heap. */
+const CACHE_SOURCE_BYTES = 4 * 1024 * 1024;
 
-export function createExtractCache(): ExtractCache {
-  return new Map();
+export function createExtractCache(limit = CACHE_SOURCE_BYTES): ExtractCache {
+  return { entries: new Map(), bytes: 0, limit };
 }
 
 const CONFIG_FILE = /\.tf(\.json)?$/;
@@ -54,17 +61,27 @@ export function extractVersion(files: SourceFile[], cache: ExtractCache = create
 function parseFile(file: SourceFile, cache: ExtractCache): FileDeclarations | HclSyntaxError {
   const isJson = file.path.endsWith('.json');
   const key = `${isJson ? 'j' : 'h'}${file.id ?? createHash('sha1').update(file.data).digest('hex')}`;
-  let parsed = cache.get(key);
-  if (parsed === undefined) {
-    const text = file.data.toString('utf8');
-    try {
-      parsed = isJson ? declarationsFromJson(text) : declarationsFromHcl(text);
-    } catch (error) {
-      if (!(error instanceof HclSyntaxError)) throw error;
-      parsed = error;
-    }
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(key, parsed);
+  const hit = cache.entries.get(key);
+  if (hit) {
+    // Re-inserted so the Map's order stays least recently used first.
+    cache.entries.delete(key);
+    cache.entries.set(key, hit);
+    return hit.parsed;
+  }
+  let parsed: FileDeclarations | HclSyntaxError;
+  const text = file.data.toString('utf8');
+  try {
+    parsed = isJson ? declarationsFromJson(text) : declarationsFromHcl(text);
+  } catch (error) {
+    if (!(error instanceof HclSyntaxError)) throw error;
+    parsed = error;
+  }
+  cache.entries.set(key, { parsed, bytes: file.data.length });
+  cache.bytes += file.data.length;
+  for (const [oldest, entry] of cache.entries) {
+    if (cache.bytes <= cache.limit) break;
+    cache.entries.delete(oldest);
+    cache.bytes -= entry.bytes;
   }
   return parsed;
 }

@@ -20,15 +20,16 @@ const PLACEHOLDERS = { namespace: ':namespace', name: ':name', provider: ':provi
 
 /** Written by emitIndexes after every build and publish, from every module's versions. */
 export async function emitHeadersFile(staging: Staging, records: ModuleRecord[], baseUrl: string): Promise<void> {
-  await staging.write(HEADERS_FILE, headersFile(records, baseUrl));
+  await staging.writeChunks(HEADERS_FILE, headersChunks(records, baseUrl));
 }
 
-export function headersFile(records: ModuleRecord[], baseUrl: string): string {
+/** The file's text a rule at a time: one rule per version is 35 MB of text at 100,000 versions. */
+function* headersChunks(records: ModuleRecord[], baseUrl: string): Generator<string> {
   const prefix = basePath(baseUrl);
   const rule = (path: string, headers: Record<string, string>) =>
     [`${prefix}${path}`, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`), ''].join('\n');
   const json = { 'Content-Type': 'application/json', 'Cache-Control': CACHE_SHORT };
-  const rules = [
+  yield [
     '# Response headers for static hosts that read _headers (Netlify, Cloudflare Pages),',
     '# written by modmirror build. Files without an extension are JSON; Terraform reads',
     '# the download location only from X-Terraform-Get. See the README, "Static hosts".',
@@ -37,13 +38,12 @@ export function headersFile(records: ModuleRecord[], baseUrl: string): string {
     rule('.well-known/terraform.json', { 'Cache-Control': CACHE_SHORT }),
     rule(versionsFile(PLACEHOLDERS), json),
     rule(downloadsSummaryFile(PLACEHOLDERS), json),
-  ];
+  ].join('\n');
   const sorted = [...records].sort((a, b) => (addressKey(a.address) < addressKey(b.address) ? -1 : 1));
   for (const record of sorted) {
     for (const { version } of record.versions) {
       const location = archiveLocation(record.address, version, baseUrl);
-      rules.push(rule(downloadFile(record.address, version), { ...json, ...Object.fromEntries(DOWNLOAD_HEADERS.map((h) => [h, location])) }));
+      yield `\n${rule(downloadFile(record.address, version), { ...json, ...Object.fromEntries(DOWNLOAD_HEADERS.map((h) => [h, location])) })}`;
     }
   }
-  return rules.join('\n');
 }

@@ -16,6 +16,8 @@ export async function scanFolder(
   const { default: fg } = await import('fast-glob');
   const dirs = await fg('*/*/*/*', { cwd: source.dir, onlyDirectories: true, deep: 4 });
   const versions: VersionSource[] = [];
+  // One address and meta object per module, not per version: a large drop has 100,000 versions held until built.
+  const modules = new Map<string, Pick<VersionSource, 'address' | 'meta'>>();
   for (const rel of dirs.sort()) {
     const [namespace = '', name = '', provider = '', folder = ''] = rel.split('/');
     if (![namespace, name, provider].every(isValidName)) {
@@ -28,9 +30,14 @@ export async function scanFolder(
       continue;
     }
     const dir = join(source.dir, rel);
-    const address = { namespace, name, provider };
+    const key = `${namespace}/${name}/${provider}`;
+    let module = modules.get(key);
+    if (!module) {
+      const address = { namespace, name, provider };
+      modules.set(key, (module = { address, meta: metaFor(address) }));
+    }
     const { publishedAt, fingerprint } = await describeFolder(dir);
-    versions.push({ address, meta: metaFor(address), version, tag: folder, publishedAt, origin: { kind: 'folder', dir }, label: dir, fingerprint });
+    versions.push({ ...module, version, tag: folder, publishedAt, origin: { kind: 'folder', dir }, label: dir, fingerprint });
   }
   return versions;
 }
