@@ -16,7 +16,8 @@ export function makeTempDir(prefix = 'modmirror-bench-') {
 }
 
 export function removeTempDir(dir) {
-  rmSync(dir, { recursive: true, force: true });
+  // A publish's background copy (.dist.spare-tmp-*) may still be adding files: retry rather than fail on ENOTEMPTY.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   tempDirs.delete(dir);
 }
 

@@ -242,17 +242,22 @@ describe('the spare copy for the next publish', () => {
   };
   const sameInode = (a: string, b: string) => statSync(a).ino === statSync(b).ino && statSync(a).dev === statSync(b).dev;
 
-  it('is a hard-linked copy of the mirror after each swap, and a publish that takes it matches a clean build', async () => {
+  it('is a hard-linked copy of the mirror after each publish, and the next publish that takes it matches a clean build', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
     writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), moduleFiles(1));
     expect((await runCli(['build'], dir)).code).toBe(0);
+    // A build leaves no background work behind (a CI job may delete its workspace next).
+    expect(readdirSync(dir).filter((n) => n.startsWith('.dist.spare'))).toEqual([]);
+
+    writeFiles(join(dir, 'mods/acme/m/aws/1.1.0'), moduleFiles(2));
+    expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.1.0'], dir)).code).toBe(0);
     const spare = await spareReady(dir);
     expect(treeOf(spare)).toEqual(treeOf(join(dir, 'dist')));
     expect(sameInode(join(spare, 'manifest.json'), join(dir, 'dist/manifest.json'))).toBe(true);
 
-    writeFiles(join(dir, 'mods/acme/m/aws/1.1.0'), moduleFiles(2));
-    expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.1.0'], dir)).code).toBe(0);
+    writeFiles(join(dir, 'mods/acme/m/aws/1.2.0'), moduleFiles(3));
+    expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.2.0'], dir)).code).toBe(0);
     expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
     expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
     // The new mirror gets its own spare.
@@ -266,9 +271,8 @@ describe('the spare copy for the next publish', () => {
     writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
     writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), moduleFiles(1));
     expect((await runCli(['build'], dir)).code).toBe(0);
-    const spare = await spareReady(dir);
     // Same bytes but its own files (say, restored from a backup), plus a file the mirror does not have.
-    rmSync(spare, { recursive: true });
+    const spare = join(dir, '.dist.spare');
     cpSync(join(dir, 'dist'), spare, { recursive: true });
     writeFileSync(join(spare, 'v1/modules/acme/m/aws/stray.json'), '{}\n');
 

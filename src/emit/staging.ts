@@ -6,7 +6,7 @@
 //   .dist.staging-PID      a writer's staging folder (removed if its writer died)
 //   .dist.old-PID          the replaced mirror, removed in the background
 //   .dist.spare            a hard-linked copy of the current mirror made in the
-//                          background after each swap, so the next publish starts
+//                          background after each publish, so the next publish starts
 //                          from it instead of linking every entry while a pipeline waits
 //   .dist.spare-tmp-PID    that copy while it is being made
 
@@ -109,7 +109,9 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
       crashPoint('swapped');
       removeInBackground(old);
       await retireSpare(outDir);
-      makeSpareInBackground(outDir);
+      // Only writers that start from a copy (publish, unbundle) leave one for the next: after a build,
+      // often a CI job that deletes its workspace next, a copy still being made would be in the way.
+      if (seeded) makeSpareInBackground(outDir);
     },
     discard: () => rm(root, { recursive: true, force: true }),
   };
