@@ -354,16 +354,7 @@ function loaderProcess() {
   const child = spawn(process.execPath, [SELF, 'load'], { stdio: ['pipe', 'pipe', 'inherit'] });
   children.add(child);
   const waiting = [];
-  let buffered = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    buffered += chunk;
-    let newline;
-    while ((newline = buffered.indexOf('\n')) !== -1) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      waiting.shift()?.resolve(line);
-    }
-  });
+  onLines(child.stdout, (line) => waiting.shift()?.resolve(line));
   child.on('close', (code) => {
     children.delete(child);
     loader = undefined;
@@ -378,6 +369,20 @@ function loaderProcess() {
     stop: () => child.stdin.end(),
   };
   return loader;
+}
+
+/** Calls `onLine` with each whole line the stream brings (the loader's jobs and results). */
+function onLines(stream, onLine) {
+  let buffered = '';
+  stream.setEncoding('utf8').on('data', (chunk) => {
+    buffered += chunk;
+    let newline;
+    while ((newline = buffered.indexOf('\n')) !== -1) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      onLine(line);
+    }
+  });
 }
 
 /** One autocannon run by the load generator; { rps, p99, p50, mean, requests, bytesPerRequest, loadCpu, serverCpu }. */
@@ -807,7 +812,6 @@ function loadRole() {
   const autocannon = require('autocannon');
   const jobs = [];
   let running = false;
-  let buffered = '';
   const next = () => {
     if (running || jobs.length === 0) return;
     running = true;
@@ -816,13 +820,8 @@ function loadRole() {
       next();
     });
   };
-  process.stdin.setEncoding('utf8').on('data', (chunk) => {
-    buffered += chunk;
-    let newline;
-    while ((newline = buffered.indexOf('\n')) !== -1) {
-      jobs.push(JSON.parse(buffered.slice(0, newline)));
-      buffered = buffered.slice(newline + 1);
-    }
+  onLines(process.stdin, (line) => {
+    jobs.push(JSON.parse(line));
     next();
   });
   process.stdin.on('end', () => process.exit(0));
