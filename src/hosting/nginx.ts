@@ -41,7 +41,7 @@ export function nginxServerBlock(options: HostingOptions): string {
     '        application/gzip gz;',
     '        text/html html;',
     '        text/css css;',
-    '        application/javascript js;',
+    '        text/javascript js;',
     '        image/svg+xml svg;',
     '        text/plain txt;',
     '    }',

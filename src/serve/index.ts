@@ -9,6 +9,7 @@ import { join, sep } from 'node:path';
 import sirv from 'sirv';
 import { MirrorError } from '../errors.js';
 import { DISCOVERY_FILE, MODULES_BASE, modulesServiceUrl } from '../emit/paths.js';
+import { CACHE_SHORT } from '../hosting/rules.js';
 import { createManagementApi } from '../management/index.js';
 import { ApiError, apiErrorBody, JSONAPI_TYPE, sendApiError } from '../management/jsonapi.js';
 import { DownloadCounter } from './downloads.js';
@@ -62,12 +63,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const path = segments.join('/');
     if (path === DISCOVERY_FILE) {
       const doc = options.baseUrl ? jsonPayload({ 'modules.v1': modulesServiceUrl(options.baseUrl) }) : await mirror.document(DISCOVERY_FILE);
-      return sendPayload(req, res, doc);
+      return sendPayload(req, res, doc, 200, { 'Cache-Control': CACHE_SHORT });
     }
     if (segments[0] === 'v1' && segments[1] === 'modules') return handleModules(ctx, req, res, segments.slice(2), query);
     if (segments[0] === 'v2' && segments[1] === 'modules') return handleDownloadsSummary(ctx, req, res, segments.slice(2));
     if (segments.some((s) => s.startsWith('.'))) throw new HttpError(404, 'Not found');
-    return ctx.serveFile(req, res, path, {});
+    return ctx.serveFile(req, res, path, { 'Cache-Control': CACHE_SHORT });
   };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {

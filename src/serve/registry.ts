@@ -49,30 +49,32 @@ type Query = URLSearchParams;
 /** `segments` are the decoded path segments after `/v1/modules/`. */
 export async function handleModules(ctx: RegistryContext, req: IncomingMessage, res: ServerResponse, path: string[], query: Query): Promise<void> {
   const index = ctx.mirror.current();
+  // What changes with each publish gets the static hosts' short lifetime (hosting/rules.ts).
+  const send = (p: Payload, status = 200, headers: Record<string, string> = {}) => sendPayload(req, res, p, status, { 'Cache-Control': CACHE_SHORT, ...headers });
   // `.../index.json` is where a document sits in the tree; the browse page asks for that, which any file host has.
   const segments = path.at(-1) === 'index.json' ? path.slice(0, -1) : path;
   const [a, b, c, d, e] = segments;
   switch (segments.length) {
     case 0:
-      return sendPayload(req, res, cachedAnswer(ctx, index, req, () => listing(ctx, index.modules, query, '')));
+      return send(cachedAnswer(ctx, index, req, () => listing(ctx, index.modules, query, '')));
     case 1:
-      if (a === 'search') return sendPayload(req, res, cachedAnswer(ctx, index, req, () => search(ctx, index, query)));
-      return sendPayload(req, res, cachedAnswer(ctx, index, req, () => listing(ctx, index.modules.filter((m) => m.summary.namespace === a), query, a!)));
+      if (a === 'search') return send(cachedAnswer(ctx, index, req, () => search(ctx, index, query)));
+      return send(cachedAnswer(ctx, index, req, () => listing(ctx, index.modules.filter((m) => m.summary.namespace === a), query, a!)));
     case 2:
-      return sendPayload(req, res, cachedAnswer(ctx, index, req, () => providersListing(ctx, index, a!, b!, query)));
+      return send(cachedAnswer(ctx, index, req, () => providersListing(ctx, index, a!, b!, query)));
   }
   const module = findModule(index, a!, b!, c!);
   const address = { namespace: a!, name: b!, provider: c! };
-  if (segments.length === 3) return sendPayload(req, res, await detail(ctx, module, latestDetailFile(address)));
+  if (segments.length === 3) return send(await detail(ctx, module, latestDetailFile(address)));
   if (segments.length === 4) {
-    if (d === 'versions') return sendPayload(req, res, await ctx.mirror.document(versionsFile(address)));
+    if (d === 'versions') return send(await ctx.mirror.document(versionsFile(address)));
     if (d === 'download') {
       const latest = latestVersion(module.versions)!;
       const location = `${ctx.basePath}${module.key}/${latest}/download`;
       const html = `<!doctype html><title>Redirecting</title><a href="${location}">${location}</a>\n`;
-      return sendPayload(req, res, payload(html, 'text/html; charset=utf-8'), 302, { Location: location });
+      return send(payload(html, 'text/html; charset=utf-8'), 302, { Location: location });
     }
-    return sendPayload(req, res, await detail(ctx, module, versionDetailFile(address, knownVersion(module, d!))));
+    return send(await detail(ctx, module, versionDetailFile(address, knownVersion(module, d!))));
   }
   if (segments.length === 5) {
     const version = knownVersion(module, d!);
@@ -81,7 +83,7 @@ export async function handleModules(ctx: RegistryContext, req: IncomingMessage, 
       const { location } = JSON.parse(document.body.toString('utf8')) as { location: string };
       // The answer every client accepts, the same as the static hosts': 200, the
       // JSON body OpenTofu prefers and the headers Terraform reads (hosting/rules.ts).
-      return sendPayload(req, res, document, 200, { ...downloadHeaders(location), 'Cache-Control': CACHE_SHORT });
+      return send(document, 200, downloadHeaders(location));
     }
     if (e === archiveName(address, version)) {
       res.on('finish', () => {
