@@ -102,6 +102,7 @@ describe('the installed package', () => {
       expect(download.status).toBeLessThan(300);
       const location = download.headers.get('x-terraform-get');
       expect(location).toMatch(/\.tar\.gz$/);
+      expect(await download.json()).toEqual({ location });
       const archiveUrl = new URL(location!, downloadUrl);
       const archive = await get(archiveUrl);
       expect(archive.status).toBe(200);
