@@ -1,6 +1,5 @@
-// The package as users get it: `npm pack` (which runs `prepare`, as publish
-// does), `npm install -g` of the tarball into a temp prefix outside the
-// checkout, and the installed `modmirror` run from there. Whatever the CLI
+// The package as users get it: `npm pack`, `npm install -g` of the tarball
+// into a temp prefix outside the checkout, and the installed `modmirror` run from there. Whatever the CLI
 // reads at run time must be in the tarball; a test importing src/ cannot
 // see a file missing from package.json `files`.
 
@@ -50,7 +49,10 @@ async function timed<T>(name: string, step: () => Promise<T>): Promise<T> {
 
 beforeAll(async () => {
   mkdirSync(join(dir, 'pack'));
-  const packed = JSON.parse(await timed('npm pack', () => npm(['pack', '--json', '--pack-destination', join(dir, 'pack')], ROOT))) as { filename: string }[];
+  // Without `prepare` (tsc, 5-9 s here): lib/ is already compiled, as every
+  // test that runs the CLI needs, and `npm test` compiles it first.
+  const packArgs = ['pack', '--json', '--ignore-scripts', '--pack-destination', join(dir, 'pack')];
+  const packed = JSON.parse(await timed('npm pack', () => npm(packArgs, ROOT))) as { filename: string }[];
   const tarball = join(dir, 'pack', packed[0]!.filename);
   // Dependencies come from npm's cache when it has them (after `npm ci`, it
   // has every tarball); only metadata it lacks is fetched. Run from the temp
