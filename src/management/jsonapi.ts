@@ -1,5 +1,6 @@
 // JSON:API plumbing for the management shim (spec 2.1, 7.1, 8): errors with
-// a status, title, detail and source pointer; request bodies; pagination.
+// a status, title, detail and source pointer; request bodies; includes;
+// pagination.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -83,6 +84,30 @@ export function resourceBody(body: unknown, type: string, options: { allowEmptyT
   const attributes = (data as { attributes?: unknown }).attributes ?? {};
   if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) throw invalid('data.attributes must be an object.', '/data/attributes');
   return attributes as Record<string, unknown>;
+}
+
+/**
+ * `include` (spec 2.1): the names asked for, each in its canonical spelling
+ * from `allowed` (the spec's hyphens), once, in the order asked. go-tfe v1
+ * spells them with underscores (`task_results`, `policy_evaluations`), so
+ * `_` and `-` are one character here; this is the one place that knows.
+ * Several `include` parameters add up, as a comma list does. An unknown name
+ * is a 400 whose detail says "include parameter": go-tfe turns exactly that
+ * into its ErrInvalidIncludeValue.
+ */
+export function includesOf<T extends string>(query: URLSearchParams, allowed: readonly T[]): T[] {
+  const canonical = (name: string) => name.replaceAll('_', '-');
+  const wanted = query.getAll('include').flatMap((raw) => raw.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const names: T[] = [];
+  for (const value of wanted) {
+    const name = allowed.find((a) => canonical(a) === canonical(value));
+    if (name === undefined) {
+      const spellings = allowed.map((a) => (a.includes('-') ? `${a} (or ${a.replaceAll('-', '_')})` : a)).join(', ');
+      throw new ApiError(400, 'bad request', `Invalid include parameter "${value}": use one of ${spellings}.`);
+    }
+    if (!names.includes(name)) names.push(name);
+  }
+  return names;
 }
 
 export interface Page<T> {

@@ -2,22 +2,13 @@
 
 import { canAccess, canOverride, type Principal } from '../auth.js';
 import { stageIncludes, taskResultResource, taskStageResource } from '../documents.js';
-import { ApiError, notFound, pageLinksAndMeta, paginate } from '../jsonapi.js';
+import { ApiError, includesOf, notFound, pageLinksAndMeta, paginate } from '../jsonapi.js';
 import type { Store } from '../store.js';
 import type { Data, TaskStage } from '../types.js';
 import { statusTimestamp } from '../time.js';
 
 type Reply = { status: number; document?: unknown };
-const STAGE_INCLUDES = ['run', 'run.workspace', 'task-results', 'policy-evaluations'];
-
-function includesOf(query: URLSearchParams): string[] {
-  const raw = query.get('include');
-  if (raw === null || raw === '') return [];
-  const values = raw.split(',').map((v) => v.trim());
-  const unknown = values.find((v) => !STAGE_INCLUDES.includes(v));
-  if (unknown !== undefined) throw new ApiError(400, 'bad request', `include "${unknown}" is not one of ${STAGE_INCLUDES.join(', ')}.`);
-  return values;
-}
+const STAGE_INCLUDES = ['run', 'run.workspace', 'task-results', 'policy-evaluations'] as const;
 
 /** A run the caller may see, or 404 (not found and not authorized look the same). */
 function visibleRun(data: Data, principal: Principal, runId: string) {
@@ -35,7 +26,7 @@ function visibleStage(data: Data, principal: Principal, stageId: string) {
 
 export function listStages(data: Data, principal: Principal, runId: string, query: URLSearchParams): Reply {
   visibleRun(data, principal, runId);
-  const include = includesOf(query);
+  const include = includesOf(query, STAGE_INCLUDES);
   const page = paginate(data.taskStages.filter((s) => s.run === runId), query);
   const included = include.length > 0 ? stageIncludes(data, page.items, include) : undefined;
   return {
@@ -46,7 +37,7 @@ export function listStages(data: Data, principal: Principal, runId: string, quer
 
 export function showStage(data: Data, principal: Principal, stageId: string, query: URLSearchParams): Reply {
   const { stage } = visibleStage(data, principal, stageId);
-  const include = includesOf(query);
+  const include = includesOf(query, STAGE_INCLUDES);
   return { status: 200, document: { data: taskStageResource(data, stage), ...(include.length > 0 ? { included: stageIncludes(data, [stage], include) } : {}) } };
 }
 
