@@ -26,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/url"
 	"os"
@@ -79,6 +80,11 @@ func main() {
 	forced := overrides{}
 	flag.Var(forced, "service-override", "SERVICE=URL instead of discovery (a CLI host block)")
 	flag.Parse()
+	// disco logs each discovery with the standard logger; Terraform shows
+	// such lines only when TF_LOG is set.
+	if os.Getenv("TF_LOG") == "" {
+		log.SetOutput(io.Discard)
+	}
 	if *source == "" || *dest == "" {
 		flag.Usage()
 		os.Exit(2)
