@@ -12,7 +12,7 @@
 import type { ModuleRecord } from '../emit/index.js';
 import { addressKey, archiveLocation, downloadFile, downloadsSummaryFile, versionsFile } from '../emit/paths.js';
 import type { Staging } from '../emit/staging.js';
-import { basePath, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS } from './rules.js';
+import { basePath, CACHE_SHORT, CORS_HEADERS, downloadHeaders } from './rules.js';
 
 export const HEADERS_FILE = '_headers';
 
@@ -43,7 +43,7 @@ function* headersChunks(records: ModuleRecord[], baseUrl: string): Generator<str
   for (const record of sorted) {
     for (const { version } of record.versions) {
       const location = archiveLocation(record.address, version, baseUrl);
-      yield `\n${rule(downloadFile(record.address, version), { ...json, ...Object.fromEntries(DOWNLOAD_HEADERS.map((h) => [h, location])) })}`;
+      yield `\n${rule(downloadFile(record.address, version), { ...json, ...downloadHeaders(location) })}`;
     }
   }
 }

@@ -23,6 +23,15 @@ export const LISTING_PATH = '^/v1/modules/(?:[^/]+/?){0,2}$';
 /** Terraform reads only X-Terraform-Get; the spec (4.4) names X-Service-Get. Both carry the same value. */
 export const DOWNLOAD_HEADERS = ['X-Terraform-Get', 'X-Service-Get'];
 
+/**
+ * The download answer's headers. Every host sends them with status 200 and the
+ * `download` file's JSON body `{"location": ...}`: Terraform reads the header
+ * (200 or 204), OpenTofu 1.6+ the body when there is one.
+ */
+export function downloadHeaders(location: string): Record<string, string> {
+  return Object.fromEntries(DOWNLOAD_HEADERS.map((name) => [name, location]));
+}
+
 /** Answers for what a static tree cannot hold: the JSON error bodies a plain host sends instead (spec 7.2). */
 export const NEEDS_SERVE = {
   search: 'search needs modmirror serve; this static mirror holds search-index.json and the first page of every listing',

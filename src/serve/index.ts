@@ -40,7 +40,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const mirror = new Mirror(root);
   const downloads = new DownloadCounter(options.dataDir);
   const management = createManagementApi(options.dataDir);
-  const files = sirv(root, { dev: true, etag: true, dotfiles: false, gzip: true });
+  // No `gzip`: the tree holds no precompressed copies, and with it sirv would answer
+  // `x.tar` with `x.tar.gz` encoded. JSON documents are compressed by sendPayload.
+  const files = sirv(root, { dev: true, etag: true, dotfiles: false });
   const ctx: RegistryContext = {
     mirror,
     downloads,
@@ -189,6 +191,7 @@ function serveStatic(files: Sirv, root: string, req: IncomingMessage, res: Serve
     const originalUrl = req.url;
     req.url = `/${rel.split('/').map(encodeURIComponent).join('/')}`;
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    if (rel.endsWith('.gz')) sendWithoutContentEncoding(res);
     const done = () => {
       req.url = originalUrl;
       resolve();
@@ -201,6 +204,22 @@ function serveStatic(files: Sirv, root: string, req: IncomingMessage, res: Serve
       reject(new HttpError(404, 'Not found'));
     });
   });
+}
+
+/**
+ * sirv labels every `.gz` file `Content-Encoding: gzip`, whatever its options
+ * say. For an archive that is wrong: the gzip is the file itself, and Go's
+ * HTTP client (Terraform, OpenTofu, go-getter), browsers, fetch and
+ * `curl --compressed` would all undo it and hand over a bare tar.
+ */
+function sendWithoutContentEncoding(res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
+    const headers = rest.find((arg): arg is Record<string, unknown> => typeof arg === 'object' && arg !== null && !Array.isArray(arg));
+    if (headers) delete headers['Content-Encoding'];
+    this.removeHeader('Content-Encoding');
+    return writeHead.apply(this, [status, ...rest] as Parameters<typeof writeHead>);
+  } as typeof res.writeHead;
 }
 
 function realpathOrFail(dir: string): string {

@@ -1,5 +1,5 @@
 // Registry routes (spec 4.4, 7.2, 8): what static files cannot answer
-// (offset/limit/filters, search, 204 + download headers, 302 to the latest,
+// (offset/limit/filters, search, the download answer, 302 to the latest,
 // download counts), and the documents the build wrote for the rest.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,6 +15,7 @@ import {
   versionsFile,
   archiveName,
 } from '../emit/paths.js';
+import { CACHE_LONG, CACHE_SHORT, downloadHeaders } from '../hosting/rules.js';
 import type { DownloadCounter } from './downloads.js';
 import { HttpError, jsonPayload, payload, sendPayload, type AnswerCache, type Payload } from './http.js';
 import type { IndexedModule, Mirror, MirrorIndex } from './mirror.js';
@@ -76,20 +77,17 @@ export async function handleModules(ctx: RegistryContext, req: IncomingMessage, 
   if (segments.length === 5) {
     const version = knownVersion(module, d!);
     if (e === 'download') {
-      const { location } = JSON.parse((await ctx.mirror.document(downloadFile(address, version))).body.toString('utf8')) as { location: string };
-      // Terraform reads X-Terraform-Get; the spec names X-Service-Get; send both.
-      res.writeHead(204, { 'X-Terraform-Get': location, 'X-Service-Get': location, 'Cache-Control': 'no-store' });
-      res.end();
-      return;
+      const document = await ctx.mirror.document(downloadFile(address, version));
+      const { location } = JSON.parse(document.body.toString('utf8')) as { location: string };
+      // The answer every client accepts, the same as the static hosts': 200, the
+      // JSON body OpenTofu prefers and the headers Terraform reads (hosting/rules.ts).
+      return sendPayload(req, res, document, 200, { ...downloadHeaders(location), 'Cache-Control': CACHE_SHORT });
     }
     if (e === archiveName(address, version)) {
       res.on('finish', () => {
         if (req.method === 'GET' && res.statusCode === 200) ctx.downloads.record(module.key);
       });
-      return ctx.serveFile(req, res, `v1/modules/${module.key}/${version}/${e}`, {
-        'Content-Type': 'application/gzip',
-        'Cache-Control': 'public, max-age=31536000, immutable',
-      });
+      return ctx.serveFile(req, res, `v1/modules/${module.key}/${version}/${e}`, { 'Content-Type': 'application/gzip', 'Cache-Control': CACHE_LONG });
     }
   }
   throw new HttpError(404, 'Not found');
