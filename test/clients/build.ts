@@ -1,9 +1,9 @@
 // Compiles test/clients/module-install with Debian's Go against Debian's copies
 // of the libraries Terraform uses (GOPATH mode over /usr/share/gocode, no
 // network), once per machine rather than once per test: the binary is kept
-// under os.tmpdir() keyed by a hash of main.go, `go version` and the library
-// folders, so a second run finds it and costs a hash. Go's own build cache
-// sits beside it, so an edited main.go recompiles only itself.
+// under os.tmpdir() keyed by a hash of its .go files, `go version` and the
+// library folders, so a second run finds it and costs a hash. Go's own build cache
+// sits beside it, so an edited client recompiles only itself.
 //
 // vitest runs test files in parallel, and two of them may ask at once: one
 // takes a lock (mkdir is atomic), the others wait for it, and the binary is
@@ -12,7 +12,7 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -55,7 +55,8 @@ function cacheKey(): string {
   if (missing.length > 0) {
     throw new Error(`Debian's Go libraries are missing (${missing.join(', ')}). Run \`bash .ci/deps\` (as root) to install golang-github-hashicorp-{terraform-svchost,go-getter,go-version}-dev.`);
   }
-  const hash = createHash('sha256').update(readFileSync(join(SOURCE, 'main.go'))).update(goVersion);
+  const hash = createHash('sha256').update(goVersion);
+  for (const f of readdirSync(SOURCE).filter((n) => n.endsWith('.go')).sort()) hash.update(`${f}\n`).update(readFileSync(join(SOURCE, f)));
   // A library folder's mtime changes when dpkg replaces its files.
   for (const l of LIBRARIES) hash.update(`${l} ${statSync(l).mtimeMs}\n`);
   return hash.digest('hex').slice(0, 16);

@@ -54,6 +54,7 @@ describe('module-install against nginx with the generated config', () => {
     const modules = `${url(ports.relative)}v1/modules/`;
     const got = await installFrom(modules, '~> 1.2', 'n-range');
     expect(got.version).toBe('1.2.3');
+    expect(got.downloadStatus).toBe(200);
     expect(got.location).toBe('./hello-null-1.2.3.tar.gz');
     expectSameFiles(got, source('1.2.3'));
     expectSameFiles(await installFrom(modules, '~> 1.0.0', 'n-sub', 'modules/x'), source('1.0.0', 'modules/x'));

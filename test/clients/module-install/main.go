@@ -1,23 +1,20 @@
 // module-install installs one registry module the way `terraform init` does,
-// built from the same libraries Terraform uses for it: terraform-svchost's
-// disco (service discovery and credentials), go-version (constraints) and
-// go-getter (archive download and unpacking). The test suite runs it against
-// modmirror so that a registry answer Terraform would reject fails a test.
+// with the libraries Terraform uses for it: terraform-svchost's disco
+// (discovery, credentials), go-version (constraints) and go-getter (download,
+// unpacking). The suite runs it against modmirror, so an answer Terraform
+// would reject fails a test.
 //
 // The steps follow hashicorp/terraform's internal/initwd (installRegistryModule),
 // internal/registry (ModuleVersions, ModuleLocation) and internal/getmodules;
-// the code is ours. What Terraform does and this program leaves out: retries,
-// the module manifest, reading .tf files, and CLI config files (flags stand in
-// for a `host` block and a `credentials` block).
-//
-// Usage:
+// the code is ours. Left out: retries, the module manifest, reading .tf
+// files, and CLI config files (-service-override stands in for a `host`
+// block, -token for a `credentials` block).
 //
 //	module-install -source HOST/NS/NAME/PROVIDER[//SUBDIR] -version CONSTRAINT -dest DIR
 //	  [-token TOKEN] [-service-override modules.v1=http://127.0.0.1:PORT/v1/modules/]
 //
-// HTTPS trusts the system roots; SSL_CERT_FILE points Go at a test CA instead.
-// It prints a JSON summary of what it installed; on failure, the error on
-// stderr and exit code 1.
+// HTTPS trusts the system roots, or SSL_CERT_FILE. Prints a JSON summary of
+// what it installed; on failure, the error on stderr and exit code 1.
 package main
 
 import (
@@ -32,7 +29,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -112,19 +108,20 @@ func install(source, constraint, dest, token string, forced overrides) (*summary
 	}
 	module := strings.Join(parts[1:], "/")
 
-	// Registry requests: Terraform's client (cleanhttp, 10 s), with the
-	// token from a credentials block; disco shares the transport.
+	// Registry requests: Terraform's client (cleanhttp, 10 s), whose
+	// transport disco shares, and the token of a credentials block.
+	client := cleanhttp.DefaultPooledClient()
+	client.Timeout = 10 * time.Second
 	creds := auth.StaticCredentialsSource(nil)
 	if token != "" {
 		creds = auth.StaticCredentialsSource(map[svchost.Hostname]map[string]interface{}{host: {"token": token}})
 	}
 	services := disco.NewWithCredentialsSource(creds)
+	services.Transport = client.Transport
 	services.SetUserAgent(userAgent)
 	if len(forced) > 0 {
 		services.ForceHostServices(host, forced)
 	}
-	client := cleanhttp.DefaultPooledClient()
-	client.Timeout = 10 * time.Second
 
 	base, err := services.DiscoverServiceURL(host, "modules.v1")
 	if err != nil {
@@ -133,7 +130,8 @@ func install(source, constraint, dest, token string, forced overrides) (*summary
 	if !strings.HasSuffix(base.Path, "/") {
 		base.Path += "/"
 	}
-	get := func(u *url.URL) (*http.Response, []byte, error) {
+	// get sends a registry request; a status outside `ok` is an error.
+	get := func(u *url.URL, ok ...int) (*http.Response, []byte, error) {
 		req, err := http.NewRequest("GET", u.String(), nil)
 		if err != nil {
 			return nil, nil, err
@@ -149,19 +147,24 @@ func install(source, constraint, dest, token string, forced overrides) (*summary
 		}
 		defer resp.Body.Close()
 		body, err := io.ReadAll(resp.Body)
-		return resp, body, err
+		for _, status := range ok {
+			if err == nil && resp.StatusCode == status {
+				return resp, body, nil
+			}
+		}
+		if err == nil {
+			err = fmt.Errorf("GET %s: %s %s", u, resp.Status, body)
+		}
+		return nil, nil, err
 	}
 	out := &summary{Source: source}
 
 	// Versions: GET MODULE/versions, then the newest match.
 	versionsURL := base.ResolveReference(&url.URL{Path: path.Join(module, "versions")})
 	out.VersionsURL = versionsURL.String()
-	resp, body, err := get(versionsURL)
+	_, body, err := get(versionsURL, http.StatusOK)
 	if err != nil {
 		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", versionsURL, resp.Status)
 	}
 	var listing struct {
 		Modules []struct {
@@ -189,14 +192,11 @@ func install(source, constraint, dest, token string, forced overrides) (*summary
 	// Download: the location is the X-Terraform-Get header of a 200 or 204.
 	downloadURL := base.ResolveReference(&url.URL{Path: path.Join(module, chosen.String(), "download")})
 	out.DownloadURL = downloadURL.String()
-	resp, body, err = get(downloadURL)
+	resp, _, err := get(downloadURL, http.StatusOK, http.StatusNoContent)
 	if err != nil {
 		return nil, err
 	}
 	out.Status = resp.StatusCode
-	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNoContent {
-		return nil, fmt.Errorf("GET %s: %s %s", downloadURL, resp.Status, body)
-	}
 	location := resp.Header.Get("X-Terraform-Get")
 	if location == "" {
 		return nil, fmt.Errorf("GET %s: %s without an X-Terraform-Get header", downloadURL, resp.Status)
@@ -270,46 +270,4 @@ func pinnedExactly(constraint string, v *version.Version) bool {
 		}
 	}
 	return false
-}
-
-// fetchPackage is Terraform's go-getter call: its getters and decompressors
-// (chosen by the URL's extension or ?archive=), no detectors since the
-// address is already a URL, and a plain HTTP client with no credentials.
-func fetchPackage(packageAddr, dest string) error {
-	httpGetter := &getter.HttpGetter{Client: cleanhttp.DefaultClient(), Netrc: true}
-	client := getter.Client{
-		Src:       packageAddr,
-		Dst:       dest,
-		Pwd:       dest,
-		Mode:      getter.ClientModeDir,
-		Detectors: []getter.Detector{},
-		Decompressors: map[string]getter.Decompressor{
-			"bz2": new(getter.Bzip2Decompressor), "gz": new(getter.GzipDecompressor),
-			"xz": new(getter.XzDecompressor), "zip": new(getter.ZipDecompressor),
-			"tar.bz2": new(getter.TarBzip2Decompressor), "tar.tbz2": new(getter.TarBzip2Decompressor),
-			"tar.gz": new(getter.TarGzipDecompressor), "tgz": new(getter.TarGzipDecompressor),
-			"tar.xz": new(getter.TarXzDecompressor), "txz": new(getter.TarXzDecompressor),
-		},
-		Getters: map[string]getter.Getter{
-			"file": new(getter.FileGetter), "git": new(getter.GitGetter), "hg": new(getter.HgGetter),
-			"gcs": new(getter.GCSGetter), "s3": new(getter.S3Getter),
-			"http": httpGetter, "https": httpGetter,
-		},
-	}
-	return client.Get()
-}
-
-// listFiles gives every file under dir, relative, with forward slashes, sorted.
-func listFiles(dir string) ([]string, error) {
-	files := []string{}
-	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		files = append(files, filepath.ToSlash(rel))
-		return err
-	})
-	sort.Strings(files)
-	return files, err
 }
