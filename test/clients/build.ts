@@ -82,6 +82,8 @@ async function build(): Promise<BuiltClient> {
       throw new Error(`compiling test/clients/module-install failed:\n${e.stderr || e.message}`);
     }
     renameSync(temp, path);
+    // Binaries of earlier versions of the client are 20 MB each: keep one.
+    for (const old of readdirSync(CACHE).filter((n) => /^module-install-[0-9a-f]{16}$/.test(n) && join(CACHE, n) !== path)) rmSync(join(CACHE, old), { force: true });
     const compileMs = Date.now() - started;
     // Said once per machine, so the cost of a fresh checkout shows in the log.
     console.info(`module-install: compiled in ${(compileMs / 1000).toFixed(1)} s, kept as ${path}`);
