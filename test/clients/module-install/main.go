@@ -56,6 +56,7 @@ type summary struct {
 	Files       []string `json:"files"`
 }
 
+// overrides holds -service-override values: the services map of a CLI config `host` block.
 type overrides map[string]interface{}
 
 func (o overrides) String() string { return fmt.Sprint(map[string]interface{}(o)) }
