@@ -46,6 +46,9 @@ function filesOf(dir: string): [string, Buffer][] {
   return out;
 }
 
+/** Whether a C compiler is on PATH: cgo needs one (Debian's golang-go only recommends gcc). */
+const hasCc = (process.env['PATH'] ?? '').split(':').some((d) => existsSync(join(d, 'gcc')) || existsSync(join(d, 'cc')));
+
 function goEnv(gopath: string[], cacheDir: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
@@ -55,10 +58,10 @@ function goEnv(gopath: string[], cacheDir: string): NodeJS.ProcessEnv {
     GOCACHE: join(cacheDir, 'gocache'),
     GOPROXY: 'off',
     GOFLAGS: '',
-    // Pure Go: no C compiler needed (Debian's golang-go only recommends gcc),
-    // and the same binary whether or not one is installed. The price is one
-    // compile of the standard library into GOCACHE, kept with the binaries.
-    CGO_ENABLED: '0',
+    // With a C compiler, Go's default (cgo), which reuses Debian's precompiled
+    // standard library: a cold go-getter client compiles in ~17 s instead of
+    // ~21 s. Without one, pure Go, at the price of compiling the standard library once.
+    CGO_ENABLED: hasCc ? '1' : '0',
   };
 }
 
@@ -72,7 +75,7 @@ async function cacheKey(folder: string, env: NodeJS.ProcessEnv): Promise<string>
   const hash = createHash('sha256');
   for (const [path, bytes] of filesOf(folder)) hash.update(`${path}\0${bytes.length}\0`).update(bytes);
   hash.update((await run('go', ['version'], { env })).stdout);
-  hash.update(env.GOPATH!);
+  hash.update(`${env.GOPATH}\0${env.CGO_ENABLED}\n`);
   const format = '{{if not .Standard}}{{.Dir}}{{range .GoFiles}}\t{{.}}{{end}}{{end}}';
   const deps = (await run('go', ['list', '-deps', '-f', format, '.'], { cwd: folder, env })).stdout;
   for (const line of deps.split('\n').filter(Boolean)) {
@@ -140,8 +143,13 @@ export async function buildGoProgram(folder: string, options: GoBuildOptions = {
   }
   const partial = `${binary}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
   try {
-    await run('go', ['build', '-o', partial, '.'], { cwd: folder, env, maxBuffer: 16 * 1024 * 1024 });
+    await run('go', ['build', '-o', partial, '.'], { cwd: folder, env, maxBuffer: 16 * 1024 * 1024, timeout: 600_000 });
     renameSync(partial, binary);
+    // Binaries of earlier versions of a client are up to 20 MB each: keep the newest.
+    const stale = new RegExp(`^${basename(folder)}-[0-9a-f]{20}$`);
+    for (const old of readdirSync(cacheDir).filter((n) => stale.test(n) && join(cacheDir, n) !== binary)) rmSync(join(cacheDir, old), { force: true });
+    // Said once per machine, so the cost of a fresh checkout shows in the log.
+    console.info(`${basename(folder)}: compiled in ${seconds()} s, kept as ${binary}`);
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr ?? '';
     throw new Error(`go build in ${folder} failed (offline, GOPATH=${env.GOPATH}):\n${stderr}`, { cause: error });
