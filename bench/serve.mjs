@@ -26,7 +26,7 @@ import { Agent, request as httpRequest, createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRng } from './corpus.mjs';
+import { createRng } from './corpus/random.mjs';
 import { log, makeTempDir, mapLimited, median, procMemoryMB, removeTempDir, runWithPeakRss } from './util.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
