@@ -25,7 +25,7 @@ import {
   versionDetailFile,
   versionsFile,
   VERSIONS_INDEX_FILE,
-} from './emit/paths.js';
+} from './protocol/paths.js';
 import { versionsIndexOf, type VersionsIndex } from './emit/versions-index.js';
 import type { ModuleAddress } from './types.js';
 

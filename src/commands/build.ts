@@ -3,7 +3,7 @@ import { build, type BuildResult } from '../build.js';
 import type { Values } from '../cli.js';
 import { MirrorError } from '../errors.js';
 import { resolveConfig } from '../config.js';
-import { addressKey } from '../emit/paths.js';
+import { addressKey } from '../protocol/paths.js';
 
 export async function runBuild(values: Values, positionals: string[] = []): Promise<number> {
   if (positionals.length > 0) throw new MirrorError('USAGE', `Unexpected argument "${positionals[0]}".`, { hint: 'Run modmirror build --help.' });

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Values } from '../cli.js';
 import { DEFAULT_CONFIG_FILE, resolveConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
-import { MANIFEST_FILE } from '../emit/paths.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
 import { caddySiteBlock } from '../hosting/caddy.js';
 import { nginxServerBlock } from '../hosting/nginx.js';
 import { readBaseUrl } from '../emit/existing.js';

@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import type { Values } from '../cli.js';
 import { addressFromRepoName, DEFAULT_CONFIG_FILE, DEFAULT_TAG_PATTERN, resolveConfig, type GitSource, type ResolvedConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
-import { addressKey, isValidName } from '../emit/paths.js';
+import { addressKey, isValidName } from '../protocol/paths.js';
 import { publish, type PublishResult } from '../publish.js';
 import { describeFolder } from '../scan/folder.js';
 import { scanGitRef } from '../scan/git.js';

@@ -10,7 +10,7 @@
 // edge function in the README ("Scaling out").
 
 import type { ModuleRecord } from '../emit/index.js';
-import { addressKey, archiveLocation, downloadFile, downloadsSummaryFile, versionsFile } from '../emit/paths.js';
+import { addressKey, archiveLocation, downloadFile, downloadsSummaryFile, versionsFile } from '../protocol/paths.js';
 import type { Staging } from '../emit/staging.js';
 import { basePath, CACHE_SHORT, CORS_HEADERS, downloadHeaders } from './rules.js';
 

@@ -4,7 +4,7 @@
 // lifetimes, CORS, and what only `modmirror serve` can answer.
 
 import { MirrorError } from '../errors.js';
-import { archiveLocation } from '../emit/paths.js';
+import { archiveLocation } from '../protocol/paths.js';
 
 /** Archives never change once published (`publish --force` aside), so clients and CDNs may keep them. */
 export const CACHE_LONG = 'public, max-age=31536000, immutable';

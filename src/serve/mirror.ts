@@ -7,8 +7,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
-import type { ModuleSummary } from '../emit/documents.js';
-import { MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../emit/paths.js';
+import type { ModuleSummary } from '../protocol/documents.js';
+import { MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../protocol/paths.js';
 import { versionsIndexOf } from '../emit/versions-index.js';
 import { HttpError, payload, type Payload } from './http.js';
 

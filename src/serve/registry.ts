@@ -3,7 +3,7 @@
 // download counts), and the documents the build wrote for the rest.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pageMeta, type ModuleSummary } from '../emit/documents.js';
+import { pageMeta, type ModuleSummary } from '../protocol/documents.js';
 import { latestVersion } from '../version-order.js';
 import {
   downloadFile,
@@ -14,7 +14,7 @@ import {
   versionDetailFile,
   versionsFile,
   archiveName,
-} from '../emit/paths.js';
+} from '../protocol/paths.js';
 import { CACHE_LONG, CACHE_SHORT, downloadHeaders } from '../hosting/rules.js';
 import type { DownloadCounter } from './downloads.js';
 import { HttpError, jsonPayload, payload, sendPayload, type AnswerCache, type Payload } from './http.js';

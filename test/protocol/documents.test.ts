@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pageMeta } from '../../src/emit/documents.js';
-import { archiveLocation, basePathOf, isValidName, listingPageUrl, modulesServiceUrl, versionDetailFile } from '../../src/emit/paths.js';
+import { pageMeta } from '../../src/protocol/documents.js';
+import { archiveLocation, basePathOf, isValidName, listingPageUrl, modulesServiceUrl, versionDetailFile } from '../../src/protocol/paths.js';
 
 describe('pageMeta (spec 8)', () => {
   const url = (next: number) => `/v1/modules?offset=${next}&limit=10`;
