@@ -9,7 +9,7 @@ import { join, sep } from 'node:path';
 import sirv from 'sirv';
 import { MirrorError } from '../errors.js';
 import { DISCOVERY_FILE, MODULES_BASE, modulesServiceUrl } from '../protocol/paths.js';
-import { CACHE_SHORT } from '../hosting/rules.js';
+import { CACHE_SHORT } from '../protocol/headers.js';
 import { createManagementApi } from '../management/index.js';
 import { ApiError, apiErrorBody, JSONAPI_TYPE, sendApiError } from '../management/jsonapi.js';
 import { DownloadCounter } from './downloads.js';

@@ -15,7 +15,7 @@ import {
   versionsFile,
   archiveName,
 } from '../protocol/paths.js';
-import { CACHE_LONG, CACHE_SHORT, downloadHeaders } from '../hosting/rules.js';
+import { CACHE_LONG, CACHE_SHORT, downloadHeaders } from '../protocol/headers.js';
 import type { DownloadCounter } from './downloads.js';
 import { HttpError, jsonPayload, payload, sendPayload, type AnswerCache, type Payload } from './http.js';
 import type { IndexedModule, Mirror, MirrorIndex } from './mirror.js';
