@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pageMeta } from '../../src/protocol/documents.js';
-import { archiveLocation, basePathOf, isValidName, listingPageUrl, modulesServiceUrl, versionDetailFile } from '../../src/protocol/paths.js';
+import { detailDocument, discoveryDocument, downloadDocument, downloadsSummaryDocument, pageMeta } from '../../src/protocol/documents.js';
+import type { BuiltVersion, Input, ModuleContent } from '../../src/types.js';
 
 describe('pageMeta (spec 8)', () => {
   const url = (next: number) => `/v1/modules?offset=${next}&limit=10`;
@@ -15,18 +15,58 @@ describe('pageMeta (spec 8)', () => {
   });
 });
 
-describe('paths', () => {
-  const a = { namespace: 'acme', name: 'vpc', provider: 'aws' };
-  it('lays out protocol paths in the tree', () => {
-    expect(versionDetailFile(a, '1.0.0')).toBe('v1/modules/acme/vpc/aws/1.0.0/index.json');
-    expect(archiveLocation(a, '1.0.0', '')).toBe('./vpc-aws-1.0.0.tar.gz');
-    expect(archiveLocation(a, '1.0.0', 'https://r.example/m/')).toBe('https://r.example/m/v1/modules/acme/vpc/aws/1.0.0/vpc-aws-1.0.0.tar.gz');
-    expect(modulesServiceUrl('')).toBe('/v1/modules/');
-    expect(basePathOf('https://r.example/m/')).toBe('/m/');
-    expect(listingPageUrl('/', 'acme', 15, 15)).toBe('/v1/modules/acme?offset=15&limit=15');
+const address = { namespace: 'acme', name: 'vpc', provider: 'aws' };
+
+function input(name: string, fields: Partial<Input>): Input {
+  return { name, type: '', description: '', default: undefined, required: false, sensitive: false, nullable: true, ...fields };
+}
+
+function version(inputs: Input[]): BuiltVersion {
+  const root: ModuleContent = { path: '', readme: '', empty: false, inputs, outputs: [], resources: [], dataSources: [], moduleCalls: [], providers: [], requiredVersion: '' };
+  return {
+    source: { address, meta: { owner: '', description: '', source: '', verified: false }, version: '1.0.0', tag: 'v1.0.0', publishedAt: new Date(0) },
+    content: { root, submodules: [], examples: [] },
+    archive: { sha256: '', size: 0 },
+    description: '',
+  };
+}
+
+describe('detailDocument inputs (spec 2.7)', () => {
+  it('shows each default JSON-encoded as a string, as the public registry does, and "" when required', () => {
+    const doc = detailDocument(
+      version([
+        input('required', { required: true }),
+        input('text', { default: 'eu-west-1' }),
+        input('number', { default: 3 }),
+        input('flag', { default: false }),
+        input('list', { default: ['a', 'b'] }),
+        input('object', { default: { size: 1, tags: {} } }),
+        input('null', { default: null }),
+      ]),
+      ['1.0.0'],
+      ['aws'],
+    );
+    expect(Object.fromEntries(doc.root.inputs.map((i) => [i.name, i.default]))).toEqual({
+      required: '',
+      text: '"eu-west-1"',
+      number: '3',
+      flag: 'false',
+      list: '["a","b"]',
+      object: '{"size":1,"tags":{}}',
+      null: 'null',
+    });
   });
-  it('accepts only names that are safe path segments', () => {
-    for (const ok of ['acme', 'my-module', 'a_b', 'A1']) expect(isValidName(ok), ok).toBe(true);
-    for (const bad of ['', '..', '.hidden', 'a/b', 'a\\b', '-lead', 'x'.repeat(65), 'a b', 'é']) expect(isValidName(bad), bad).toBe(false);
+});
+
+describe('small documents', () => {
+  it('discovery points modules.v1 at the base URL, or at a path', () => {
+    expect(discoveryDocument('')).toEqual({ 'modules.v1': '/v1/modules/' });
+    expect(discoveryDocument('https://r.example/m/')).toEqual({ 'modules.v1': 'https://r.example/m/v1/modules/' });
+  });
+  it('download carries the location the headers carry', () => {
+    expect(downloadDocument(address, '1.0.0', '')).toEqual({ location: './vpc-aws-1.0.0.tar.gz' });
+  });
+  it('downloads summary has zero counts until a server counts', () => {
+    expect(downloadsSummaryDocument(address)).toEqual({ data: { type: 'module-downloads-summary', id: 'acme/vpc/aws', attributes: { week: 0, month: 0, year: 0, total: 0 } } });
   });
 });
