@@ -2,6 +2,17 @@
 // pattern captures. Behaviour over HTTP is in ../registry.test.ts.
 
 import { describe, expect, it } from 'vitest';
+import {
+  archiveFile,
+  DISCOVERY_FILE,
+  downloadFile,
+  downloadsSummaryFile,
+  latestDetailFile,
+  listingFile,
+  providersListingFile,
+  versionDetailFile,
+  versionsFile,
+} from '../../../src/protocol/paths.js';
 import { discovery } from '../../../src/serve/routes/discovery.js';
 import { downloadsSummary } from '../../../src/serve/routes/downloads-summary.js';
 import { findRoute } from '../../../src/serve/routes/index.js';
@@ -31,6 +42,22 @@ describe('findRoute', () => {
       ['', staticFile],
       ['browse/app.js', staticFile],
       ['v1/other', staticFile],
+    ];
+    for (const [path, handler] of cases) expect(route(path).handler, path).toBe(handler);
+  });
+
+  it('routes every path the protocol module lays out to its resource', () => {
+    const cases: [string, unknown][] = [
+      [DISCOVERY_FILE, discovery],
+      [listingFile(), listAll],
+      [listingFile('acme'), listNamespace],
+      [providersListingFile('acme', 'vpc'), listProviders],
+      [latestDetailFile(module), latestDetail],
+      [versionsFile(module), versions],
+      [versionDetailFile(module, '1.0.0'), versionDetail],
+      [downloadFile(module, '1.0.0'), download],
+      [archiveFile(module, '1.0.0'), archive],
+      [downloadsSummaryFile(module), downloadsSummary],
     ];
     for (const [path, handler] of cases) expect(route(path).handler, path).toBe(handler);
   });
