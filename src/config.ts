@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { MirrorError } from './errors.js';
 import type { ModuleAddress, ModuleMeta } from './types.js';
-import { addressKey, isValidName } from './emit/paths.js';
+import { addressKey, isValidName } from './protocol/paths.js';
 import { parseModuleSpec } from './sync/constraint.js';
 
 export const DEFAULT_CONFIG_FILE = 'mirror.config.yaml';

@@ -46,7 +46,7 @@ export async function withLock<T>(outDir: string, fn: () => Promise<T>, options:
     }
     if (Date.now() > deadline) {
       const who = holder === 'unreadable' ? 'Another modmirror' : `Another modmirror (pid ${holder.pid} on ${holder.host})`;
-      throw new MirrorError('OUTPUT_FAILED', `${who} is writing ${outDir}; gave up waiting.`, {
+      throw new MirrorError('LOCK_BUSY', `${who} is writing ${outDir}; gave up waiting.`, {
         hint: `If no such process runs, delete ${file}.`,
       });
     }

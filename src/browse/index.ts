@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModuleRecord } from '../emit/index.js';
-import { addressKey } from '../emit/paths.js';
+import { addressKey } from '../protocol/paths.js';
 import type { Staging } from '../emit/staging.js';
 import type { BuiltVersion } from '../types.js';
 import { createReadmeRenderer, type ReadmeOptions } from './markdown.js';

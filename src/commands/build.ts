@@ -2,7 +2,7 @@ import { relative } from 'node:path';
 import { build, type BuildResult } from '../build.js';
 import { baseUrlFlag, resolveConfig } from '../config.js';
 import { stringFlag, type Values } from './args.js';
-import { addressKey } from '../emit/paths.js';
+import { addressKey } from '../protocol/paths.js';
 
 export async function runBuild(values: Values): Promise<number> {
   const json = values['json'] === true;

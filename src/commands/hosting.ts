@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { baseUrlFlag, resolveMirrorConfig } from '../config.js';
-import { MANIFEST_FILE } from '../emit/paths.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
 import { caddySiteBlock } from '../hosting/caddy.js';
 import { nginxServerBlock } from '../hosting/nginx.js';
 import { readBaseUrl } from '../emit/existing.js';

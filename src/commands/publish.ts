@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { addressFromRepoName, baseUrlFlag, DEFAULT_TAG_PATTERN, isRemoteRepository, moduleMeta, resolveMirrorConfig, type GitSource, type ResolvedConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
-import { isValidName } from '../emit/paths.js';
+import { isValidName } from '../protocol/paths.js';
 import { publish, type PublishResult } from '../publish.js';
 import { describeFolder } from '../scan/folder.js';
 import { scanGitRef } from '../scan/git.js';

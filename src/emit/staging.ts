@@ -16,7 +16,7 @@ import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promis
 import { basename, dirname, join } from 'node:path';
 import { crashPoint } from '../crash.js';
 import { MirrorError } from '../errors.js';
-import { MANIFEST_FILE } from './paths.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
 import { isProcessAlive } from '../processes.js';
 
 export interface Staging {

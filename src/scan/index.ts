@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { compareVersionsDesc } from '../version-order.js';
 import { moduleMeta, type ResolvedConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
-import { addressKey } from '../emit/paths.js';
+import { addressKey } from '../protocol/paths.js';
 import type { ModuleAddress, ModuleMeta, VersionSource } from '../types.js';
 import { scanFolder } from './folder.js';
 import { scanGit } from './git.js';

@@ -1,12 +1,13 @@
 // No update is lost under 200 parallel PATCHes, and a server killed in the
 // middle of a stream of writes leaves every data file whole, holding the
-// last acknowledged state. A malformed file stops the server, naming it.
+// last acknowledged state. A malformed file stops the server, naming it, and
+// one edited while the server runs is a 500 naming it, not "retry later".
 
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ROOT, runCli } from '../helpers.js';
 import { startHarness, TOKENS } from './helpers.js';
 
@@ -116,5 +117,27 @@ describe('malformed data', () => {
     writeFileSync(join(h.data, 'users.json'), '[]');
     writeFileSync(join(h.data, 'settings.json'), '{"edition": "enterprise-plus"}');
     expect((await runCli(['serve', '--dir', 'dist', '--data', 'data', '--port', '0'], h.dir)).stderr).toMatch(/"edition" must be one of self-hosted, free, standard, plus/);
+  });
+
+  it('answers a 500 naming the file, not a retryable 503, when a file is edited into invalid JSON while serving', async () => {
+    const h = await startHarness();
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const users = readFileSync(join(h.data, 'users.json'));
+      writeFileSync(join(h.data, 'users.json'), '[{"id": "user-1", "username": "x"');
+      await new Promise((r) => setTimeout(r, 250));
+      const torn = await h.call('user', 'GET', '/api/v2/account/details');
+      expect(torn.status).toBe(500);
+      expect(torn.headers['retry-after']).toBeUndefined();
+      expect(torn.json.errors).toEqual([{ status: '500', title: 'internal server error', detail: expect.stringMatching(/The data file ".*users\.json" is not valid JSON/) }]);
+      // The operator sees it too, even with --quiet.
+      expect(errors.mock.calls.flat().join('\n')).toMatch(/users\.json" is not valid JSON/);
+      writeFileSync(join(h.data, 'users.json'), users);
+      await new Promise((r) => setTimeout(r, 250));
+      expect((await h.call('user', 'GET', '/api/v2/account/details')).status).toBe(200);
+    } finally {
+      errors.mockRestore();
+      await h.server.close();
+    }
   });
 });

@@ -3,7 +3,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { organizationResource, userResource } from '../documents.js';
-import { ApiError, includesOf, invalid, notFound, pageLinksAndMeta, paginate, readBody, resourceBody } from '../jsonapi.js';
+import { badRequest, includesOf, invalid, notFound, pageLinksAndMeta, paginate, readBody, resourceBody } from '../jsonapi.js';
 import type { Store } from '../store.js';
 import type { Data, Organization } from '../types.js';
 
@@ -19,7 +19,7 @@ function findOrganization(data: Data, name: string): Organization {
 function booleanParam(query: URLSearchParams, name: string): boolean | undefined {
   const raw = query.get(name);
   if (raw === null || raw === '') return undefined;
-  if (raw !== 'true' && raw !== 'false') throw new ApiError(400, 'bad request', `${name} must be true or false, got "${raw}".`);
+  if (raw !== 'true' && raw !== 'false') throw badRequest(`${name} must be true or false, got "${raw}".`);
   return raw === 'true';
 }
 

@@ -1,8 +1,9 @@
 // Spec 4.1 and 3.1: run task stages and results, and the override action.
 
+import { MirrorError } from '../../errors.js';
 import { canAccess, canOverride, type Principal } from '../auth.js';
 import { stageIncludes, taskResultResource, taskStageResource } from '../documents.js';
-import { ApiError, includesOf, notFound, pageLinksAndMeta, paginate } from '../jsonapi.js';
+import { includesOf, notFound, pageLinksAndMeta, paginate } from '../jsonapi.js';
 import type { Store } from '../store.js';
 import type { Data, TaskStage } from '../types.js';
 import { statusTimestamp } from '../time.js';
@@ -59,12 +60,12 @@ function overrideAttributes(principal: Principal, organization: Parameters<typeo
 /** awaiting_override -> running (spec 3.1), recording both timestamps; anything else is a 409. */
 export async function overrideStage(store: Store, principal: Principal, stageId: string): Promise<Reply> {
   const { stage, organization } = visibleStage(store.read(), principal, stageId);
-  if (!canOverride(principal, organization)) throw new ApiError(403, 'forbidden', 'You may not override this stage: only organization owners, site administrators and organization tokens can.');
+  if (!canOverride(principal, organization)) throw new MirrorError('FORBIDDEN', 'You may not override this stage: only organization owners, site administrators and organization tokens can.');
   const updated = await store.mutate(['taskStages'], (data) => {
     const current = data.taskStages.find((s) => s.id === stage.id);
     if (!current) throw notFound();
     if (current.status !== 'awaiting_override') {
-      throw new ApiError(409, 'conflict', `The stage is ${current.status}; only a stage awaiting_override can be overridden.`);
+      throw new MirrorError('CONFLICT', `The stage is ${current.status}; only a stage awaiting_override can be overridden.`);
     }
     const now = new Date();
     current.statusTimestamps['awaiting-override-at'] ??= statusTimestamp(now);
