@@ -1,23 +1,26 @@
 // The pure JSON:API rules of the management shim (src/management/jsonapi.ts):
 // pagination and its links (spec 2.5, 8), `include` names (spec 2.1),
-// single-resource bodies and the error object (spec 7.1).
+// single-resource bodies (the error object is tested in test/http/errors.test.ts).
 
 import { describe, expect, it } from 'vitest';
-import { ApiError, apiErrorBody, includesOf, pageLinksAndMeta, paginate, resourceBody } from '../../src/management/jsonapi.js';
+import { MirrorError } from '../../src/errors.js';
+import { errorAnswer } from '../../src/http/errors.js';
+import { includesOf, pageLinksAndMeta, paginate, resourceBody } from '../../src/management/jsonapi.js';
 
 const ITEMS = Array.from({ length: 45 }, (_, i) => `item-${i + 1}`);
 const query = (text = '') => new URLSearchParams(text);
 
-/** The ApiError a call throws, as plain fields. */
+/** The error a call throws, as the client sees it (src/http/errors.ts maps it). */
 function apiErrorOf(call: () => unknown): { status: number; title: string; message: string; pointer: string | undefined } {
   try {
     call();
   } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    const e = error as ApiError;
-    return { status: e.status, title: e.title, message: e.message, pointer: e.pointer };
+    expect(error).toBeInstanceOf(MirrorError);
+    const e = error as MirrorError;
+    const answer = errorAnswer(e, 'jsonapi');
+    return { status: answer.status, title: JSON.parse(answer.body.toString()).errors[0].title, message: e.message, pointer: e.pointer };
   }
-  throw new Error('expected an ApiError');
+  throw new Error('expected a MirrorError');
 }
 
 describe('paginate', () => {
@@ -118,14 +121,5 @@ describe('resourceBody', () => {
     for (const [body, pointer, message] of cases) {
       expect(apiErrorOf(() => resourceBody(body, 'users')), JSON.stringify(body)).toEqual({ status: 422, title: 'invalid attribute', message, pointer });
     }
-  });
-});
-
-describe('apiErrorBody', () => {
-  it('writes the spec\'s error object, with a source pointer only when there is one', () => {
-    expect(JSON.parse(apiErrorBody(new ApiError(422, 'invalid attribute', 'bad email', '/data/attributes/email')).toString())).toEqual({
-      errors: [{ status: '422', title: 'invalid attribute', detail: 'bad email', source: { pointer: '/data/attributes/email' } }],
-    });
-    expect(JSON.parse(apiErrorBody(new ApiError(404, 'not found', 'gone')).toString())).toEqual({ errors: [{ status: '404', title: 'not found', detail: 'gone' }] });
   });
 });
