@@ -6,7 +6,7 @@
 // versions) is finished by running it again.
 
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { messageOf } from '../errors.js';
 import { addressKey } from '../emit/paths.js';
 import { configurationCalls, shownPath, type FolderCalls } from './calls.js';
@@ -53,7 +53,7 @@ export async function sync(plan: SyncPlan, options: SyncOptions): Promise<SyncRe
     for (const spec of plan.modules) await mirrorNeed(walk, { ...spec, pick: 'every' });
     for (const { dir, calls } of configurations) {
       const shown = shownPath(dir);
-      const label = (folder: string) => (folder === '' ? shown : `${shown}/${folder}`);
+      const label = (folder: string) => posix.join(shown, folder);
       for (const p of calls.providers) result.providers.push({ name: p.name, source: p.source, version: p.version, calledFrom: `${label(p.folder)}: required_providers` });
       await mirrorCalls(walk, calls, label);
     }

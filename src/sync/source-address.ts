@@ -76,9 +76,9 @@ export function servedHosts(upstream: URL, standsInFor: string[]): Set<string> {
     const n = normalizeHost(h);
     if (n !== undefined) hosts.add(n);
   }
-  // A URL's `host` drops a scheme's default port; svchost only drops 443.
-  const own = upstream.port === '' && upstream.protocol === 'http:' ? `${upstream.hostname}:80` : upstream.host;
-  const ownHost = normalizeHost(own);
+  // A URL's `host` drops its scheme's default port: an upstream at http://reg.example.com/ is
+  // taken for `reg.example.com/...` calls, the address a CLI host block would send to it.
+  const ownHost = normalizeHost(upstream.host);
   if (ownHost !== undefined) hosts.add(ownHost);
   return hosts;
 }
