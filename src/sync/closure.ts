@@ -43,6 +43,8 @@ export interface Walk {
   store: (need: Need, versions: string[]) => Promise<string[]>;
   /** Upstream version lists, asked once per module per run. */
   listings: Map<string, Promise<string[]>>;
+  /** `NS/NAME/PROVIDER VERSION` already stored, found present, or failed in this run: never tried twice. */
+  stored: Set<string>;
   /** `NS/NAME/PROVIDER VERSION` whose calls were (or are being) followed. */
   followed: Set<string>;
 }

@@ -48,6 +48,7 @@ export async function sync(plan: SyncPlan, options: SyncOptions): Promise<SyncRe
       log: options.log,
       store: (need, versions) => storeVersions(need, versions, { http, repos, walk }),
       listings: new Map(),
+      stored: new Set(),
       followed: new Set(),
     };
     for (const spec of plan.modules) await mirrorNeed(walk, { ...spec, pick: 'every' });
@@ -76,8 +77,9 @@ async function storeVersions(need: Need, versions: string[], { http, repos, walk
   const folder = join(walk.into, need.address.namespace, need.address.name, need.address.provider);
   await removeAbandoned(folder);
   const record = (version: string) => ({ module: key, version, ...(need.calledFrom === undefined ? {} : { calledFrom: need.calledFrom }) });
-  // A version reached again (another caller, a cycle) was handled the first time.
-  const fresh = versions.filter((v) => !walk.result.fetched.some((f) => f.module === key && f.version === v) && !walk.result.present.some((p) => p.module === key && p.version === v));
+  // A version reached again (another caller, a cycle) was handled the first time, a failure included.
+  const fresh = versions.filter((v) => !walk.stored.has(`${key} ${v}`));
+  for (const v of fresh) walk.stored.add(`${key} ${v}`);
   const missing = fresh.filter((v) => !existsSync(join(folder, v)));
   for (const v of fresh) if (!missing.includes(v)) walk.result.present.push(record(v));
   if (fresh.length > 0) {
