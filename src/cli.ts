@@ -199,22 +199,37 @@ const COMMANDS: Record<string, Command> = {
     run: async (values, positionals) => (await import('./commands/unbundle.js')).runUnbundle(values, positionals),
   },
   sync: {
-    summary: 'Copy module versions from an upstream registry into a module folder the build reads',
-    usage: `modmirror sync --from URL --module NS/NAME/PROVIDER[@CONSTRAINT] [--module ...] [--into DIR] [--token-env VAR]
+    summary: 'Copy module versions, and the modules they call, from an upstream registry into a module folder the build reads',
+    usage: `modmirror sync --from URL (--module NS/NAME/PROVIDER[@CONSTRAINT] | --for DIR)... [--into DIR] [--token-env VAR]
+               [--no-dependencies] [--dependency-versions newest|every] [--stands-in-for HOST]... [--json]
 
   --from URL        the upstream registry (its /.well-known/terraform.json names modules.v1)
-  --module ADDR     a module to copy, with an optional version constraint: acme/vpc/aws@"~> 2.0" (repeatable)
-  --into DIR        the folder to fill, laid out <namespace>/<name>/<provider>/<version>/
-                    (default: the config's first folder source)
+  --module ADDR     copy every version matching the constraint: acme/vpc/aws@"~> 2.0" (repeatable)
+  --for DIR         copy the registry modules a Terraform configuration's module blocks call (repeatable);
+                    without --from, from the config's upstreams
+  --into DIR        the folder to fill, <namespace>/<name>/<provider>/<version>/ (default: the config's first folder source)
   --config FILE     config that names the folder (default: ./mirror.config.yaml)
-  --token-env VAR   environment variable holding a bearer token for the upstream
-                    (default: MODMIRROR_SYNC_TOKEN, else Terraform's TF_TOKEN_<host>)`,
+  --token-env VAR   variable holding the upstream's bearer token (default: MODMIRROR_SYNC_TOKEN, else TF_TOKEN_<host>)
+  --no-dependencies copy only what --module/--for name, not the registry modules those versions call
+  --dependency-versions newest|every   per call, the newest match (what terraform init picks; default) or every match
+  --stands-in-for HOST  a public registry the upstream answers for (repeatable; default registry.terraform.io and
+                    registry.opentofu.org); a call without a host means registry.terraform.io, one naming the
+                    upstream's own host is followed too, others are reported as "other host"
+  --json            print one JSON summary (fetched, present, failures, notMirrored, cycles, providers), no progress
+
+  git::, local and URL sources, cycles and unsatisfiable calls are reported, never fatal to the rest;
+  exit 1 when something wanted could not be found or fetched.`,
     options: {
       from: { type: 'string' },
       module: { type: 'string', multiple: true },
+      for: { type: 'string', multiple: true },
       into: { type: 'string' },
       config: { type: 'string' },
       'token-env': { type: 'string' },
+      'no-dependencies': { type: 'boolean' },
+      'dependency-versions': { type: 'string' },
+      'stands-in-for': { type: 'string', multiple: true },
+      json: { type: 'boolean' },
     },
     run: async (values) => (await import('./commands/sync.js')).runSync(values),
   },

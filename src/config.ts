@@ -8,7 +8,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } fro
 import { MirrorError } from './errors.js';
 import type { ModuleAddress, ModuleMeta } from './types.js';
 import { addressKey, isValidName } from './protocol/paths.js';
-import { parseModuleSpec } from './sync/constraint.js';
+import { resolveSyncEntry, validateSyncEntries, type SyncEntry } from './sync/config.js';
 
 export const DEFAULT_CONFIG_FILE = 'mirror.config.yaml';
 export const DEFAULT_TAG_PATTERN = String.raw`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`;
@@ -21,7 +21,7 @@ export interface UserConfig {
   sources?: UserSource[];
   modules?: Record<string, Partial<ModuleMeta>>;
   browse?: { imageHosts?: string[] };
-  sync?: { from: string; into?: string; tokenEnv?: string; modules: string[] }[];
+  sync?: SyncEntry[];
 }
 
 export type UserSource =
@@ -60,8 +60,8 @@ export interface ResolvedConfig {
   modules: Map<string, Partial<ModuleMeta>>;
   /** Origins whose images the browse page may show in READMEs; none by default. */
   imageHosts: string[];
-  /** Upstream registries `modmirror sync` fills the module folder from (`into` absolute when given). */
-  sync: { from: string; into?: string; tokenEnv?: string; modules: string[] }[];
+  /** Upstream registries `modmirror sync` fills the module folder from (`into` and `for` absolute). */
+  sync: SyncEntry[];
 }
 
 export interface ConfigOverrides {
@@ -159,7 +159,7 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
     sources: sources.map((s) => resolveSource(s, base)),
     modules: new Map(Object.entries(user.modules ?? {})),
     imageHosts: user.browse?.imageHosts ?? [],
-    sync: (user.sync ?? []).map((s) => ({ ...s, ...(s.into === undefined ? {} : { into: resolve(base, s.into) }) })),
+    sync: (user.sync ?? []).map((s) => resolveSyncEntry(s, base)),
   };
   if (options.sourcesMustExist !== false) checkResolved(resolved, describe);
   return resolved;
@@ -317,27 +317,7 @@ function validateUserConfig(value: unknown): Problem[] {
       });
     }
   }
-  if ('sync' in config && expect(Array.isArray(config['sync']), ['sync'], 'expected a list of upstreams (- from: URL, modules: [...])')) {
-    (config['sync'] as unknown[]).forEach((entry, i) => {
-      const path = ['sync', i];
-      if (!expect(isRecord(entry), path, 'expected a mapping with "from" and "modules"')) return;
-      const e = entry as Record<string, unknown>;
-      unknownKeys(e, ['from', 'into', 'tokenEnv', 'modules'], path);
-      expect(typeof e['from'] === 'string' && /^https?:\/\/[^/]+/.test(e['from']), [...path, 'from'], `expected the upstream registry's http(s) URL, got ${show(e['from'])}`);
-      optionalString(e, 'into', path);
-      optionalString(e, 'tokenEnv', path);
-      if (expect(Array.isArray(e['modules']) && e['modules'].length > 0, [...path, 'modules'], 'expected a list of NAMESPACE/NAME/PROVIDER[@CONSTRAINT]')) {
-        (e['modules'] as unknown[]).forEach((spec, j) => {
-          if (!expect(typeof spec === 'string', [...path, 'modules', j], `expected a string, got ${show(spec)}`)) return;
-          try {
-            parseModuleSpec(spec as string);
-          } catch (error) {
-            problems.push({ path: [...path, 'modules', j], message: (error as Error).message });
-          }
-        });
-      }
-    });
-  }
+  if ('sync' in config) problems.push(...validateSyncEntries(config['sync']));
   if ('modules' in config && expect(isRecord(config['modules']), ['modules'], 'expected a mapping of NAMESPACE/NAME/PROVIDER to metadata')) {
     for (const [key, meta] of Object.entries(config['modules'] as Record<string, unknown>)) {
       const path = ['modules', key];

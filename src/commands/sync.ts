@@ -1,50 +1,81 @@
-import { relative, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { resolveMirrorConfig, type ResolvedConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
+import type { SyncEntry } from '../sync/config.js';
 import { parseModuleSpec } from '../sync/constraint.js';
-import { sync } from '../sync/index.js';
+import { sync, type DependencyOptions } from '../sync/index.js';
+import { normalizeHost, PUBLIC_REGISTRY_HOSTS } from '../sync/source-address.js';
 import { stringFlag, type Values } from './args.js';
+import { printSummary, summaryJson, type UpstreamSummary } from './sync-report.js';
 
 const usage = (message: string, hint = 'Run modmirror sync --help.') => new MirrorError('USAGE', message, { hint });
-
-interface Upstream {
-  from: string;
-  into?: string;
-  tokenEnv?: string;
-  modules: string[];
-}
 
 /** The upstreams to copy from: the flags, or without --from the config's `sync` list. */
 export async function runSync(values: Values): Promise<number> {
   // The folder sync fills may not exist yet: the config is read as the mirror commands read it.
   const config = resolveMirrorConfig({ config: stringFlag(values, 'config') });
-  const fromFlag = values['from'] as string | undefined;
+  const json = values['json'] === true;
+  // Every plan is made (and every flag and folder checked) before anything is fetched.
+  const plans = chooseUpstreams(values, config).map((upstream) => {
+    const from = parseFrom(upstream.from);
+    const into = stringFlag(values, 'into') !== undefined ? resolve(stringFlag(values, 'into')!) : upstream.into ?? defaultFolder(config);
+    const configurations = (upstream.for ?? []).map(configurationFolder);
+    return { from, into, modules: (upstream.modules ?? []).map(parseModuleSpec), configurations, dependencies: dependencyOptions(values, upstream), token: token(upstream.tokenEnv, from) };
+  });
+  const summaries: UpstreamSummary[] = [];
+  for (const plan of plans) {
+    const result = await sync(plan, { log: json ? () => {} : (line) => console.error(line) });
+    summaries.push({ from: plan.from.href, into: plan.into, result });
+    if (!json) printSummary(summaries.at(-1)!);
+  }
+  const failures = summaries.reduce((n, s) => n + s.result.failures.length, 0);
+  if (json) console.log(JSON.stringify(summaryJson(summaries), null, 2));
+  else if (failures > 0) console.error(`${failures} module(s) or version(s) failed (see the errors above); run sync again to retry them: the others are kept.`);
+  return failures > 0 ? 1 : 0;
+}
+
+function chooseUpstreams(values: Values, config: ResolvedConfig): SyncEntry[] {
+  const fromFlag = stringFlag(values, 'from');
   // parseArgs gives a list for an option declared `multiple`.
   const moduleFlags = (values['module'] as unknown as string[] | undefined) ?? [];
-  let upstreams: Upstream[];
+  const forFlags = ((values['for'] as unknown as string[] | undefined) ?? []).map((dir) => resolve(dir));
   if (fromFlag !== undefined) {
-    if (moduleFlags.length === 0) throw usage('Name at least one module: --module NAMESPACE/NAME/PROVIDER[@CONSTRAINT].');
-    upstreams = [{ from: fromFlag, modules: moduleFlags, tokenEnv: values['token-env'] as string | undefined }];
-  } else if (config.sync.length > 0 && moduleFlags.length === 0) {
-    upstreams = config.sync;
-  } else {
-    throw usage('Name the upstream registry with --from URL and modules with --module, or list them under "sync:" in mirror.config.yaml.');
+    if (moduleFlags.length === 0 && forFlags.length === 0) throw usage('Name at least one module (--module NAMESPACE/NAME/PROVIDER[@CONSTRAINT]) or a configuration folder (--for DIR).');
+    return [{ from: fromFlag, modules: moduleFlags, for: forFlags, tokenEnv: stringFlag(values, 'token-env') }];
   }
-  let failures = 0;
-  for (const upstream of upstreams) {
-    const from = parseFrom(upstream.from);
-    const into = (values['into'] as string | undefined) !== undefined ? resolve(values['into'] as string) : upstream.into ?? defaultFolder(config);
-    const result = await sync({ from, into, modules: upstream.modules.map(parseModuleSpec), token: token(upstream.tokenEnv, from) }, { log: (line) => console.error(line) });
-    const shown = relative(process.cwd(), into) || '.';
-    const next = result.fetched.length > 0 ? ' Run modmirror build to serve them.' : '';
-    console.log(`Fetched ${result.fetched.length} version(s) into ${shown}/ (${result.present} already there) from ${from.origin}.${next}`);
-    failures += result.failures.length;
+  if (config.sync.length > 0 && moduleFlags.length === 0) {
+    // --for with the config's upstreams: that folder's closure, not the config's module lists.
+    return forFlags.length > 0 ? config.sync.map((u) => ({ ...u, modules: [], for: forFlags })) : config.sync;
   }
-  if (failures > 0) {
-    console.error(`${failures} module(s) or version(s) failed (see the errors above); run sync again to retry them: the others are kept.`);
-    return 1;
+  throw usage('Name the upstream registry with --from URL and modules with --module (or a configuration folder with --for), or list them under "sync:" in mirror.config.yaml.');
+}
+
+/** Flags win over the config entry's keys; by default every call is followed and the newest match mirrored. */
+function dependencyOptions(values: Values, upstream: SyncEntry): DependencyOptions {
+  const pick = stringFlag(values, 'dependency-versions') ?? upstream.dependencyVersions ?? 'newest';
+  if (pick !== 'newest' && pick !== 'every') throw usage(`Invalid --dependency-versions "${pick}": expected newest or every.`);
+  const hostFlags = (values['stands-in-for'] as unknown as string[] | undefined) ?? [];
+  for (const host of hostFlags) {
+    if (normalizeHost(host) === undefined) throw usage(`Invalid --stands-in-for "${host}": expected a registry host name such as registry.terraform.io.`);
   }
-  return 0;
+  return {
+    follow: values['no-dependencies'] === true ? false : upstream.dependencies ?? true,
+    pick,
+    standsInFor: hostFlags.length > 0 ? hostFlags : upstream.standsInFor ?? PUBLIC_REGISTRY_HOSTS,
+  };
+}
+
+function configurationFolder(dir: string): string {
+  const isDir = (() => {
+    try {
+      return statSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  })();
+  if (!isDir) throw usage(`--for ${dir}: no such folder.`, 'Name the Terraform configuration folder you run terraform init in.');
+  return dir;
 }
 
 function parseFrom(text: string): URL {

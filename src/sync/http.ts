@@ -132,6 +132,13 @@ export function retryAfterMs(header: string | undefined, now = Date.now()): numb
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** A final (not retried) HTTP answer outside 2xx; the status lets a caller tell "no such module" from other failures. */
+export class UpstreamStatusError extends MirrorError {
+  constructor(message: string, readonly status: number, options: { hint?: string }) {
+    super('UPSTREAM_FAILED', message, options);
+  }
+}
+
 function fatal(message: string, status?: number): MirrorError {
   const hint =
     status === 401 || status === 403
@@ -139,7 +146,8 @@ function fatal(message: string, status?: number): MirrorError {
       : status === 404
         ? 'Check the module address and version on the upstream.'
         : undefined;
-  return new MirrorError('UPSTREAM_FAILED', message, hint === undefined ? {} : { hint });
+  const options = hint === undefined ? {} : { hint };
+  return status === undefined ? new MirrorError('UPSTREAM_FAILED', message, options) : new UpstreamStatusError(message, status, options);
 }
 
 function finalError(error: unknown, url: URL, what: string, attempts: number): unknown {

@@ -1,42 +1,25 @@
 // `modmirror sync`, on the connected side: copies module versions from an
 // upstream registry into a module folder laid out
-// <namespace>/<name>/<provider>/<version>/, which the next build serves.
-// A version already in the folder is never fetched again, so a run that
-// stopped (or failed on some versions) is finished by running it again.
+// <namespace>/<name>/<provider>/<version>/, which the next build serves,
+// together with the modules they call (closure.ts). A version already in the
+// folder is never fetched again, so a run that stopped (or failed on some
+// versions) is finished by running it again.
 
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import semver from 'semver';
+import { join, posix } from 'node:path';
 import { messageOf } from '../errors.js';
 import { addressKey } from '../protocol/paths.js';
-import type { ModuleSpec } from './constraint.js';
+import { configurationCalls, shownPath, type FolderCalls } from './calls.js';
+import { fail, mirrorCalls, mirrorNeed, type Need, type Walk } from './closure.js';
 import { fetchLocation, GitRepos } from './fetch.js';
 import { HttpClient } from './http.js';
 import { parseLocation } from './location.js';
+import { servedHosts } from './source-address.js';
 import { removeAbandoned, storeVersion } from './store.js';
-import { discoverModules, downloadLocation, listVersions, publishedAt } from './upstream.js';
+import type { SyncPlan, SyncResult } from './types.js';
+import { discoverModules, downloadLocation, publishedAt } from './upstream.js';
 
-export interface SyncPlan {
-  /** The upstream registry; discovery is read from its host. */
-  from: URL;
-  /** Absolute path of the module folder to fill. */
-  into: string;
-  modules: ModuleSpec[];
-  token?: string;
-}
-
-export interface SyncFailure {
-  module: string;
-  version?: string;
-  message: string;
-}
-
-export interface SyncResult {
-  fetched: { module: string; version: string; files: number }[];
-  /** Matching versions the folder already had. */
-  present: number;
-  failures: SyncFailure[];
-}
+export type { DependencyOptions, SyncFailure, SyncPlan, SyncResult } from './types.js';
 
 export interface SyncOptions {
   log: (line: string) => void;
@@ -46,12 +29,35 @@ export interface SyncOptions {
 }
 
 export async function sync(plan: SyncPlan, options: SyncOptions): Promise<SyncResult> {
+  // Configuration folders are read first: a mistake in one fails before anything is fetched.
+  const configurations: { dir: string; calls: FolderCalls }[] = [];
+  for (const dir of plan.configurations) configurations.push({ dir, calls: await configurationCalls(dir) });
+
   const http = new HttpClient({ token: plan.token, tokenOrigin: plan.from.origin, log: options.log, maxAttempts: options.maxAttempts, baseDelayMs: options.baseDelayMs });
   const repos = new GitRepos();
-  const result: SyncResult = { fetched: [], present: 0, failures: [] };
+  const result: SyncResult = { fetched: [], present: [], failures: [], notMirrored: [], cycles: [], providers: [] };
   try {
     const modules = await discoverModules(http, plan.from);
-    for (const spec of plan.modules) await syncModule(spec, modules, plan.into, { http, repos, log: options.log, result });
+    const walk: Walk = {
+      http,
+      modules,
+      into: plan.into,
+      options: plan.dependencies,
+      hosts: servedHosts(plan.from, plan.dependencies.standsInFor),
+      result,
+      log: options.log,
+      store: (need, versions) => storeVersions(need, versions, { http, repos, walk }),
+      listings: new Map(),
+      stored: new Set(),
+      followed: new Set(),
+    };
+    for (const spec of plan.modules) await mirrorNeed(walk, { ...spec, pick: 'every' });
+    for (const { dir, calls } of configurations) {
+      const shown = shownPath(dir);
+      const label = (folder: string) => posix.join(shown, folder);
+      for (const p of calls.providers) result.providers.push({ name: p.name, source: p.source, version: p.version, calledFrom: `${label(p.folder)}: required_providers` });
+      await mirrorCalls(walk, calls, label);
+    }
   } finally {
     await http.close();
     await repos.close();
@@ -59,53 +65,42 @@ export async function sync(plan: SyncPlan, options: SyncOptions): Promise<SyncRe
   return result;
 }
 
-interface Context {
+interface StoreContext {
   http: HttpClient;
   repos: GitRepos;
-  log: (line: string) => void;
-  result: SyncResult;
+  walk: Walk;
 }
 
-async function syncModule(spec: ModuleSpec, modules: URL, into: string, ctx: Context): Promise<void> {
-  const key = addressKey(spec.address);
-  const folder = join(into, spec.address.namespace, spec.address.name, spec.address.provider);
+/** Fetches the versions the folder lacks, one by one; gives every version that is now there. */
+async function storeVersions(need: Need, versions: string[], { http, repos, walk }: StoreContext): Promise<string[]> {
+  const key = addressKey(need.address);
+  const folder = join(walk.into, need.address.namespace, need.address.name, need.address.provider);
   await removeAbandoned(folder);
-  let listed: string[];
-  try {
-    listed = await listVersions(ctx.http, modules, spec.address);
-  } catch (error) {
-    fail(ctx, { module: key, message: messageOf(error) });
-    return;
+  const record = (version: string) => ({ module: key, version, ...(need.calledFrom === undefined ? {} : { calledFrom: need.calledFrom }) });
+  // A version reached again (another caller, a cycle) was handled the first time, a failure included.
+  const fresh = versions.filter((v) => !walk.stored.has(`${key} ${v}`));
+  for (const v of fresh) walk.stored.add(`${key} ${v}`);
+  const missing = fresh.filter((v) => !existsSync(join(folder, v)));
+  for (const v of fresh) if (!missing.includes(v)) walk.result.present.push(record(v));
+  if (fresh.length > 0) {
+    const which = need.pick === 'newest' ? `newest version matching "${need.constraint}"` : `version(s)${need.constraint === '' ? '' : ` matching "${need.constraint}"`}`;
+    const why = need.calledFrom === undefined ? '' : ` (called from ${need.calledFrom})`;
+    walk.log(`${key}: ${fresh.length} ${which}${why}, ${fresh.length - missing.length} already here, ${missing.length} to fetch`);
   }
-  // Folder names are the normalised version, which also keeps `..` and such out of paths.
-  const matching = [...new Set(listed.map((v) => semver.valid(v)).filter((v): v is string => v !== null && spec.matches(v)))].sort(semver.compare);
-  if (matching.length === 0) {
-    const shown = listed.slice(0, 10).join(', ') || 'none';
-    fail(ctx, { module: key, message: `${key}: no upstream version matches "${spec.constraint}" (upstream has: ${shown}${listed.length > 10 ? ', ...' : ''})` });
-    return;
-  }
-  const missing = matching.filter((v) => !existsSync(join(folder, v)));
-  ctx.result.present += matching.length - missing.length;
-  const constraint = spec.constraint === '' ? '' : ` matching "${spec.constraint}"`;
-  ctx.log(`${key}: ${matching.length} version(s)${constraint}, ${matching.length - missing.length} already here, ${missing.length} to fetch`);
   for (const [i, version] of missing.entries()) {
     const what = `${key} ${version}`;
     try {
-      const { location, base } = await downloadLocation(ctx.http, modules, spec.address, version);
+      const { location, base } = await downloadLocation(http, walk.modules, need.address, version);
       const parsed = parseLocation(location, base);
-      const date = await publishedAt(ctx.http, modules, spec.address, version);
-      const stored = await storeVersion(join(folder, version), (scratch) => fetchLocation(scratch, parsed, ctx.http, ctx.repos, what), date);
-      if (stored.outcome === 'present') ctx.result.present++;
-      else ctx.result.fetched.push({ module: key, version, files: stored.files });
-      ctx.log(`[${i + 1}/${missing.length}] ${what}: ${stored.outcome === 'present' ? 'already stored by another sync' : `fetched ${stored.files} file(s)`}`);
+      const date = await publishedAt(http, walk.modules, need.address, version);
+      const stored = await storeVersion(join(folder, version), (scratch) => fetchLocation(scratch, parsed, http, repos, what), date);
+      if (stored.outcome === 'present') walk.result.present.push(record(version));
+      else walk.result.fetched.push({ ...record(version), files: stored.files });
+      walk.log(`[${i + 1}/${missing.length}] ${what}: ${stored.outcome === 'present' ? 'already stored by another sync' : `fetched ${stored.files} file(s)`}`);
     } catch (error) {
       // One version failing (a file system error included) leaves the others to go on.
-      fail(ctx, { module: key, version, message: messageOf(error) });
+      fail(walk, { module: key, version, message: messageOf(error) });
     }
   }
-}
-
-function fail(ctx: Context, failure: SyncFailure): void {
-  ctx.result.failures.push(failure);
-  ctx.log(`error: ${failure.message}`);
+  return versions.filter((v) => existsSync(join(folder, v)));
 }

@@ -6,7 +6,7 @@
 import { MirrorError } from '../errors.js';
 import { addressKey } from '../protocol/paths.js';
 import type { ModuleAddress } from '../types.js';
-import type { HttpClient } from './http.js';
+import { UpstreamStatusError, type HttpClient } from './http.js';
 
 /** `modules.v1` of the upstream, resolved against its discovery URL (it may be relative). */
 export async function discoverModules(http: HttpClient, from: URL): Promise<URL> {
@@ -30,6 +30,11 @@ export async function listVersions(http: HttpClient, modules: URL, address: Modu
     throw new MirrorError('UPSTREAM_FAILED', `${url} is not a versions document (no modules[0].versions list).`, { hint: 'Check that --from is a Terraform module registry.' });
   }
   return first.versions.map((v) => v.version).filter((v): v is string => typeof v === 'string');
+}
+
+/** The upstream answered a version list with 404 (spec 2.8): it has no module at that address. */
+export function isMissingModule(error: unknown): boolean {
+  return error instanceof UpstreamStatusError && error.status === 404;
 }
 
 /** Where a version's files are: the location as the upstream wrote it, and the URL it is relative to. */

@@ -1,0 +1,73 @@
+// What `sync` is asked to do and what it reports: shared by the sync stage,
+// the dependency walk and the command that prints (or --json writes) it.
+
+import type { ModuleSpec } from './constraint.js';
+
+export interface DependencyOptions {
+  /** Follow the module calls of mirrored versions (default on; `--no-dependencies` turns it off). */
+  follow: boolean;
+  /** For a call's constraint: the newest match, as `terraform init` picks, or every match. */
+  pick: 'newest' | 'every';
+  /** Public registry hosts the upstream stands in for; a call without a host means registry.terraform.io. */
+  standsInFor: string[];
+}
+
+export interface SyncPlan {
+  /** The upstream registry; discovery is read from its host. */
+  from: URL;
+  /** Absolute path of the module folder to fill. */
+  into: string;
+  modules: ModuleSpec[];
+  /** Absolute paths of Terraform configuration folders whose module calls are mirrored (`--for`). */
+  configurations: string[];
+  dependencies: DependencyOptions;
+  token?: string;
+}
+
+export interface VersionRecord {
+  module: string;
+  version: string;
+  /** The call that led here; absent for a module named in the plan. */
+  calledFrom?: string;
+}
+
+export interface FetchedVersion extends VersionRecord {
+  files: number;
+}
+
+export interface SyncFailure {
+  module: string;
+  version?: string;
+  calledFrom?: string;
+  message: string;
+}
+
+/** A module call the mirror cannot answer, and why. */
+export interface NotMirrored {
+  source: string;
+  /** The call's version constraint as written. */
+  version: string;
+  calledFrom: string;
+  /** local: a path in the caller's own files; git, url, other: fetched by go-getter; other-host: a registry this upstream does not stand in for. */
+  reason: 'local' | 'git' | 'url' | 'other' | 'other-host';
+  message: string;
+}
+
+/** A provider a configuration requires; providers are not mirrored yet. */
+export interface ProviderFound {
+  name: string;
+  source: string;
+  version: string;
+  calledFrom: string;
+}
+
+export interface SyncResult {
+  fetched: FetchedVersion[];
+  /** Versions wanted that the folder already had. */
+  present: VersionRecord[];
+  failures: SyncFailure[];
+  notMirrored: NotMirrored[];
+  /** Each cycle of calls found, as `NS/NAME/PROVIDER VERSION` from the first repeat to itself. */
+  cycles: string[][];
+  providers: ProviderFound[];
+}
