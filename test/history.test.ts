@@ -3,112 +3,16 @@
 // leaves the module and one that loops), and a version with a file no parser
 // reads. The build mirrors every tag; --strict leaves the broken one out.
 
-import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { extract, list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { archiveFile, downloadFile, versionDetailFile, versionsFile } from '../src/emit/paths.js';
+import { APP, HCL1, V1, V1_LINKS } from './fixtures/history.js';
 import { makeRepo, runCli, tempDir, treeOf, writeFiles } from './helpers.js';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 const EKS = { namespace: 'acme', name: 'eks', provider: 'aws' };
-
-const HCL1 = {
-  'main.tf': `provider "aws" {
-  version = ">= 1.24.0"
-  region  = "\${var.region}"
-}
-
-resource "aws_eks_cluster" "this" {
-  name     = "\${var.cluster_name}"
-  role_arn = "\${aws_iam_role.cluster.arn}"
-}
-
-resource "aws_iam_role" "cluster" { name_prefix = "\${var.cluster_name}" }
-
-data "aws_region" "current" {}
-
-module "workers" {
-  source  = "terraform-aws-modules/autoscaling/aws"
-  version = "2.2.2"
-}
-`,
-  'local.tf': `locals {
-  # pods per instance type: dotted keys, HCL1 only
-  max_pods = {
-    c4.large   = 29
-    c4.2xlarge = 58
-    m5.xlarge  = 58
-  }
-}
-`,
-  'variables.tf': `variable "cluster_name" {
-  description = "Name of the EKS cluster."
-}
-
-variable "region" { default = "us-west-2" }
-
-variable "subnets" {
-  type        = "list"
-  description = "Subnets to place workers in."
-}
-
-variable "tags" {
-  type    = "map"
-  default = {}
-}
-
-variable "workers" {
-  type    = "list"
-  default = [{ instance_type = "m4.large", asg_max_size = 3 }]
-}
-
-variable "userdata" {
-  description = <<EOF
-Shell appended to the workers' user data.
-EOF
-  default = <<EOF
-#!/bin/bash
-echo "\${HOSTNAME:-unknown}"
-EOF
-}
-`,
-  'outputs.tf': `output "cluster_id" { value = "\${aws_eks_cluster.this.id}" description = "The EKS cluster's name." }
-
-output "kubeconfig" {
-  value     = "\${local.max_pods["c4.large"]}"
-  sensitive = true
-}
-`,
-};
-
-const APP = {
-  'examples/app/main.tf': 'module "eks" {\n  source       = "../../"\n  cluster_name = var.name\n}\n\nresource "null_resource" "app" {}\n',
-  'examples/app/variables.tf': 'variable "name" {\n  type        = string\n  description = "Application name."\n}\n',
-  'examples/app/outputs.tf': 'output "id" {\n  description = "ID of the app."\n  value       = null_resource.app.id\n}\n',
-  'examples/app/README.md': '# App\n',
-};
-
-const V1 = {
-  'main.tf': 'resource "null_resource" "this" {}\n',
-  'variables.tf': 'variable "cluster_name" {\n  type = string\n}\n',
-  'outputs.tf': 'output "cluster_id" {\n  value = null_resource.this.id\n}\n',
-  'README.md': '# EKS\n\nA cluster.\n',
-  'examples/app_v2/README.md': '# App, version 2\n',
-  ...APP,
-};
-
-// Like Azure/terraform-azurerm-aks 9.3.0: an example made of links to a sibling's files.
-const V1_LINKS = {
-  'examples/app_v2/main.tf': '../app/main.tf',
-  'examples/app_v2/variables.tf': '../app/variables.tf',
-  'examples/app_v2/outputs.tf': '../app/outputs.tf',
-  'modules/app': '../examples/app',
-  'examples/app_v2/secrets.tf': '../../../outside.tf',
-  'examples/app_v2/again': '../app_v2',
-};
 
 async function archiveEntries(file: string): Promise<Record<string, string>> {
   const entries: Record<string, string> = {};
@@ -281,56 +185,5 @@ describe('a folder version with symlinks', () => {
     expect(detail.root.inputs.map((i: { name: string }) => i.name)).toEqual(['shared']);
     expect(detail.examples[0].inputs.map((i: { name: string }) => i.name)).toEqual(['shared']);
     expect(await archiveEntries(join(dir, 'dist', archiveFile(address, '1.0.0')))).toEqual({ 'examples/basic/vars.tf': 'File', 'shared/vars.tf': 'File', 'vars.tf': 'File' });
-  });
-});
-
-// Terraform itself, when it is installed: what its go-getter makes of our archive, and of one that keeps links.
-const terraform = (() => {
-  try {
-    execFileSync('terraform', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-describe.skipIf(!terraform)('terraform get with the archive (real client)', () => {
-  it('installs an example made of links with every file; a tarball keeping the links installs empty files', async () => {
-    const dir = tempDir();
-    const repo = join(dir, 'repo');
-    makeRepo(repo, [{ date: '2024-01-01T00:00:00Z', files: V1, links: V1_LINKS, tags: ['v1.0.0'] }]);
-    writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - git: repo\n    namespace: acme\n    name: eks\n    provider: aws\n' });
-    expect((await runCli(['build', '--json'], dir)).code).toBe(0);
-    // What git archive (and a GitHub tarball) gives: symlink entries.
-    execFileSync('git', ['archive', '--format=tar.gz', '-o', join(dir, 'git-archive.tar.gz'), 'v1.0.0'], { cwd: repo });
-    const { createServer } = await import('node:http');
-    const files: Record<string, string> = { '/mirror.tar.gz': join(dir, 'dist', archiveFile(EKS, '1.0.0')), '/git-archive.tar.gz': join(dir, 'git-archive.tar.gz') };
-    // Plain bytes, no Content-Encoding: the archive as a static host serves it.
-    const server = createServer((req, res) => {
-      const file = files[req.url ?? ''];
-      if (!file) return res.writeHead(404).end();
-      res.writeHead(200, { 'Content-Type': 'application/gzip' }).end(readFileSync(file));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
-    try {
-      const root = join(dir, 'config');
-      writeFiles(root, {
-        'main.tf': `module "mirrored" {\n  source = "http://127.0.0.1:${port}/mirror.tar.gz//examples/app_v2"\n}\n\nmodule "linked" {\n  source = "http://127.0.0.1:${port}/git-archive.tar.gz//examples/app_v2"\n}\n`,
-        'cli.tfrc': '',
-      });
-      const env = { ...process.env, TF_CLI_CONFIG_FILE: join(root, 'cli.tfrc'), CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' };
-      // Not execFileSync: the server answering terraform runs in this process.
-      await promisify(execFile)('terraform', ['get'], { cwd: root, env, timeout: 60_000 });
-      const installed = (module: string, name: string) => join(root, '.terraform/modules', module, 'examples/app_v2', name);
-      for (const name of ['main.tf', 'variables.tf', 'outputs.tf']) {
-        expect(lstatSync(installed('mirrored', name)).isFile()).toBe(true);
-        expect(readFileSync(installed('mirrored', name), 'utf8')).toBe(APP[`examples/app/${name}` as keyof typeof APP]);
-        // The evidence for carrying links as files: go-getter writes a link entry as an empty file.
-        expect(readFileSync(installed('linked', name), 'utf8')).toBe('');
-      }
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
   });
 });

@@ -34,6 +34,7 @@ export type Hcl1Node =
   | { kind: 'list'; items: Hcl1Node[] };
 
 const LITERALS = new Set<Hcl1Token>(['BOOL', 'NUMBER', 'FLOAT', 'STRING', 'HEREDOC']);
+const PUNCTUATION: Record<string, Hcl1Token> = { '[': 'LBRACK', ']': 'RBRACK', '{': 'LBRACE', '}': 'RBRACE', ',': 'COMMA', '=': 'ASSIGN', '+': 'ADD', '-': 'SUB', '.': 'PERIOD' };
 
 /** Parses one file; throws HclSyntaxError where the HCL1 parser would fail. */
 export function parseHcl1(source: string): Hcl1Item[] {
@@ -92,24 +93,15 @@ class Scanner {
         return token(text === 'true' || text === 'false' ? 'BOOL' : 'IDENT');
       }
       if (isDecimal(c) || (c === '-' && isDecimal(this.peek()))) return token(this.number(c === '-' ? this.advance() : c, start));
-      switch (c) {
-        case '"': this.string(start); return token('STRING');
-        case '<': this.heredoc(start); return token('HEREDOC');
-        case '.':
-          if (!isDecimal(this.peek())) return token('PERIOD');
-          while (isDecimal(this.peek())) this.advance();
-          this.exponent();
-          return token('FLOAT');
-        case '[': return token('LBRACK');
-        case ']': return token('RBRACK');
-        case '{': return token('LBRACE');
-        case '}': return token('RBRACE');
-        case ',': return token('COMMA');
-        case '=': return token('ASSIGN');
-        case '+': return token('ADD');
-        case '-': return token('SUB');
-        default: this.fail(c === '/' ? "expected '/' for comment" : 'illegal char', start);
-      }
+      if (c === '"') this.string(start);
+      else if (c === '<') this.heredoc(start);
+      else if (c === '.' && isDecimal(this.peek())) {
+        while (isDecimal(this.peek())) this.advance();
+        this.exponent();
+        return token('FLOAT');
+      } else if (PUNCTUATION[c]) return token(PUNCTUATION[c]);
+      else this.fail(c === '/' ? "expected '/' for comment" : 'illegal char', start);
+      return token(c === '"' ? 'STRING' : 'HEREDOC');
     }
   }
 
