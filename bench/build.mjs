@@ -8,7 +8,7 @@ import { writeFile, mkdir, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateCorpus } from './corpus.mjs';
+import { generateCorpus } from './corpus/index.mjs';
 import { hasGnuTime, log, makeTempDir, mapLimited, median, removeTempDir, runCommand, runWithPeakRss } from './util.mjs';
 
 const CLI = fileURLToPath(new URL('../bin/modmirror.js', import.meta.url));

@@ -21,16 +21,16 @@ import { cleanupTempDirs, log } from './util.mjs';
 const BENCHMARKS = [
   { name: 'build', run: async (opts) => (await import('./build.mjs')).benchBuild(opts) },
   { name: 'build-memory', run: async (opts) => (await import('./build.mjs')).benchBuildMemory(opts) },
-  { name: 'serve', run: async (opts) => (await import('./serve.mjs')).benchServe(opts) },
+  { name: 'serve', run: async (opts) => (await import('./serve/throughput.mjs')).benchServe(opts) },
   {
     name: 'serve-api',
     onlyWhenNamed: true, // the management API rows of `serve`, on their own (with the small mirror)
     run: async (opts) => {
-      const serve = await import('./serve.mjs');
+      const serve = await import('./serve/throughput.mjs');
       return serve.benchServe({ ...opts, endpoints: serve.MANAGEMENT_ENDPOINTS });
     },
   },
-  { name: 'serve-memory', run: async (opts) => (await import('./serve.mjs')).benchServeMemory(opts) },
+  { name: 'serve-memory', run: async (opts) => (await import('./serve/memory.mjs')).benchServeMemory(opts) },
 ];
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,22 +1,56 @@
 // Atomic file writes: a reader or a crash sees the old file or the new one,
-// never a torn or empty file.
+// never a torn or empty file. Every write that replaces a file in place goes
+// through here: a temp file beside it, fsync, rename, fsync of the folder.
 
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 export async function writeFileAtomic(file: string, data: string | Buffer): Promise<void> {
-  const temp = join(dirname(file), `.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'w', 0o644);
+  const temp = tempBeside(file);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
+    const handle = await open(temp, 'w', 0o644);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await commit(temp, file);
   } catch (error) {
-    await handle.close();
     await rm(temp, { force: true });
     throw error;
   }
-  await handle.close();
+}
+
+/**
+ * The same for content too large to hold (a bundle): `writeTemp` writes the
+ * temp file its own way (a stream pipeline), then it is committed like any
+ * other, so an interrupted write never looks finished.
+ */
+export async function writeFileAtomicWith(file: string, writeTemp: (temp: string) => Promise<void>): Promise<void> {
+  const temp = tempBeside(file);
+  try {
+    await writeTemp(temp);
+    const handle = await open(temp, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await commit(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** A hidden, unique name in the same folder, so the rename stays on one file system. */
+function tempBeside(file: string): string {
+  return join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+async function commit(temp: string, file: string): Promise<void> {
   await rename(temp, file);
   // The rename itself is durable only once the folder is synced.
   const dir = await open(dirname(file), 'r');

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MANIFEST_FILE } from './emit/paths.js';
+import { MANIFEST_FILE } from './protocol/paths.js';
 import type { PartialVersion } from './types.js';
 
 /** What a build said about its versions, beyond the scan's own warnings. */

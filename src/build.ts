@@ -12,7 +12,7 @@ import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
 import { readManifest } from './emit/existing.js';
 import { emitIndexes, emitModule, groupBy, type ForcedReplacement, type Manifest, type ModuleRecord } from './emit/index.js';
-import { addressKey, archiveFile } from './emit/paths.js';
+import { addressKey, archiveFile } from './protocol/paths.js';
 import { createStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
 import { createExtractCache, descriptionFromReadme, extractDocumentation, syntaxError, type ExtractCache } from './extract/index.js';
 import { withLock } from './lock.js';

@@ -2,16 +2,18 @@
 // on demand, so `modmirror --version` stays fast in pipelines.
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Values } from './commands/args.js';
 import { exitCodeFor, MirrorError } from './errors.js';
 import { VERSION } from './version.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
-export type Values = Record<string, string | boolean | undefined>;
 
 interface Command {
   summary: string;
   usage: string;
   options: Options;
+  /** Names of the positional arguments; the first `required` of them must be given, no more than all; `missing` says what to give. */
+  positionals?: { names: string[]; required: number; missing?: string };
   run: (values: Values, positionals: string[]) => Promise<number>;
 }
 
@@ -37,7 +39,7 @@ const COMMANDS: Record<string, Command> = {
       'base-url': { type: 'string' },
       json: { type: 'boolean' },
     },
-    run: async (values, positionals) => (await import('./commands/build.js')).runBuild(values, positionals),
+    run: async (values) => (await import('./commands/build.js')).runBuild(values),
   },
   serve: {
     summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
@@ -61,7 +63,7 @@ const COMMANDS: Record<string, Command> = {
       data: { type: 'string' },
       quiet: { type: 'boolean' },
     },
-    run: async (values, positionals) => (await import('./commands/serve.js')).runServe(values, positionals),
+    run: async (values) => (await import('./commands/serve.js')).runServe(values),
   },
   publish: {
     summary: 'Add one version to an existing mirror, atomically; refuses to change a published version',
@@ -92,36 +94,41 @@ const COMMANDS: Record<string, Command> = {
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },
     },
-    run: async (values, positionals) => (await import('./commands/publish.js')).runPublish(values, positionals),
+    run: async (values) => (await import('./commands/publish.js')).runPublish(values),
   },
   user: {
     summary: 'Management data: create a user (modmirror user create)',
     usage: `modmirror user create --username NAME --email ADDR [--password PW] [--site-admin] [--data DIR]`,
     options: { username: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, 'site-admin': { type: 'boolean' }, data: { type: 'string' } },
+    positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runUser(values, positionals),
   },
   org: {
     summary: 'Management data: create an organization',
     usage: `modmirror org create --name NAME --email ADDR [--owner USERNAME] [--data DIR]`,
     options: { name: { type: 'string' }, email: { type: 'string' }, owner: { type: 'string' }, data: { type: 'string' } },
+    positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runOrg(values, positionals),
   },
   team: {
     summary: 'Management data: create a team in an organization',
     usage: `modmirror team create --org ORG --name NAME [--members USER,USER] [--data DIR]`,
     options: { org: { type: 'string' }, name: { type: 'string' }, members: { type: 'string' }, data: { type: 'string' } },
+    positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runTeam(values, positionals),
   },
   token: {
     summary: 'Management data: create an API token; prints it once, keeps only its hash',
     usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR]`,
     options: { user: { type: 'string' }, team: { type: 'string' }, org: { type: 'string' }, data: { type: 'string' } },
+    positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runToken(values, positionals),
   },
   edition: {
     summary: 'Management data: declare the edition (self-hosted, free, standard, plus)',
     usage: `modmirror edition set NAME [--data DIR]`,
     options: { data: { type: 'string' } },
+    positionals: { names: ['set', 'NAME'], required: 2 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runEdition(values, positionals),
   },
   'run-task': {
@@ -137,6 +144,7 @@ const COMMANDS: Record<string, Command> = {
       task: { type: 'string' }, status: { type: 'string' }, message: { type: 'string' }, url: { type: 'string' }, 'task-url': { type: 'string' },
       enforcement: { type: 'string' }, speculative: { type: 'boolean' }, data: { type: 'string' },
     },
+    positionals: { names: ['record'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runRunTask(values, positionals),
   },
   verify: {
@@ -146,6 +154,7 @@ const COMMANDS: Record<string, Command> = {
   DIR      the mirror (default: dist)
   --json   print {"ok", "problems": [{"path", "message"}]}`,
     options: { json: { type: 'boolean' } },
+    positionals: { names: ['DIR'], required: 0 },
     run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },
   hosting: {
@@ -163,6 +172,7 @@ const COMMANDS: Record<string, Command> = {
       'base-url': { type: 'string' },
       config: { type: 'string' },
     },
+    positionals: { names: ['nginx|caddy'], required: 1, missing: 'Name the host: modmirror hosting nginx, or modmirror hosting caddy.' },
     run: async (values, positionals) => (await import('./commands/hosting.js')).runHosting(values, positionals),
   },
   bundle: {
@@ -177,7 +187,7 @@ const COMMANDS: Record<string, Command> = {
       out: { type: 'string' },
       since: { type: 'string' },
     },
-    run: async (values, positionals) => (await import('./commands/bundle.js')).runBundle(values, positionals),
+    run: async (values) => (await import('./commands/bundle.js')).runBundle(values),
   },
   unbundle: {
     summary: 'Check every sha256 of a bundle, then merge it into a mirror atomically',
@@ -188,6 +198,7 @@ const COMMANDS: Record<string, Command> = {
     options: {
       out: { type: 'string' },
     },
+    positionals: { names: ['FILE.tar.gz'], required: 1, missing: 'Name the bundle: modmirror unbundle FILE.tar.gz [--out DIR].' },
     run: async (values, positionals) => (await import('./commands/unbundle.js')).runUnbundle(values, positionals),
   },
   sync: {
@@ -208,7 +219,7 @@ const COMMANDS: Record<string, Command> = {
       config: { type: 'string' },
       'token-env': { type: 'string' },
     },
-    run: async (values, positionals) => (await import('./commands/sync.js')).runSync(values, positionals),
+    run: async (values) => (await import('./commands/sync.js')).runSync(values),
   },
 };
 
@@ -253,10 +264,22 @@ export async function main(argv: string[]): Promise<number> {
     } catch (error) {
       throw new MirrorError('USAGE', (error as Error).message, { hint: `Usage: ${command.usage}` });
     }
+    checkPositionals(name, command, parsed.positionals);
     return await command.run(parsed.values, parsed.positionals);
   } catch (error) {
     reportError(error, debug);
     return exitCodeFor(error);
+  }
+}
+
+/** The command table decides how many positional arguments a command takes, for every command alike. */
+function checkPositionals(name: string, command: Command, positionals: string[]): void {
+  const { names, required, missing } = command.positionals ?? { names: [], required: 0 };
+  if (positionals.length < required) {
+    throw new MirrorError('USAGE', missing ?? `Missing ${names.slice(positionals.length, required).join(' ')}: modmirror ${name} ${names.join(' ')}.`, { hint: `Usage: ${command.usage}` });
+  }
+  if (positionals.length > names.length) {
+    throw new MirrorError('USAGE', `Unexpected argument "${positionals[names.length]}".`, { hint: `Usage: ${command.usage}` });
   }
 }
 

@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { MirrorError } from './errors.js';
 import type { ModuleAddress, ModuleMeta } from './types.js';
-import { addressKey, isValidName } from './emit/paths.js';
+import { addressKey, isValidName } from './protocol/paths.js';
 import { parseModuleSpec } from './sync/constraint.js';
 
 export const DEFAULT_CONFIG_FILE = 'mirror.config.yaml';
@@ -75,7 +75,61 @@ const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 
 const META_KEYS = ['owner', 'description', 'source', 'verified'];
 const GIT_KEYS = ['git', 'namespace', 'name', 'provider', 'path', 'tagPrefix', 'tagPattern', ...META_KEYS];
 
-export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd()): ResolvedConfig {
+/** An absolute http(s) URL, as `baseUrl` and `--base-url` must be. */
+export function isAbsoluteHttpUrl(value: string): boolean {
+  return /^https?:\/\/[^/]+/.test(value);
+}
+
+/** The one base-URL rule: '' (relative locations) or an absolute URL ending in `/`. */
+export function normalizeBaseUrl(value: string): string {
+  return value === '' || value.endsWith('/') ? value : `${value}/`;
+}
+
+/** A `--base-url` flag, checked and normalized; `undefined` when not given. */
+export function baseUrlFlag(value: string | undefined, command: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value !== '' && !isAbsoluteHttpUrl(value)) {
+    throw new MirrorError('USAGE', `Invalid --base-url "${value}": expected an absolute http(s) URL such as https://registry.example.com/.`, {
+      hint: `Run modmirror ${command} --help.`,
+    });
+  }
+  return normalizeBaseUrl(value);
+}
+
+/** A clone URL (`https://...`, `ssh://...`, `git@host:path`) rather than a local path. */
+export function isRemoteRepository(repo: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[^/]+@[^/]+:/.test(repo);
+}
+
+/** A module's metadata: the defaults, then the config's `modules:` entry, then the source's own keys. */
+export function moduleMeta(config: Pick<ResolvedConfig, 'modules'> | undefined, address: ModuleAddress, own: Partial<ModuleMeta> = {}): ModuleMeta {
+  return { owner: '', description: '', source: '', verified: false, ...config?.modules.get(addressKey(address)), ...own };
+}
+
+/**
+ * The config for a command that reads a mirror rather than builds one (serve,
+ * verify, bundle, unbundle, hosting, publish): the config file when there is
+ * one (for `out`, `baseUrl`, module metadata), else the defaults. Its sources
+ * are not required to exist here: a mirror is often served or carried far
+ * from the repositories it was built from.
+ */
+export function resolveMirrorConfig(overrides: Omit<ConfigOverrides, 'modules'>, cwd = process.cwd()): ResolvedConfig {
+  if (overrides.config !== undefined || existsSync(resolve(cwd, DEFAULT_CONFIG_FILE))) {
+    return resolveConfig(overrides, cwd, { sourcesMustExist: false });
+  }
+  return {
+    configFile: undefined,
+    outDir: resolve(cwd, overrides.out ?? 'dist'),
+    baseUrl: normalizeBaseUrl(overrides.baseUrl ?? ''),
+    cacheDir: resolve(cwd, '.modmirror-cache'),
+    sources: [],
+    modules: new Map(),
+    imageHosts: [],
+    sync: [],
+  };
+}
+
+export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), options: { sourcesMustExist?: boolean } = {}): ResolvedConfig {
   const explicit = overrides.config !== undefined;
   const configPath = resolve(cwd, overrides.config ?? DEFAULT_CONFIG_FILE);
   const useFile = explicit || (overrides.modules === undefined && existsSync(configPath));
@@ -100,20 +154,20 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd()): 
   const resolved: ResolvedConfig = {
     configFile: useFile ? configPath : undefined,
     outDir: overrides.out !== undefined ? resolve(cwd, overrides.out) : resolve(base, user.out ?? 'dist'),
-    baseUrl: baseUrl === '' || baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`,
+    baseUrl: normalizeBaseUrl(baseUrl),
     cacheDir: resolve(base, user.cacheDir ?? '.modmirror-cache'),
     sources: sources.map((s) => resolveSource(s, base)),
     modules: new Map(Object.entries(user.modules ?? {})),
     imageHosts: user.browse?.imageHosts ?? [],
     sync: (user.sync ?? []).map((s) => ({ ...s, ...(s.into === undefined ? {} : { into: resolve(base, s.into) }) })),
   };
-  checkResolved(resolved, describe);
+  if (options.sourcesMustExist !== false) checkResolved(resolved, describe);
   return resolved;
 }
 
 function resolveSource(source: UserSource, base: string): ResolvedSource {
   if ('folder' in source) return { kind: 'folder', dir: resolve(base, source.folder) };
-  const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(source.git) || /^[^/]+@[^/]+:/.test(source.git);
+  const remote = isRemoteRepository(source.git);
   const repo = remote ? source.git : resolve(base, source.git);
   const derived = addressFromRepoName(repo);
   return {
@@ -221,7 +275,7 @@ function validateUserConfig(value: unknown): Problem[] {
   optionalString(config, 'cacheDir', []);
   optionalString(config, 'baseUrl', []);
   if (typeof config['baseUrl'] === 'string' && config['baseUrl'] !== '') {
-    expect(/^https?:\/\/[^/]+/.test(config['baseUrl']), ['baseUrl'], `expected an absolute http(s) URL such as https://registry.example.com/, got ${show(config['baseUrl'])}`);
+    expect(isAbsoluteHttpUrl(config['baseUrl']), ['baseUrl'], `expected an absolute http(s) URL such as https://registry.example.com/, got ${show(config['baseUrl'])}`);
   }
   if ('sources' in config && expect(Array.isArray(config['sources']), ['sources'], 'expected a list of sources (- folder: DIR, or - git: REPO)')) {
     (config['sources'] as unknown[]).forEach((source, i) => {

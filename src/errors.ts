@@ -1,5 +1,7 @@
 // One error type for the whole tool: a stable code, a message saying what
-// happened, a hint saying what to do, and the cause it wraps.
+// happened, a hint saying what to do, and the cause it wraps. The CLI turns
+// the code into an exit code (exitCodeFor); the server into an HTTP status
+// (http/errors.ts), the only place that knows statuses.
 
 export type ErrorCode =
   | 'USAGE'
@@ -16,17 +18,44 @@ export type ErrorCode =
   | 'OUTPUT_FAILED'
   | 'BUNDLE_INVALID'
   | 'BUNDLE_CONFLICT'
-  | 'UPSTREAM_FAILED';
+  | 'UPSTREAM_FAILED'
+  /** Another process holds a lock and did not let go in time: worth trying again. */
+  | 'LOCK_BUSY'
+  // What an HTTP request did wrong (http/errors.ts gives each its status).
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'URI_TOO_LONG'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'INVALID_ATTRIBUTE'
+  | 'HEADERS_TOO_LARGE';
+
+export interface MirrorErrorOptions {
+  hint?: string;
+  cause?: unknown;
+  /** A request's error: the JSON pointer of the body field at fault (JSON:API `source.pointer`, spec 7.1). */
+  pointer?: string;
+  /** METHOD_NOT_ALLOWED: the methods the path does accept, for the answer's `Allow` header. */
+  allow?: string[];
+}
 
 export class MirrorError extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
+  readonly pointer: string | undefined;
+  readonly allow: string[] | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { hint?: string; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: MirrorErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'MirrorError';
     this.code = code;
     this.hint = options.hint;
+    this.pointer = options.pointer;
+    this.allow = options.allow;
   }
 }
 

@@ -8,6 +8,7 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { crashPoint } from './crash.js';
 import { MirrorError } from './errors.js';
+import { isProcessAlive } from './processes.js';
 
 export interface LockOptions {
   /** How long to wait for another writer before giving up. */
@@ -45,7 +46,7 @@ export async function withLock<T>(outDir: string, fn: () => Promise<T>, options:
     }
     if (Date.now() > deadline) {
       const who = holder === 'unreadable' ? 'Another modmirror' : `Another modmirror (pid ${holder.pid} on ${holder.host})`;
-      throw new MirrorError('OUTPUT_FAILED', `${who} is writing ${outDir}; gave up waiting.`, {
+      throw new MirrorError('LOCK_BUSY', `${who} is writing ${outDir}; gave up waiting.`, {
         hint: `If no such process runs, delete ${file}.`,
       });
     }
@@ -88,10 +89,5 @@ async function olderThan(file: string, ms: number): Promise<boolean> {
 function isStale(lock: LockInfo, staleMs: number): boolean {
   if (Date.now() - lock.created > staleMs) return true;
   if (lock.host !== hostname()) return false;
-  try {
-    process.kill(lock.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return !isProcessAlive(lock.pid);
 }

@@ -10,7 +10,7 @@ import { MirrorError } from './errors.js';
 import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
 import { readRenderedReadmes } from './browse/index.js';
 import { emitIndexes, emitModule, type ForcedReplacement, type Manifest, type ModuleRecord } from './emit/index.js';
-import { addressKey, archiveFile } from './emit/paths.js';
+import { addressKey, archiveFile } from './protocol/paths.js';
 import { createStaging, dryRunStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
 import { descriptionFromReadme, extractVersion } from './extract/index.js';
 import { withLock } from './lock.js';

@@ -1,5 +1,5 @@
 // Domain types shared by every stage: scan -> extract -> pack -> emit.
-// Protocol documents (snake_case JSON) are built from these in src/emit/documents.ts.
+// Protocol documents (snake_case JSON) are built from these in src/protocol/documents.ts.
 
 /** `<namespace>/<name>/<provider>`: the identity of a module in the registry protocol. */
 export interface ModuleAddress {

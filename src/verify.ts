@@ -12,6 +12,7 @@ import { latestVersion } from './version-order.js';
 import type { Manifest } from './emit/index.js';
 import {
   archiveFile,
+  basePathOfModulesService,
   DISCOVERY_FILE,
   downloadFile,
   downloadsSummaryFile,
@@ -25,7 +26,7 @@ import {
   versionDetailFile,
   versionsFile,
   VERSIONS_INDEX_FILE,
-} from './emit/paths.js';
+} from './protocol/paths.js';
 import { versionsIndexOf, type VersionsIndex } from './emit/versions-index.js';
 import type { ModuleAddress } from './types.js';
 
@@ -80,7 +81,7 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
   const discovery = await json(DISCOVERY_FILE);
   const modulesV1 = discovery?.['modules.v1'];
   if (discovery && typeof modulesV1 !== 'string') problem(DISCOVERY_FILE, 'has no "modules.v1" string');
-  const basePath = typeof modulesV1 === 'string' ? new URL(modulesV1, 'http://mirror/').pathname.replace(new RegExp(`${MODULES_BASE}$`), '') : '/';
+  const basePath = typeof modulesV1 === 'string' ? basePathOfModulesService(modulesV1) : '/';
 
   const keys = options.modules ?? Object.keys(manifest.modules);
   for (const key of keys) {

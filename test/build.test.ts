@@ -349,62 +349,6 @@ describe('build errors', () => {
     return { ...(await runCli(['build'], dir)), dir };
   }
 
-  it('names file, line and key of an unknown key and a wrong type, all at once', async () => {
-    const r = await buildWithConfig('sources:\n  - folder: mods\n    recursive: true\nout: 5\nmodules:\n  a/b/c:\n    verified: "yes"\nbrowse:\n  imageHosts: [ftp://x]\n');
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/4 problem\(s\)/);
-    expect(r.stderr).toMatch(/mirror\.config\.yaml:9: browse\.imageHosts\[0\]: expected an http\(s\) origin/);
-    expect(r.stderr).toMatch(/mirror\.config\.yaml:3: sources\[0\]\.recursive: unknown key/);
-    expect(r.stderr).toMatch(/mirror\.config\.yaml:4: out: expected a string, got 5/);
-    expect(r.stderr).toMatch(/mirror\.config\.yaml:7: modules\.a\/b\/c\.verified: expected true or false, got "yes"/);
-    expect(r.stderr).toMatch(/^hint: /m);
-    expect(existsSync(join(r.dir, 'dist'))).toBe(false);
-  });
-
-  it('names a missing source path', async () => {
-    const r = await buildWithConfig('sources:\n  - folder: nowhere\n  - git: no-repo\n    namespace: x\n    name: y\n    provider: z\n');
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/mirror\.config\.yaml:2: sources\[0\]\.folder: the folder ".*nowhere" does not exist/);
-    expect(r.stderr).toMatch(/mirror\.config\.yaml:3: sources\[1\]\.git: the repository ".*no-repo" does not exist/);
-  });
-
-  it('refuses a duplicate module address and a git source without an address', async () => {
-    const dir = tempDir();
-    makeRepo(join(dir, 'repo'), [{ date: '2024-01-01T00:00:00Z', files: { 'main.tf': '' }, tags: ['v1.0.0'] }]);
-    writeFiles(dir, {
-      'mirror.config.yaml': 'sources:\n  - git: repo\n    namespace: a\n    name: b\n    provider: c\n  - git: repo\n    namespace: a\n    name: b\n    provider: c\n  - git: repo\n',
-    });
-    const r = await runCli(['build'], dir);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/:6: sources\[1\]: duplicate module address a\/b\/c, already given by sources\[0\]/);
-    expect(r.stderr).toMatch(/sources\[2\]\.namespace: missing/);
-    expect(r.stderr).toMatch(/sources\[2\]\.name: missing; set it, or name the repository terraform-<provider>-<name>/);
-  });
-
-  it('refuses the same module from a folder and a git repository', async () => {
-    const dir = tempDir();
-    makeRepo(join(dir, 'repo'), [{ date: '2024-01-01T00:00:00Z', files: { 'main.tf': '' }, tags: ['v2.0.0'] }]);
-    writeFiles(dir, { 'mods/a/b/c/1.0.0/main.tf': '', 'mirror.config.yaml': 'sources:\n  - folder: mods\n  - git: repo\n    namespace: a\n    name: b\n    provider: c\n' });
-    const r = await runCli(['build'], dir);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/Duplicate module address a\/b\/c: it comes from two sources/);
-  });
-
-  it('reports invalid YAML with its line', async () => {
-    const r = await buildWithConfig('sources:\n  - folder: mods\n  bad: [\n');
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/not valid YAML:\n.*mirror\.config\.yaml:\d+:\d+: /);
-  });
-
-  it('says how to start when there is no config', async () => {
-    const r = await runCli(['build'], tempDir());
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error: No mirror\.config\.yaml in /);
-    expect(r.stderr).toMatch(/hint: Pass --config FILE, or --modules DIR/);
-    const missing = await runCli(['build', '--config', 'nope.yaml'], tempDir());
-    expect(missing.stderr).toMatch(/The config file ".*nope\.yaml" does not exist/);
-  });
-
   it('refuses to replace an output folder that is not a mirror', async () => {
     const r = await buildWithConfig('sources:\n  - folder: mods\nout: precious\n', { 'precious/thesis.txt': 'do not delete' });
     expect(r.code).toBe(1);

@@ -7,7 +7,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync } from 'nod
 import { join } from 'node:path';
 import { extract, list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { archiveFile, downloadFile, versionDetailFile, versionsFile } from '../src/emit/paths.js';
+import { archiveFile, downloadFile, versionDetailFile, versionsFile } from '../src/protocol/paths.js';
 import { APP, HCL1, V1, V1_LINKS } from './fixtures/history.js';
 import { makeRepo, runCli, tempDir, treeOf, writeFiles } from './helpers.js';
 

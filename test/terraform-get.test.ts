@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { archiveFile } from '../src/emit/paths.js';
+import { archiveFile } from '../src/protocol/paths.js';
 import { APP, V1, V1_LINKS } from './fixtures/history.js';
 import { makeRepo, runCli, tempDir, writeFiles } from './helpers.js';
 

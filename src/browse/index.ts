@@ -6,11 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModuleRecord } from '../emit/index.js';
-import { addressKey } from '../emit/paths.js';
+import { addressKey } from '../protocol/paths.js';
 import type { Staging } from '../emit/staging.js';
 import type { BuiltVersion } from '../types.js';
 import { createReadmeRenderer, type ReadmeOptions } from './markdown.js';
 
+// The same path from src/browse/ (tests) and lib/browse/ (the CLI), so both
+// read the one copy; package.json `files` ships this folder for that reason
+// (test/package.test.ts installs the packed tarball and builds with it).
 const STATIC = new URL('../../src/browse/static/', import.meta.url);
 const ASSETS: [string, string][] = [
   ['index.html', 'index.html'],

@@ -7,10 +7,11 @@
 
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
-import { readdir, rename, rm, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Header, Pack, ReadEntry } from 'tar';
+import { writeFileAtomicWith } from '../atomic.js';
 import { MirrorError, messageOf } from '../errors.js';
 import { readManifest } from '../emit/existing.js';
 import type { Manifest } from '../emit/index.js';
@@ -124,9 +125,8 @@ async function sha256Of(file: string): Promise<string> {
   return (await describe(dirname(file), relative(dirname(file), file))).sha256;
 }
 
-/** Writes beside `out` and renames, so an interrupted bundle never looks finished. */
+/** Written atomically, so an interrupted bundle never looks finished. */
 async function writeBundle(dir: string, out: string, manifest: BundleManifest): Promise<void> {
-  const temp = `${out}.partial-${process.pid}`;
   // Files of a mirror may be hard links of one another (or of the build cache);
   // a no-op link cache makes every entry a plain file, which unbundle requires.
   const noLinks = { get: () => undefined, set: () => undefined, has: () => false } as unknown as Map<`${number}:${number}`, string>;
@@ -139,10 +139,8 @@ async function writeBundle(dir: string, out: string, manifest: BundleManifest): 
   for (const file of manifest.files) pack.add(file.path);
   pack.end();
   try {
-    await pipeline(pack, createWriteStream(temp));
-    await rename(temp, out);
+    await writeFileAtomicWith(out, (temp) => pipeline(pack, createWriteStream(temp)));
   } catch (error) {
-    await rm(temp, { force: true });
     throw new MirrorError('OUTPUT_FAILED', `Could not write the bundle ${out}: ${messageOf(error)}`, { cause: error });
   }
 }

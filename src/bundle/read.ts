@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
 import { MirrorError, messageOf } from '../errors.js';
 import type { Manifest } from '../emit/index.js';
-import { MANIFEST_FILE } from '../emit/paths.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
 import { BUNDLE_MANIFEST, parseBundleManifest, type BundleFile, type BundleManifest } from './format.js';
 
 /** What one entry's bytes go to; called synchronously as they are read, so nothing piles up in memory. */

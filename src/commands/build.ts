@@ -1,18 +1,16 @@
 import { relative } from 'node:path';
 import { build, type BuildResult } from '../build.js';
-import type { Values } from '../cli.js';
-import { MirrorError } from '../errors.js';
-import { resolveConfig } from '../config.js';
-import { addressKey } from '../emit/paths.js';
+import { baseUrlFlag, resolveConfig } from '../config.js';
+import { stringFlag, type Values } from './args.js';
+import { addressKey } from '../protocol/paths.js';
 
-export async function runBuild(values: Values, positionals: string[] = []): Promise<number> {
-  if (positionals.length > 0) throw new MirrorError('USAGE', `Unexpected argument "${positionals[0]}".`, { hint: 'Run modmirror build --help.' });
+export async function runBuild(values: Values): Promise<number> {
   const json = values['json'] === true;
   const config = resolveConfig({
-    config: values['config'] as string | undefined,
-    modules: values['modules'] as string | undefined,
-    out: values['out'] as string | undefined,
-    baseUrl: values['base-url'] as string | undefined,
+    config: stringFlag(values, 'config'),
+    modules: stringFlag(values, 'modules'),
+    out: stringFlag(values, 'out'),
+    baseUrl: baseUrlFlag(stringFlag(values, 'base-url'), 'build'),
   });
   const progress = !json && process.stderr.isTTY;
   const result = await build(config, {

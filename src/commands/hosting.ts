@@ -1,33 +1,29 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Values } from '../cli.js';
-import { DEFAULT_CONFIG_FILE, resolveConfig } from '../config.js';
-import { MirrorError } from '../errors.js';
-import { MANIFEST_FILE } from '../emit/paths.js';
+import { baseUrlFlag, resolveMirrorConfig } from '../config.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
 import { caddySiteBlock } from '../hosting/caddy.js';
 import { nginxServerBlock } from '../hosting/nginx.js';
 import { readBaseUrl } from '../emit/existing.js';
 import { assertSafeForConfig, parseListen, type HostingOptions } from '../hosting/rules.js';
+import { stringFlag, usageError, type Values } from './args.js';
 
 const HOSTS: Record<string, (options: HostingOptions) => string> = { nginx: nginxServerBlock, caddy: caddySiteBlock };
 
-const usage = (message: string) => new MirrorError('USAGE', message, { hint: 'Run modmirror hosting --help.' });
-
-export async function runHosting(values: Values, positionals: string[] = []): Promise<number> {
-  const [host, extra] = positionals;
-  if (host === undefined) throw usage('Name the host: modmirror hosting nginx, or modmirror hosting caddy.');
-  if (extra !== undefined) throw usage(`Unexpected argument "${extra}".`);
+export async function runHosting(values: Values, positionals: string[]): Promise<number> {
+  const host = positionals[0]!;
   const make = HOSTS[host];
-  if (!make) throw usage(`Unknown host "${host}": expected ${Object.keys(HOSTS).join(' or ')}.`);
+  if (!make) throw usageError('hosting', `Unknown host "${host}": expected ${Object.keys(HOSTS).join(' or ')}.`);
 
-  const dir = resolve((values['dir'] as string | undefined) ?? 'dist');
+  const config = resolveMirrorConfig({ config: stringFlag(values, 'config') });
+  const dir = stringFlag(values, 'dir') !== undefined ? resolve(stringFlag(values, 'dir')!) : config.outDir;
   assertSafeForConfig(dir, 'The mirror folder');
   if (!existsSync(join(dir, MANIFEST_FILE))) {
     console.error(`warning: ${dir} holds no built mirror yet (no ${MANIFEST_FILE}); run modmirror build (or unbundle) before serving it.`);
   }
-  const baseUrl = chooseBaseUrl(dir, values['base-url'] as string | undefined, values['config'] as string | undefined);
+  const baseUrl = chooseBaseUrl(dir, baseUrlFlag(stringFlag(values, 'base-url'), 'hosting'), config.baseUrl);
   assertSafeForConfig(baseUrl, 'The base URL');
-  const listen = parseListen((values['listen'] as string | undefined) ?? '80');
+  const listen = parseListen(stringFlag(values, 'listen') ?? '80');
   process.stdout.write(make({ dir, listen, baseUrl }));
   return 0;
 }
@@ -38,17 +34,13 @@ export async function runHosting(values: Values, positionals: string[] = []): Pr
  * (what the build will use); --base-url overrides both, with a warning when
  * it disagrees with the files.
  */
-function chooseBaseUrl(dir: string, flag: string | undefined, configFile: string | undefined): string {
+function chooseBaseUrl(dir: string, flag: string | undefined, configured: string): string {
   const built = readBaseUrl(dir);
   if (flag !== undefined) {
-    if (flag !== '' && !/^https?:\/\/[^/]+/.test(flag)) throw usage(`Invalid --base-url "${flag}": expected an absolute http(s) URL.`);
-    const normalized = flag === '' || flag.endsWith('/') ? flag : `${flag}/`;
-    if (built !== undefined && built !== normalized) {
-      console.error(`warning: ${dir} was built with ${built === '' ? 'relative locations' : `base URL ${built}`}; the download header will not match its download files. Rebuild with --base-url ${normalized || '""'}.`);
+    if (built !== undefined && built !== flag) {
+      console.error(`warning: ${dir} was built with ${built === '' ? 'relative locations' : `base URL ${built}`}; the download header will not match its download files. Rebuild with --base-url ${flag || '""'}.`);
     }
-    return normalized;
+    return flag;
   }
-  if (built !== undefined) return built;
-  if (configFile !== undefined || existsSync(DEFAULT_CONFIG_FILE)) return resolveConfig({ config: configFile }).baseUrl;
-  return '';
+  return built ?? configured;
 }

@@ -2,21 +2,19 @@
 // token, edition, and run-task record for pipelines.
 
 import { resolve } from 'node:path';
-import type { Values } from '../cli.js';
-import { MirrorError } from '../errors.js';
+import { usageError, type Values } from './args.js';
 import { createOrganization, createTeam, createToken, createUser, recordRunTask, setEdition } from '../management/bootstrap.js';
 import { Store } from '../management/store.js';
 
-const usage = (message: string, command: string) => new MirrorError('USAGE', message, { hint: `Run modmirror ${command} --help.` });
 
 function required(values: Values, name: string, command: string): string {
   const value = values[name];
-  if (typeof value !== 'string' || value === '') throw usage(`Missing --${name}.`, command);
+  if (typeof value !== 'string' || value === '') throw usageError(command, `Missing --${name}.`);
   return value;
 }
 
 function expectSub(positionals: string[], sub: string, command: string): void {
-  if (positionals[0] !== sub || positionals.length > 1) throw usage(`Expected "modmirror ${command} ${sub}".`, command);
+  if (positionals[0] !== sub) throw usageError(command, `Expected "modmirror ${command} ${sub}".`);
 }
 
 const storeOf = (values: Values) => new Store(resolve(String(values['data'] ?? 'data')));
@@ -61,14 +59,14 @@ export async function runToken(values: Values, positionals: string[]): Promise<n
   if (user !== undefined && team === undefined && org === undefined) subject = { user };
   else if (team !== undefined && org !== undefined && user === undefined) subject = { team, organization: org };
   else if (org !== undefined && user === undefined && team === undefined) subject = { organization: org };
-  else throw usage('Give one of --user NAME, --team NAME --org ORG, or --org NAME.', 'token');
+  else throw usageError('token', 'Give one of --user NAME, --team NAME --org ORG, or --org NAME.');
   // The token alone on stdout, once: only its hash is kept.
   console.log(await createToken(storeOf(values), subject));
   return 0;
 }
 
 export async function runEdition(values: Values, positionals: string[]): Promise<number> {
-  if (positionals[0] !== 'set' || positionals.length !== 2) throw usage('Expected "modmirror edition set NAME".', 'edition');
+  expectSub(positionals, 'set', 'edition');
   await setEdition(storeOf(values), positionals[1]!);
   return 0;
 }

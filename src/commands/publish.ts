@@ -1,44 +1,38 @@
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import type { Values } from '../cli.js';
-import { addressFromRepoName, DEFAULT_CONFIG_FILE, DEFAULT_TAG_PATTERN, resolveConfig, type GitSource, type ResolvedConfig } from '../config.js';
+import { addressFromRepoName, baseUrlFlag, DEFAULT_TAG_PATTERN, isRemoteRepository, moduleMeta, resolveMirrorConfig, type GitSource, type ResolvedConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
-import { addressKey, isValidName } from '../emit/paths.js';
+import { isValidName } from '../protocol/paths.js';
 import { publish, type PublishResult } from '../publish.js';
 import { describeFolder } from '../scan/folder.js';
 import { scanGitRef } from '../scan/git.js';
-import type { ModuleAddress, ModuleMeta, VersionSource } from '../types.js';
+import type { ModuleAddress, VersionSource } from '../types.js';
 import { validVersion } from '../version-order.js';
+import { stringFlag, usageError, type Values } from './args.js';
 
-const usage = (message: string) => new MirrorError('USAGE', message, { hint: 'Run modmirror publish --help.' });
+const usage = (message: string) => usageError('publish', message);
 
-export async function runPublish(values: Values, positionals: string[] = []): Promise<number> {
-  if (positionals.length > 0) throw usage(`Unexpected argument "${positionals[0]}".`);
-  const str = (name: string) => values[name] as string | undefined;
+export async function runPublish(values: Values): Promise<number> {
+  const str = (name: string) => stringFlag(values, name);
   if ((str('source') === undefined) === (str('git') === undefined)) throw usage('Give the version to publish with --source PATH, or with --git REPO --ref REF.');
   if (str('git') !== undefined && str('ref') === undefined) throw usage('--git needs --ref (the tag or commit to publish).');
   const version = str('version');
   if (version !== undefined && validVersion(version) === null) throw usage(`--version "${version}" is not a semver version.`);
 
-  const config = optionalConfig(str('config'), str('out'));
+  // The config, when there is one, gives module addresses, metadata and git settings; publish needs none.
+  const config = resolveMirrorConfig({ config: str('config'), out: str('out'), baseUrl: baseUrlFlag(str('base-url'), 'publish') });
   const source = str('git') !== undefined ? await gitVersion(values, config) : await folderVersion(values, config);
   const result = await publish(source, {
-    outDir: config?.outDir ?? resolve(str('out') ?? 'dist'),
-    cacheDir: config?.cacheDir ?? resolve('.modmirror-cache'),
-    baseUrl: str('base-url') ?? config?.baseUrl ?? '',
-    imageHosts: config?.imageHosts ?? [],
+    outDir: config.outDir,
+    cacheDir: config.cacheDir,
+    baseUrl: config.baseUrl,
+    imageHosts: config.imageHosts,
     force: values['force'] === true,
     dryRun: values['dry-run'] === true,
   });
   if (values['json'] === true) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
   else printHuman(result);
   return 0;
-}
-
-/** Publish reads the config when there is one (module addresses, metadata, git settings) but needs none. */
-function optionalConfig(configFlag: string | undefined, out: string | undefined): ResolvedConfig | undefined {
-  if (configFlag === undefined && !existsSync(DEFAULT_CONFIG_FILE)) return undefined;
-  return resolveConfig({ config: configFlag, out });
 }
 
 function flagAddress(values: Values, fallback?: Partial<ModuleAddress>): ModuleAddress {
@@ -54,25 +48,20 @@ function flagAddress(values: Values, fallback?: Partial<ModuleAddress>): ModuleA
   return address;
 }
 
-function metaFor(config: ResolvedConfig | undefined, address: ModuleAddress, own: Partial<ModuleMeta> = {}): ModuleMeta {
-  return { owner: '', description: '', source: '', verified: false, ...config?.modules.get(addressKey(address)), ...own };
-}
-
-async function gitVersion(values: Values, config: ResolvedConfig | undefined): Promise<VersionSource> {
+async function gitVersion(values: Values, config: ResolvedConfig): Promise<VersionSource> {
   const repoFlag = values['git'] as string;
-  const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(repoFlag) || /^[^/]+@[^/]+:/.test(repoFlag);
+  const remote = isRemoteRepository(repoFlag);
   const repo = remote ? repoFlag : resolve(repoFlag);
   if (!remote && !existsSync(repo)) throw new MirrorError('SOURCE_NOT_FOUND', `The repository "${repo}" does not exist.`, { hint: 'Check the --git path.' });
-  const configured = config?.sources.find((s): s is GitSource => s.kind === 'git' && s.repo === repo);
+  const configured = config.sources.find((s): s is GitSource => s.kind === 'git' && s.repo === repo);
   const address = flagAddress(values, configured?.address ?? addressFromRepoName(repo));
   const source: GitSource = configured
     ? { ...configured, address }
     : { kind: 'git', repo, remote, address, path: '', tagPrefix: '', tagPattern: new RegExp(DEFAULT_TAG_PATTERN), meta: {} };
-  const cacheDir = config?.cacheDir ?? resolve('.modmirror-cache');
-  return scanGitRef(source, metaFor(config, address, source.meta), values['ref'] as string, values['version'] as string | undefined, cacheDir);
+  return scanGitRef(source, moduleMeta(config, address, source.meta), values['ref'] as string, values['version'] as string | undefined, config.cacheDir);
 }
 
-async function folderVersion(values: Values, config: ResolvedConfig | undefined): Promise<VersionSource> {
+async function folderVersion(values: Values, config: ResolvedConfig): Promise<VersionSource> {
   const dir = resolve(values['source'] as string);
   if (!existsSync(dir)) throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${dir}" does not exist.`, { hint: 'Check the --source path.' });
   // A folder in the drop layout names its own address: .../<namespace>/<name>/<provider>/<version>.
@@ -84,7 +73,7 @@ async function folderVersion(values: Values, config: ResolvedConfig | undefined)
   const { publishedAt, fingerprint } = await describeFolder(dir);
   return {
     address,
-    meta: metaFor(config, address),
+    meta: moduleMeta(config, address),
     version: resolvedVersion,
     tag: basename(dir),
     publishedAt,

@@ -1,10 +1,10 @@
-import { resolve } from 'node:path';
-import type { Values } from '../cli.js';
+import { relative, resolve } from 'node:path';
+import { baseUrlFlag, resolveMirrorConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
 import { startServer } from '../serve/index.js';
+import { stringFlag, type Values } from './args.js';
 
-export async function runServe(values: Values, positionals: string[] = []): Promise<number> {
-  if (positionals.length > 0) throw new MirrorError('USAGE', `Unexpected argument "${positionals[0]}".`, { hint: 'Run modmirror serve --help.' });
+export async function runServe(values: Values): Promise<number> {
   const port = Number(values['port'] ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new MirrorError('USAGE', `Invalid --port "${values['port']}": expected an integer from 0 to 65535.`);
@@ -14,21 +14,20 @@ export async function runServe(values: Values, positionals: string[] = []): Prom
   if ((cert === undefined) !== (key === undefined)) {
     throw new MirrorError('USAGE', 'HTTPS needs both --tls-cert and --tls-key.', { hint: 'Pass both files, or neither for plain HTTP.' });
   }
-  const baseUrl = values['base-url'] as string | undefined;
-  if (baseUrl !== undefined && !/^https?:\/\/[^/]+/.test(baseUrl)) {
-    throw new MirrorError('USAGE', `Invalid --base-url "${baseUrl}": expected an absolute http(s) URL.`);
-  }
+  const baseUrl = baseUrlFlag(stringFlag(values, 'base-url'), 'serve');
   const quiet = values['quiet'] === true;
+  // The mirror the config's `out` names, as build and publish write it, unless --dir says otherwise.
+  const dir = stringFlag(values, 'dir') !== undefined ? resolve(stringFlag(values, 'dir')!) : resolveMirrorConfig({}).outDir;
   const server = await startServer({
-    dir: resolve(String(values['dir'] ?? 'dist')),
+    dir,
     host: String(values['host'] ?? '127.0.0.1'),
     port,
     dataDir: resolve(String(values['data'] ?? 'data')),
     tls: cert !== undefined && key !== undefined ? { cert, key } : undefined,
-    baseUrl: baseUrl === undefined || baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`,
+    baseUrl: baseUrl === '' ? undefined : baseUrl,
     log: quiet ? undefined : (line) => console.log(line),
   });
-  console.log(`modmirror serving ${values['dir'] ?? 'dist'} at ${server.url}`);
+  console.log(`modmirror serving ${relative(process.cwd(), dir) || '.'} at ${server.url}`);
   await new Promise<void>((done) => {
     const stop = (signal: string) => {
       if (!quiet) console.log(`${signal}: finishing open requests, then stopping`);

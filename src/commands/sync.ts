@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import type { Values } from '../cli.js';
-import { DEFAULT_CONFIG_FILE, resolveConfig, type ResolvedConfig } from '../config.js';
+import { resolveMirrorConfig, type ResolvedConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
 import { parseModuleSpec } from '../sync/constraint.js';
 import { sync } from '../sync/index.js';
+import { stringFlag, type Values } from './args.js';
 
 const usage = (message: string, hint = 'Run modmirror sync --help.') => new MirrorError('USAGE', message, { hint });
 
@@ -16,10 +15,9 @@ interface Upstream {
 }
 
 /** The upstreams to copy from: the flags, or without --from the config's `sync` list. */
-export async function runSync(values: Values, positionals: string[] = []): Promise<number> {
-  if (positionals.length > 0) throw usage(`Unexpected argument "${positionals[0]}".`);
-  const configFlag = values['config'] as string | undefined;
-  const config = configFlag !== undefined || existsSync(DEFAULT_CONFIG_FILE) ? resolveConfig({ config: configFlag }) : undefined;
+export async function runSync(values: Values): Promise<number> {
+  // The folder sync fills may not exist yet: the config is read as the mirror commands read it.
+  const config = resolveMirrorConfig({ config: stringFlag(values, 'config') });
   const fromFlag = values['from'] as string | undefined;
   // parseArgs gives a list for an option declared `multiple`.
   const moduleFlags = (values['module'] as unknown as string[] | undefined) ?? [];
@@ -27,7 +25,7 @@ export async function runSync(values: Values, positionals: string[] = []): Promi
   if (fromFlag !== undefined) {
     if (moduleFlags.length === 0) throw usage('Name at least one module: --module NAMESPACE/NAME/PROVIDER[@CONSTRAINT].');
     upstreams = [{ from: fromFlag, modules: moduleFlags, tokenEnv: values['token-env'] as string | undefined }];
-  } else if (config !== undefined && config.sync.length > 0 && moduleFlags.length === 0) {
+  } else if (config.sync.length > 0 && moduleFlags.length === 0) {
     upstreams = config.sync;
   } else {
     throw usage('Name the upstream registry with --from URL and modules with --module, or list them under "sync:" in mirror.config.yaml.');
@@ -61,8 +59,8 @@ function parseFrom(text: string): URL {
 }
 
 /** The config's first folder source: the folder the build already reads. */
-function defaultFolder(config: ResolvedConfig | undefined): string {
-  if (config === undefined) throw usage('Name the module folder to fill with --into DIR, or run sync where mirror.config.yaml lists a folder source.');
+function defaultFolder(config: ResolvedConfig): string {
+  if (config.configFile === undefined) throw usage('Name the module folder to fill with --into DIR, or run sync where mirror.config.yaml lists a folder source.');
   const folder = config.sources.find((s) => s.kind === 'folder');
   if (!folder || folder.kind !== 'folder') throw usage('The config lists no folder source to fill; add "- folder: modules" to its sources, or pass --into DIR.');
   return folder.dir;

@@ -1,11 +1,10 @@
 import { relative, resolve } from 'node:path';
-import type { Values } from '../cli.js';
-import { MirrorError } from '../errors.js';
+import { resolveMirrorConfig } from '../config.js';
 import { verifyMirror } from '../verify.js';
+import type { Values } from './args.js';
 
 export async function runVerify(values: Values, positionals: string[] = []): Promise<number> {
-  if (positionals.length > 1) throw new MirrorError('USAGE', `Unexpected argument "${positionals[1]}".`, { hint: 'Run modmirror verify --help.' });
-  const dir = resolve(positionals[0] ?? 'dist');
+  const dir = positionals[0] !== undefined ? resolve(positionals[0]) : resolveMirrorConfig({}).outDir;
   const problems = await verifyMirror(dir);
   if (values['json'] === true) console.log(JSON.stringify({ dir, ok: problems.length === 0, problems }));
   else {

@@ -11,7 +11,7 @@ import {
   moduleSummary,
   versionsDocument,
   type ModuleSummary,
-} from './documents.js';
+} from '../protocol/documents.js';
 import {
   addressKey,
   archiveFile,
@@ -28,7 +28,7 @@ import {
   versionDetailFile,
   versionsFile,
   VERSIONS_INDEX_FILE,
-} from './paths.js';
+} from '../protocol/paths.js';
 import type { Staging } from './staging.js';
 import { latestVersion } from '../version-order.js';
 import { versionsIndexText } from './versions-index.js';

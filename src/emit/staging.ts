@@ -16,7 +16,8 @@ import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promis
 import { basename, dirname, join } from 'node:path';
 import { crashPoint } from '../crash.js';
 import { MirrorError } from '../errors.js';
-import { MANIFEST_FILE } from './paths.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
+import { isProcessAlive } from '../processes.js';
 
 export interface Staging {
   root: string;
@@ -128,7 +129,7 @@ export async function recoverInterruptedSwap(outDir: string): Promise<void> {
   if (!existsSync(parent)) return;
   const names = readdirSync(parent);
   // A spare still being copied belongs to a live background process: removing it under that process could leave a partial copy.
-  const deadSpareCopies = names.filter((n) => n.startsWith(`.${base}.spare-tmp-`) && !isAlive(Number(n.slice(`.${base}.spare-tmp-`.length))));
+  const deadSpareCopies = names.filter((n) => n.startsWith(`.${base}.spare-tmp-`) && !isProcessAlive(Number(n.slice(`.${base}.spare-tmp-`.length))));
   const leftovers = [...names.filter((n) => n.startsWith(`.${base}.staging-`) || n.startsWith(`.${base}.old-`)), ...deadSpareCopies];
   const old = leftovers.find((n) => n.startsWith(`.${base}.old-`));
   if (!existsSync(outDir) && old !== undefined) {
@@ -140,16 +141,6 @@ export async function recoverInterruptedSwap(outDir: string): Promise<void> {
 
 function sibling(outDir: string, suffix: string): string {
   return join(dirname(outDir), `.${basename(outDir)}.${suffix}`);
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Same device and inode: hard links to one file. */
@@ -187,7 +178,7 @@ async function claimSpare(outDir: string, root: string): Promise<boolean> {
  */
 async function spareInProgress(outDir: string): Promise<void> {
   const prefix = `.${basename(outDir)}.spare-tmp-`;
-  const copying = () => readdirSync(dirname(outDir)).some((n) => n.startsWith(prefix) && isAlive(Number(n.slice(prefix.length))));
+  const copying = () => readdirSync(dirname(outDir)).some((n) => n.startsWith(prefix) && isProcessAlive(Number(n.slice(prefix.length))));
   const deadline = Date.now() + SPARE_WAIT_MS;
   while (copying() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
 }

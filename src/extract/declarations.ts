@@ -1,7 +1,7 @@
 // What one configuration file declares, read the way
 // hashicorp/terraform-config-inspect reads it (the public registry's extractor).
 // Attributes that are absent stay undefined so override files can merge
-// attribute by attribute (see ./module.ts).
+// attribute by attribute (see `merge` in ./index.ts).
 
 import { HclSyntaxError, parseHcl, positionOf, UNKNOWN, type Body, type Expr, type Value } from './hcl.js';
 

@@ -3,13 +3,15 @@
 // index.json, the download headers derived from the path by one rule, cache
 // lifetimes, CORS, and JSON errors for what needs `modmirror serve`.
 
-import { basePath, CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
+import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE } from '../protocol/headers.js';
+import { basePathOf } from '../protocol/paths.js';
+import { escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
 
 /** Caddy placeholders for the groups of the `download` path_regexp matcher below. */
 const VARS = { namespace: '{re.download.1}', name: '{re.download.2}', provider: '{re.download.3}', version: '{re.download.4}' };
 
 export function caddySiteBlock(options: HostingOptions): string {
-  const prefix = basePath(options.baseUrl);
+  const prefix = basePathOf(options.baseUrl);
   const location = locationTemplate(options.baseUrl, VARS);
   // `header` runs before `uri strip_prefix`, so its matchers see the path with the base path's prefix.
   const optionalPrefix = prefix === '/' ? '' : `(?:${escapeRegExp(prefix.slice(0, -1))})?`;
@@ -33,7 +35,7 @@ export function caddySiteBlock(options: HostingOptions): string {
     '\t\tpath_regexp ^(.*/)?[^/.]*$',
     '\t\tnot path /',
     '\t}',
-    '\theader @no_extension Content-Type application/json',
+    `\theader @no_extension Content-Type ${JSON_TYPE}`,
     '\t@archive path *.tar.gz',
     `\theader @archive Cache-Control "${CACHE_LONG}"`,
     '\t@not_archive not path *.tar.gz',
@@ -58,7 +60,7 @@ export function caddySiteBlock(options: HostingOptions): string {
     '',
     '\t# Registry errors are JSON (spec 7.2).',
     '\thandle_errors {',
-    '\t\theader Content-Type application/json',
+    `\t\theader Content-Type ${JSON_TYPE}`,
     ...DOWNLOAD_HEADERS.map((h) => `\t\theader -${h}`),
     '\t\t@not_found expression {err.status_code} == 404',
     `\t\trespond @not_found ${json(NEEDS_SERVE.notFound)} 404`,

@@ -10,9 +10,9 @@
 // edge function in the README ("Scaling out").
 
 import type { ModuleRecord } from '../emit/index.js';
-import { addressKey, archiveLocation, downloadFile, downloadsSummaryFile, versionsFile } from '../emit/paths.js';
+import { addressKey, archiveLocation, basePathOf, downloadFile, downloadsSummaryFile, versionsFile } from '../protocol/paths.js';
 import type { Staging } from '../emit/staging.js';
-import { basePath, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS } from './rules.js';
+import { CACHE_SHORT, CORS_HEADERS, downloadHeaders, JSON_TYPE } from '../protocol/headers.js';
 
 export const HEADERS_FILE = '_headers';
 
@@ -25,10 +25,10 @@ export async function emitHeadersFile(staging: Staging, records: ModuleRecord[],
 
 /** The file's text a rule at a time: one rule per version is 35 MB of text at 100,000 versions. */
 function* headersChunks(records: ModuleRecord[], baseUrl: string): Generator<string> {
-  const prefix = basePath(baseUrl);
+  const prefix = basePathOf(baseUrl);
   const rule = (path: string, headers: Record<string, string>) =>
     [`${prefix}${path}`, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`), ''].join('\n');
-  const json = { 'Content-Type': 'application/json', 'Cache-Control': CACHE_SHORT };
+  const json = { 'Content-Type': JSON_TYPE, 'Cache-Control': CACHE_SHORT };
   yield [
     '# Response headers for static hosts that read _headers (Netlify, Cloudflare Pages),',
     '# written by modmirror build. Files without an extension are JSON; Terraform reads',
@@ -43,7 +43,7 @@ function* headersChunks(records: ModuleRecord[], baseUrl: string): Generator<str
   for (const record of sorted) {
     for (const { version } of record.versions) {
       const location = archiveLocation(record.address, version, baseUrl);
-      yield `\n${rule(downloadFile(record.address, version), { ...json, ...Object.fromEntries(DOWNLOAD_HEADERS.map((h) => [h, location])) })}`;
+      yield `\n${rule(downloadFile(record.address, version), { ...json, ...downloadHeaders(location) })}`;
     }
   }
 }

@@ -10,7 +10,9 @@
 // - search, later listing pages and listing filters, which need
 //   `modmirror serve`, answer a clear JSON error instead of a wrong first page.
 
-import { basePath, CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
+import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE } from '../protocol/headers.js';
+import { basePathOf } from '../protocol/paths.js';
+import { escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
 
 /** nginx variables captured from the download path; the names avoid clashes with a site's own. */
 const VARS = { namespace: '$mm_namespace', name: '$mm_name', provider: '$mm_provider', version: '$mm_version' };
@@ -18,7 +20,7 @@ const VARS = { namespace: '$mm_namespace', name: '$mm_name', provider: '$mm_prov
 const DOWNLOAD_PATH = '^/v1/modules/(?<mm_namespace>[^/]+)/(?<mm_name>[^/]+)/(?<mm_provider>[^/]+)/(?<mm_version>[^/]+)/download$';
 
 export function nginxServerBlock(options: HostingOptions): string {
-  const prefix = basePath(options.baseUrl);
+  const prefix = basePathOf(options.baseUrl);
   const location = locationTemplate(options.baseUrl, VARS);
   const listen = options.listen.host === undefined ? String(options.listen.port) : `${options.listen.host}:${options.listen.port}`;
   const cors = Object.entries(CORS_HEADERS).map(([name, value]) => `add_header ${name} "${value}" always;`);
@@ -37,18 +39,18 @@ export function nginxServerBlock(options: HostingOptions): string {
     '    # Protocol paths without an extension (versions, download, downloads/summary)',
     '    # are JSON. The types are set here so the block does not depend on mime.types.',
     '    types {',
-    '        application/json json;',
-    '        application/gzip gz;',
+    `        ${JSON_TYPE} json;`,
+    `        ${ARCHIVE_TYPE} gz;`,
     '        text/html html;',
     '        text/css css;',
-    '        application/javascript js;',
+    '        text/javascript js;',
     '        image/svg+xml svg;',
     '        text/plain txt;',
     '    }',
-    '    default_type application/json;',
+    `    default_type ${JSON_TYPE};`,
     '    charset off;',
     '    gzip on;',
-    '    gzip_types application/json;',
+    `    gzip_types ${JSON_TYPE};`,
     '    # Terraform gives each request 10 s; keep connections for the next one.',
     '    keepalive_timeout 30s;',
     '',

@@ -1,27 +1,13 @@
-// What a plain file host must add to the static tree, in one place, so the
-// nginx block, the Caddyfile and the `_headers` file say the same thing:
-// content types for files without an extension, the download headers, cache
-// lifetimes, CORS, and what only `modmirror serve` can answer.
+// What the host configuration files (the nginx block, the Caddyfile, the
+// `_headers` file) share beyond the protocol's own HTTP rules
+// (protocol/headers.ts): the options they are written for, what only
+// `modmirror serve` can answer, and how values are written into them safely.
 
 import { MirrorError } from '../errors.js';
-import { archiveLocation } from '../emit/paths.js';
-
-/** Archives never change once published (`publish --force` aside), so clients and CDNs may keep them. */
-export const CACHE_LONG = 'public, max-age=31536000, immutable';
-/** Versions, listings, details and downloads change with every publish: a minute keeps a CDN useful and a new version visible. */
-export const CACHE_SHORT = 'public, max-age=60';
-
-/** CORS for a browse page on another origin; it may read the download headers too. */
-export const CORS_HEADERS: Record<string, string> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'X-Terraform-Get, X-Service-Get',
-};
+import { archiveLocation } from '../protocol/paths.js';
 
 /** Listing paths (`/v1/modules/`, `/<ns>`, `/<ns>/<name>`): only their first, unfiltered page is a file. */
 export const LISTING_PATH = '^/v1/modules/(?:[^/]+/?){0,2}$';
-
-/** Terraform reads only X-Terraform-Get; the spec (4.4) names X-Service-Get. Both carry the same value. */
-export const DOWNLOAD_HEADERS = ['X-Terraform-Get', 'X-Service-Get'];
 
 /** Answers for what a static tree cannot hold: the JSON error bodies a plain host sends instead (spec 7.2). */
 export const NEEDS_SERVE = {
@@ -47,11 +33,6 @@ export interface Listen {
 /** The download location for a version named by host variables, built by the same function as the `download` files. */
 export function locationTemplate(baseUrl: string, vars: { namespace: string; name: string; provider: string; version: string }): string {
   return archiveLocation({ namespace: vars.namespace, name: vars.name, provider: vars.provider }, vars.version, baseUrl);
-}
-
-/** The URL path prefix the mirror is served under: `/`, or the path of an absolute baseUrl. */
-export function basePath(baseUrl: string): string {
-  return baseUrl === '' ? '/' : new URL(baseUrl).pathname;
 }
 
 /** `8080`, `127.0.0.1:8080` or `[::1]:8080`. */

@@ -6,10 +6,11 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MirrorError } from '../errors.js';
-import { AnswerCache, payload, sendPayload, type Payload } from '../serve/http.js';
+import { AnswerCache, payload, sendPayload, type Payload } from '../http/payload.js';
+import { JSONAPI_TYPE } from '../protocol/headers.js';
 import { VERSION } from '../version.js';
 import { authenticate, principalKey, type Principal } from './auth.js';
-import { ApiError, JSONAPI_TYPE, notFound, sendApiError, sendDocument, unauthorized } from './jsonapi.js';
+import { notFound, sendDocument, unauthorized } from './jsonapi.js';
 import { accountDetails, changePassword, updateAccount } from './routes/account.js';
 import { deleteOrganization, listConsumers, listOrganizations, showOrganization, updateModuleConsumers, updateOrganization } from './routes/admin-organizations.js';
 import { listStages, overrideStage, showResult, showStage } from './routes/task-stages.js';
@@ -75,7 +76,10 @@ function match(route: Route, segments: string[]): string[] | undefined {
 
 export interface ManagementApi {
   store: Store;
-  /** `segments` are the decoded path segments after `/api/v2/`. */
+  /**
+   * `segments` are the decoded path segments after `/api/v2/`. Failures are
+   * thrown as MirrorErrors; the server answers them (http/errors.ts).
+   */
   handle(req: IncomingMessage, res: ServerResponse, segments: string[], query: URLSearchParams): Promise<void>;
 }
 
@@ -97,7 +101,9 @@ export function createManagementApi(dataDir: string): ManagementApi {
     if (candidates.length === 0) throw notFound();
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const chosen = candidates.find((r) => r.method === method);
-    if (!chosen) throw new ApiError(405, 'method not allowed', `Use ${candidates.map((r) => r.method).join(' or ')} on this path.`);
+    if (!chosen) {
+      throw new MirrorError('METHOD_NOT_ALLOWED', `Use ${candidates.map((r) => r.method).join(' or ')} on this path.`, { allow: allowedMethods(candidates) });
+    }
     const params = match(chosen, segments)!;
     if (chosen.method !== 'GET') {
       const reply = await chosen.write({ store, principal, params, req });
@@ -112,26 +118,7 @@ export function createManagementApi(dataDir: string): ManagementApi {
     });
     sendPayload(req, res, answer);
   };
-  return {
-    store,
-    handle: async (req, res, segments, query) => {
-      try {
-        await handle(req, res, segments, query);
-      } catch (error) {
-        if (res.headersSent) {
-          res.destroy();
-          return;
-        }
-        if (error instanceof ApiError) {
-          const allow: Record<string, string> = error.status === 405 ? { Allow: allowedMethods(segments) } : {};
-          sendApiError(req, res, error, allow);
-        } else if (error instanceof MirrorError) {
-          // The data folder is busy (another writer holds its lock): a retryable condition.
-          sendApiError(req, res, new ApiError(503, 'service unavailable', error.message), { 'Retry-After': '1' });
-        } else throw error;
-      }
-    },
-  };
+  return { store, handle };
 }
 
 /**
@@ -158,7 +145,7 @@ function answerCache(store: Store): (key: string, compute: () => Payload) => Pay
   };
 }
 
-function allowedMethods(segments: string[]): string {
-  const methods = ROUTES.filter((r) => match(r, segments) !== undefined).map((r) => r.method);
-  return [...new Set(methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])))].join(', ');
+/** What an `Allow` header lists for a path: HEAD wherever GET is. */
+function allowedMethods(routes: Route[]): string[] {
+  return [...new Set(routes.flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method])))];
 }

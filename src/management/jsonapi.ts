@@ -1,26 +1,17 @@
-// JSON:API plumbing for the management shim (spec 2.1, 7.1, 8): errors with
-// a status, title, detail and source pointer; request bodies; pagination.
+// JSON:API plumbing for the management shim (spec 2.1, 7.1, 8): the errors
+// its routes throw, request bodies, includes, pagination.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MirrorError } from '../errors.js';
+import { JSON_TYPE, JSONAPI_TYPE } from '../protocol/headers.js';
 
-export const JSONAPI_TYPE = 'application/vnd.api+json';
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly title: string,
-    detail: string,
-    readonly pointer?: string,
-  ) {
-    super(detail);
-    this.name = 'ApiError';
-  }
-}
-
-export const notFound = () => new ApiError(404, 'not found', 'The resource was not found, or you are not authorized to see it.');
-export const unauthorized = () => new ApiError(401, 'unauthorized', 'A valid bearer token is required (Authorization: Bearer <token>).');
-export const invalid = (detail: string, pointer: string) => new ApiError(422, 'invalid attribute', detail, pointer);
+// Errors are MirrorErrors with a request's code; http/errors.ts renders them as spec 7.1 says.
+export const notFound = () => new MirrorError('NOT_FOUND', 'The resource was not found, or you are not authorized to see it.');
+export const unauthorized = () => new MirrorError('UNAUTHORIZED', 'A valid bearer token is required (Authorization: Bearer <token>).');
+export const invalid = (detail: string, pointer: string) => new MirrorError('INVALID_ATTRIBUTE', detail, { pointer });
+export const badRequest = (detail: string) => new MirrorError('BAD_REQUEST', detail);
 
 export function sendDocument(req: IncomingMessage, res: ServerResponse, status: number, document: unknown): void {
   if (status === 204 || document === undefined) {
@@ -33,43 +24,28 @@ export function sendDocument(req: IncomingMessage, res: ServerResponse, status: 
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-/** Spec 7.1: a JSON:API error object. */
-export function apiErrorBody(error: ApiError): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      errors: [{ status: String(error.status), title: error.title, detail: error.message, ...(error.pointer ? { source: { pointer: error.pointer } } : {}) }],
-    }),
-  );
-}
-
-export function sendApiError(req: IncomingMessage, res: ServerResponse, error: ApiError, headers: Record<string, string> = {}): void {
-  const body = apiErrorBody(error);
-  res.writeHead(error.status, { 'Content-Type': JSONAPI_TYPE, 'Content-Length': body.length, ...headers });
-  res.end(req.method === 'HEAD' ? undefined : body);
-}
-
 /** The JSON body of a request: 415 unless JSON, 413 past 1 MiB, 400 if it does not parse. */
 export async function readBody(req: IncomingMessage): Promise<unknown> {
   const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== JSONAPI_TYPE && type !== 'application/json') {
+  if (type !== JSONAPI_TYPE && type !== JSON_TYPE) {
     req.resume();
-    throw new ApiError(415, 'unsupported media type', `Send the body as ${JSONAPI_TYPE} (or application/json), not ${type || 'no content type'}.`);
+    throw new MirrorError('UNSUPPORTED_MEDIA_TYPE', `Send the body as ${JSONAPI_TYPE} (or application/json), not ${type || 'no content type'}.`);
   }
   if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
     req.resume();
-    throw new ApiError(413, 'payload too large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+    throw new MirrorError('PAYLOAD_TOO_LARGE', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new ApiError(413, 'payload too large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+    if (size > MAX_BODY_BYTES) throw new MirrorError('PAYLOAD_TOO_LARGE', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
     chunks.push(chunk);
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch (error) {
-    throw new ApiError(400, 'bad request', `The body is not valid JSON: ${(error as Error).message}`);
+    throw badRequest(`The body is not valid JSON: ${(error as Error).message}`);
   }
 }
 
@@ -83,6 +59,30 @@ export function resourceBody(body: unknown, type: string, options: { allowEmptyT
   const attributes = (data as { attributes?: unknown }).attributes ?? {};
   if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) throw invalid('data.attributes must be an object.', '/data/attributes');
   return attributes as Record<string, unknown>;
+}
+
+/**
+ * `include` (spec 2.1): the names asked for, each in its canonical spelling
+ * from `allowed` (the spec's hyphens), once, in the order asked. go-tfe v1
+ * spells them with underscores (`task_results`, `policy_evaluations`), so
+ * `_` and `-` are one character here; this is the one place that knows.
+ * Several `include` parameters add up, as a comma list does. An unknown name
+ * is a 400 whose detail says "include parameter": go-tfe turns exactly that
+ * into its ErrInvalidIncludeValue.
+ */
+export function includesOf<T extends string>(query: URLSearchParams, allowed: readonly T[]): T[] {
+  const canonical = (name: string) => name.replaceAll('_', '-');
+  const wanted = query.getAll('include').flatMap((raw) => raw.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const names: T[] = [];
+  for (const value of wanted) {
+    const name = allowed.find((a) => canonical(a) === canonical(value));
+    if (name === undefined) {
+      const spellings = allowed.map((a) => (a.includes('-') ? `${a} (or ${a.replaceAll('-', '_')})` : a)).join(', ');
+      throw badRequest(`Invalid include parameter "${value}": use one of ${spellings}.`);
+    }
+    if (!names.includes(name)) names.push(name);
+  }
+  return names;
 }
 
 export interface Page<T> {
@@ -99,7 +99,7 @@ export function paginate<T>(items: T[], query: URLSearchParams, defaultSize = 20
   const parse = (name: string, fallback: number) => {
     const raw = query.get(name);
     if (raw === null || raw === '') return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new ApiError(400, 'bad request', `${name} must be a positive integer, got "${raw}".`);
+    if (!/^\d+$/.test(raw) || Number(raw) < 1) throw badRequest(`${name} must be a positive integer, got "${raw}".`);
     return Number(raw);
   };
   const number = parse('page[number]', 1);

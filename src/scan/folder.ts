@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { FolderSource } from '../config.js';
-import { isValidName } from '../emit/paths.js';
+import { isValidName } from '../protocol/paths.js';
 import type { ModuleMeta, VersionSource } from '../types.js';
 import { listFolderFiles } from './files.js';
 import { validVersion } from '../version-order.js';

@@ -3,9 +3,9 @@
 
 import { resolve } from 'node:path';
 import { compareVersionsDesc } from '../version-order.js';
-import type { ResolvedConfig } from '../config.js';
+import { moduleMeta, type ResolvedConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
-import { addressKey } from '../emit/paths.js';
+import { addressKey } from '../protocol/paths.js';
 import type { ModuleAddress, ModuleMeta, VersionSource } from '../types.js';
 import { scanFolder } from './folder.js';
 import { scanGit } from './git.js';
@@ -18,14 +18,7 @@ export interface ScanResult {
 export async function scan(config: ResolvedConfig): Promise<ScanResult> {
   const warnings: string[] = [];
   const warn = (message: string) => warnings.push(message);
-  const metaFor = (address: ModuleAddress, own: Partial<ModuleMeta> = {}): ModuleMeta => ({
-    owner: '',
-    description: '',
-    source: '',
-    verified: false,
-    ...config.modules.get(addressKey(address)),
-    ...own,
-  });
+  const metaFor = (address: ModuleAddress, own: Partial<ModuleMeta> = {}): ModuleMeta => moduleMeta(config, address, own);
   const found: VersionSource[][] = await Promise.all(
     config.sources.map((source) =>
       source.kind === 'folder'

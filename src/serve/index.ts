@@ -5,16 +5,17 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { createServer as createHttpServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { join, sep } from 'node:path';
-import sirv from 'sirv';
 import { MirrorError } from '../errors.js';
-import { DISCOVERY_FILE, MODULES_BASE, modulesServiceUrl } from '../emit/paths.js';
+import { errorAnswer, sendError, statusOf } from '../http/errors.js';
+import { AnswerCache, sendPayload } from '../http/payload.js';
 import { createManagementApi } from '../management/index.js';
-import { ApiError, apiErrorBody, JSONAPI_TYPE, sendApiError } from '../management/jsonapi.js';
+import { CACHE_SHORT } from '../protocol/headers.js';
 import { DownloadCounter } from './downloads.js';
-import { AnswerCache, HttpError, JSON_TYPE, jsonPayload, registryErrorBody, sendPayload, sendRegistryError } from './http.js';
 import { Mirror } from './mirror.js';
-import { handleDownloadsSummary, handleModules, type RegistryContext } from './registry.js';
+import type { Registry } from './registry.js';
+import { findRoute } from './routes/index.js';
+import { staticFiles } from './static.js';
+import { isManagementTarget, parseTarget } from './target.js';
 
 export interface ServeOptions {
   dir: string;
@@ -33,21 +34,18 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const MAX_URL_LENGTH = 4096;
-
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const root = realpathOrFail(options.dir);
   const mirror = new Mirror(root);
   const downloads = new DownloadCounter(options.dataDir);
   const management = createManagementApi(options.dataDir);
-  const files = sirv(root, { dev: true, etag: true, dotfiles: false, gzip: true });
-  const ctx: RegistryContext = {
+  const registry: Registry = {
     mirror,
     downloads,
-    basePath: `/${MODULES_BASE}`,
+    baseUrl: options.baseUrl,
     patchedDetails: new Map(),
     answers: new AnswerCache(),
-    serveFile: (req, res, rel, headers) => serveStatic(files, root, req, res, rel, headers),
+    serveFile: staticFiles(root),
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -55,29 +53,23 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const { segments, query } = parseTarget(url);
     if (isManagementTarget(url)) return management.handle(req, res, segments.slice(2), query);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      throw new HttpError(405, `Method ${req.method} not allowed`, { Allow: 'GET, HEAD' });
+      throw new MirrorError('METHOD_NOT_ALLOWED', `Method ${req.method} not allowed`, { allow: ['GET', 'HEAD'] });
     }
-    const path = segments.join('/');
-    if (path === DISCOVERY_FILE) {
-      const doc = options.baseUrl ? jsonPayload({ 'modules.v1': modulesServiceUrl(options.baseUrl) }) : await mirror.document(DISCOVERY_FILE);
-      return sendPayload(req, res, doc);
-    }
-    if (segments[0] === 'v1' && segments[1] === 'modules') return handleModules(ctx, req, res, segments.slice(2), query);
-    if (segments[0] === 'v2' && segments[1] === 'modules') return handleDownloadsSummary(ctx, req, res, segments.slice(2));
-    if (segments.some((s) => s.startsWith('.'))) throw new HttpError(404, 'Not found');
-    return ctx.serveFile(req, res, path, {});
+    const { handler, params } = findRoute(segments);
+    const answer = await handler({ registry, index: mirror.current(), req, res, params, query });
+    if (answer) sendPayload(req, res, answer.payload, answer.status, { 'Cache-Control': CACHE_SHORT, ...answer.headers });
   };
 
+  // One error path for every route, the management API's included (http/errors.ts maps and renders).
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const url = req.url;
     res.on('finish', () => options.log?.(`${req.method} ${url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
     handle(req, res).catch((error: unknown) => {
-      const httpError = error instanceof HttpError ? error : new HttpError(500, 'Internal error');
-      // A 500 is a bug in modmirror: always say so, even with --quiet.
-      if (!(error instanceof HttpError)) console.error(`error: ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
+      // A 500 is a bug in modmirror or a fault in its data: always say so, even with --quiet.
+      if (statusOf(error) === 500) console.error(`error: ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
       if (res.headersSent) res.destroy();
-      else sendError(req, res, httpError);
+      else sendError(req, res, error, isManagementTarget(req.url ?? '/') ? 'jsonapi' : 'registry');
     });
   };
 
@@ -111,12 +103,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
 }
 
-/** Spec 7: JSON:API error objects under /api/v2 (7.1), the registry's `{"errors": [...]}` everywhere else (7.2). */
-function sendError(req: IncomingMessage, res: ServerResponse, error: HttpError): void {
-  if (!isManagementTarget(req.url ?? '/')) return sendRegistryError(req, res, error);
-  sendApiError(req, res, new ApiError(error.status, (STATUS_CODES[error.status] ?? 'error').toLowerCase(), error.message), error.headers);
-}
-
 type ClientError = NodeJS.ErrnoException & { rawPacket?: Buffer };
 
 /**
@@ -127,80 +113,15 @@ type ClientError = NodeJS.ErrnoException & { rawPacket?: Buffer };
  */
 function clientErrorResponse(error: ClientError): Buffer {
   const overflow = error.code === 'HPE_HEADER_OVERFLOW';
-  const [status, text] = overflow ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
   const target = /^[A-Z]+ (\S+)/.exec(error.rawPacket?.toString('latin1', 0, 1024) ?? '')?.[1];
-  const detail = overflow ? `The request line and headers are larger than ${maxHeaderSize} bytes.` : 'The request is not valid HTTP/1.1.';
-  const [type, body] = target !== undefined && isManagementTarget(target) ? [JSONAPI_TYPE, apiErrorBody(new ApiError(status, text.toLowerCase(), detail))] : [JSON_TYPE, registryErrorBody(text)];
-  return Buffer.concat([Buffer.from(`HTTP/1.1 ${status} ${text}\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`), body]);
-}
-
-/**
- * Whether a request is for the management API: its first two path segments are
- * `api` and `v2`. They are decoded as parseTarget does, but what it refuses is
- * kept as is, so that a malformed management URL still gets that API's errors.
- */
-function isManagementTarget(url: string): boolean {
-  const path = url.split('?', 1)[0]!;
-  const [first, second] = path.split('/').filter((s) => s !== '').slice(0, 2).map(decodeLeniently);
-  return first === 'api' && second === 'v2';
-}
-
-function decodeLeniently(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
-/** Decoded path segments; anything that could step outside the tree is refused. */
-function parseTarget(url: string): { segments: string[]; query: URLSearchParams } {
-  if (url.length > MAX_URL_LENGTH) throw new HttpError(414, `URL too long: the limit is ${MAX_URL_LENGTH} characters`);
-  const q = url.indexOf('?');
-  const rawPath = q === -1 ? url : url.slice(0, q);
-  if (!rawPath.startsWith('/')) throw new HttpError(400, 'Invalid path');
-  const segments: string[] = [];
-  for (const raw of rawPath.split('/')) {
-    if (raw === '') continue;
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw);
-    } catch {
-      throw new HttpError(400, 'Invalid percent-encoding in path');
-    }
-    if (segment === '.' || segment === '..' || /[/\\\0]/.test(segment)) throw new HttpError(400, 'Invalid path');
-    segments.push(segment);
-  }
-  return { segments, query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)) };
-}
-
-type Sirv = ReturnType<typeof sirv>;
-
-/** Serves one file of the tree through sirv, after checking it (symlinks included) stays inside the tree. */
-function serveStatic(files: Sirv, root: string, req: IncomingMessage, res: ServerResponse, rel: string, headers: Record<string, string>): Promise<void> {
-  let real: string;
-  try {
-    real = realpathSync(join(root, rel));
-  } catch {
-    return Promise.reject(new HttpError(404, 'Not found'));
-  }
-  if (real !== root && !real.startsWith(root + sep)) return Promise.reject(new HttpError(404, 'Not found'));
-  return new Promise((resolve, reject) => {
-    const originalUrl = req.url;
-    req.url = `/${rel.split('/').map(encodeURIComponent).join('/')}`;
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    const done = () => {
-      req.url = originalUrl;
-      resolve();
-    };
-    res.on('finish', done);
-    res.on('close', done);
-    files(req, res, () => {
-      req.url = originalUrl;
-      for (const name of Object.keys(headers)) res.removeHeader(name);
-      reject(new HttpError(404, 'Not found'));
-    });
-  });
+  const format = target !== undefined && isManagementTarget(target) ? 'jsonapi' : 'registry';
+  const [code, reason, detail] = overflow
+    ? (['HEADERS_TOO_LARGE', 'Request Header Fields Too Large', `The request line and headers are larger than ${maxHeaderSize} bytes.`] as const)
+    : (['BAD_REQUEST', 'Bad Request', 'The request is not valid HTTP/1.1.'] as const);
+  // The registry's body has always given just the reason phrase here; JSON:API's has the detail.
+  const { status, headers, body } = errorAnswer(new MirrorError(code, format === 'jsonapi' ? detail : reason), format);
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), 'Connection: close'];
+  return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]);
 }
 
 function realpathOrFail(dir: string): string {

@@ -6,11 +6,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MirrorError } from '../errors.js';
-import type { ModuleSummary } from '../emit/documents.js';
-import { MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../emit/paths.js';
 import { versionsIndexOf } from '../emit/versions-index.js';
-import { HttpError, payload, type Payload } from './http.js';
+import { MirrorError } from '../errors.js';
+import { payload, type Payload } from '../http/payload.js';
+import type { ModuleSummary } from '../protocol/documents.js';
+import { MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../protocol/paths.js';
 
 export interface IndexedModule {
   key: string;
@@ -75,7 +75,7 @@ export class Mirror {
       body = await readFile(join(this.root, rel));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') {
-        throw new HttpError(404, 'Not found');
+        throw new MirrorError('NOT_FOUND', 'Not found');
       }
       throw error;
     }

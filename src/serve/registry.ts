@@ -1,209 +1,88 @@
-// Registry routes (spec 4.4, 7.2, 8): what static files cannot answer
-// (offset/limit/filters, search, 204 + download headers, 302 to the latest,
-// download counts), and the documents the build wrote for the rest.
+// What every registry route (./routes/) works from: the served mirror, the
+// download counts and the caches of computed answers, and the lookups the
+// routes share. Routes answer with an `Answer` or throw a MirrorError.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pageMeta, type ModuleSummary } from '../emit/documents.js';
-import { latestVersion } from '../version-order.js';
-import {
-  downloadFile,
-  isValidName,
-  LIST_DEFAULT_LIMIT,
-  LIST_MAX_LIMIT,
-  latestDetailFile,
-  versionDetailFile,
-  versionsFile,
-  archiveName,
-} from '../emit/paths.js';
-import type { DownloadCounter } from './downloads.js';
-import { HttpError, jsonPayload, payload, sendPayload, type AnswerCache, type Payload } from './http.js';
-import type { IndexedModule, Mirror, MirrorIndex } from './mirror.js';
+import { MirrorError } from '../errors.js';
+import type { AnswerCache, Payload } from '../http/payload.js';
+import { addressKey, isValidName, modulesServiceUrl } from '../protocol/paths.js';
+import type { ModuleAddress } from '../types.js';
 import { validVersion } from '../version-order.js';
+import type { DownloadCounter } from './downloads.js';
+import type { IndexedModule, Mirror, MirrorIndex } from './mirror.js';
 
-export interface RegistryContext {
+/**
+ * `/v1/modules/`: the server answers at the root of its host, so its paths
+ * are the protocol's own; a base URL's path is a proxy's business.
+ */
+export const MODULES_PATH = modulesServiceUrl('');
+
+export interface Registry {
   mirror: Mirror;
   downloads: DownloadCounter;
-  /** Serves a file of the tree (archives) with sirv. */
+  /** Absolute URL clients reach the server at, when given: discovery answers with it. */
+  baseUrl: string | undefined;
+  /** Serves a file of the tree with sirv (archives, the browse page). */
   serveFile: (req: IncomingMessage, res: ServerResponse, rel: string, headers: Record<string, string>) => Promise<void>;
-  /** Path prefix of the registry API, e.g. `/v1/modules/`. */
-  basePath: string;
   /** Detail documents with a non-zero download count patched in, by generation and path. */
   patchedDetails: Map<string, { count: number; payload: Payload }>;
   /** Listing and search answers by generation, download epoch and URL. */
   answers: AnswerCache;
 }
 
-/** Listings and search are pure functions of the index, the counts and the URL: compute each once. */
-function cachedAnswer(ctx: RegistryContext, index: MirrorIndex, req: IncomingMessage, compute: () => Payload): Payload {
-  const key = `${index.generation}|${ctx.downloads.epoch}|${req.url}`;
-  const hit = ctx.answers.get(key);
-  if (hit) return hit;
-  const answer = compute();
-  ctx.answers.set(key, answer);
-  return answer;
+/** One request as a route sees it; `params` are the pattern's `:name` segments, decoded. */
+export interface RouteRequest {
+  registry: Registry;
+  /** The mirror's index when the request came in: one request never sees two generations. */
+  index: MirrorIndex;
+  req: IncomingMessage;
+  res: ServerResponse;
+  params: Record<string, string>;
+  query: URLSearchParams;
 }
 
-type Query = URLSearchParams;
-
-/** `segments` are the decoded path segments after `/v1/modules/`. */
-export async function handleModules(ctx: RegistryContext, req: IncomingMessage, res: ServerResponse, path: string[], query: Query): Promise<void> {
-  const index = ctx.mirror.current();
-  // `.../index.json` is where a document sits in the tree; the browse page asks for that, which any file host has.
-  const segments = path.at(-1) === 'index.json' ? path.slice(0, -1) : path;
-  const [a, b, c, d, e] = segments;
-  switch (segments.length) {
-    case 0:
-      return sendPayload(req, res, cachedAnswer(ctx, index, req, () => listing(ctx, index.modules, query, '')));
-    case 1:
-      if (a === 'search') return sendPayload(req, res, cachedAnswer(ctx, index, req, () => search(ctx, index, query)));
-      return sendPayload(req, res, cachedAnswer(ctx, index, req, () => listing(ctx, index.modules.filter((m) => m.summary.namespace === a), query, a!)));
-    case 2:
-      return sendPayload(req, res, cachedAnswer(ctx, index, req, () => providersListing(ctx, index, a!, b!, query)));
-  }
-  const module = findModule(index, a!, b!, c!);
-  const address = { namespace: a!, name: b!, provider: c! };
-  if (segments.length === 3) return sendPayload(req, res, await detail(ctx, module, latestDetailFile(address)));
-  if (segments.length === 4) {
-    if (d === 'versions') return sendPayload(req, res, await ctx.mirror.document(versionsFile(address)));
-    if (d === 'download') {
-      const latest = latestVersion(module.versions)!;
-      const location = `${ctx.basePath}${module.key}/${latest}/download`;
-      const html = `<!doctype html><title>Redirecting</title><a href="${location}">${location}</a>\n`;
-      return sendPayload(req, res, payload(html, 'text/html; charset=utf-8'), 302, { Location: location });
-    }
-    return sendPayload(req, res, await detail(ctx, module, versionDetailFile(address, knownVersion(module, d!))));
-  }
-  if (segments.length === 5) {
-    const version = knownVersion(module, d!);
-    if (e === 'download') {
-      const { location } = JSON.parse((await ctx.mirror.document(downloadFile(address, version))).body.toString('utf8')) as { location: string };
-      // Terraform reads X-Terraform-Get; the spec names X-Service-Get; send both.
-      res.writeHead(204, { 'X-Terraform-Get': location, 'X-Service-Get': location, 'Cache-Control': 'no-store' });
-      res.end();
-      return;
-    }
-    if (e === archiveName(address, version)) {
-      res.on('finish', () => {
-        if (req.method === 'GET' && res.statusCode === 200) ctx.downloads.record(module.key);
-      });
-      return ctx.serveFile(req, res, `v1/modules/${module.key}/${version}/${e}`, {
-        'Content-Type': 'application/gzip',
-        'Cache-Control': 'public, max-age=31536000, immutable',
-      });
-    }
-  }
-  throw new HttpError(404, 'Not found');
+/**
+ * A route's answer: a payload, its status (200 unless said) and headers
+ * beyond the short cache lifetime every registry answer gets. `undefined`
+ * when the route has sent a file itself.
+ */
+export interface Answer {
+  payload: Payload;
+  status?: number;
+  headers?: Record<string, string>;
 }
 
-/** GET /v2/modules/ns/name/provider/downloads/summary (spec 2.9). */
-export function handleDownloadsSummary(ctx: RegistryContext, req: IncomingMessage, res: ServerResponse, segments: string[]): void {
-  const [a, b, c, d, e] = segments;
-  if (segments.length !== 5 || d !== 'downloads' || e !== 'summary') throw new HttpError(404, 'Not found');
-  const module = findModule(ctx.mirror.current(), a!, b!, c!);
-  const attributes = ctx.downloads.windows(module.key);
-  sendPayload(req, res, jsonPayload({ data: { type: 'module-downloads-summary', id: module.key, attributes } }), 200, { 'Cache-Control': 'no-cache' });
+export const notFound = (message = 'Not found') => new MirrorError('NOT_FOUND', message);
+
+/** The module address the path names (`:namespace/:name/:provider`). */
+export function addressOf({ params }: RouteRequest): ModuleAddress {
+  return { namespace: params['namespace'] ?? '', name: params['name'] ?? '', provider: params['provider'] ?? '' };
 }
 
-function findModule(index: MirrorIndex, namespace: string, name: string, provider: string): IndexedModule {
-  const module = [namespace, name, provider].every(isValidName) ? index.byKey.get(`${namespace}/${name}/${provider}`) : undefined;
-  if (!module) throw new HttpError(404, `Module ${namespace}/${name}/${provider} not found`);
+/** The module the path names; 404 unless the mirror holds it. */
+export function moduleOf(r: RouteRequest): IndexedModule {
+  const address = addressOf(r);
+  const valid = isValidName(address.namespace) && isValidName(address.name) && isValidName(address.provider);
+  const module = valid ? r.index.byKey.get(addressKey(address)) : undefined;
+  if (!module) throw notFound(`Module ${addressKey(address)} not found`);
   return module;
 }
 
-function knownVersion(module: IndexedModule, version: string): string {
+/** The path's `:version` of `module`; 404 unless the mirror holds it. */
+export function versionOf({ params }: RouteRequest, module: IndexedModule): string {
+  const version = params['version'] ?? '';
   if (validVersion(version) === null || !module.versions.includes(version)) {
-    throw new HttpError(404, `Version ${version} of ${module.key} not found`);
+    throw notFound(`Version ${version} of ${module.key} not found`);
   }
   return version;
 }
 
-/** A detail document with the module's current download total in `downloads`. */
-async function detail(ctx: RegistryContext, module: IndexedModule, rel: string): Promise<Payload> {
-  const doc = await ctx.mirror.document(rel);
-  const count = ctx.downloads.total(module.key);
-  if (count === 0) return doc;
-  const key = `${ctx.mirror.current().generation}:${rel}`;
-  const patched = ctx.patchedDetails;
-  const hit = patched.get(key);
-  if (hit?.count === count) return hit.payload;
-  // The first "downloads" key of a detail document is the module's own (it precedes root/submodules).
-  const body = doc.body.toString('utf8').replace(/"downloads": 0\b/, `"downloads": ${count}`);
-  const p = payload(body);
-  if (patched.size > 10_000) patched.clear();
-  patched.set(key, { count, payload: p });
-  return p;
-}
-
-// ---- listings and search ---------------------------------------------------
-
-function integerParam(query: Query, name: string, min: number): number | undefined {
-  const raw = query.get(name);
-  if (raw === null || raw === '') return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
-    throw new HttpError(400, `Invalid ${name} "${raw}": expected ${min === 0 ? 'a non-negative' : 'a positive'} integer`);
-  }
-  return Number(raw);
-}
-
-function page(query: Query): { offset: number; limit: number } {
-  const offset = integerParam(query, 'offset', 0) ?? 0;
-  const limit = Math.min(integerParam(query, 'limit', 1) ?? LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT);
-  return { offset, limit };
-}
-
-function filtered(modules: IndexedModule[], query: Query): IndexedModule[] {
-  const provider = query.get('provider');
-  const namespace = query.get('namespace');
-  const verifiedOnly = query.get('verified') === 'true';
-  if (!provider && !namespace && !verifiedOnly) return modules;
-  return modules.filter(
-    (m) =>
-      (!provider || m.summary.provider === provider) &&
-      (!namespace || m.summary.namespace === namespace) &&
-      (!verifiedOnly || m.summary.verified),
-  );
-}
-
-function withDownloads(ctx: RegistryContext, modules: IndexedModule[]): ModuleSummary[] {
-  return modules.map((m) => {
-    const downloads = ctx.downloads.total(m.key);
-    return downloads === 0 ? m.summary : { ...m.summary, downloads };
-  });
-}
-
-/** One page of results with spec 8's meta; `next_url` keeps the caller's filters. */
-function pageOf(ctx: RegistryContext, results: IndexedModule[], query: Query, path: string): Payload {
-  const { offset, limit } = page(query);
-  const meta = pageMeta(results.length, offset, limit, (next) => {
-    const params = new URLSearchParams(query);
-    params.set('offset', String(next));
-    params.set('limit', String(limit));
-    return `${path}?${params}`;
-  });
-  return jsonPayload({ meta, modules: withDownloads(ctx, results.slice(offset, offset + limit)) });
-}
-
-function listing(ctx: RegistryContext, modules: IndexedModule[], query: Query, namespace: string): Payload {
-  return pageOf(ctx, filtered(modules, query), query, `${ctx.basePath}${namespace}`);
-}
-
-function providersListing(ctx: RegistryContext, index: MirrorIndex, namespace: string, name: string, query: Query): Payload {
-  const modules = index.modules.filter((m) => m.summary.namespace === namespace && m.summary.name === name);
-  if (modules.length === 0) throw new HttpError(404, `Module ${namespace}/${name} not found`);
-  return pageOf(ctx, modules, query, `${ctx.basePath}${namespace}/${name}`);
-}
-
-/** Every word of `q` must appear; exact name matches rank first, then name prefixes, then the rest. */
-function search(ctx: RegistryContext, index: MirrorIndex, query: Query): Payload {
-  const q = (query.get('q') ?? '').trim().toLowerCase();
-  if (q === '') throw new HttpError(400, 'Missing query parameter "q"');
-  const terms = q.split(/\s+/);
-  // Modules are sorted by address already: four rank buckets keep that order without a sort.
-  const buckets: IndexedModule[][] = [[], [], [], []];
-  for (const m of filtered(index.modules, query)) {
-    if (!terms.every((t) => m.haystack.includes(t))) continue;
-    const name = m.nameLower;
-    buckets[name === q ? 0 : name.startsWith(q) ? 1 : name.includes(q) ? 2 : 3]!.push(m);
-  }
-  return pageOf(ctx, buckets.flat(), query, `${ctx.basePath}search`);
+/** Listings and search are pure functions of the index, the counts and the URL: compute each once. */
+export function cachedAnswer({ registry, index, req }: RouteRequest, compute: () => Payload): Payload {
+  const key = `${index.generation}|${registry.downloads.epoch}|${req.url}`;
+  const hit = registry.answers.get(key);
+  if (hit) return hit;
+  const answer = compute();
+  registry.answers.set(key, answer);
+  return answer;
 }

@@ -14,7 +14,7 @@ import satisfies from 'semver/functions/satisfies.js';
 import valid from 'semver/functions/valid.js';
 import validRange from 'semver/ranges/valid.js';
 import { MirrorError } from '../errors.js';
-import { isValidName } from '../emit/paths.js';
+import { isValidName } from '../protocol/paths.js';
 import type { ModuleAddress } from '../types.js';
 
 export interface ModuleSpec {

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import semver from 'semver';
 import { messageOf } from '../errors.js';
-import { addressKey } from '../emit/paths.js';
+import { addressKey } from '../protocol/paths.js';
 import type { ModuleSpec } from './constraint.js';
 import { fetchLocation, GitRepos } from './fetch.js';
 import { HttpClient } from './http.js';

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, utimes } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { isProcessAlive } from '../processes.js';
 
 const SCRATCH = /^\..+\.partial-(\d+)$/;
 
@@ -43,17 +44,8 @@ export async function removeAbandoned(dir: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
     const pid = SCRATCH.exec(name)?.[1];
-    if (pid !== undefined && !alive(Number(pid))) await rm(join(dir, name), { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    // A scratch folder named after this process is from an earlier run that had its pid.
+    if (pid !== undefined && (Number(pid) === process.pid || !isProcessAlive(Number(pid)))) await rm(join(dir, name), { recursive: true, force: true });
   }
 }
 

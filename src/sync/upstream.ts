@@ -4,7 +4,7 @@
 // detail gives its `published_at`.
 
 import { MirrorError } from '../errors.js';
-import { addressKey } from '../emit/paths.js';
+import { addressKey } from '../protocol/paths.js';
 import type { ModuleAddress } from '../types.js';
 import type { HttpClient } from './http.js';
 

@@ -4,7 +4,7 @@
 // playwright-core): search, filters, module pages, versions, providers, the
 // usage snippet, download counts, and a malicious README that stays inert.
 
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { request } from 'undici';
@@ -28,6 +28,19 @@ const EVIL_README = [
   '',
 ].join('\n');
 
+const EVIL_PUBLISHED = new Date('2030-01-02T03:04:05Z');
+/** Every version of the samples and the evil module: all fit in the page's 20 recent rows. */
+const ALL_VERSIONS = [
+  'acme/dns/aws 1.0.0',
+  'acme/dns/google 1.0.0',
+  'acme/network/aws 1.0.0',
+  'acme/network/aws 1.1.0',
+  'acme/network/aws 2.0.0',
+  'acme/network/aws 2.1.0-rc.1',
+  'acme/storage/aws 1.0.0',
+  'zz/evil/aws 0.1.0',
+];
+
 let server: RunningServer;
 let browser: Browser;
 let page: Page;
@@ -41,6 +54,9 @@ beforeAll(async () => {
     'extra/zz/evil/aws/0.1.0/main.tf': 'variable "x" {}\n',
     'extra/zz/evil/aws/0.1.0/README.md': EVIL_README,
   });
+  // A folder version is dated by its newest file: this one is the newest of all,
+  // whenever the samples were checked out.
+  for (const file of ['main.tf', 'README.md']) utimesSync(join(dir, 'extra/zz/evil/aws/0.1.0', file), EVIL_PUBLISHED, EVIL_PUBLISHED);
   const built = await runCli(['build', '--json'], dir);
   expect(built.code, built.stderr).toBe(0);
   server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
@@ -78,7 +94,10 @@ describe('home page', () => {
     await page.goto(server.url);
     await expect.poll(() => page.textContent('#count')).toBe('5 modules');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('search');
-    expect(await page.locator('#recent li').count()).toBeGreaterThan(0);
+    const recent = await page.locator('#recent li a').allTextContents();
+    expect([...recent].sort()).toEqual(ALL_VERSIONS);
+    expect(recent[0]).toBe('zz/evil/aws 0.1.0');
+    expect(await page.locator('#recent li').first().textContent()).toBe('zz/evil/aws 0.1.0 2030-01-02');
     await page.screenshot({ path: join(SHOTS, 'home.png'), fullPage: true });
 
     await page.fill('#search', 'dns');
@@ -108,26 +127,28 @@ describe('module page', () => {
     await page.goto(server.url);
     await page.fill('#search', 'network');
     await page.click('#results a:has-text("acme/network/aws")');
-    await expect.poll(() => page.textContent('#module-title')).toContain('acme/network/aws');
-    const options = await page.locator('#version option').allTextContents();
-    expect(options).toContain('2.1.0-rc.1 (pre-release)');
+    await expect.poll(() => page.textContent('#module-title')).toBe('acme/network/aws');
+    expect(await page.locator('#version option').allTextContents()).toEqual(['2.1.0-rc.1 (pre-release)', '2.0.0', '1.1.0', '1.0.0']);
     expect(await page.inputValue('#version')).toBe('2.0.0');
     expect(await page.locator('table').first().locator('th').allTextContents()).toEqual(['Name', 'Type', 'Default', 'Required', 'Description']);
-    expect(await page.locator('.readme h1').count()).toBeGreaterThan(0);
-    expect(await page.locator('details.submodule').count()).toBeGreaterThan(0);
+    // The root README, then the submodule's and the examples' inside their details.
+    expect(await page.locator('.readme h1').allTextContents()).toEqual(['acme/network/aws', 'nat', 'Basic example', 'Complete example']);
+    expect(await page.locator('details.submodule > summary').allTextContents()).toEqual(['modules/nat']);
+    expect(await page.locator('details.example > summary').allTextContents()).toEqual(['examples/basic', 'examples/complete']);
     expect(await page.locator('main').evaluate((m) => [...m.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim()))).toBe(false);
     await page.screenshot({ path: join(SHOTS, 'module.png'), fullPage: true });
 
     await page.selectOption('#version', '1.0.0');
     await expect.poll(() => page.url()).toMatch(/#\/acme\/network\/aws\/1\.0\.0$/);
-    await expect.poll(() => page.textContent('#usage')).toContain('version = "1.0.0"');
+    const host = new URL(server.url).host;
+    await expect.poll(() => page.textContent('#usage')).toBe(`module "network" {\n  source  = "${host}/acme/network/aws"\n  version = "1.0.0"\n}\n`);
   });
 
   it('switches between the providers a module exists for', async () => {
     await openModule('acme/dns/aws');
     expect(await page.locator('.tabs a').allTextContents()).toEqual(['aws', 'google']);
     await page.click('.tabs a:has-text("google")');
-    await expect.poll(() => page.textContent('#module-title')).toContain('acme/dns/google');
+    await expect.poll(() => page.textContent('#module-title')).toBe('acme/dns/google');
     expect(await page.getAttribute('.tabs a:has-text("google")', 'aria-selected')).toBe('true');
   });
 

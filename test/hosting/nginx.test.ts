@@ -7,9 +7,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from 'tar';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { clientRequest } from '../http-client.js';
 import { freePort, startNginx } from './nginx-server.js';
 
 const dir = tempDir();
@@ -49,11 +49,7 @@ afterAll(() => {
   nginx?.stop();
 });
 
-async function get(url: string | URL) {
-  const res = await request(url);
-  const body = Buffer.from(await res.body.arrayBuffer());
-  return { status: res.statusCode, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) as Record<string, unknown> };
-}
+const get = (url: string | URL) => clientRequest(url);
 
 async function unpack(data: Buffer, into: string): Promise<Record<string, string>> {
   mkdirSync(into, { recursive: true });
@@ -74,7 +70,7 @@ async function unpack(data: Buffer, into: string): Promise<Record<string, string
   return files;
 }
 
-/** The walk `terraform init` makes for source HOST/acme/hello/null, version "~> 1.2". */
+/** The registry protocol's walk for source HOST/acme/hello/null (the real installer runs in test/clients/). */
 async function clientFlow(host: string, unpackInto: string): Promise<void> {
   const discoveryUrl = new URL('/.well-known/terraform.json', host);
   const discovery = await get(discoveryUrl);

@@ -1,15 +1,17 @@
-// The whole client flow the way Terraform walks it, over HTTPS with a
-// throwaway CA made by this test: discovery, versions, download header,
-// archive fetch, unpack, and the unpacked files are the module's files.
+// The registry protocol over serve's HTTPS, with a throwaway CA made by this
+// test: discovery, versions, the download answer, the archive, unpacked, and
+// the unpacked files are the module's files. The real installer, Terraform's
+// own libraries, runs against serve in test/clients/.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from 'tar';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { clientRequest } from '../http-client.js';
 
 const dir = tempDir();
 let server: RunningServer;
@@ -45,34 +47,35 @@ afterAll(async () => {
   await agent?.close();
 });
 
-it('resolves, downloads and unpacks a module like terraform init does', async () => {
+it('walks discovery, versions, download and the archive over HTTPS as an HTTP client that asks for gzip', async () => {
+  // The real installer (Terraform's go-getter stack) runs in test/clients/; this checks serve's TLS and the protocol's documents.
   expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
+  const get = (url: URL) => clientRequest(url, { dispatcher: agent });
   const discoveryUrl = new URL('/.well-known/terraform.json', server.url);
-  const discovery = await request(discoveryUrl, { dispatcher: agent });
-  const modulesBase = new URL((await discovery.body.json() as Record<string, string>)['modules.v1']!, discoveryUrl);
+  const modulesBase = new URL((await get(discoveryUrl)).json()['modules.v1'], discoveryUrl);
 
-  const versionsRes = await request(new URL('acme/hello/null/versions', modulesBase), { dispatcher: agent });
-  const versions = (await versionsRes.body.json()) as { modules: { versions: { version: string }[] }[] };
+  const versions = (await get(new URL('acme/hello/null/versions', modulesBase))).json() as { modules: { versions: { version: string }[] }[] };
   const version = versions.modules[0]!.versions[0]!.version;
   expect(version).toBe('1.2.3');
 
   const downloadUrl = new URL(`acme/hello/null/${version}/download`, modulesBase);
-  const download = await request(downloadUrl, { dispatcher: agent });
-  expect(download.statusCode).toBe(204);
-  await download.body.dump();
+  const download = await get(downloadUrl);
+  expect(download.status).toBe(200);
   const location = String(download.headers['x-terraform-get']);
+  expect(download.json()).toEqual({ location });
   // go-getter decides by the extension of the resolved URL's path.
   const archiveUrl = new URL(location, downloadUrl);
   expect(archiveUrl.pathname).toMatch(/\.tar\.gz$/);
 
-  const archive = await request(archiveUrl, { dispatcher: agent });
-  expect(archive.statusCode).toBe(200);
+  const archive = await get(archiveUrl);
+  expect(archive.status).toBe(200);
+  expect(archive.wireEncoding).toBeUndefined();
   const unpacked = join(dir, 'unpacked');
   mkdirSync(unpacked);
   await new Promise<void>((resolve, reject) => {
     const sink = extract({ cwd: unpacked });
     sink.on('finish', resolve).on('error', reject);
-    archive.body.pipe(sink);
+    sink.end(archive.body);
   });
   const listFiles = (d: string, prefix = ''): string[] =>
     readdirSync(join(d, prefix), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(d, join(prefix, e.name)) : [join(prefix, e.name)]));

@@ -1,12 +1,13 @@
 // The registry server over real HTTP on 127.0.0.1: every endpoint, query
 // parameter, error status and the traversal list of the serve issue.
 
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { clientRequest } from '../http-client.js';
 
 const dir = tempDir();
 const dist = join(dir, 'dist');
@@ -30,11 +31,8 @@ function corpus(): Record<string, string> {
   return files;
 }
 
-const get = async (path: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' | 'POST' | 'DELETE' = 'GET') => {
-  const res = await request(new URL(path, server.url), { method, headers });
-  const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, text, json: () => JSON.parse(text) };
-};
+const get = (path: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' | 'POST' | 'DELETE' = 'GET') =>
+  clientRequest(new URL(path, server.url), { method, headers });
 
 beforeAll(async () => {
   writeFiles(dir, corpus());
@@ -155,10 +153,12 @@ describe('module documents', () => {
     }
   });
 
-  it('answers download with 204 and both location headers', async () => {
+  it('answers download with 200, both location headers and the JSON body', async () => {
     const res = await get('/v1/modules/acme/net/google/1.1.0/download');
-    expect(res.status).toBe(204);
-    expect(res.text).toBe('');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toEqual({ location: './net-google-1.1.0.tar.gz' });
+    expect(res.headers['cache-control']).toBe('public, max-age=60');
     expect(res.headers['x-terraform-get']).toBe('./net-google-1.1.0.tar.gz');
     expect(res.headers['x-service-get']).toBe('./net-google-1.1.0.tar.gz');
     expect((await get('/v1/modules/acme/net/google/3.0.0/download')).status).toBe(404);
@@ -178,6 +178,10 @@ describe('download counts', () => {
     const first = await get(archive);
     expect(first.status).toBe(200);
     expect(first.headers['content-type']).toBe('application/gzip');
+    // The archive is the gzip file itself: a client that asked for gzip must not be told to undo it.
+    expect(first.wireEncoding).toBeUndefined();
+    expect(first.body.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+    expect(first.body).toEqual(readFileSync(join(dist, archive)));
     await get(archive);
     await get(archive, {}, 'HEAD');
     await get('/v1/modules/beta/network3/aws/0.1.3/download');
@@ -223,9 +227,12 @@ describe('HTTP behaviour', () => {
     expect((await get('/v1/modules/acme/net/google', { 'if-none-match': etag })).status).toBe(304);
     const listing = await get('/v1/modules?limit=100');
     expect((await get('/v1/modules?limit=100', { 'if-none-match': String(listing.headers['etag']) })).status).toBe(304);
-    const res = await request(new URL('/v1/modules?limit=100', server.url), { headers: { 'accept-encoding': 'gzip' } });
-    expect(res.headers['content-encoding']).toBe('gzip');
-    await res.body.arrayBuffer();
+    const gzipped = await get('/v1/modules?limit=100');
+    expect(gzipped.wireEncoding).toBe('gzip');
+    expect(gzipped.json()).toEqual(listing.json());
+    const plain = await request(new URL('/v1/modules?limit=100', server.url));
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(await plain.body.text())).toEqual(listing.json());
   });
 
   it('never serves a file outside dist/, nor dotfiles', async () => {

@@ -1,9 +1,10 @@
 // Spec 4.2: the caller's own account.
 
 import type { IncomingMessage } from 'node:http';
+import { MirrorError } from '../../errors.js';
 import { checkPassword, hashPassword, type Principal } from '../auth.js';
 import { userResource } from '../documents.js';
-import { ApiError, invalid, readBody, resourceBody, unauthorized } from '../jsonapi.js';
+import { invalid, readBody, resourceBody, unauthorized } from '../jsonapi.js';
 import type { Store } from '../store.js';
 
 type Reply = { status: number; document?: unknown };
@@ -60,7 +61,7 @@ export async function changePassword(store: Store, principal: Principal, req: In
   const hash = hashPassword(password);
   const updated = await store.mutate(['users'], (data) => {
     const stored = data.users.find((u) => u.id === user.id);
-    if (!stored) throw new ApiError(401, 'unauthorized', 'The user no longer exists.');
+    if (!stored) throw new MirrorError('UNAUTHORIZED', 'The user no longer exists.');
     stored.passwordHash = hash;
     return stored;
   });

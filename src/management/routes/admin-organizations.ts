@@ -3,7 +3,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { organizationResource, userResource } from '../documents.js';
-import { ApiError, invalid, notFound, pageLinksAndMeta, paginate, readBody, resourceBody } from '../jsonapi.js';
+import { badRequest, includesOf, invalid, notFound, pageLinksAndMeta, paginate, readBody, resourceBody } from '../jsonapi.js';
 import type { Store } from '../store.js';
 import type { Data, Organization } from '../types.js';
 
@@ -19,7 +19,7 @@ function findOrganization(data: Data, name: string): Organization {
 function booleanParam(query: URLSearchParams, name: string): boolean | undefined {
   const raw = query.get(name);
   if (raw === null || raw === '') return undefined;
-  if (raw !== 'true' && raw !== 'false') throw new ApiError(400, 'bad request', `${name} must be true or false, got "${raw}".`);
+  if (raw !== 'true' && raw !== 'false') throw badRequest(`${name} must be true or false, got "${raw}".`);
   return raw === 'true';
 }
 
@@ -31,12 +31,7 @@ function ownersIncluded(data: Data, orgs: Organization[]) {
   return data.users.filter((u) => ids.includes(u.id)).map((u) => userResource(u, { self: false }));
 }
 
-function includesOwners(query: URLSearchParams): boolean {
-  const raw = query.get('include');
-  if (raw === null || raw === '') return false;
-  if (raw !== 'owners') throw new ApiError(400, 'bad request', `include "${raw}" is not supported; use include=owners.`);
-  return true;
-}
+const includesOwners = (query: URLSearchParams) => includesOf(query, ['owners']).length > 0;
 
 export function listOrganizations(data: Data, query: URLSearchParams): Reply {
   const contains = (value: string, needle: string | null) => needle === null || value.toLowerCase().includes(needle.toLowerCase());

@@ -1,23 +1,15 @@
 // Spec 4.1 and 3.1: run task stages and results, and the override action.
 
+import { MirrorError } from '../../errors.js';
 import { canAccess, canOverride, type Principal } from '../auth.js';
 import { stageIncludes, taskResultResource, taskStageResource } from '../documents.js';
-import { ApiError, notFound, pageLinksAndMeta, paginate } from '../jsonapi.js';
+import { includesOf, notFound, pageLinksAndMeta, paginate } from '../jsonapi.js';
 import type { Store } from '../store.js';
 import type { Data, TaskStage } from '../types.js';
 import { statusTimestamp } from '../time.js';
 
 type Reply = { status: number; document?: unknown };
-const STAGE_INCLUDES = ['run', 'run.workspace', 'task-results', 'policy-evaluations'];
-
-function includesOf(query: URLSearchParams): string[] {
-  const raw = query.get('include');
-  if (raw === null || raw === '') return [];
-  const values = raw.split(',').map((v) => v.trim());
-  const unknown = values.find((v) => !STAGE_INCLUDES.includes(v));
-  if (unknown !== undefined) throw new ApiError(400, 'bad request', `include "${unknown}" is not one of ${STAGE_INCLUDES.join(', ')}.`);
-  return values;
-}
+const STAGE_INCLUDES = ['run', 'run.workspace', 'task-results', 'policy-evaluations'] as const;
 
 /** A run the caller may see, or 404 (not found and not authorized look the same). */
 function visibleRun(data: Data, principal: Principal, runId: string) {
@@ -35,7 +27,7 @@ function visibleStage(data: Data, principal: Principal, stageId: string) {
 
 export function listStages(data: Data, principal: Principal, runId: string, query: URLSearchParams): Reply {
   visibleRun(data, principal, runId);
-  const include = includesOf(query);
+  const include = includesOf(query, STAGE_INCLUDES);
   const page = paginate(data.taskStages.filter((s) => s.run === runId), query);
   const included = include.length > 0 ? stageIncludes(data, page.items, include) : undefined;
   return {
@@ -46,7 +38,7 @@ export function listStages(data: Data, principal: Principal, runId: string, quer
 
 export function showStage(data: Data, principal: Principal, stageId: string, query: URLSearchParams): Reply {
   const { stage } = visibleStage(data, principal, stageId);
-  const include = includesOf(query);
+  const include = includesOf(query, STAGE_INCLUDES);
   return { status: 200, document: { data: taskStageResource(data, stage), ...(include.length > 0 ? { included: stageIncludes(data, [stage], include) } : {}) } };
 }
 
@@ -68,12 +60,12 @@ function overrideAttributes(principal: Principal, organization: Parameters<typeo
 /** awaiting_override -> running (spec 3.1), recording both timestamps; anything else is a 409. */
 export async function overrideStage(store: Store, principal: Principal, stageId: string): Promise<Reply> {
   const { stage, organization } = visibleStage(store.read(), principal, stageId);
-  if (!canOverride(principal, organization)) throw new ApiError(403, 'forbidden', 'You may not override this stage: only organization owners, site administrators and organization tokens can.');
+  if (!canOverride(principal, organization)) throw new MirrorError('FORBIDDEN', 'You may not override this stage: only organization owners, site administrators and organization tokens can.');
   const updated = await store.mutate(['taskStages'], (data) => {
     const current = data.taskStages.find((s) => s.id === stage.id);
     if (!current) throw notFound();
     if (current.status !== 'awaiting_override') {
-      throw new ApiError(409, 'conflict', `The stage is ${current.status}; only a stage awaiting_override can be overridden.`);
+      throw new MirrorError('CONFLICT', `The stage is ${current.status}; only a stage awaiting_override can be overridden.`);
     }
     const now = new Date();
     current.statusTimestamps['awaiting-override-at'] ??= statusTimestamp(now);

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Header, Pack, ReadEntry, list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { mirrorLeftovers, runCli, tempDir, writeFiles, treeOf } from './helpers.js';
+import { mirrorLeftovers, runCli, tempDir, writeFiles, treeOf } from '../helpers.js';
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 

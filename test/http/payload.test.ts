@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
-import { gzipped, payload } from '../../src/serve/http.js';
+import { gzipped, payload } from '../../src/http/payload.js';
 
 it('gzips a JSON body once into a buffer that holds only its own bytes', () => {
   const body = JSON.stringify({ modules: Array.from({ length: 100 }, (_, i) => ({ id: `acme/m${i}/aws/1.0.0`, downloads: 0 })) });

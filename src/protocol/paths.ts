@@ -101,3 +101,13 @@ export function listingPageUrl(basePath: string, listing: string, offset: number
 export function basePathOf(baseUrl: string): string {
   return baseUrl === '' ? '/' : new URL(baseUrl).pathname;
 }
+
+/**
+ * The URL path prefix a discovery document's `modules.v1` implies: the inverse
+ * of modulesServiceUrl, for reading a built tree back (`verify`), where only
+ * the tree, not the baseUrl it was built with, is known.
+ */
+export function basePathOfModulesService(modulesV1: string): string {
+  const path = new URL(modulesV1, 'http://mirror/').pathname;
+  return path.endsWith(MODULES_BASE) ? path.slice(0, -MODULES_BASE.length) : path;
+}

@@ -1,22 +1,11 @@
-// Response helpers shared by every route: one error type mapped to a status
-// in one place, and one way to send a body (ETag, 304, gzip, HEAD).
+// One way to send a body, shared by the registry routes and the management
+// API: a payload made once (its ETag, its gzip form) and sent many times,
+// honouring If-None-Match, Accept-Encoding and HEAD.
 
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
-
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'HttpError';
-  }
-}
-
-export const JSON_TYPE = 'application/json';
+import { JSON_TYPE } from '../protocol/headers.js';
 
 /** A body ready to send many times: its ETag once, its gzip form the first time a client asks. */
 export interface Payload {
@@ -103,16 +92,5 @@ export function sendPayload(req: IncomingMessage, res: ServerResponse, p: Payloa
   res.setHeader('Content-Length', body.length);
   if (gzip) res.setHeader('Content-Encoding', 'gzip');
   res.writeHead(status);
-  res.end(req.method === 'HEAD' ? undefined : body);
-}
-
-/** Registry error body (spec 7.2): `{"errors": ["..."]}`. */
-export function registryErrorBody(message: string): Buffer {
-  return Buffer.from(`${JSON.stringify({ errors: [message] })}\n`);
-}
-
-export function sendRegistryError(req: IncomingMessage, res: ServerResponse, error: HttpError): void {
-  const body = registryErrorBody(error.message);
-  res.writeHead(error.status, { 'Content-Type': JSON_TYPE, 'Content-Length': body.length, ...error.headers });
   res.end(req.method === 'HEAD' ? undefined : body);
 }

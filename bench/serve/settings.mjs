@@ -1,0 +1,16 @@
+// What every serve benchmark shares: the CLI it runs, the seed its data is
+// drawn from, where servers listen, the load, and the targets it checks.
+
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../bin/modmirror.js', import.meta.url));
+export const SEED = 20240601;
+export const HOST = '127.0.0.1';
+export const CONNECTIONS = 10;
+
+export const FILE_TARGET = 0.5; // versions, detail: ≥ 0.5× the ceiling
+export const DYNAMIC_TARGET = 0.3; // list, search: ≥ 0.3× the ceiling
+export const P99_TARGET_MS = 5; // list, search
+export const RSS_TARGET_MB = 200; // issue 7: at 10k modules × 10 versions
+export const API_TARGET = 0.2; // issue 7: management API, ≥ 0.2× the ceiling
+export const BUILD_PEAK_TARGET_MB = 500; // issue 7: the build's peak memory

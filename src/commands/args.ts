@@ -1,0 +1,17 @@
+// What the CLI hands a command: its parsed flags and its positional
+// arguments, already checked against the command table in cli.ts.
+
+import { MirrorError } from '../errors.js';
+
+export type Values = Record<string, string | boolean | undefined>;
+
+/** A string flag, or undefined when it was not given. */
+export function stringFlag(values: Values, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A usage error (exit code 2) that points at the command's help. */
+export function usageError(command: string, message: string): MirrorError {
+  return new MirrorError('USAGE', message, { hint: `Run modmirror ${command} --help.` });
+}

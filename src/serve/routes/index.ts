@@ -1,0 +1,79 @@
+// The registry's route table (spec 4.4, 2.9): a path pattern and a handler
+// for each resource, first match wins. `:name` captures one segment, a final
+// `*name` the rest of the path (possibly nothing). Every registry answer gets
+// the short cache lifetime unless its route says otherwise.
+
+import { notFound, type Answer, type RouteRequest } from '../registry.js';
+import { discovery } from './discovery.js';
+import { downloadsSummary } from './downloads-summary.js';
+import { listAll, listNamespace, listProviders, search } from './listings.js';
+import { archive, belowModule, download, downloadLatest, latestDetail, versionDetail, versions } from './modules.js';
+import { staticFile } from './static-files.js';
+
+type Handler = (r: RouteRequest) => Answer | undefined | Promise<Answer | undefined>;
+
+interface Route {
+  pattern: string[];
+  handler: Handler;
+}
+
+const route = (pattern: string, handler: Handler): Route => ({ pattern: pattern === '' ? [] : pattern.split('/'), handler });
+
+const MODULE = 'v1/modules/:namespace/:name/:provider';
+
+const ROUTES: Route[] = [
+  route('.well-known/terraform.json', discovery),
+  route('v1/modules', listAll),
+  route('v1/modules/search', search),
+  route('v1/modules/:namespace', listNamespace),
+  route('v1/modules/:namespace/:name', listProviders),
+  route(MODULE, latestDetail),
+  route(`${MODULE}/versions`, versions),
+  route(`${MODULE}/download`, downloadLatest),
+  route(`${MODULE}/:version`, versionDetail),
+  route(`${MODULE}/:version/download`, download),
+  route(`${MODULE}/:version/:file`, archive),
+  route(`${MODULE}/*rest`, belowModule),
+  route('v2/modules/:namespace/:name/:provider/downloads/summary', downloadsSummary),
+  // The API's paths are never files of the tree, even where one would match.
+  route('v2/modules/*rest', () => {
+    throw notFound();
+  }),
+  route('*path', staticFile),
+];
+
+/** The route for decoded path segments, and what its pattern captured. */
+export function findRoute(segments: string[]): { handler: Handler; params: Record<string, string> } {
+  const path = asProtocolPath(segments);
+  for (const { pattern, handler } of ROUTES) {
+    const params = match(pattern, path);
+    if (params) return { handler, params };
+  }
+  // Unreachable: `*path` matches every path.
+  throw notFound();
+}
+
+/**
+ * `v1/modules/…/index.json` is where a document sits in the tree; the browse
+ * page asks for that, which any file host has. It names the same resource
+ * as the protocol path of its folder.
+ */
+function asProtocolPath(segments: string[]): string[] {
+  const isModules = segments[0] === 'v1' && segments[1] === 'modules';
+  return isModules && segments.at(-1) === 'index.json' ? segments.slice(0, -1) : segments;
+}
+
+function match(pattern: string[], segments: string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const want = pattern[i]!;
+    if (want.startsWith('*')) {
+      params[want.slice(1)] = segments.slice(i).join('/');
+      return params;
+    }
+    if (i >= segments.length) return undefined;
+    if (want.startsWith(':')) params[want.slice(1)] = segments[i]!;
+    else if (want !== segments[i]) return undefined;
+  }
+  return pattern.length === segments.length ? params : undefined;
+}

@@ -1,0 +1,62 @@
+// Files of the tree through sirv: only inside the tree (symlinks included),
+// and archives exactly as stored.
+
+import { realpathSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join, sep } from 'node:path';
+import sirv from 'sirv';
+import { notFound } from './registry.js';
+
+type Sirv = ReturnType<typeof sirv>;
+
+/** A function serving one file of the tree at `root`, with extra headers. */
+export function staticFiles(root: string): (req: IncomingMessage, res: ServerResponse, rel: string, headers: Record<string, string>) => Promise<void> {
+  // No `gzip`: the tree holds no precompressed copies, and with it sirv would answer
+  // `x.tar` with `x.tar.gz` encoded. JSON documents are compressed by sendPayload.
+  const files = sirv(root, { dev: true, etag: true, dotfiles: false });
+  return (req, res, rel, headers) => serveStatic(files, root, req, res, rel, headers);
+}
+
+/** Serves one file of the tree through sirv, after checking it (symlinks included) stays inside the tree. */
+function serveStatic(files: Sirv, root: string, req: IncomingMessage, res: ServerResponse, rel: string, headers: Record<string, string>): Promise<void> {
+  let real: string;
+  try {
+    real = realpathSync(join(root, rel));
+  } catch {
+    return Promise.reject(notFound());
+  }
+  if (real !== root && !real.startsWith(root + sep)) return Promise.reject(notFound());
+  return new Promise((resolve, reject) => {
+    const originalUrl = req.url;
+    req.url = `/${rel.split('/').map(encodeURIComponent).join('/')}`;
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    if (rel.endsWith('.gz')) sendWithoutContentEncoding(res);
+    const done = () => {
+      req.url = originalUrl;
+      resolve();
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    files(req, res, () => {
+      req.url = originalUrl;
+      for (const name of Object.keys(headers)) res.removeHeader(name);
+      reject(notFound());
+    });
+  });
+}
+
+/**
+ * sirv labels every `.gz` file `Content-Encoding: gzip`, whatever its options
+ * say. For an archive that is wrong: the gzip is the file itself, and Go's
+ * HTTP client (Terraform, OpenTofu, go-getter), browsers, fetch and
+ * `curl --compressed` would all undo it and hand over a bare tar.
+ */
+function sendWithoutContentEncoding(res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
+    const headers = rest.find((arg): arg is Record<string, unknown> => typeof arg === 'object' && arg !== null && !Array.isArray(arg));
+    if (headers) delete headers['Content-Encoding'];
+    this.removeHeader('Content-Encoding');
+    return writeHead.apply(this, [status, ...rest] as Parameters<typeof writeHead>);
+  } as typeof res.writeHead;
+}

@@ -1,0 +1,122 @@
+// No import circles between the parts of src/ (issue 16): each folder is one
+// part, and so is each file directly in src/. A reader can then draw the data
+// flow (config, scan, extract, pack, emit, then browse and hosting; serve over
+// its routes and the management API) without an arrow pointing back.
+// `import type` counts: a reader follows it all the same.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './helpers.js';
+
+/**
+ * Arrows that close a circle today and are owned by other work. Remove an
+ * entry when its circle is gone (the last test below says when).
+ */
+const KNOWN: Record<string, string> = {
+  // browse/index.ts and hosting/headers.ts import ModuleRecord from emit/index.ts, which
+  // calls them: issue 16, item 1 moves the record types to a leaf module.
+  'browse -> emit': 'issue 16, item 1',
+  'hosting -> emit': 'issue 16, item 1',
+  // config.ts parses sync's module specs with sync/constraint.ts, and sync reads git
+  // through scan, which takes config's types.
+  'config -> sync': 'parseModuleSpec belongs beside the config or in a leaf module',
+};
+
+const SRC = join(ROOT, 'src');
+
+/** The part of src/ a file belongs to: its top folder, or the file itself. */
+function partOf(file: string): string {
+  return file.includes('/') ? file.slice(0, file.indexOf('/')) : file.replace(/\.ts$/, '');
+}
+
+/** Arrows between parts, each with the file-level imports that make it. */
+function importGraph(): Map<string, string[]> {
+  const arrows = new Map<string, string[]>();
+  const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+  for (const file of files) {
+    const text = readFileSync(join(SRC, file), 'utf8');
+    // Static imports and re-exports, side-effect imports, and the CLI's imports on demand.
+    for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      const target = normalize(join(dirname(file), specifier!)).replace(/\.js$/, '.ts');
+      const [from, to] = [partOf(file), partOf(target)];
+      if (from === to) continue;
+      const key = `${from} -> ${to}`;
+      arrows.set(key, [...(arrows.get(key) ?? []), `${file} -> ${target}`]);
+    }
+  }
+  return arrows;
+}
+
+/** One circle through the arrows, as the parts in order, or undefined if there is none. */
+function findCircle(arrows: Iterable<string>): string[] | undefined {
+  const next = new Map<string, string[]>();
+  for (const arrow of arrows) {
+    const [from, to] = arrow.split(' -> ') as [string, string];
+    next.set(from, [...(next.get(from) ?? []), to]);
+  }
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (part: string): string[] | undefined => {
+    const at = path.indexOf(part);
+    if (at !== -1) return [...path.slice(at), part];
+    if (done.has(part)) return undefined;
+    path.push(part);
+    for (const to of next.get(part) ?? []) {
+      const circle = visit(to);
+      if (circle) return circle;
+    }
+    path.pop();
+    done.add(part);
+    return undefined;
+  };
+  for (const part of [...next.keys()].sort()) {
+    const circle = visit(part);
+    if (circle) return circle;
+  }
+  return undefined;
+}
+
+/** Whether `to` can be reached from `from` along the arrows. */
+function reaches(arrows: Iterable<string>, from: string, to: string): boolean {
+  const list = [...arrows].map((arrow) => arrow.split(' -> ') as [string, string]);
+  const seen = new Set([from]);
+  for (const queue = [from]; queue.length > 0; ) {
+    const part = queue.shift()!;
+    if (part === to) return true;
+    for (const [a, b] of list) if (a === part && !seen.has(b)) queue.push(b), seen.add(b);
+  }
+  return false;
+}
+
+describe('imports between the parts of src/', () => {
+  const arrows = importGraph();
+
+  it('sees the imports it should (the check itself works)', () => {
+    expect(arrows.get('serve -> management')).toContain('serve/index.ts -> management/index.ts');
+    expect(arrows.get('serve -> protocol')?.length).toBeGreaterThan(1);
+    expect(findCircle(['a -> b', 'b -> c', 'c -> a', 'c -> d'])).toEqual(['a', 'b', 'c', 'a']);
+    expect(findCircle(['a -> b', 'a -> c', 'b -> c'])).toBeUndefined();
+  });
+
+  it('form no circle, known ones aside', () => {
+    const circle = findCircle([...arrows.keys()].filter((arrow) => !(arrow in KNOWN)));
+    const imports = circle?.slice(1).flatMap((to, i) => arrows.get(`${circle[i]} -> ${to}`)!.slice(0, 2));
+    expect(circle && `${circle.join(' -> ')}, through ${imports!.join(', ')}`).toBeUndefined();
+  });
+
+  it('keep the protocol module, the HTTP helpers and the error type at the bottom', () => {
+    for (const leaf of ['protocol', 'http', 'errors', 'types']) {
+      const upward = [...arrows.keys()].filter((arrow) => arrow.startsWith(`${leaf} -> `) && !/ -> (protocol|errors|types)$/.test(arrow));
+      expect(upward, leaf).toEqual([]);
+    }
+  });
+
+  it('still have each known circle: remove an entry from KNOWN when its arrow is gone', () => {
+    const closesCircle = (arrow: string) => {
+      const [from, to] = arrow.split(' -> ') as [string, string];
+      return arrows.has(arrow) && reaches(arrows.keys(), to, from);
+    };
+    expect(Object.keys(KNOWN).filter((arrow) => !closesCircle(arrow))).toEqual([]);
+  });
+});

@@ -1,0 +1,147 @@
+// The package as users get it: `npm pack`, `npm install -g` of the tarball
+// into a temp prefix outside the checkout, and the installed `modmirror` run from there. Whatever the CLI
+// reads at run time must be in the tarball; a test importing src/ cannot
+// see a file missing from package.json `files`.
+
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, tempDir, writeFiles } from './helpers.js';
+
+const run = promisify(execFile);
+const dir = tempDir('mm-package-');
+const prefix = join(dir, 'prefix');
+const installed = join(prefix, 'lib', 'node_modules', 'modmirror');
+const work = join(dir, 'work');
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** The environment without what `npm test` exports to its children (npm_config_*, npm_package_*). */
+const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+
+async function npm(args: string[], cwd: string): Promise<string> {
+  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund'], { cwd, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
+  return stdout;
+}
+
+/** The installed CLI, through the bin link npm made, from the work folder. */
+async function modmirror(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(join(prefix, 'bin', 'modmirror'), args, { cwd: work, env: { ...cleanEnv(), NO_COLOR: '1' } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+const timings: Record<string, number> = {};
+async function timed<T>(name: string, step: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await step();
+  } finally {
+    timings[name] = Math.round(performance.now() - started) / 1000;
+  }
+}
+
+beforeAll(async () => {
+  mkdirSync(join(dir, 'pack'));
+  // Without `prepare` (tsc, 5-9 s here): lib/ is already compiled, as every
+  // test that runs the CLI needs, and `npm test` compiles it first.
+  const packArgs = ['pack', '--json', '--ignore-scripts', '--pack-destination', join(dir, 'pack')];
+  const packed = JSON.parse(await timed('npm pack', () => npm(packArgs, ROOT))) as { filename: string }[];
+  const tarball = join(dir, 'pack', packed[0]!.filename);
+  // Dependencies come from npm's cache when it has them (after `npm ci`, it
+  // has every tarball); only metadata it lacks is fetched. Run from the temp
+  // folder so the checkout's .npmrc and node_modules play no part.
+  await timed('npm install -g', () => npm(['install', '--global', '--prefix', prefix, '--prefer-offline', tarball], dir));
+  writeFiles(work, { 'mods/acme/plain/null/0.1.0/main.tf': 'variable "name" {\n  type = string\n}\n', 'mods/acme/plain/null/0.1.0/README.md': '# plain\n' });
+}, 300_000);
+afterAll(() => console.info(`package test steps (s): ${JSON.stringify(timings)}`));
+
+describe('the installed package', () => {
+  it('is a copy outside the checkout, and says its version', async () => {
+    expect(lstatSync(installed).isSymbolicLink()).toBe(false);
+    expect(relative(ROOT, realpathSync(installed)).startsWith('..')).toBe(true);
+    const version = await modmirror(['--version']);
+    expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
+  });
+
+  it('builds the bundled samples with the shipped config, and a plain folder, each verified', async () => {
+    const samples = await timed('build samples', () => modmirror(['build', '--config', join(installed, 'mirror.config.yaml'), '--out', 'samples', '--json']));
+    expect(samples.stderr).toBe('');
+    expect(samples.code).toBe(0);
+    expect(JSON.parse(samples.stdout)).toMatchObject({ modules: 4, versions: 7, errors: [] });
+    const plain = await modmirror(['build', '--modules', 'mods', '--out', 'plain', '--json']);
+    expect(plain.stderr).toBe('');
+    expect(JSON.parse(plain.stdout)).toMatchObject({ modules: 1, versions: 1, errors: [] });
+    for (const out of ['samples', 'plain']) {
+      // The browse page's files, which come from the package rather than from the modules.
+      expect(readFileSync(join(work, out, 'index.html'), 'utf8')).toContain('<html');
+      expect((await modmirror(['verify', out])).code, `verify ${out}`).toBe(0);
+    }
+  });
+
+  it('prints an nginx config for the mirror', async () => {
+    const nginx = await modmirror(['hosting', 'nginx', '--dir', 'samples']);
+    expect(nginx.code).toBe(0);
+    expect(nginx.stdout).toContain(join(work, 'samples'));
+    expect(nginx.stdout).toContain('X-Terraform-Get');
+  });
+
+  it('serves discovery and an archive byte for byte to a client that asks for gzip', async () => {
+    const server = await startInstalledServe('samples');
+    try {
+      // Node's fetch, like Go's client, sends Accept-Encoding and undoes any Content-Encoding.
+      const get = (url: URL) => fetch(url, { headers: { 'accept-encoding': 'gzip' } });
+      const discoveryUrl = new URL('/.well-known/terraform.json', server.url);
+      const modulesV1 = new URL(((await (await get(discoveryUrl)).json()) as Record<string, string>)['modules.v1']!, discoveryUrl);
+      const downloadUrl = new URL('acme/network/aws/2.0.0/download', modulesV1);
+      const download = await get(downloadUrl);
+      expect(download.status).toBeLessThan(300);
+      const location = download.headers.get('x-terraform-get');
+      expect(location).toMatch(/\.tar\.gz$/);
+      expect(await download.json()).toEqual({ location });
+      const archiveUrl = new URL(location!, downloadUrl);
+      const archive = await get(archiveUrl);
+      expect(archive.status).toBe(200);
+      const received = Buffer.from(await archive.arrayBuffer());
+      const onDisk = readFileSync(join(work, 'samples', decodeURIComponent(archiveUrl.pathname)));
+      const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+      expect(sha(received)).toBe(sha(onDisk));
+      expect(archive.headers.get('content-encoding')).toBeNull();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+/** `modmirror serve --port 0` from the installed package; its URL comes from the line it prints. */
+async function startInstalledServe(out: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child: ChildProcess = spawn(join(prefix, 'bin', 'modmirror'), ['serve', '--dir', out, '--host', '127.0.0.1', '--port', '0', '--data', 'data', '--quiet'], { cwd: work, env: { ...cleanEnv(), NO_COLOR: '1' } });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 20_000);
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      const found = /at (https?:\/\/\S+)/.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${output}`)));
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.on('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { url, stop };
+}
