@@ -1,15 +1,23 @@
 // What the last build of an output folder read, kept in the cache folder
 // (not in the mirror, which stays a pure function of its sources). A build
 // whose sources have the same fingerprint, over a mirror whose manifest is
-// the one that build wrote, has nothing to do.
+// the one that build wrote, has nothing to do; it repeats what that build
+// reported about its versions (partial documentation, links left out).
 
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE } from './protocol/paths.js';
+import type { PartialVersion } from './types.js';
 
-interface BuildState {
+/** What a build said about its versions, beyond the scan's own warnings. */
+export interface BuildReport {
+  partial: PartialVersion[];
+  warnings: string[];
+}
+
+interface BuildState extends Partial<BuildReport> {
   fingerprint: string;
   manifestSha256: string;
 }
@@ -23,19 +31,21 @@ function manifestDigest(outDir: string): string | undefined {
   return existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : undefined;
 }
 
-export function isUpToDate(cacheDir: string, outDir: string, fingerprint: string): boolean {
+/** The last build's report when the mirror is up to date with `fingerprint`, else undefined. */
+export function upToDateReport(cacheDir: string, outDir: string, fingerprint: string): BuildReport | undefined {
   try {
     const state = JSON.parse(readFileSync(stateFile(cacheDir, outDir), 'utf8')) as BuildState;
-    return state.fingerprint === fingerprint && state.manifestSha256 === manifestDigest(outDir);
+    if (state.fingerprint !== fingerprint || state.manifestSha256 !== manifestDigest(outDir)) return undefined;
+    return { partial: state.partial ?? [], warnings: state.warnings ?? [] };
   } catch {
-    return false;
+    return undefined;
   }
 }
 
-export async function recordBuild(cacheDir: string, outDir: string, fingerprint: string | undefined): Promise<void> {
+export async function recordBuild(cacheDir: string, outDir: string, fingerprint: string | undefined, report: BuildReport): Promise<void> {
   const file = stateFile(cacheDir, outDir);
   const manifestSha256 = manifestDigest(outDir);
   await mkdir(join(cacheDir, 'builds'), { recursive: true });
   // No fingerprint (a build with failures) records nothing that could match.
-  await writeFile(file, JSON.stringify(fingerprint && manifestSha256 ? { fingerprint, manifestSha256 } : {}));
+  await writeFile(file, JSON.stringify(fingerprint && manifestSha256 ? { fingerprint, manifestSha256, ...report } : {}));
 }

@@ -7,22 +7,23 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
+import { filesIdentity, gitIdentity, OUTPUT_FORMAT, VersionCache, type VersionReport } from './cache.js';
 import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
 import { readManifest } from './emit/existing.js';
 import { emitIndexes, emitModule, groupBy, type ForcedReplacement, type Manifest, type ModuleRecord } from './emit/index.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
 import { createStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
-import { createExtractCache, descriptionFromReadme, extractVersion, type ExtractCache } from './extract/index.js';
+import { createExtractCache, descriptionFromReadme, extractDocumentation, syntaxError, type ExtractCache } from './extract/index.js';
 import { withLock } from './lock.js';
-import { isUpToDate, recordBuild } from './build-state.js';
+import { recordBuild, upToDateReport, type BuildReport } from './build-state.js';
 import { packVersion } from './pack.js';
 import { readVersionFiles } from './scan/files.js';
 import { GitReaders } from './scan/git-objects.js';
 import { scan } from './scan/index.js';
-import type { BuildProblem, BuiltVersion, VersionSource } from './types.js';
+import type { BuildProblem, BuiltVersion, PartialVersion, VersionSource } from './types.js';
 import { verifyMirror } from './verify.js';
+import { compareVersionsDesc } from './version-order.js';
 import { GENERATOR } from './version.js';
 
 export interface BuildResult {
@@ -36,12 +37,16 @@ export interface BuildResult {
   upToDate: boolean;
   warnings: string[];
   errors: BuildProblem[];
+  /** Versions mirrored although some of their files could not be read (never with `strict`). */
+  partial: PartialVersion[];
   seconds: number;
 }
 
 export interface BuildOptions {
   /** Ignore the cache and the up-to-date check: extract and pack every version again. */
   clean?: boolean;
+  /** Leave out (and fail on) a version whose documentation cannot be read whole, rather than mirror it with what could be read. */
+  strict?: boolean;
   onProgress?: (done: number, total: number, current: VersionSource) => void;
 }
 
@@ -55,20 +60,26 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
   const plan = await planBuild(config, options);
   const { warnings } = plan;
   if (plan.upToDate) {
-    const { modules, versions } = plan.upToDate;
-    return { outDir: config.outDir, modules, versions, archives: versions, cached: versions, upToDate: true, warnings, errors: [], seconds: (performance.now() - started) / 1000 };
+    const { modules, versions, report } = plan.upToDate;
+    warnings.push(...report.warnings);
+    return { outDir: config.outDir, modules, versions, archives: versions, cached: versions, upToDate: true, warnings, errors: [], partial: report.partial, seconds: (performance.now() - started) / 1000 };
   }
 
   const errors: BuildProblem[] = [];
+  const partial: PartialVersion[] = [];
+  const versionWarnings: string[] = [];
   const staging = await createStaging(config.outDir);
-  const builder = new VersionBuilder(staging, new VersionCache(join(config.cacheDir, 'versions')), options.clean === true);
+  const builder = new VersionBuilder(staging, new VersionCache(join(config.cacheDir, 'versions')), options.clean === true, options.strict === true);
   try {
     const { total, providersByName, pendingByRepo } = plan;
     const records: ModuleRecord[] = [];
     let done = 0;
     const buildVersion = async (source: VersionSource): Promise<BuiltVersion | undefined> => {
       try {
-        return await builder.build(source);
+        const { built, problems, warnings: linkWarnings } = await builder.build(source);
+        for (const w of linkWarnings) versionWarnings.push(`${source.label}: ${w}`);
+        if (problems.length > 0) partial.push({ module: addressKey(source.address), version: source.version, source: source.label, problems });
+        return built;
       } catch (error) {
         if (!(error instanceof MirrorError)) throw error;
         const where = `${addressKey(source.address)} ${source.version} (${source.label})`;
@@ -108,9 +119,13 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
       });
     }
     await staging.commit();
+    // Versions finish in any order; the report should not.
+    partial.sort((a, b) => (a.module === b.module ? compareVersionsDesc(a.version, b.version) : a.module < b.module ? -1 : 1));
+    const report = { partial, warnings: versionWarnings.sort() };
     // A failed version must be tried again next time, so a build with errors records no fingerprint.
-    await recordBuild(config.cacheDir, config.outDir, errors.length === 0 ? plan.fingerprint : undefined);
-    return { outDir: config.outDir, modules, versions: count, archives: count, cached: builder.cacheHits, upToDate: false, warnings, errors, seconds: (performance.now() - started) / 1000 };
+    await recordBuild(config.cacheDir, config.outDir, errors.length === 0 ? plan.fingerprint : undefined, report);
+    warnings.push(...report.warnings);
+    return { outDir: config.outDir, modules, versions: count, archives: count, cached: builder.cacheHits, upToDate: false, warnings, errors, partial, seconds: (performance.now() - started) / 1000 };
   } catch (error) {
     await staging.discard();
     throw error;
@@ -127,7 +142,7 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
  */
 type BuildPlan =
   /** The mirror already matches its sources: its module and version counts. */
-  | { warnings: string[]; upToDate: { modules: number; versions: number } }
+  | { warnings: string[]; upToDate: { modules: number; versions: number; report: BuildReport } }
   | {
       warnings: string[];
       upToDate?: undefined;
@@ -144,9 +159,11 @@ async function planBuild(config: ResolvedConfig, options: BuildOptions): Promise
   const { versions, warnings } = await scan(config);
   const previous = readManifest(config.outDir);
   const fingerprint = fingerprintOf(config, versions);
-  if (!options.clean && previous && isUpToDate(config.cacheDir, config.outDir, fingerprint)) {
+  const report = options.clean || !previous ? undefined : upToDateReport(config.cacheDir, config.outDir, fingerprint);
+  // A strict build leaves out what the last (lenient) build mirrored partly: that is work to do.
+  if (previous && report && !(options.strict && report.partial.length > 0)) {
     const modules = Object.values(previous.modules);
-    return { warnings, upToDate: { modules: modules.length, versions: modules.reduce((n, m) => n + m.versions.length, 0) } };
+    return { warnings, upToDate: { modules: modules.length, versions: modules.reduce((n, m) => n + m.versions.length, 0), report } };
   }
   warnAboutDropped(previous, versions, warnings);
   return {
@@ -170,24 +187,27 @@ class VersionBuilder {
     private readonly staging: Staging,
     private readonly cache: VersionCache,
     private readonly clean: boolean,
+    private readonly strict: boolean,
   ) {}
 
-  async build(source: VersionSource): Promise<BuiltVersion> {
-    let files = source.origin.kind === 'git' ? undefined : await readVersionFiles(source, this.git);
-    const identity = gitIdentity(source) ?? filesIdentity(files!);
+  async build(source: VersionSource): Promise<{ built: BuiltVersion } & Omit<VersionReport, 'content'>> {
+    let read = source.origin.kind === 'git' ? undefined : await readVersionFiles(source, this.git);
+    const identity = gitIdentity(source) ?? filesIdentity(read!.files);
     const archiveRel = archiveFile(source.address, source.version);
     const cached = this.clean ? undefined : await this.cache.get(identity);
     if (cached) {
+      if (this.strict && cached.problems.length > 0) throw syntaxError(cached.problems);
       await this.staging.linkFrom(cached.archivePath, archiveRel);
       this.cacheHits++;
-      return this.built(source, cached.content, { sha256: cached.sha256, size: cached.size });
+      return { built: this.built(source, cached.content, { sha256: cached.sha256, size: cached.size }), problems: cached.problems, warnings: cached.warnings };
     }
-    files ??= await readVersionFiles(source, this.git);
-    const content = extractVersion(files, this.parsed);
-    const archive = await packVersion(files);
+    read ??= await readVersionFiles(source, this.git);
+    const { content, problems } = extractDocumentation(read.files, this.parsed);
+    if (this.strict && problems.length > 0) throw syntaxError(problems);
+    const archive = await packVersion(read.files);
     // Written once, into the cache, and linked into the mirror as a cache hit would be.
-    await this.staging.linkFrom(await this.cache.put(identity, content, archive), archiveRel);
-    return this.built(source, content, { sha256: archive.sha256, size: archive.data.length });
+    await this.staging.linkFrom(await this.cache.put(identity, { content, problems, warnings: read.warnings }, archive), archiveRel);
+    return { built: this.built(source, content, { sha256: archive.sha256, size: archive.data.length }), problems, warnings: read.warnings };
   }
 
   private built(source: VersionSource, content: BuiltVersion['content'], archive: BuiltVersion['archive']): BuiltVersion {
@@ -211,7 +231,7 @@ function countByRepository(versions: VersionSource[]): Map<string, number> {
 
 /** Everything the output depends on: modmirror, the base URL, each version's files and metadata. */
 function fingerprintOf(config: ResolvedConfig, versions: VersionSource[]): string {
-  const hash = createHash('sha256').update(`${GENERATOR}\n${config.baseUrl}\n${config.imageHosts.join(' ')}\n`);
+  const hash = createHash('sha256').update(`${GENERATOR}\n${OUTPUT_FORMAT}\n${config.baseUrl}\n${config.imageHosts.join(' ')}\n`);
   for (const v of versions) {
     hash.update(JSON.stringify([addressKey(v.address), v.version, v.tag, v.publishedAt.toISOString(), v.fingerprint, v.meta]));
     hash.update('\n');

@@ -10,8 +10,24 @@ import { dirname, join } from 'node:path';
 import type { ExtractedVersion, PackedArchive, SourceFile, VersionSource } from './types.js';
 import { GENERATOR } from './version.js';
 
-export interface CachedVersion {
+/**
+ * Raised whenever the same sources give different output, so a cache or an
+ * up-to-date record made by an earlier modmirror of the same version number
+ * is not reused. 2: in-tree symlinks carried as files, HCL1 fallback,
+ * versions mirrored with the documentation that could be read.
+ */
+export const OUTPUT_FORMAT = 2;
+
+/** What a version's build found besides its content, kept so a cache hit reports it again. */
+export interface VersionReport {
   content: ExtractedVersion;
+  /** `file:line:column: message` for each file no parser could read (the documentation is partial). */
+  problems: string[];
+  /** Links left out, naming each (without the version's label, which differs between tags of one tree). */
+  warnings: string[];
+}
+
+export interface CachedVersion extends VersionReport {
   sha256: string;
   size: number;
   archivePath: string;
@@ -36,7 +52,7 @@ export class VersionCache {
   constructor(private readonly dir: string) {}
 
   private paths(identity: string): { json: string; archive: string } {
-    const key = createHash('sha256').update(`${GENERATOR}\n${identity}`).digest('hex');
+    const key = createHash('sha256').update(`${GENERATOR}\n${OUTPUT_FORMAT}\n${identity}`).digest('hex');
     const base = join(this.dir, key.slice(0, 2), key);
     return { json: `${base}.json`, archive: `${base}.tar.gz` };
   }
@@ -58,11 +74,12 @@ export class VersionCache {
    * Archive first, entry last: an entry only exists once its archive does.
    * Returns the archive's path. Synchronous writes, as the staging's (small files).
    */
-  async put(identity: string, content: ExtractedVersion, archive: PackedArchive): Promise<string> {
+  async put(identity: string, report: VersionReport, archive: PackedArchive): Promise<string> {
     const paths = this.paths(identity);
     mkdirSync(dirname(paths.json), { recursive: true });
     writeViaRename(paths.archive, archive.data);
-    writeViaRename(paths.json, JSON.stringify({ content, sha256: archive.sha256, size: archive.data.length }));
+    const { content, problems, warnings } = report;
+    writeViaRename(paths.json, JSON.stringify({ content, problems, warnings, sha256: archive.sha256, size: archive.data.length }));
     return paths.archive;
   }
 }

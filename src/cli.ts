@@ -20,16 +20,19 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   build: {
     summary: 'Build the static registry from the configured module sources',
-    usage: `modmirror build [--config FILE] [--modules DIR] [--out DIR] [--base-url URL] [--clean] [--json]
+    usage: `modmirror build [--config FILE] [--modules DIR] [--out DIR] [--base-url URL] [--clean] [--strict] [--json]
 
   --config FILE    config file (default: ./mirror.config.yaml)
   --modules DIR    build a folder laid out as <namespace>/<name>/<provider>/<version>/, no config needed
   --out DIR        output folder (default: the config's "out", else ./dist)
   --base-url URL   absolute URL the mirror is served at (default: relative download locations)
   --clean          ignore the cache and rebuild every version (the result is the same, byte for byte)
+  --strict         leave out a version with a file that cannot be read, and exit 1 (default: mirror it
+                   with the documentation that could be read, and warn naming file:line:column)
   --json           print one JSON summary and no progress`,
     options: {
       clean: { type: 'boolean' },
+      strict: { type: 'boolean' },
       config: { type: 'string' },
       modules: { type: 'string' },
       out: { type: 'string' },

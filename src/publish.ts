@@ -40,6 +40,8 @@ export interface PublishResult {
   /** published: new version; unchanged: already there with the same content; replaced: --force over different content. */
   outcome: 'published' | 'unchanged' | 'replaced';
   previousSha256?: string;
+  /** Symlinks left out of the version (outside the module, loops), each named; absent when none. */
+  warnings?: string[];
   /** Files written (or, with dryRun, that would be). */
   changed: string[];
   dryRun: boolean;
@@ -56,12 +58,15 @@ async function publishLocked(source: VersionSource, options: PublishOptions): Pr
   await recoverInterruptedSwap(options.outDir);
   const manifest: Manifest = readManifest(options.outDir) ?? { format: 1, generator: GENERATOR, modules: {} };
   const git = new GitReaders();
-  let files;
+  let read;
   try {
-    files = await readVersionFiles(source, git);
+    read = await readVersionFiles(source, git);
   } finally {
     git.closeAll();
   }
+  const { files } = read;
+  const warnings = read.warnings.map((w) => `${source.label}: ${w}`);
+  // Publish stays strict: a release pipeline wants its own module's syntax errors to fail it.
   const content = extractVersion(files);
   const archive = await packVersion(files);
   const result = (outcome: PublishResult['outcome'], changed: string[], previousSha256?: string): PublishResult => ({
@@ -70,6 +75,7 @@ async function publishLocked(source: VersionSource, options: PublishOptions): Pr
     sha256: archive.sha256,
     outcome,
     ...(previousSha256 ? { previousSha256 } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
     changed,
     dryRun: options.dryRun === true,
     seconds: (performance.now() - started) / 1000,
@@ -107,7 +113,7 @@ async function publishLocked(source: VersionSource, options: PublishOptions): Pr
     }
     await staging.commit();
     // The next incremental build finds this version already done.
-    await new VersionCache(join(options.cacheDir, 'versions')).put(gitIdentity(source) ?? filesIdentity(files), content, archive);
+    await new VersionCache(join(options.cacheDir, 'versions')).put(gitIdentity(source) ?? filesIdentity(files), { content, problems: [], warnings: read.warnings }, archive);
     return result(existing ? 'replaced' : 'published', [], existing?.sha256);
   } catch (error) {
     await staging.discard();

@@ -138,3 +138,14 @@ export interface BuildProblem {
   /** The file (and `:line:column`) or source the problem is about. */
   where?: string;
 }
+
+/** A version mirrored with the documentation that could be read (build without --strict). */
+export interface PartialVersion {
+  /** `namespace/name/provider`. */
+  module: string;
+  version: string;
+  /** The version's origin, e.g. `repo.git@v1.2.0`. */
+  source: string;
+  /** `file:line:column: message` for each file no parser could read. */
+  problems: string[];
+}

@@ -2,7 +2,7 @@
 
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll } from 'vitest';
@@ -59,6 +59,8 @@ export interface Commit {
   files: Record<string, string>;
   /** Files to delete before committing. */
   remove?: string[];
+  /** Symbolic links to make (path -> target, as `ln -s TARGET PATH`), committed as git links (mode 120000). */
+  links?: Record<string, string>;
   tags?: string[];
   /** Commit date, ISO 8601. */
   date: string;
@@ -72,6 +74,11 @@ export function makeRepo(dir: string, commits: Commit[]): string {
   for (const commit of commits) {
     for (const path of commit.remove ?? []) rmSync(join(dir, path), { force: true });
     writeFiles(dir, commit.files);
+    for (const [path, target] of Object.entries(commit.links ?? {})) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      rmSync(join(dir, path), { force: true });
+      symlinkSync(target, join(dir, path));
+    }
     git(dir, ['add', '-A']);
     const env = { GIT_AUTHOR_DATE: commit.date, GIT_COMMITTER_DATE: commit.date };
     git(dir, ['commit', '-q', '--allow-empty', '-m', `commit ${commit.date}`], env);

@@ -15,6 +15,7 @@ export async function runBuild(values: Values): Promise<number> {
   const progress = !json && process.stderr.isTTY;
   const result = await build(config, {
     clean: values['clean'] === true,
+    strict: values['strict'] === true,
     onProgress: progress
       ? (done, total, current) => {
           process.stderr.write(`\r\x1b[K[${done}/${total}] ${addressKey(current.address)} ${current.version}`);
@@ -37,15 +38,20 @@ function summaryOf(r: BuildResult) {
     upToDate: r.upToDate,
     warnings: r.warnings,
     errors: r.errors.map((e) => ({ code: e.code, message: e.message })),
+    partial: r.partial,
     seconds: Number(r.seconds.toFixed(3)),
   };
 }
 
 function printHuman(r: BuildResult): void {
   for (const w of r.warnings) console.error(`warning: ${w}`);
+  for (const p of r.partial) {
+    console.error(`warning: ${p.module} ${p.version} (${p.source}) is mirrored with the documentation that could be read; not read:\n  ${p.problems.join('\n  ')}`);
+  }
   for (const e of r.errors) console.error(`error: ${e.message}`);
   const out = relative(process.cwd(), r.outDir) || '.';
   if (r.upToDate) console.log(`${out}/ is up to date: ${r.modules} modules, ${r.versions} versions (checked in ${r.seconds.toFixed(2)} s).`);
   else console.log(`Built ${r.modules} modules, ${r.versions} versions (${r.cached} from the cache) into ${out}/ in ${r.seconds.toFixed(2)} s.`);
+  if (r.partial.length > 0) console.error(`${r.partial.length} version(s) mirrored with partial documentation; build --strict leaves them out and fails.`);
   if (r.errors.length > 0) console.error(`${r.errors.length} version(s) failed and were left out; see the errors above.`);
 }

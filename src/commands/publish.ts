@@ -84,6 +84,7 @@ async function folderVersion(values: Values, config: ResolvedConfig): Promise<Ve
 }
 
 function printHuman(r: PublishResult): void {
+  for (const w of r.warnings ?? []) console.error(`warning: ${w}`);
   const what = `${r.module} ${r.version}`;
   if (r.outcome === 'unchanged') console.log(`${what} is already published with the same content (sha256 ${r.sha256}); nothing to do.`);
   else if (r.dryRun) {

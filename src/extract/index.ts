@@ -8,6 +8,7 @@ import { MirrorError } from '../errors.js';
 import type { ExtractedVersion, ModuleContent, ProviderRequirement, SourceFile } from '../types.js';
 import { declarationsFromHcl, declarationsFromJson, type FileDeclarations, type ProviderDecl } from './declarations.js';
 import { HclSyntaxError } from './hcl.js';
+import { declarationsFromHcl1, legacyDuplicate } from './legacy.js';
 
 /**
  * Parsed files by content hash, least recently used first. Versions of one
@@ -31,8 +32,26 @@ export function createExtractCache(limit = CACHE_SOURCE_BYTES): ExtractCache {
 const CONFIG_FILE = /\.tf(\.json)?$/;
 const OVERRIDE_FILE = /(^|_)override\.tf(\.json)?$/;
 
+/** Every folder's documentation, and `file:line:column: message` for each file neither HCL2 nor HCL1 could read. */
+export interface Extraction {
+  content: ExtractedVersion;
+  problems: string[];
+}
+
 /** Throws MirrorError HCL_SYNTAX naming every file:line:column that failed to parse. */
 export function extractVersion(files: SourceFile[], cache: ExtractCache = createExtractCache()): ExtractedVersion {
+  const { content, problems } = extractDocumentation(files, cache);
+  if (problems.length > 0) throw syntaxError(problems);
+  return content;
+}
+
+/** The error a strict build or a publish gives for a version with files no parser could read. */
+export function syntaxError(problems: string[]): MirrorError {
+  return new MirrorError('HCL_SYNTAX', problems.join('\n'), { hint: 'Fix the syntax error, then build again; other versions were built.' });
+}
+
+/** What can be read: a file that fails to parse adds nothing, and is named in `problems`. */
+export function extractDocumentation(files: SourceFile[], cache: ExtractCache = createExtractCache()): Extraction {
   const byDir = new Map<string, SourceFile[]>();
   for (const file of files) {
     const dir = posix.dirname(file.path);
@@ -41,26 +60,27 @@ export function extractVersion(files: SourceFile[], cache: ExtractCache = create
     if (!list) byDir.set(key, (list = []));
     list.push(file);
   }
-  const failures: string[] = [];
-  const content = (dir: string) => moduleContent(dir, byDir.get(dir) ?? [], cache, failures);
+  const problems: string[] = [];
+  const content = (dir: string) => moduleContent(dir, byDir.get(dir) ?? [], cache, problems);
   const childDirs = (parent: string) =>
     [...byDir.keys()]
       .filter((dir) => posix.dirname(dir) === parent && (byDir.get(dir) ?? []).some((f) => CONFIG_FILE.test(f.path)))
       .sort();
-  const result: ExtractedVersion = {
-    root: content(''),
-    submodules: childDirs('modules').map(content),
-    examples: childDirs('examples').map(content),
+  return {
+    content: {
+      root: content(''),
+      submodules: childDirs('modules').map(content),
+      examples: childDirs('examples').map(content),
+    },
+    problems,
   };
-  if (failures.length > 0) {
-    throw new MirrorError('HCL_SYNTAX', failures.join('\n'), { hint: 'Fix the syntax error, then build again; other versions were built.' });
-  }
-  return result;
 }
 
-function parseFile(file: SourceFile, cache: ExtractCache): FileDeclarations | HclSyntaxError {
-  const isJson = file.path.endsWith('.json');
-  const key = `${isJson ? 'j' : 'h'}${file.id ?? createHash('sha1').update(file.data).digest('hex')}`;
+type Syntax = 'hcl' | 'hcl1' | 'json';
+const PARSERS: Record<Syntax, (text: string) => FileDeclarations> = { hcl: declarationsFromHcl, hcl1: declarationsFromHcl1, json: declarationsFromJson };
+
+function parseFile(file: SourceFile, syntax: Syntax, cache: ExtractCache): FileDeclarations | HclSyntaxError {
+  const key = `${syntax[0]}${syntax === 'hcl1' ? '1' : ''}${file.id ?? createHash('sha1').update(file.data).digest('hex')}`;
   const hit = cache.entries.get(key);
   if (hit) {
     // Re-inserted so the Map's order stays least recently used first.
@@ -69,9 +89,8 @@ function parseFile(file: SourceFile, cache: ExtractCache): FileDeclarations | Hc
     return hit.parsed;
   }
   let parsed: FileDeclarations | HclSyntaxError;
-  const text = file.data.toString('utf8');
   try {
-    parsed = isJson ? declarationsFromJson(text) : declarationsFromHcl(text);
+    parsed = PARSERS[syntax](file.data.toString('utf8'));
   } catch (error) {
     if (!(error instanceof HclSyntaxError)) throw error;
     parsed = error;
@@ -86,20 +105,36 @@ function parseFile(file: SourceFile, cache: ExtractCache): FileDeclarations | Hc
   return parsed;
 }
 
-function moduleContent(dir: string, files: SourceFile[], cache: ExtractCache, failures: string[]): ModuleContent {
+const isOverride = (file: SourceFile) => OVERRIDE_FILE.test(posix.basename(file.path));
+
+/**
+ * A folder HCL2 cannot read whole is read again with HCL1's rules, as
+ * terraform-config-inspect does (tfconfig/load.go): the whole folder, and
+ * only if every file reads, else HCL2's reading and its errors stand.
+ */
+function readLegacy(configFiles: SourceFile[], cache: ExtractCache): FileDeclarations[] | undefined {
+  const parsed: FileDeclarations[] = [];
+  for (const file of configFiles) {
+    const result = parseFile(file, file.path.endsWith('.json') ? 'json' : 'hcl1', cache);
+    if (result instanceof HclSyntaxError) return undefined;
+    parsed.push(result);
+  }
+  return legacyDuplicate(parsed.filter((_, i) => !isOverride(configFiles[i]!))) === undefined ? parsed : undefined;
+}
+
+function moduleContent(dir: string, files: SourceFile[], cache: ExtractCache, problems: string[]): ModuleContent {
   const configFiles = files
     .filter((f) => CONFIG_FILE.test(f.path) && !posix.basename(f.path).startsWith('.'))
     .sort((a, b) => (a.path < b.path ? -1 : 1));
+  let parsed = configFiles.map((file) => parseFile(file, file.path.endsWith('.json') ? 'json' : 'hcl', cache));
+  if (parsed.some((p) => p instanceof HclSyntaxError)) parsed = readLegacy(configFiles, cache) ?? parsed;
   const primary: FileDeclarations[] = [];
   const overrides: FileDeclarations[] = [];
-  for (const file of configFiles) {
-    const parsed = parseFile(file, cache);
-    if (parsed instanceof HclSyntaxError) {
-      failures.push(`${file.path}:${parsed.line}:${parsed.column}: ${parsed.message}`);
-      continue;
-    }
-    (OVERRIDE_FILE.test(posix.basename(file.path)) ? overrides : primary).push(parsed);
-  }
+  parsed.forEach((result, i) => {
+    const file = configFiles[i]!;
+    if (result instanceof HclSyntaxError) problems.push(`${file.path}:${result.line}:${result.column}: ${result.message}`);
+    else (isOverride(file) ? overrides : primary).push(result);
+  });
   const merged = merge(primary, overrides);
   return {
     path: dir,

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MirrorError } from '../errors.js';
 import type { SourceFile } from '../types.js';
+import type { SymlinkEntry } from './links.js';
 
 interface Pending {
   oid: string;
@@ -94,10 +95,16 @@ export class GitObjectReader {
   }
 }
 
-/** Every regular file under a tree, read in memory. Symlinks and submodules are not module files. */
-export async function readTreeFiles(reader: GitObjectReader, tree: string, prefix = ''): Promise<SourceFile[]> {
+/** What a tree holds that a module is made of: its regular files and its symbolic links (submodules are not module files). */
+export interface TreeEntries {
+  files: SourceFile[];
+  links: SymlinkEntry[];
+}
+
+/** Every regular file and symlink under a tree, read in memory; a link's blob is its target's path. */
+export async function readTreeFiles(reader: GitObjectReader, tree: string, prefix = ''): Promise<TreeEntries> {
   const { data } = await reader.read(tree);
-  const jobs: Promise<SourceFile[]>[] = [];
+  const jobs: Promise<TreeEntries>[] = [];
   let i = 0;
   while (i < data.length) {
     const space = data.indexOf(32, i);
@@ -109,10 +116,14 @@ export async function readTreeFiles(reader: GitObjectReader, tree: string, prefi
     const path = `${prefix}${name}`;
     if (mode === '40000') jobs.push(readTreeFiles(reader, oid, `${path}/`));
     else if (mode === '100644' || mode === '100755') {
-      jobs.push(reader.read(oid).then((blob) => [{ path, mode: mode === '100755' ? 0o755 : 0o644, data: blob.data, id: oid }]));
+      jobs.push(reader.read(oid).then((blob) => ({ files: [{ path, mode: mode === '100755' ? 0o755 : 0o644, data: blob.data, id: oid }], links: [] })));
+    } else if (mode === '120000') {
+      jobs.push(reader.read(oid).then((blob) => ({ files: [], links: [{ path, target: blob.data.toString('utf8') }] })));
     }
   }
-  return (await Promise.all(jobs)).flat();
+  // Merged in tree order (git sorts a tree's entries), so the result does not depend on which read finished first.
+  const parts = await Promise.all(jobs);
+  return { files: parts.flatMap((p) => p.files), links: parts.flatMap((p) => p.links) };
 }
 
 /** One reader per repository for the length of a build. */

@@ -10,11 +10,11 @@ import { GitReaders, readTreeFiles } from '../../src/scan/git-objects.js';
 import type { SourceFile, VersionSource } from '../../src/types.js';
 import { git, makeRepo, tempDir, writeFiles } from '../helpers.js';
 
-// Symlink support is being added beside the files (a `{ files, links }` or
-// `{ files, warnings }` answer); these tests are about the regular files, so
-// they read either shape.
-type FilesAnswer = SourceFile[] | { files: SourceFile[] };
-const filesOf = (answer: FilesAnswer): SourceFile[] => (Array.isArray(answer) ? answer : answer.files);
+// Both answer `{ files, ... }` beside their symlinks (readTreeFiles: `links`;
+// readVersionFiles: `warnings`, see test/scan/links.test.ts and
+// test/history.test.ts); these tests are about the regular files.
+type FilesAnswer = { files: SourceFile[] };
+const filesOf = (answer: FilesAnswer): SourceFile[] => answer.files;
 
 /** Path, mode and text of each file, sorted by path: what a module archive is made of. */
 const listing = (answer: FilesAnswer) =>
