@@ -11,7 +11,10 @@ import { filesIdentity, gitIdentity, OUTPUT_FORMAT, VersionCache, type VersionRe
 import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
 import { readManifest } from './emit/existing.js';
-import { emitIndexes, emitModule, groupBy, type ForcedReplacement, type Manifest, type ModuleRecord } from './emit/index.js';
+import { emitIndexes, emitModule, groupBy } from './emit/index.js';
+import { emitBrowseSite, emitReadmes } from './browse/index.js';
+import { emitHeadersFile } from './hosting/headers.js';
+import { sortRecords, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
 import { createStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
 import { createExtractCache, descriptionFromReadme, extractDocumentation, syntaxError, type ExtractCache } from './extract/index.js';
@@ -104,9 +107,13 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
       const first = moduleVersions[0]!;
       const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
       const record = await emitModule(staging, ok, providers, config);
+      await emitReadmes(staging, ok, { imageHosts: config.imageHosts });
       if (record) records.push(record);
     });
-    await emitIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: plan.forced });
+    const sorted = sortRecords(records);
+    await emitIndexes(staging, sorted, { baseUrl: config.baseUrl, generator: GENERATOR, forced: plan.forced });
+    await emitBrowseSite(staging, sorted, config);
+    await emitHeadersFile(staging, sorted, config.baseUrl);
     const modules = records.length;
     const count = records.reduce((n, r) => n + r.versions.length, 0);
     // Verify reads the manifest back: the records it was written from can go first.

@@ -9,7 +9,10 @@ import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
 import { MirrorError } from './errors.js';
 import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
 import { readRenderedReadmes } from './browse/index.js';
-import { emitIndexes, emitModule, type ForcedReplacement, type Manifest, type ModuleRecord } from './emit/index.js';
+import { emitIndexes, emitModule } from './emit/index.js';
+import { emitBrowseSite, emitReadmes } from './browse/index.js';
+import { emitHeadersFile } from './hosting/headers.js';
+import { sortRecords, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
 import { createStaging, dryRunStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
 import { descriptionFromReadme, extractVersion } from './extract/index.js';
@@ -104,8 +107,10 @@ async function publishLocked(source: VersionSource, options: PublishOptions): Pr
     const baseUrl = readBaseUrl(options.outDir) ?? options.baseUrl;
     await staging.write(archiveFile(source.address, source.version), archive.data);
     const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, imageHosts: options.imageHosts });
-    const records = mergeRecords(Object.keys(manifest.modules).length > 0 ? readRecords(options.outDir, manifest) : [], rewritten);
-    await emitIndexes(staging, records, { baseUrl, imageHosts: options.imageHosts, generator: GENERATOR, forced, only: { namespace: source.address.namespace, name: source.address.name } });
+    const sorted = sortRecords(mergeRecords(Object.keys(manifest.modules).length > 0 ? readRecords(options.outDir, manifest) : [], rewritten));
+    await emitIndexes(staging, sorted, { baseUrl, generator: GENERATOR, forced, only: { namespace: source.address.namespace, name: source.address.name } });
+    await emitBrowseSite(staging, sorted, { baseUrl, imageHosts: options.imageHosts });
+    await emitHeadersFile(staging, sorted, baseUrl);
     if (dryRun) return result(existing ? 'replaced' : 'published', dryRun.changed, existing?.sha256);
     const problems = await verifyMirror(staging.root, { modules: rewritten.map((r) => addressKey(r.address)) });
     if (problems.length > 0) {
@@ -143,11 +148,10 @@ async function emitAffected(staging: Staging, outDir: string, manifest: Manifest
     }
     // Only the new version's READMEs are rendered (the rest are in the tree), reusing the newest other version's where the text is the same.
     const previous = versions.find((v) => v !== built);
-    const record = await emitModule(staging, versions, providers, {
-      ...options,
-      readmeVersions: p === provider ? [built.source.version] : [],
-      renderedReadmes: p === provider && previous ? readRenderedReadmes(outDir, previous) : undefined,
-    });
+    const record = await emitModule(staging, versions, providers, options);
+    if (p === provider) {
+      await emitReadmes(staging, [built], { imageHosts: options.imageHosts, rendered: previous ? readRenderedReadmes(outDir, previous) : undefined });
+    }
     if (record) records.push(record);
   }
   return records;

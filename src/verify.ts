@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { opendir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { latestVersion } from './version-order.js';
-import type { Manifest } from './emit/index.js';
+import type { Manifest } from './manifest.js';
 import {
   archiveFile,
   basePathOfModulesService,

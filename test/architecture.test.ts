@@ -14,13 +14,9 @@ import { ROOT } from './helpers.js';
  * entry when its circle is gone (the last test below says when).
  */
 const KNOWN: Record<string, string> = {
-  // browse/index.ts and hosting/headers.ts import ModuleRecord from emit/index.ts, which
-  // calls them: issue 16, item 1 moves the record types to a leaf module.
-  'browse -> emit': 'issue 16, item 1',
-  'hosting -> emit': 'issue 16, item 1',
-  // config.ts parses sync's module specs with sync/constraint.ts, and sync reads git
-  // through scan, which takes config's types.
-  'config -> sync': 'parseModuleSpec belongs beside the config or in a leaf module',
+  // config.ts checks the `sync:` entries with sync/config.ts, and sync reads git through
+  // scan, which takes config's types.
+  'config -> sync': "sync's config checks belong beside the config or in a leaf module",
 };
 
 const SRC = join(ROOT, 'src');

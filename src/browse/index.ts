@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ModuleRecord } from '../emit/index.js';
+import type { ModuleRecord } from '../manifest.js';
 import { addressKey } from '../protocol/paths.js';
 import type { Staging } from '../emit/staging.js';
 import type { BuiltVersion } from '../types.js';
@@ -66,8 +66,8 @@ function contentsOf(v: BuiltVersion) {
 }
 
 /** The page, its assets and the compact module index (one array per module). */
-export async function emitBrowseSite(staging: Staging, records: ModuleRecord[], options: { baseUrl: string; imageHosts: string[] }): Promise<void> {
-  const sorted = [...records].sort((a, b) => (addressKey(a.address) < addressKey(b.address) ? -1 : 1));
+/** `sorted` is in address order (sortRecords). */
+export async function emitBrowseSite(staging: Staging, sorted: ModuleRecord[], options: { baseUrl: string; imageHosts: string[] }): Promise<void> {
   const recent = recentVersions(sorted, RECENT);
   const index = {
     host: options.baseUrl === '' ? '' : new URL(options.baseUrl).host,

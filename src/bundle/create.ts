@@ -14,7 +14,7 @@ import { Header, Pack, ReadEntry } from 'tar';
 import { writeFileAtomicWith } from '../atomic.js';
 import { MirrorError, messageOf } from '../errors.js';
 import { readManifest } from '../emit/existing.js';
-import type { Manifest } from '../emit/index.js';
+import type { Manifest } from '../manifest.js';
 import { recoverInterruptedSwap } from '../emit/staging.js';
 import { withLock } from '../lock.js';
 import { ARCHIVE_MTIME } from '../pack.js';

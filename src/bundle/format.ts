@@ -5,7 +5,7 @@
 // servable tree.
 
 import { MirrorError } from '../errors.js';
-import type { Manifest } from '../emit/index.js';
+import type { Manifest } from '../manifest.js';
 
 export const BUNDLE_MANIFEST = 'modmirror-bundle.json';
 export const BUNDLE_FORMAT = 1;

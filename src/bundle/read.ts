@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
 import { MirrorError, messageOf } from '../errors.js';
-import type { Manifest } from '../emit/index.js';
+import type { Manifest } from '../manifest.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { BUNDLE_MANIFEST, parseBundleManifest, type BundleFile, type BundleManifest } from './format.js';
 

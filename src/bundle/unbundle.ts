@@ -12,7 +12,7 @@ import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { readManifest } from '../emit/existing.js';
-import type { Manifest } from '../emit/index.js';
+import type { Manifest } from '../manifest.js';
 import { createStaging, recoverInterruptedSwap } from '../emit/staging.js';
 import { withLock } from '../lock.js';
 import { verifyMirror } from '../verify.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import type { BuiltVersion, ExtractedVersion, ModuleAddress, ModuleContent } from '../types.js';
 import type { ModuleSummary } from '../protocol/documents.js';
-import type { Manifest, ModuleRecord } from './index.js';
+import type { Manifest, ModuleRecord } from '../manifest.js';
 import { DISCOVERY_FILE, MANIFEST_FILE, MODULES_BASE, SEARCH_INDEX_FILE, versionDetailFile } from '../protocol/paths.js';
 
 export function readManifest(dir: string): Manifest | undefined {

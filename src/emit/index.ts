@@ -1,7 +1,10 @@
 // Emit stage: built versions -> the static registry tree, written into a
-// staging folder (./staging.ts) that is swapped in whole at the end.
+// staging folder (./staging.ts) that is swapped in whole at the end. The
+// browse page (browse/) and the hosts' _headers (hosting/) are written beside
+// it by build and publish, from the same records.
 
-import type { BuiltVersion, ModuleAddress } from '../types.js';
+import type { BuiltVersion } from '../types.js';
+import { MANIFEST_FORMAT, type ForcedReplacement, type Manifest, type ManifestVersion, type ModuleRecord } from '../manifest.js';
 import {
   discoveryDocument,
   downloadDocument,
@@ -32,55 +35,10 @@ import {
 import type { Staging } from './staging.js';
 import { latestVersion } from '../version-order.js';
 import { versionsIndexText } from './versions-index.js';
-import { emitBrowseSite, emitReadmes, type RenderedReadmes } from '../browse/index.js';
-import { emitHeadersFile } from '../hosting/headers.js';
-
-export const MANIFEST_FORMAT = 1;
-
-export interface ManifestVersion {
-  version: string;
-  tag: string;
-  archive: string;
-  sha256: string;
-  size: number;
-  published_at: string;
-}
-
-/** A version replaced with `publish --force`: kept in the manifest so the replacement is on record. */
-export interface ForcedReplacement {
-  module: string;
-  version: string;
-  previous_sha256: string;
-  sha256: string;
-  at: string;
-}
-
-/** `manifest.json`: every version with its archive's digest; what verify and publish read back. */
-export interface Manifest {
-  format: number;
-  generator: string;
-  forced?: ForcedReplacement[];
-  modules: Record<string, { versions: ManifestVersion[] }>;
-}
-
-/**
- * What the manifest and the listings keep of each module once its versions
- * are written. Held for every version until the end of a build, so without
- * the archive path: that follows from the address and version (archiveFile).
- */
-export interface ModuleRecord {
-  address: ModuleAddress;
-  latest: ModuleSummary;
-  versions: VersionRecord[];
-}
-
-export type VersionRecord = Omit<ManifestVersion, 'archive'>;
 
 export interface IndexOptions {
   baseUrl: string;
   generator: string;
-  /** Origins whose images README pages may load (the browse page). */
-  imageHosts: string[];
   forced?: ForcedReplacement[];
   /** Write only the listings that show this namespace/name (a publish); default all. */
   only?: { namespace: string; name: string };
@@ -95,7 +53,7 @@ export async function emitModule(
   staging: Staging,
   versions: BuiltVersion[],
   providers: string[],
-  options: { baseUrl: string; imageHosts: string[]; readmeVersions?: string[]; renderedReadmes?: RenderedReadmes },
+  options: { baseUrl: string },
 ): Promise<ModuleRecord | undefined> {
   const { baseUrl } = options;
   const first = versions[0];
@@ -111,12 +69,6 @@ export async function emitModule(
     await staging.writeJson(downloadFile(address, v.source.version), downloadDocument(address, v.source.version, baseUrl));
   }
   await staging.writeJson(downloadsSummaryFile(address), downloadsSummaryDocument(address));
-  // A publish renders only the new version's READMEs: the others are in the tree already.
-  const readmeVersions = options.readmeVersions;
-  await emitReadmes(staging, readmeVersions ? versions.filter((v) => readmeVersions.includes(v.source.version)) : versions, {
-    imageHosts: options.imageHosts,
-    rendered: options.renderedReadmes,
-  });
   return {
     address,
     latest: moduleSummary(versions.find((v) => v.source.version === latest)!),
@@ -130,9 +82,11 @@ export async function emitModule(
   };
 }
 
-/** Discovery, first listing pages, latest-per-provider listings, search and versions indexes, and manifest. */
-export async function emitIndexes(staging: Staging, records: ModuleRecord[], options: IndexOptions): Promise<void> {
-  const sorted = [...records].sort((a, b) => (addressKey(a.address) < addressKey(b.address) ? -1 : 1));
+/**
+ * Discovery, first listing pages, latest-per-provider listings, search and
+ * versions indexes, and manifest. `sorted` is in address order (sortRecords).
+ */
+export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], options: IndexOptions): Promise<void> {
   const summaries = sorted.map((r) => r.latest);
   const basePath = basePathOf(options.baseUrl);
   const { only } = options;
@@ -152,8 +106,6 @@ export async function emitIndexes(staging: Staging, records: ModuleRecord[], opt
   await staging.write(VERSIONS_INDEX_FILE, versionsIndexText(sorted.map((r) => [addressKey(r.address), r.versions.map((v) => v.version)])));
   const head = { format: MANIFEST_FORMAT, generator: options.generator, ...(options.forced?.length ? { forced: options.forced } : {}) };
   await staging.writeChunks(MANIFEST_FILE, manifestChunks(head, sorted.map((r) => [addressKey(r.address), manifestVersions(r)])));
-  await emitBrowseSite(staging, sorted, options);
-  await emitHeadersFile(staging, sorted, options.baseUrl);
 }
 
 /** A module's manifest entries, made as the manifest is written. */

@@ -9,8 +9,8 @@
 // Cloudflare Pages reads at most 100 rules: larger mirrors there need the
 // edge function in the README ("Scaling out").
 
-import type { ModuleRecord } from '../emit/index.js';
-import { addressKey, archiveLocation, basePathOf, downloadFile, downloadsSummaryFile, versionsFile } from '../protocol/paths.js';
+import type { ModuleRecord } from '../manifest.js';
+import { archiveLocation, basePathOf, downloadFile, downloadsSummaryFile, versionsFile } from '../protocol/paths.js';
 import type { Staging } from '../emit/staging.js';
 import { CACHE_SHORT, CORS_HEADERS, downloadHeaders, JSON_TYPE } from '../protocol/headers.js';
 
@@ -18,13 +18,13 @@ export const HEADERS_FILE = '_headers';
 
 const PLACEHOLDERS = { namespace: ':namespace', name: ':name', provider: ':provider' };
 
-/** Written by emitIndexes after every build and publish, from every module's versions. */
-export async function emitHeadersFile(staging: Staging, records: ModuleRecord[], baseUrl: string): Promise<void> {
-  await staging.writeChunks(HEADERS_FILE, headersChunks(records, baseUrl));
+/** Written by every build and publish, from every module's versions in address order (sortRecords). */
+export async function emitHeadersFile(staging: Staging, sorted: ModuleRecord[], baseUrl: string): Promise<void> {
+  await staging.writeChunks(HEADERS_FILE, headersChunks(sorted, baseUrl));
 }
 
 /** The file's text a rule at a time: one rule per version is 35 MB of text at 100,000 versions. */
-function* headersChunks(records: ModuleRecord[], baseUrl: string): Generator<string> {
+function* headersChunks(sorted: ModuleRecord[], baseUrl: string): Generator<string> {
   const prefix = basePathOf(baseUrl);
   const rule = (path: string, headers: Record<string, string>) =>
     [`${prefix}${path}`, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`), ''].join('\n');
@@ -39,7 +39,6 @@ function* headersChunks(records: ModuleRecord[], baseUrl: string): Generator<str
     rule(versionsFile(PLACEHOLDERS), json),
     rule(downloadsSummaryFile(PLACEHOLDERS), json),
   ].join('\n');
-  const sorted = [...records].sort((a, b) => (addressKey(a.address) < addressKey(b.address) ? -1 : 1));
   for (const record of sorted) {
     for (const { version } of record.versions) {
       const location = archiveLocation(record.address, version, baseUrl);

@@ -2,7 +2,8 @@
 // jsonText over the whole object, which earlier mirrors were written with.
 
 import { describe, expect, it } from 'vitest';
-import { manifestChunks, type Manifest, type ManifestVersion } from '../../src/emit/index.js';
+import { manifestChunks } from '../../src/emit/index.js';
+import type { Manifest, ManifestVersion } from '../../src/manifest.js';
 import { jsonText } from '../../src/emit/staging.js';
 
 const version = (v: string, tag: string): ManifestVersion => ({
