@@ -6,10 +6,11 @@
 
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_FILE } from './protocol/paths.js';
 import type { PartialVersion } from './types.js';
+import { writeFileAtomic } from './atomic.js';
 
 /** What a build said about its versions, beyond the scan's own warnings. */
 export interface BuildReport {
@@ -47,5 +48,5 @@ export async function recordBuild(cacheDir: string, outDir: string, fingerprint:
   const manifestSha256 = manifestDigest(outDir);
   await mkdir(join(cacheDir, 'builds'), { recursive: true });
   // No fingerprint (a build with failures) records nothing that could match.
-  await writeFile(file, JSON.stringify(fingerprint && manifestSha256 ? { fingerprint, manifestSha256, ...report } : {}));
+  await writeFileAtomic(file, JSON.stringify(fingerprint && manifestSha256 ? { fingerprint, manifestSha256, ...report } : {}));
 }

@@ -3,12 +3,13 @@
 // modmirror's own version, so an unchanged version is neither parsed nor
 // packed again, and a new modmirror never reuses an old one's output.
 
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ExtractedVersion, PackedArchive, SourceFile, VersionSource } from './types.js';
 import { GENERATOR } from './version.js';
+import { replaceFileSync } from './atomic.js';
 
 /**
  * Raised whenever the same sources give different output, so a cache or an
@@ -77,15 +78,11 @@ export class VersionCache {
   async put(identity: string, report: VersionReport, archive: PackedArchive): Promise<string> {
     const paths = this.paths(identity);
     mkdirSync(dirname(paths.json), { recursive: true });
-    writeViaRename(paths.archive, archive.data);
+    replaceFileSync(paths.archive, archive.data);
     const { content, problems, warnings } = report;
-    writeViaRename(paths.json, JSON.stringify({ content, problems, warnings, sha256: archive.sha256, size: archive.data.length }));
+    replaceFileSync(paths.json, JSON.stringify({ content, problems, warnings, sha256: archive.sha256, size: archive.data.length }));
     return paths.archive;
   }
 }
 
-function writeViaRename(file: string, data: string | Buffer): void {
-  const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(temp, data);
-  renameSync(temp, file);
-}
+

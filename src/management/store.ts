@@ -10,6 +10,7 @@ import { writeFileAtomic } from '../atomic.js';
 import { MirrorError } from '../errors.js';
 import { withLock } from '../lock.js';
 import { EDITIONS, type Collection, type Data } from './types.js';
+import { fileStamp } from '../file-stamp.js';
 
 const FILES: Record<Collection, string> = {
   settings: 'settings.json',
@@ -127,12 +128,7 @@ function removeAbandonedTemporaries(dir: string): void {
 }
 
 function stampOf(file: string): string {
-  try {
-    const s = statSync(file);
-    return `${s.ino}:${s.mtimeMs}:${s.size}`;
-  } catch {
-    return 'missing';
-  }
+  return fileStamp(file) ?? 'missing';
 }
 
 /** Enough checking that the API never meets a value of the wrong shape. */

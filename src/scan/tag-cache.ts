@@ -5,8 +5,9 @@
 
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { replaceFileSync } from '../atomic.js';
 
 export interface ScannedTag {
   tag: string;
@@ -65,6 +66,6 @@ export function readTagScan(cacheDir: string, key: string, stamp: string): TagSc
 export async function writeTagScan(cacheDir: string, key: string, stamp: string, scan: TagScan): Promise<void> {
   const file = cacheFile(cacheDir, key);
   await mkdir(join(cacheDir, 'tags'), { recursive: true });
-  await writeFile(`${file}.tmp`, JSON.stringify({ stamp, ...scan }));
-  await rename(`${file}.tmp`, file);
+  // A unique temp name: two builds of one repository at once must not write the same one.
+  replaceFileSync(file, JSON.stringify({ stamp, ...scan }));
 }

@@ -3,7 +3,7 @@
 // A rebuild or publish swaps dist/ whole; the next request after that sees
 // the new generation, and nothing cached from the old one is served again.
 
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { versionsIndexOf } from '../emit/versions-index.js';
@@ -11,6 +11,7 @@ import { MirrorError } from '../errors.js';
 import { payload, type Payload } from '../http/payload.js';
 import type { ModuleSummary } from '../protocol/documents.js';
 import { MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../protocol/paths.js';
+import { fileStamp } from '../file-stamp.js';
 
 export interface IndexedModule {
   key: string;
@@ -96,12 +97,7 @@ export class Mirror {
 }
 
 function generationOf(root: string): string | undefined {
-  try {
-    const s = statSync(join(root, MANIFEST_FILE));
-    return `${s.ino}:${s.mtimeMs}:${s.size}`;
-  } catch {
-    return undefined;
-  }
+  return fileStamp(join(root, MANIFEST_FILE));
 }
 
 export function loadIndex(root: string): MirrorIndex {
