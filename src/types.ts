@@ -27,7 +27,7 @@ export type VersionOrigin =
 export interface VersionSource {
   address: ModuleAddress;
   meta: ModuleMeta;
-  /** Normalised semver string (no leading `v`, build metadata kept). */
+  /** Normalised semver string (no leading `v`, no build metadata). */
   version: string;
   /** The tag or folder name the version came from. */
   tag: string;

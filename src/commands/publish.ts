@@ -16,12 +16,14 @@ export async function runPublish(values: Values): Promise<number> {
   const str = (name: string) => stringFlag(values, name);
   if ((str('source') === undefined) === (str('git') === undefined)) throw usage('Give the version to publish with --source PATH, or with --git REPO --ref REF.');
   if (str('git') !== undefined && str('ref') === undefined) throw usage('--git needs --ref (the tag or commit to publish).');
-  const version = str('version');
-  if (version !== undefined && validVersion(version) === null) throw usage(`--version "${version}" is not a semver version.`);
+  const versionFlag = str('version');
+  // The same normal form as a build gives a tag: no leading `v`, no build metadata.
+  const version = versionFlag === undefined ? undefined : validVersion(versionFlag);
+  if (version === null) throw usage(`--version "${versionFlag}" is not a semver version.`);
 
   // The config, when there is one, gives module addresses, metadata and git settings; publish needs none.
   const config = resolveMirrorConfig({ config: str('config'), out: str('out'), baseUrl: baseUrlFlag(str('base-url'), 'publish') });
-  const source = str('git') !== undefined ? await gitVersion(values, config) : await folderVersion(values, config);
+  const source = str('git') !== undefined ? await gitVersion(values, config, version) : await folderVersion(values, config, version);
   const result = await publish(source, {
     outDir: config.outDir,
     cacheDir: config.cacheDir,
@@ -48,7 +50,7 @@ function flagAddress(values: Values, fallback?: Partial<ModuleAddress>): ModuleA
   return address;
 }
 
-async function gitVersion(values: Values, config: ResolvedConfig): Promise<VersionSource> {
+async function gitVersion(values: Values, config: ResolvedConfig, version: string | undefined): Promise<VersionSource> {
   const repoFlag = values['git'] as string;
   const remote = isRemoteRepository(repoFlag);
   const repo = remote ? repoFlag : resolve(repoFlag);
@@ -58,17 +60,17 @@ async function gitVersion(values: Values, config: ResolvedConfig): Promise<Versi
   const source: GitSource = configured
     ? { ...configured, address }
     : { kind: 'git', repo, remote, address, path: '', tagPrefix: '', tagPattern: new RegExp(DEFAULT_TAG_PATTERN), meta: {} };
-  return scanGitRef(source, moduleMeta(config, address, source.meta), values['ref'] as string, values['version'] as string | undefined, config.cacheDir);
+  return scanGitRef(source, moduleMeta(config, address, source.meta), values['ref'] as string, version, config.cacheDir);
 }
 
-async function folderVersion(values: Values, config: ResolvedConfig): Promise<VersionSource> {
+async function folderVersion(values: Values, config: ResolvedConfig, versionFlag: string | undefined): Promise<VersionSource> {
   const dir = resolve(values['source'] as string);
   if (!existsSync(dir)) throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${dir}" does not exist.`, { hint: 'Check the --source path.' });
   // A folder in the drop layout names its own address: .../<namespace>/<name>/<provider>/<version>.
   const [version, provider, name, namespace] = dir.split(/[/\\]/).reverse();
   const fromLayout = [namespace, name, provider].every((p) => p !== undefined && isValidName(p)) ? { namespace, name, provider } : undefined;
   const address = flagAddress(values, fromLayout);
-  const resolvedVersion = (values['version'] as string | undefined) ?? validVersion(basename(dir)) ?? undefined;
+  const resolvedVersion = versionFlag ?? validVersion(basename(dir)) ?? undefined;
   if (resolvedVersion === undefined) throw usage(`The folder name "${version}" is not a version: pass --version X.Y.Z.`);
   const { publishedAt, fingerprint } = await describeFolder(dir);
   return {

@@ -113,3 +113,14 @@ describe('positional arguments', () => {
     }
   });
 });
+
+describe('publish --version', () => {
+  it('takes the normal form a build gives a tag: no leading v, no build metadata', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'drop/main.tf': 'variable "x" {}\n' });
+    const published = await runCli(['publish', '--source', 'drop', '--namespace', 'acme', '--name', 'thing', '--provider', 'aws', '--version', 'v1.4.0+build.7', '--json'], dir);
+    expect(published.stderr).toBe('');
+    expect(JSON.parse(published.stdout).version).toBe('1.4.0');
+    expect(existsSync(join(dir, 'dist/v1/modules/acme/thing/aws/1.4.0/thing-aws-1.4.0.tar.gz'))).toBe(true);
+  });
+});
