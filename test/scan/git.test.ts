@@ -40,10 +40,7 @@ describe('versionFromTag', () => {
     expect(versionFromTag('v2.0.0-rc.1', '', DEFAULT_PATTERN)).toBe('2.0.0-rc.1');
   });
 
-  it('drops build metadata today (semver normalises it away)', () => {
-    // README and types.ts say metadata is kept; keeping it makes archive paths
-    // with "+" that `serve` answers 404 for. Pinned here so that changing
-    // either side is a decision, not an accident.
+  it('drops build metadata, as semver ignores it for ordering (README, Release pipelines)', () => {
     expect(versionFromTag('v1.0.0+build.7', '', DEFAULT_PATTERN)).toBe('1.0.0');
   });
 
