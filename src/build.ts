@@ -6,8 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import { filesIdentity, gitIdentity, OUTPUT_FORMAT, VersionCache, type VersionReport } from './cache.js';
+import { OUTPUT_FORMAT } from './cache.js';
 import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
 import { readManifest } from './emit/existing.js';
@@ -16,16 +15,12 @@ import { emitBrowseSite, emitReadmes } from './browse/index.js';
 import { emitHeadersFile } from './hosting/headers.js';
 import { sortRecords, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
-import { createStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
-import { createExtractCache, descriptionFromReadme, extractDocumentation, syntaxError, type ExtractCache } from './extract/index.js';
-import { withLock } from './lock.js';
+import { buildVersion, createVersionCaches } from './build-version.js';
 import { recordBuild, upToDateReport, type BuildReport } from './build-state.js';
-import { packVersion } from './pack.js';
-import { readVersionFiles } from './scan/files.js';
-import { GitReaders } from './scan/git-objects.js';
+import { forEachLimited, mapLimited, takeEach } from './concurrency.js';
 import { scan } from './scan/index.js';
+import { problemLines, withMirrorWrite, type MirrorWrite, type MirrorWriteOptions } from './transaction.js';
 import type { BuildProblem, BuiltVersion, PartialVersion, VersionSource } from './types.js';
-import { verifyMirror } from './verify.js';
 import { compareVersionsDesc } from './version-order.js';
 import { GENERATOR } from './version.js';
 
@@ -54,12 +49,19 @@ export interface BuildOptions {
 }
 
 export function build(config: ResolvedConfig, options: BuildOptions = {}): Promise<BuildResult> {
-  return withLock(config.outDir, () => buildLocked(config, options));
+  const write: MirrorWriteOptions = {
+    // Archives were hashed as they were packed (or when cached): check their sizes here, not their bytes again.
+    verify: () => ({ hashArchives: false }),
+    failure: (problems) =>
+      new MirrorError('BUILD_FAILED', `The built mirror failed verification; the previous one is left in place:\n${problemLines(problems)}`, {
+        hint: 'This is a bug in modmirror or a corrupted cache: run again with --clean, and report it if it persists.',
+      }),
+  };
+  return withMirrorWrite(config.outDir, write, (tx) => buildLocked(tx, config, options));
 }
 
-async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promise<BuildResult> {
+async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
-  await recoverInterruptedSwap(config.outDir);
   const plan = await planBuild(config, options);
   const { warnings } = plan;
   if (plan.upToDate) {
@@ -71,18 +73,22 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
   const errors: BuildProblem[] = [];
   const partial: PartialVersion[] = [];
   const versionWarnings: string[] = [];
-  const staging = await createStaging(config.outDir);
-  const builder = new VersionBuilder(staging, new VersionCache(join(config.cacheDir, 'versions')), options.clean === true, options.strict === true);
-  try {
-    const { total, providersByName, pendingByRepo } = plan;
+  const caches = createVersionCaches(config.cacheDir);
+  const versionOptions = { reuse: options.clean !== true, strict: options.strict === true };
+  let cacheHits = 0;
+  const { total, providersByName, pendingByRepo } = plan;
+  const staged = tx.stage(async (staging) => {
     const records: ModuleRecord[] = [];
     let done = 0;
-    const buildVersion = async (source: VersionSource): Promise<BuiltVersion | undefined> => {
+    const buildOne = async (source: VersionSource): Promise<BuiltVersion | undefined> => {
       try {
-        const { built, problems, warnings: linkWarnings } = await builder.build(source);
-        for (const w of linkWarnings) versionWarnings.push(`${source.label}: ${w}`);
-        if (problems.length > 0) partial.push({ module: addressKey(source.address), version: source.version, source: source.label, problems });
-        return built;
+        const version = await buildVersion(source, caches, versionOptions);
+        // Written once, into the cache, and linked into the mirror as a cache hit is.
+        await staging.linkFrom(await version.store(), archiveFile(source.address, source.version));
+        if (version.cached) cacheHits++;
+        for (const w of version.warnings) versionWarnings.push(`${source.label}: ${w}`);
+        if (version.problems.length > 0) partial.push({ module: addressKey(source.address), version: source.version, source: source.label, problems: version.problems });
+        return version.built;
       } catch (error) {
         if (!(error instanceof MirrorError)) throw error;
         const where = `${addressKey(source.address)} ${source.version} (${source.label})`;
@@ -94,14 +100,14 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
     };
 
     await forEachLimited(takeEach(plan.modules), MODULE_CONCURRENCY, async (moduleVersions) => {
-      const built = await mapLimited(moduleVersions, versionConcurrency(), buildVersion);
+      const built = await mapLimited(moduleVersions, versionConcurrency(), buildOne);
       // A repository's reader (a git process and its object cache) goes as soon as its last version is done,
       // so a build of a thousand repositories holds one or two at a time.
       for (const v of moduleVersions) {
         if (v.origin.kind !== 'git') continue;
         const left = pendingByRepo.get(v.origin.gitDir)! - 1;
         pendingByRepo.set(v.origin.gitDir, left);
-        if (left === 0) builder.releaseRepository(v.origin.gitDir);
+        if (left === 0) caches.git.close(v.origin.gitDir);
       }
       const ok = built.filter((b): b is BuiltVersion => b !== undefined);
       const first = moduleVersions[0]!;
@@ -114,31 +120,20 @@ async function buildLocked(config: ResolvedConfig, options: BuildOptions): Promi
     await emitIndexes(staging, sorted, { baseUrl: config.baseUrl, generator: GENERATOR, forced: plan.forced });
     await emitBrowseSite(staging, sorted, config);
     await emitHeadersFile(staging, sorted, config.baseUrl);
-    const modules = records.length;
-    const count = records.reduce((n, r) => n + r.versions.length, 0);
+    const counts = { modules: records.length, count: records.reduce((n, r) => n + r.versions.length, 0) };
     // Verify reads the manifest back: the records it was written from can go first.
     records.length = 0;
-    // Archives were hashed as they were packed (or when cached): check their sizes here, not their bytes again.
-    const problems = await verifyMirror(staging.root, { hashArchives: false });
-    if (problems.length > 0) {
-      throw new MirrorError('BUILD_FAILED', `The built mirror failed verification; the previous one is left in place:\n${problems.map((p) => `${p.path}: ${p.message}`).join('\n')}`, {
-        hint: 'This is a bug in modmirror or a corrupted cache: run again with --clean, and report it if it persists.',
-      });
-    }
-    await staging.commit();
-    // Versions finish in any order; the report should not.
-    partial.sort((a, b) => (a.module === b.module ? compareVersionsDesc(a.version, b.version) : a.module < b.module ? -1 : 1));
-    const report = { partial, warnings: versionWarnings.sort() };
-    // A failed version must be tried again next time, so a build with errors records no fingerprint.
-    await recordBuild(config.cacheDir, config.outDir, errors.length === 0 ? plan.fingerprint : undefined, report);
-    warnings.push(...report.warnings);
-    return { outDir: config.outDir, modules, versions: count, archives: count, cached: builder.cacheHits, upToDate: false, warnings, errors, partial, seconds: (performance.now() - started) / 1000 };
-  } catch (error) {
-    await staging.discard();
-    throw error;
-  } finally {
-    builder.close();
-  }
+    return counts;
+  });
+  // A repository reader is a git process: none outlives the build, whether it is committed or discarded.
+  const { modules, count } = await staged.finally(() => caches.git.closeAll());
+  // Versions finish in any order; the report should not.
+  partial.sort((a, b) => (a.module === b.module ? compareVersionsDesc(a.version, b.version) : a.module < b.module ? -1 : 1));
+  const report = { partial, warnings: versionWarnings.sort() };
+  // A failed version must be tried again next time, so a build with errors records no fingerprint.
+  await recordBuild(config.cacheDir, config.outDir, errors.length === 0 ? plan.fingerprint : undefined, report);
+  warnings.push(...report.warnings);
+  return { outDir: config.outDir, modules, versions: count, archives: count, cached: cacheHits, upToDate: false, warnings, errors, partial, seconds: (performance.now() - started) / 1000 };
 }
 
 /**
@@ -184,52 +179,6 @@ async function planBuild(config: ResolvedConfig, options: BuildOptions): Promise
   };
 }
 
-/** Read, extract and pack one version, or take all of that from the cache. */
-class VersionBuilder {
-  private readonly git = new GitReaders();
-  private readonly parsed: ExtractCache = createExtractCache();
-  cacheHits = 0;
-
-  constructor(
-    private readonly staging: Staging,
-    private readonly cache: VersionCache,
-    private readonly clean: boolean,
-    private readonly strict: boolean,
-  ) {}
-
-  async build(source: VersionSource): Promise<{ built: BuiltVersion } & Omit<VersionReport, 'content'>> {
-    let read = source.origin.kind === 'git' ? undefined : await readVersionFiles(source, this.git);
-    const identity = gitIdentity(source) ?? filesIdentity(read!.files);
-    const archiveRel = archiveFile(source.address, source.version);
-    const cached = this.clean ? undefined : await this.cache.get(identity);
-    if (cached) {
-      if (this.strict && cached.problems.length > 0) throw syntaxError(cached.problems);
-      await this.staging.linkFrom(cached.archivePath, archiveRel);
-      this.cacheHits++;
-      return { built: this.built(source, cached.content, { sha256: cached.sha256, size: cached.size }), problems: cached.problems, warnings: cached.warnings };
-    }
-    read ??= await readVersionFiles(source, this.git);
-    const { content, problems } = extractDocumentation(read.files, this.parsed);
-    if (this.strict && problems.length > 0) throw syntaxError(problems);
-    const archive = await packVersion(read.files);
-    // Written once, into the cache, and linked into the mirror as a cache hit would be.
-    await this.staging.linkFrom(await this.cache.put(identity, { content, problems, warnings: read.warnings }, archive), archiveRel);
-    return { built: this.built(source, content, { sha256: archive.sha256, size: archive.data.length }), problems, warnings: read.warnings };
-  }
-
-  private built(source: VersionSource, content: BuiltVersion['content'], archive: BuiltVersion['archive']): BuiltVersion {
-    return { source, content, archive, description: source.meta.description || descriptionFromReadme(content.root.readme) };
-  }
-
-  releaseRepository(gitDir: string): void {
-    this.git.close(gitDir);
-  }
-
-  close(): void {
-    this.git.closeAll();
-  }
-}
-
 function countByRepository(versions: VersionSource[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const v of versions) if (v.origin.kind === 'git') counts.set(v.origin.gitDir, (counts.get(v.origin.gitDir) ?? 0) + 1);
@@ -269,27 +218,3 @@ function providersOfNames(versions: VersionSource[]): Map<string, string[]> {
 // git and gzip run outside the JS thread, so a few more tasks than cores keep both busy.
 const versionConcurrency = () => Math.max(2, availableParallelism() + 1);
 const MODULE_CONCURRENCY = 2;
-
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  await forEachLimited(items.entries(), limit, async ([i, item]) => {
-    results[i] = await fn(item);
-  });
-  return results;
-}
-
-/** Runs `fn` on each item, at most `limit` at a time; items are taken from the iterator only as a task frees up. */
-async function forEachLimited<T>(items: Iterator<T>, limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  const worker = async () => {
-    for (let next = items.next(); !next.done; next = items.next()) await fn(next.value);
-  };
-  await Promise.all(Array.from({ length: limit }, worker));
-}
-
-/** Each value of a map in order, removing it as it is taken, so it can be collected once its work is done. */
-function* takeEach<V>(map: Map<string, V>): Generator<V> {
-  for (const [key, value] of map) {
-    map.delete(key);
-    yield value;
-  }
-}

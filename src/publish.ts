@@ -4,25 +4,19 @@
 // hard-linked staging copy swapped in whole. Same content again is a no-op;
 // different content for a published version is refused unless forced.
 
-import { join } from 'node:path';
-import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
+import { buildVersion, createVersionCaches, type VersionBuild } from './build-version.js';
 import { MirrorError } from './errors.js';
 import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
-import { readRenderedReadmes } from './browse/index.js';
 import { emitIndexes, emitModule } from './emit/index.js';
-import { emitBrowseSite, emitReadmes } from './browse/index.js';
+import { emitBrowseSite, emitReadmes, readRenderedReadmes } from './browse/index.js';
 import { emitHeadersFile } from './hosting/headers.js';
 import { sortRecords, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
-import { createStaging, dryRunStaging, recoverInterruptedSwap, type Staging } from './emit/staging.js';
-import { descriptionFromReadme, extractVersion } from './extract/index.js';
-import { withLock } from './lock.js';
-import { packVersion } from './pack.js';
-import { readVersionFiles } from './scan/files.js';
-import { GitReaders } from './scan/git-objects.js';
+import type { Staging } from './emit/staging.js';
+import { problemLines, withMirrorWrite, type MirrorWrite, type MirrorWriteOptions } from './transaction.js';
 import type { BuiltVersion, VersionSource } from './types.js';
 import { compareVersionsDesc } from './version-order.js';
-import { verifyMirror } from './verify.js';
+import type { VerifyOptions } from './verify.js';
 import { GENERATOR } from './version.js';
 
 export interface PublishOptions {
@@ -52,26 +46,32 @@ export interface PublishResult {
 }
 
 export function publish(source: VersionSource, options: PublishOptions): Promise<PublishResult> {
-  return withLock(options.outDir, () => publishLocked(source, options));
+  // Only the modules this version rewrote, and the indexes, are checked: they are known once written.
+  const check: VerifyOptions = { modules: [] };
+  const write: MirrorWriteOptions = {
+    seed: true,
+    dryRun: options.dryRun === true,
+    verify: () => check,
+    failure: (problems) => new MirrorError('BUILD_FAILED', `The mirror failed verification after publishing; it is left as it was:\n${problemLines(problems)}`),
+  };
+  return withMirrorWrite(options.outDir, write, (tx) => publishLocked(tx, source, options, check));
 }
 
-async function publishLocked(source: VersionSource, options: PublishOptions): Promise<PublishResult> {
+async function publishLocked(tx: MirrorWrite, source: VersionSource, options: PublishOptions, check: VerifyOptions): Promise<PublishResult> {
   const started = performance.now();
   const key = addressKey(source.address);
-  await recoverInterruptedSwap(options.outDir);
   const manifest: Manifest = readManifest(options.outDir) ?? { format: 1, generator: GENERATOR, modules: {} };
-  const git = new GitReaders();
-  let read;
+  const caches = createVersionCaches(options.cacheDir);
+  let version: VersionBuild;
   try {
-    read = await readVersionFiles(source, git);
+    // Publish stays strict (a release pipeline wants its own module's syntax errors to fail it) and builds afresh.
+    version = await buildVersion(source, caches, { reuse: false, strict: true });
   } finally {
-    git.closeAll();
+    caches.git.closeAll();
   }
-  const { files } = read;
-  const warnings = read.warnings.map((w) => `${source.label}: ${w}`);
-  // Publish stays strict: a release pipeline wants its own module's syntax errors to fail it.
-  const content = extractVersion(files);
-  const archive = await packVersion(files);
+  const { built } = version;
+  const archive = version.packed!;
+  const warnings = version.warnings.map((w) => `${source.label}: ${w}`);
   const result = (outcome: PublishResult['outcome'], changed: string[], previousSha256?: string): PublishResult => ({
     module: key,
     version: source.version,
@@ -92,18 +92,11 @@ async function publishLocked(source: VersionSource, options: PublishOptions): Pr
     });
   }
 
-  const built: BuiltVersion = {
-    source,
-    content,
-    archive: { sha256: archive.sha256, size: archive.data.length },
-    description: source.meta.description || descriptionFromReadme(content.root.readme),
-  };
   const forced: ForcedReplacement[] = [...(manifest.forced ?? [])];
   if (existing) forced.push({ module: key, version: source.version, previous_sha256: existing.sha256, sha256: archive.sha256, at: new Date().toISOString() });
 
-  const dryRun = options.dryRun ? dryRunStaging(options.outDir) : undefined;
-  const staging = dryRun ?? (await createStaging(options.outDir, { seed: true }));
-  try {
+  // A dry run's staging records the files that would change; a real one changes them and reports none.
+  const changed = await tx.stage(async (staging) => {
     const baseUrl = readBaseUrl(options.outDir) ?? options.baseUrl;
     await staging.write(archiveFile(source.address, source.version), archive.data);
     const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, imageHosts: options.imageHosts });
@@ -111,19 +104,12 @@ async function publishLocked(source: VersionSource, options: PublishOptions): Pr
     await emitIndexes(staging, sorted, { baseUrl, generator: GENERATOR, forced, only: { namespace: source.address.namespace, name: source.address.name } });
     await emitBrowseSite(staging, sorted, { baseUrl, imageHosts: options.imageHosts });
     await emitHeadersFile(staging, sorted, baseUrl);
-    if (dryRun) return result(existing ? 'replaced' : 'published', dryRun.changed, existing?.sha256);
-    const problems = await verifyMirror(staging.root, { modules: rewritten.map((r) => addressKey(r.address)) });
-    if (problems.length > 0) {
-      throw new MirrorError('BUILD_FAILED', `The mirror failed verification after publishing; it is left as it was:\n${problems.map((p) => `${p.path}: ${p.message}`).join('\n')}`);
-    }
-    await staging.commit();
-    // The next incremental build finds this version already done.
-    await new VersionCache(join(options.cacheDir, 'versions')).put(gitIdentity(source) ?? filesIdentity(files), { content, problems: [], warnings: read.warnings }, archive);
-    return result(existing ? 'replaced' : 'published', [], existing?.sha256);
-  } catch (error) {
-    await staging.discard();
-    throw error;
-  }
+    check.modules = rewritten.map((r) => addressKey(r.address));
+    return staging.changed ?? [];
+  });
+  // The next incremental build finds this version already done.
+  if (!options.dryRun) await version.store();
+  return result(existing ? 'replaced' : 'published', changed, existing?.sha256);
 }
 
 /**

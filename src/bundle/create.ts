@@ -15,10 +15,8 @@ import { writeFileAtomicWith } from '../atomic.js';
 import { MirrorError, messageOf } from '../errors.js';
 import { readManifest } from '../emit/existing.js';
 import type { Manifest } from '../manifest.js';
-import { recoverInterruptedSwap } from '../emit/staging.js';
-import { withLock } from '../lock.js';
 import { ARCHIVE_MTIME } from '../pack.js';
-import { verifyMirror } from '../verify.js';
+import { problemLines, withMirrorRead } from '../transaction.js';
 import { GENERATOR } from '../version.js';
 import { BUNDLE_FORMAT, BUNDLE_MANIFEST, versionsOf, type BundleFile, type BundleManifest } from './format.js';
 
@@ -50,18 +48,16 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     throw new MirrorError('USAGE', `The folder of --out ${out} does not exist.`, { hint: 'Create it, or choose another --out.' });
   }
   // Hold the mirror's lock so no build or publish swaps it while it is read.
-  return withLock(dir, async () => {
-    await recoverInterruptedSwap(dir);
+  return withMirrorRead(dir, async (mirror) => {
     const manifest = readManifest(dir);
     if (!manifest) {
       throw new MirrorError('OUTPUT_FAILED', `${dir} is not a built mirror (no manifest.json).`, { hint: 'Run modmirror build first, or pass --dir.' });
     }
-    const problems = await verifyMirror(dir);
-    if (problems.length > 0) {
-      throw new MirrorError('BUILD_FAILED', `${dir} fails verification, so it is not bundled:\n${problems.slice(0, 20).map((p) => `${p.path}: ${p.message}`).join('\n')}`, {
+    await mirror.verify({}, (problems) =>
+      new MirrorError('BUILD_FAILED', `${dir} fails verification, so it is not bundled:\n${problemLines(problems, 20)}`, {
         hint: 'Rebuild it with modmirror build --clean, then bundle again.',
-      });
-    }
+      }),
+    );
     const base = options.since === undefined ? undefined : readBase(resolve(options.since));
     const { files, carried, skipped } = await selectFiles(dir, manifest, base?.manifest);
     const described: BundleFile[] = [];

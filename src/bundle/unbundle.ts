@@ -13,9 +13,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { readManifest } from '../emit/existing.js';
 import type { Manifest } from '../manifest.js';
-import { createStaging, recoverInterruptedSwap } from '../emit/staging.js';
-import { withLock } from '../lock.js';
-import { verifyMirror } from '../verify.js';
+import { problemLines, withMirrorWrite, type MirrorWriteOptions } from '../transaction.js';
 import { BUNDLE_MANIFEST, versionsOf, type BundleManifest } from './format.js';
 import { verifyBundle, walkBundle, type VerifiedBundle } from './read.js';
 
@@ -41,25 +39,20 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
   if (!existsSync(file)) throw new MirrorError('USAGE', `The bundle ${file} does not exist.`, { hint: 'Check the path of the bundle you copied in.' });
   const bundle = await verifyBundle(file);
   await mkdir(dirname(outDir), { recursive: true });
-  return withLock(outDir, async () => {
-    await recoverInterruptedSwap(outDir);
+  const write: MirrorWriteOptions = {
+    seed: true,
+    failure: (problems) =>
+      new MirrorError('BUNDLE_INVALID', `After merging ${file}, the mirror fails verification, so ${outDir} is left as it was:\n${problemLines(problems, 20)}`, {
+        hint: 'Make the bundle again from a mirror that modmirror verify accepts.',
+      }),
+  };
+  return withMirrorWrite(outDir, write, async (tx) => {
     const plan = planMerge(readManifest(outDir), bundle, file, outDir);
-    const staging = await createStaging(outDir, { seed: true });
-    try {
+    await tx.stage(async (staging) => {
       await removeAllBut(staging.root, plan.keep);
       await writeEntries(file, staging.root, bundle.manifest);
       await removeEmptyFolders(staging.root);
-      const problems = await verifyMirror(staging.root);
-      if (problems.length > 0) {
-        throw new MirrorError('BUNDLE_INVALID', `After merging ${file}, the mirror fails verification, so ${outDir} is left as it was:\n${problems.slice(0, 20).map((p) => `${p.path}: ${p.message}`).join('\n')}`, {
-          hint: 'Make the bundle again from a mirror that modmirror verify accepts.',
-        });
-      }
-      await staging.commit();
-    } catch (error) {
-      await staging.discard();
-      throw error;
-    }
+    });
     const versions = versionsOf(bundle.mirrorManifest);
     return { outDir, files: bundle.manifest.files.length, added: plan.added, replaced: plan.replaced, versions: versions.size, modules: Object.keys(bundle.mirrorManifest.modules).length };
   });

@@ -1,0 +1,76 @@
+// One version's pipeline, shared by build and publish: read its files,
+// extract the documentation, pack the archive, keep both in the version
+// cache. A build takes unchanged versions from the cache and stores each new
+// one at once; publish builds afresh and stores only after its mirror is
+// swapped in, so a refused or dry-run publish leaves the cache as it was.
+
+import { join } from 'node:path';
+import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
+import { createExtractCache, descriptionFromReadme, extractDocumentation, syntaxError, type ExtractCache } from './extract/index.js';
+import { packVersion } from './pack.js';
+import { readVersionFiles } from './scan/files.js';
+import { GitReaders } from './scan/git-objects.js';
+import type { BuiltVersion, PackedArchive, VersionSource } from './types.js';
+
+/** What versions built one after another share: git readers, parsed files, the version cache. */
+export interface VersionCaches {
+  git: GitReaders;
+  parsed: ExtractCache;
+  versions: VersionCache;
+}
+
+export function createVersionCaches(cacheDir: string): VersionCaches {
+  return { git: new GitReaders(), parsed: createExtractCache(), versions: new VersionCache(join(cacheDir, 'versions')) };
+}
+
+export interface BuildVersionOptions {
+  /** Take the version from the cache when it is there (false for `build --clean` and for publish). */
+  reuse: boolean;
+  /** Fail on a file no parser could read, rather than mirror the rest of the version. */
+  strict: boolean;
+}
+
+export interface VersionBuild {
+  built: BuiltVersion;
+  /** `file:line:column: message` for each file no parser could read (never with `strict`). */
+  problems: string[];
+  /** Links left out, without the version's label. */
+  warnings: string[];
+  /** True when everything came from the cache. */
+  cached: boolean;
+  /** The archive's bytes when it was packed now; undefined for a cache hit. */
+  packed: PackedArchive | undefined;
+  /** Puts the version into the cache (once) and returns its archive's path there. */
+  store(): Promise<string>;
+}
+
+export async function buildVersion(source: VersionSource, caches: VersionCaches, options: BuildVersionOptions): Promise<VersionBuild> {
+  // A git version's identity is its tree id, known without reading; a folder's is the digest of its files.
+  let read = source.origin.kind === 'git' ? undefined : await readVersionFiles(source, caches.git);
+  const identity = gitIdentity(source) ?? filesIdentity(read!.files);
+  const cached = options.reuse ? await caches.versions.get(identity) : undefined;
+  if (cached) {
+    if (options.strict && cached.problems.length > 0) throw syntaxError(cached.problems);
+    const built = builtVersion(source, cached.content, { sha256: cached.sha256, size: cached.size });
+    return { built, problems: cached.problems, warnings: cached.warnings, cached: true, packed: undefined, store: async () => cached.archivePath };
+  }
+  read ??= await readVersionFiles(source, caches.git);
+  const { content, problems } = extractDocumentation(read.files, caches.parsed);
+  if (options.strict && problems.length > 0) throw syntaxError(problems);
+  const archive = await packVersion(read.files);
+  const warnings = read.warnings;
+  let stored: Promise<string> | undefined;
+  return {
+    built: builtVersion(source, content, { sha256: archive.sha256, size: archive.data.length }),
+    problems,
+    warnings,
+    cached: false,
+    packed: archive,
+    store: () => (stored ??= caches.versions.put(identity, { content, problems, warnings }, archive)),
+  };
+}
+
+/** The one description rule: the module's own metadata, else the README's first paragraph. */
+function builtVersion(source: VersionSource, content: BuiltVersion['content'], archive: BuiltVersion['archive']): BuiltVersion {
+  return { source, content, archive, description: source.meta.description || descriptionFromReadme(content.root.readme) };
+}
