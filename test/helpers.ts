@@ -122,3 +122,13 @@ export function treeOf(dir: string): Record<string, string> {
   walk(dir);
   return files;
 }
+
+/** A CA and a server certificate for 127.0.0.1, made with openssl in `dir`. */
+export function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
+  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=modmirror test CA', '-keyout', 'ca.key', '-out', 'ca.pem']);
+  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', 'server.key', '-out', 'server.csr']);
+  writeFiles(dir, { 'san.ext': 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' });
+  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'san.ext', '-out', 'server.pem']);
+  return { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.key') };
+}

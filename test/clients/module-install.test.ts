@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { freePort } from '../hosting/nginx-server.js';
-import { runCli, tempDir } from '../helpers.js';
-import { expectSameFiles, install, makeCertificates, moduleInstallClient, recordingProxy, writeModules, type RecordingProxy } from './install.js';
+import { makeCertificates, runCli, tempDir } from '../helpers.js';
+import { expectSameFiles, install, moduleInstallClient, recordingProxy, writeModules, type RecordingProxy } from './install.js';
 
 const dir = tempDir('mm-client-');
 const source = (v: string, sub = '') => join(dir, 'mods/acme/hello/null', v, sub);

@@ -3,28 +3,18 @@
 // the unpacked files are the module's files. The real installer, Terraform's
 // own libraries, runs against serve in test/clients/.
 
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from 'tar';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
 import { clientRequest } from '../http-client.js';
 
 const dir = tempDir();
 let server: RunningServer;
 let agent: Agent;
-
-function makeCertificates(): { ca: string; cert: string; key: string } {
-  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=modmirror test CA', '-keyout', 'ca.key', '-out', 'ca.pem']);
-  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', 'server.key', '-out', 'server.csr']);
-  writeFiles(dir, { 'san.ext': 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' });
-  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'san.ext', '-out', 'server.pem']);
-  return { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.key') };
-}
 
 const MODULE = {
   'main.tf': 'resource "null_resource" "this" {}\n',
@@ -34,7 +24,7 @@ const MODULE = {
 };
 
 beforeAll(async () => {
-  const certs = makeCertificates();
+  const certs = makeCertificates(dir);
   const files: Record<string, string> = { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' };
   for (const [path, content] of Object.entries(MODULE)) files[`mods/acme/hello/null/1.2.3/${path}`] = content;
   writeFiles(dir, files);
