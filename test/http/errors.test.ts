@@ -55,7 +55,8 @@ describe('errorAnswer', () => {
     const torn = errorAnswer(new MirrorError('DATA_INVALID', 'The data file "data/users.json" is not valid JSON'), 'jsonapi');
     expect(torn.status).toBe(500);
     expect(torn.headers['Retry-After']).toBeUndefined();
-    expect(json(torn.body).errors[0]).toEqual({ status: '500', title: 'internal server error', detail: 'The data file "data/users.json" is not valid JSON' });
+    // Any caller can cause a 500: its body names the code, never a server path.
+    expect(json(torn.body).errors[0]).toEqual({ status: '500', title: 'internal server error', detail: "Internal error (DATA_INVALID): the server's log says what failed." });
   });
 
   it('answers a lock another writer holds past the wait with 503 and Retry-After', async () => {
