@@ -4,30 +4,17 @@
 
 import { randomBytes } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-export async function writeFileAtomic(file: string, data: string | Buffer): Promise<void> {
-  const temp = tempBeside(file);
-  try {
-    const handle = await open(temp, 'w', 0o644);
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await commit(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+export function writeFileAtomic(file: string, data: string | Buffer): Promise<void> {
+  return writeFileAtomicWith(file, (temp) => writeFile(temp, data, { mode: 0o644 }));
 }
 
 /**
- * The same for content too large to hold (a bundle): `writeTemp` writes the
- * temp file its own way (a stream pipeline), then it is committed like any
- * other, so an interrupted write never looks finished.
+ * `writeTemp` writes the temp file its own way (a buffer, or a stream pipeline
+ * for content too large to hold, such as a bundle); it is then fsynced and
+ * renamed into place, so an interrupted write never looks finished.
  */
 export async function writeFileAtomicWith(file: string, writeTemp: (temp: string) => Promise<void>): Promise<void> {
   const temp = tempBeside(file);
