@@ -6,7 +6,7 @@ import { stringFlag, usageError, type Values } from './args.js';
 export async function runBundle(values: Values): Promise<number> {
   const out = stringFlag(values, 'out');
   if (out === undefined) throw usageError('bundle', 'Name the bundle to write with --out FILE.tar.gz.');
-  const dir = stringFlag(values, 'dir') ?? resolveMirrorConfig({}).outDir;
+  const dir = resolveMirrorConfig({ out: stringFlag(values, 'dir') }).outDir;
   const result = await createBundle({ dir, out, since: stringFlag(values, 'since') });
   const what = result.skipped > 0 ? `${result.versions} new or changed version(s); ${result.skipped} left out that the base has` : `${result.versions} version(s)`;
   console.log(`Wrote ${relative(process.cwd(), result.out) || result.out}: ${result.files} files, ${what}, ${formatBytes(result.bytes)}.`);

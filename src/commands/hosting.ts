@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { baseUrlFlag, resolveMirrorConfig } from '../config.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { caddySiteBlock } from '../hosting/caddy.js';
@@ -15,8 +15,8 @@ export async function runHosting(values: Values, positionals: string[]): Promise
   const make = HOSTS[host];
   if (!make) throw usageError('hosting', `Unknown host "${host}": expected ${Object.keys(HOSTS).join(' or ')}.`);
 
-  const config = resolveMirrorConfig({ config: stringFlag(values, 'config') });
-  const dir = stringFlag(values, 'dir') !== undefined ? resolve(stringFlag(values, 'dir')!) : config.outDir;
+  const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: stringFlag(values, 'dir') });
+  const dir = config.outDir;
   assertSafeForConfig(dir, 'The mirror folder');
   if (!existsSync(join(dir, MANIFEST_FILE))) {
     console.error(`warning: ${dir} holds no built mirror yet (no ${MANIFEST_FILE}); run modmirror build (or unbundle) before serving it.`);

@@ -17,7 +17,7 @@ export async function runServe(values: Values): Promise<number> {
   const baseUrl = baseUrlFlag(stringFlag(values, 'base-url'), 'serve');
   const quiet = values['quiet'] === true;
   // The mirror the config's `out` names, as build and publish write it, unless --dir says otherwise.
-  const dir = stringFlag(values, 'dir') !== undefined ? resolve(stringFlag(values, 'dir')!) : resolveMirrorConfig({}).outDir;
+  const { outDir: dir } = resolveMirrorConfig({ out: stringFlag(values, 'dir') });
   const server = await startServer({
     dir,
     host: String(values['host'] ?? '127.0.0.1'),

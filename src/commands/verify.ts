@@ -1,10 +1,10 @@
-import { relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { resolveMirrorConfig } from '../config.js';
 import { verifyMirror } from '../verify.js';
 import type { Values } from './args.js';
 
 export async function runVerify(values: Values, positionals: string[] = []): Promise<number> {
-  const dir = positionals[0] !== undefined ? resolve(positionals[0]) : resolveMirrorConfig({}).outDir;
+  const dir = resolveMirrorConfig({ out: positionals[0] }).outDir;
   const problems = await verifyMirror(dir);
   if (values['json'] === true) console.log(JSON.stringify({ dir, ok: problems.length === 0, problems }));
   else {
