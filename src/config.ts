@@ -11,6 +11,8 @@ import { addressKey, isValidName } from './protocol/paths.js';
 import { resolveSyncEntry, validateSyncEntries, type SyncEntry } from './sync/config.js';
 
 export const DEFAULT_CONFIG_FILE = 'mirror.config.yaml';
+const DEFAULT_OUT = 'dist';
+const DEFAULT_CACHE_DIR = '.modmirror-cache';
 export const DEFAULT_TAG_PATTERN = String.raw`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`;
 
 /** What a user may write. */
@@ -119,9 +121,9 @@ export function resolveMirrorConfig(overrides: Omit<ConfigOverrides, 'modules'>,
   }
   return {
     configFile: undefined,
-    outDir: resolve(cwd, overrides.out ?? 'dist'),
+    outDir: resolve(cwd, overrides.out ?? DEFAULT_OUT),
     baseUrl: normalizeBaseUrl(overrides.baseUrl ?? ''),
-    cacheDir: resolve(cwd, '.modmirror-cache'),
+    cacheDir: resolve(cwd, DEFAULT_CACHE_DIR),
     sources: [],
     modules: new Map(),
     imageHosts: [],
@@ -153,9 +155,9 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
   const baseUrl = overrides.baseUrl ?? user.baseUrl ?? '';
   const resolved: ResolvedConfig = {
     configFile: useFile ? configPath : undefined,
-    outDir: overrides.out !== undefined ? resolve(cwd, overrides.out) : resolve(base, user.out ?? 'dist'),
+    outDir: overrides.out !== undefined ? resolve(cwd, overrides.out) : resolve(base, user.out ?? DEFAULT_OUT),
     baseUrl: normalizeBaseUrl(baseUrl),
-    cacheDir: resolve(base, user.cacheDir ?? '.modmirror-cache'),
+    cacheDir: resolve(base, user.cacheDir ?? DEFAULT_CACHE_DIR),
     sources: sources.map((s) => resolveSource(s, base)),
     modules: new Map(Object.entries(user.modules ?? {})),
     imageHosts: user.browse?.imageHosts ?? [],
