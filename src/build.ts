@@ -10,10 +10,10 @@ import { OUTPUT_FORMAT } from './cache.js';
 import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
 import { readManifest } from './emit/existing.js';
-import { emitIndexes, emitModule, groupBy } from './emit/index.js';
-import { emitBrowseSite, emitReadmes } from './browse/index.js';
-import { emitHeadersFile } from './hosting/headers.js';
-import { sortRecords, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
+import { emitModule, groupBy } from './emit/index.js';
+import { emitReadmes } from './browse/index.js';
+import type { ForcedReplacement, Manifest, ModuleRecord } from './manifest.js';
+import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
 import { buildVersion, createVersionCaches } from './build-version.js';
 import { recordBuild, upToDateReport, type BuildReport } from './build-state.js';
@@ -116,10 +116,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       await emitReadmes(staging, ok, { imageHosts: config.imageHosts });
       if (record) records.push(record);
     });
-    const sorted = sortRecords(records);
-    await emitIndexes(staging, sorted, { baseUrl: config.baseUrl, generator: GENERATOR, forced: plan.forced });
-    await emitBrowseSite(staging, sorted, config);
-    await emitHeadersFile(staging, sorted, config.baseUrl);
+    await writeMirrorIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: plan.forced });
     const counts = { modules: records.length, count: records.reduce((n, r) => n + r.versions.length, 0) };
     // Verify reads the manifest back: the records it was written from can go first.
     records.length = 0;

@@ -7,10 +7,10 @@
 import { buildVersion, createVersionCaches, type VersionBuild } from './build-version.js';
 import { MirrorError } from './errors.js';
 import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
-import { emitIndexes, emitModule } from './emit/index.js';
-import { emitBrowseSite, emitReadmes, readRenderedReadmes } from './browse/index.js';
-import { emitHeadersFile } from './hosting/headers.js';
-import { sortRecords, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
+import { emitModule } from './emit/index.js';
+import { emitReadmes, readRenderedReadmes } from './browse/index.js';
+import type { ForcedReplacement, Manifest, ModuleRecord } from './manifest.js';
+import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
 import type { Staging } from './emit/staging.js';
 import { problemLines, withMirrorWrite, type MirrorWrite, type MirrorWriteOptions } from './transaction.js';
@@ -100,10 +100,8 @@ async function publishLocked(tx: MirrorWrite, source: VersionSource, options: Pu
     const baseUrl = readBaseUrl(options.outDir) ?? options.baseUrl;
     await staging.write(archiveFile(source.address, source.version), archive.data);
     const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, imageHosts: options.imageHosts });
-    const sorted = sortRecords(mergeRecords(Object.keys(manifest.modules).length > 0 ? readRecords(options.outDir, manifest) : [], rewritten));
-    await emitIndexes(staging, sorted, { baseUrl, generator: GENERATOR, forced, only: { namespace: source.address.namespace, name: source.address.name } });
-    await emitBrowseSite(staging, sorted, { baseUrl, imageHosts: options.imageHosts });
-    await emitHeadersFile(staging, sorted, baseUrl);
+    const records = mergeRecords(Object.keys(manifest.modules).length > 0 ? readRecords(options.outDir, manifest) : [], rewritten);
+    await writeMirrorIndexes(staging, records, { baseUrl, imageHosts: options.imageHosts, generator: GENERATOR, forced, only: { namespace: source.address.namespace, name: source.address.name } });
     check.modules = rewritten.map((r) => addressKey(r.address));
     return staging.changed ?? [];
   });
