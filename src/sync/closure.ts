@@ -8,7 +8,6 @@
 // recorded; none of them stops the rest.
 
 import { join } from 'node:path';
-import semver from 'semver';
 import { messageOf } from '../errors.js';
 import { addressKey } from '../protocol/paths.js';
 import type { ModuleAddress } from '../types.js';
@@ -18,6 +17,7 @@ import type { HttpClient } from './http.js';
 import { parseModuleSource } from './source-address.js';
 import type { DependencyOptions, NotMirrored, SyncFailure, SyncResult } from './types.js';
 import { isMissingModule, listVersions } from './upstream.js';
+import { compareVersionsDesc, validVersion } from '../version-order.js';
 
 /** A module wanted at some versions: named on the command line, or called by a mirrored version. */
 export interface Need {
@@ -122,7 +122,7 @@ async function chooseVersions(walk: Walk, need: Need): Promise<string[]> {
     return [];
   }
   // Folder names are the normalised version, which also keeps `..` and such out of paths.
-  const matching = [...new Set(listed.map((v) => semver.valid(v)).filter((v): v is string => v !== null && need.matches(v)))].sort(semver.compare);
+  const matching = [...new Set(listed.map(validVersion).filter((v): v is string => v !== null && need.matches(v)))].sort((a, b) => compareVersionsDesc(b, a));
   if (matching.length === 0) {
     const shown = listed.slice(0, 10).join(', ') || 'none';
     const wanted = need.constraint === '' ? 'no release version' : `no upstream version matches "${need.constraint}"`;
