@@ -6,7 +6,7 @@ import { compareVersionsDesc } from '../version-order.js';
 import { moduleMeta, type ResolvedConfig } from '../config.js';
 import { MirrorError } from '../errors.js';
 import { addressKey } from '../protocol/paths.js';
-import type { ModuleAddress, ModuleMeta, VersionSource } from '../types.js';
+import type { VersionSource } from '../types.js';
 import { scanFolder } from './folder.js';
 import { scanGit } from './git.js';
 
@@ -18,12 +18,11 @@ export interface ScanResult {
 export async function scan(config: ResolvedConfig): Promise<ScanResult> {
   const warnings: string[] = [];
   const warn = (message: string) => warnings.push(message);
-  const metaFor = (address: ModuleAddress, own: Partial<ModuleMeta> = {}): ModuleMeta => moduleMeta(config, address, own);
   const found: VersionSource[][] = await Promise.all(
     config.sources.map((source) =>
       source.kind === 'folder'
-        ? scanFolder(source, (address) => metaFor(address), warn)
-        : scanGit(source, metaFor(source.address, source.meta), config.cacheDir, warn),
+        ? scanFolder(source, (address) => moduleMeta(config, address), warn)
+        : scanGit(source, moduleMeta(config, source.address, source.meta), config.cacheDir, warn),
     ),
   );
   return { versions: dedupe(found.flat(), warn), warnings };
