@@ -12,6 +12,7 @@ import { emitReadmes, readRenderedReadmes } from './browse/index.js';
 import type { ForcedReplacement, Manifest, ModuleRecord } from './manifest.js';
 import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
+import { DEFAULT_PROVIDERS_PATH } from './protocol/providers.js';
 import type { Staging } from './emit/staging.js';
 import { problemLines, withMirrorWrite, type MirrorWrite, type MirrorWriteOptions } from './transaction.js';
 import type { BuiltVersion, VersionSource } from './types.js';
@@ -101,7 +102,9 @@ async function publishLocked(tx: MirrorWrite, source: VersionSource, options: Pu
     await staging.write(archiveFile(source.address, source.version), archive.data);
     const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, imageHosts: options.imageHosts });
     const records = mergeRecords(Object.keys(manifest.modules).length > 0 ? readRecords(options.outDir, manifest) : [], rewritten);
-    await writeMirrorIndexes(staging, records, { baseUrl, imageHosts: options.imageHosts, generator: GENERATOR, forced, only: { namespace: source.address.namespace, name: source.address.name } });
+    // The provider files are in the staging copy as they were; the manifest keeps listing them.
+    const providers = manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
+    await writeMirrorIndexes(staging, records, { baseUrl, imageHosts: options.imageHosts, generator: GENERATOR, forced, only: { namespace: source.address.namespace, name: source.address.name }, providers });
     check.modules = rewritten.map((r) => addressKey(r.address));
     return staging.changed ?? [];
   });

@@ -4,7 +4,7 @@
 // it by build and publish, from the same records.
 
 import type { BuiltVersion } from '../types.js';
-import { MANIFEST_FORMAT, type ForcedReplacement, type Manifest, type ManifestVersion, type ModuleRecord } from '../manifest.js';
+import { MANIFEST_FORMAT, type ForcedReplacement, type Manifest, type ManifestVersion, type ModuleRecord, type ProvidersManifest } from '../manifest.js';
 import {
   discoveryDocument,
   downloadDocument,
@@ -42,6 +42,8 @@ export interface IndexOptions {
   forced?: ForcedReplacement[];
   /** Write only the listings that show this namespace/name (a publish); default all. */
   only?: { namespace: string; name: string };
+  /** The provider network mirror's folder and entries, listed in the manifest beside the modules. */
+  providers?: { path: string; entries: ProvidersManifest };
 }
 
 /**
@@ -104,7 +106,14 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
   // Compact: the server loads it once; people read the listings instead.
   await staging.write(SEARCH_INDEX_FILE, `${JSON.stringify({ modules: summaries })}\n`);
   await staging.write(VERSIONS_INDEX_FILE, versionsIndexText(sorted.map((r) => [addressKey(r.address), r.versions.map((v) => v.version)])));
-  const head = { format: MANIFEST_FORMAT, generator: options.generator, ...(options.forced?.length ? { forced: options.forced } : {}) };
+  const providers = options.providers && Object.keys(options.providers.entries).length > 0 ? options.providers : undefined;
+  const head = {
+    format: MANIFEST_FORMAT,
+    generator: options.generator,
+    ...(options.forced?.length ? { forced: options.forced } : {}),
+    // Beside modules, and optional: a manifest without them (an older mirror) still reads as one without providers.
+    ...(providers ? { providers_path: providers.path, providers: providers.entries } : {}),
+  };
   await staging.writeChunks(MANIFEST_FILE, manifestChunks(head, sorted.map((r) => [addressKey(r.address), manifestVersions(r)])));
 }
 

@@ -13,6 +13,12 @@ export const JSONAPI_TYPE = 'application/vnd.api+json';
  */
 export const ARCHIVE_TYPE = 'application/gzip';
 
+/**
+ * Provider packages (network mirror). Never sent with a Content-Encoding
+ * either: Terraform checks the zip's own bytes against its zh: hash.
+ */
+export const PROVIDER_ZIP_TYPE = 'application/zip';
+
 /** Archives never change once published (`publish --force` aside), so clients and CDNs may keep them. */
 export const CACHE_LONG = 'public, max-age=31536000, immutable';
 /** Versions, listings, details and downloads change with every publish: a minute keeps a CDN useful and a new version visible. */
