@@ -10,7 +10,7 @@
 // - search, later listing pages and listing filters, which need
 //   `modmirror serve`, answer a clear JSON error instead of a wrong first page.
 
-import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE } from '../protocol/headers.js';
+import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE, PROVIDER_ZIP_TYPE } from '../protocol/headers.js';
 import { basePathOf } from '../protocol/paths.js';
 import { escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
 
@@ -41,6 +41,7 @@ export function nginxServerBlock(options: HostingOptions): string {
     '    types {',
     `        ${JSON_TYPE} json;`,
     `        ${ARCHIVE_TYPE} gz;`,
+    `        ${PROVIDER_ZIP_TYPE} zip;`,
     '        text/html html;',
     '        text/css css;',
     '        text/javascript js;',
@@ -75,6 +76,15 @@ export function nginxServerBlock(options: HostingOptions): string {
     `    location ~ "${DOWNLOAD_PATH}" {`,
     ...DOWNLOAD_HEADERS.map((h) => `        add_header ${h} "${location}";`),
     `        add_header Cache-Control "${CACHE_SHORT}";`,
+    ...indent(8, cors),
+    '        try_files $uri =404;',
+    '    }',
+    '',
+    '    # Provider packages of the network mirror (providers/HOSTNAME/NAMESPACE/TYPE/*.zip),',
+    '    # never gzipped (gzip_types is JSON only): Terraform checks their bytes against zh:.',
+    '    # Its index.json and VERSION.json files are JSON by their extension (location /).',
+    '    location ~ "\\.zip$" {',
+    `        add_header Cache-Control "${CACHE_LONG}";`,
     ...indent(8, cors),
     '        try_files $uri =404;',
     '    }',

@@ -11,27 +11,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
-import { goH1, goHashProgram, writeReleaseFolder, writeTerraformMirrorFolder, writeZip } from './zips.js';
+import { goH1, goHashProgram, writeProviderInputs, writeZip } from './zips.js';
 
 const run = promisify(execFile);
 const sha256sum = async (file: string) => (await run('sha256sum', [file])).stdout.split(' ')[0]!;
 
-const CONFIG = 'sources:\n  - folder: mods\nproviders:\n  - folder: tf-mirror\n  - folder: releases\n    namespace: acme\nplatforms: [linux_amd64, darwin_arm64]\n';
-
-async function makeInputs(dir: string): Promise<void> {
-  writeFiles(dir, { 'mirror.config.yaml': CONFIG, 'mods/acme/net/aws/1.0.0/main.tf': 'variable "x" {}\n' });
-  await writeTerraformMirrorFolder(
-    join(dir, 'tf-mirror'),
-    [
-      { hostname: 'registry.terraform.io', namespace: 'hashicorp', type: 'random', version: '3.6.0', platform: 'linux_amd64' },
-      { hostname: 'registry.terraform.io', namespace: 'hashicorp', type: 'random', version: '3.6.0', platform: 'darwin_arm64' },
-      { hostname: 'registry.terraform.io', namespace: 'hashicorp', type: 'random', version: '3.5.1', platform: 'linux_amd64' },
-      { hostname: 'registry.opentofu.org', namespace: 'hashicorp', type: 'null', version: '3.2.2', platform: 'linux_amd64' },
-    ],
-    goH1,
-  );
-  await writeReleaseFolder(join(dir, 'releases'), 'widgets', '0.4.0', ['linux_amd64', 'darwin_arm64']);
-}
+const makeInputs = writeProviderInputs;
 
 // Compile (or find) the Go hash program first: on a fresh machine this is the slow part.
 beforeAll(() => goHashProgram(), 240_000);

@@ -95,3 +95,35 @@ export async function writeReleaseFolder(dir: string, type: string, version: str
   writeFileSync(`${dir}/terraform-provider-${type}_${version}_SHA256SUMS`, sums);
   return zips.map((z) => `${dir}/${z}`);
 }
+
+/** The packages writeProviderInputs makes, as HOSTNAME/NAMESPACE/TYPE@VERSION:OS_ARCH with their input file. */
+export const INPUT_PACKAGES: Record<string, string> = {
+  'registry.terraform.io/hashicorp/random@3.6.0:linux_amd64': 'tf-mirror/registry.terraform.io/hashicorp/random/terraform-provider-random_3.6.0_linux_amd64.zip',
+  'registry.terraform.io/hashicorp/random@3.6.0:darwin_arm64': 'tf-mirror/registry.terraform.io/hashicorp/random/terraform-provider-random_3.6.0_darwin_arm64.zip',
+  'registry.terraform.io/hashicorp/random@3.5.1:linux_amd64': 'tf-mirror/registry.terraform.io/hashicorp/random/terraform-provider-random_3.5.1_linux_amd64.zip',
+  'registry.opentofu.org/hashicorp/null@3.2.2:linux_amd64': 'tf-mirror/registry.opentofu.org/hashicorp/null/terraform-provider-null_3.2.2_linux_amd64.zip',
+  'registry.terraform.io/acme/widgets@0.4.0:linux_amd64': 'releases/terraform-provider-widgets_0.4.0_linux_amd64.zip',
+  'registry.terraform.io/acme/widgets@0.4.0:darwin_arm64': 'releases/terraform-provider-widgets_0.4.0_darwin_arm64.zip',
+};
+
+/**
+ * A config with one module and both kinds of provider folder: `tf-mirror` as
+ * `terraform providers mirror` writes it (h1: from Go's dirhash) and
+ * `releases`, the acme/widgets release with its SHA256SUMS.
+ */
+export async function writeProviderInputs(dir: string): Promise<void> {
+  mkdirSync(`${dir}/mods/acme/net/aws/1.0.0`, { recursive: true });
+  writeFileSync(`${dir}/mods/acme/net/aws/1.0.0/main.tf`, 'variable "x" {}\n');
+  writeFileSync(
+    `${dir}/mirror.config.yaml`,
+    'sources:\n  - folder: mods\nproviders:\n  - folder: tf-mirror\n  - folder: releases\n    namespace: acme\nplatforms: [linux_amd64, darwin_arm64]\n',
+  );
+  const packages = Object.keys(INPUT_PACKAGES)
+    .filter((spec) => !spec.includes('/acme/'))
+    .map((spec) => {
+      const [, hostname = '', namespace = '', type = '', version = '', platform = ''] = /^([^/]+)\/([^/]+)\/([^@]+)@([^:]+):(.+)$/.exec(spec)!;
+      return { hostname, namespace, type, version, platform };
+    });
+  await writeTerraformMirrorFolder(`${dir}/tf-mirror`, packages, goH1);
+  await writeReleaseFolder(`${dir}/releases`, 'widgets', '0.4.0', ['linux_amd64', 'darwin_arm64']);
+}
