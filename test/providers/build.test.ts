@@ -119,6 +119,24 @@ describe('build with provider folders', () => {
     expect(r.stdout + r.stderr).toContain('providers/registry.terraform.io/hashicorp/random/3.6.0.json: archives.linux_amd64.url "../random/other.zip" resolves to providers/registry.terraform.io/hashicorp/random/other.zip');
   }, 120_000);
 
+  it('publish keeps the providers in place and in the manifest', async () => {
+    const dir = tempDir('mm-prov-');
+    await makeInputs(dir);
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    const before = JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8'));
+    const index = readFileSync(join(dir, 'dist/providers-index.json'), 'utf8');
+    writeFiles(dir, { 'new/acme/net/aws/1.1.0/main.tf': 'variable "y" {}\n' });
+    const r = await runCli(['publish', '--source', 'new/acme/net/aws/1.1.0'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const after = JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8'));
+    expect(after.modules['acme/net/aws'].versions).toHaveLength(2);
+    expect(after.providers).toEqual(before.providers);
+    expect(after.providers_path).toBe('providers');
+    expect(readFileSync(join(dir, 'dist/providers-index.json'), 'utf8')).toBe(index);
+    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+  }, 120_000);
+
   it('reads a mirror built before providers (no providers in the manifest, no providers index)', async () => {
     const dir = tempDir('mm-prov-');
     writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n', 'mods/acme/net/aws/1.0.0/main.tf': '' });
