@@ -59,6 +59,10 @@ describe('build with provider folders', () => {
       hashes: expect.arrayContaining([expect.stringMatching(/^h1:/), expect.stringMatching(/^zh:/)]),
     });
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    // Hosts that read _headers match no suffix pattern: each zip gets its own rule with its type and a long cache life.
+    expect(readFileSync(join(dir, 'dist/_headers'), 'utf8')).toContain(
+      '\n/providers/registry.terraform.io/acme/widgets/terraform-provider-widgets_0.4.0_linux_amd64.zip\n  Content-Type: application/zip\n  Cache-Control: public, max-age=31536000, immutable\n',
+    );
 
     // Unchanged inputs: up to date, and a clean build takes every hash from the cache by file stamp.
     expect(JSON.parse((await runCli(['build', '--json'], dir)).stdout)).toMatchObject({ upToDate: true, providerPackages: 6 });
