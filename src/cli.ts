@@ -149,11 +149,14 @@ const COMMANDS: Record<string, Command> = {
   },
   verify: {
     summary: 'Check that a mirror agrees with itself and its archives match the manifest',
-    usage: `modmirror verify [DIR] [--json]
+    usage: `modmirror verify [DIR] [--complete] [--config FILE] [--json]
 
-  DIR      the mirror (default: dist)
-  --json   print {"ok", "problems": [{"path", "message"}]}`,
-    options: { json: { type: 'boolean' } },
+  DIR         the mirror (default: dist)
+  --complete  also report module versions whose required providers the mirror lacks
+              for one of the config's platforms (default linux_amd64)
+  --config    the config file naming the platforms (default: mirror.config.yaml when present)
+  --json      print {"ok", "problems": [{"path", "message"}]}`,
+    options: { json: { type: 'boolean' }, complete: { type: 'boolean' }, config: { type: 'string' } },
     positionals: { names: ['DIR'], required: 0 },
     run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },
