@@ -20,6 +20,7 @@ import { cleanupTempDirs, log } from './util.mjs';
 
 const BENCHMARKS = [
   { name: 'build', run: async (opts) => (await import('./build.mjs')).benchBuild(opts) },
+  { name: 'build-providers', run: async (opts) => (await import('./providers.mjs')).benchProviderBuild(opts) },
   { name: 'build-memory', run: async (opts) => (await import('./build.mjs')).benchBuildMemory(opts) },
   { name: 'serve', run: async (opts) => (await import('./serve/throughput.mjs')).benchServe(opts) },
   {

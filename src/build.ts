@@ -174,7 +174,7 @@ type ProviderHashing = BuildResult['providerHashing'];
 async function planBuild(config: ResolvedConfig, options: BuildOptions): Promise<BuildPlan> {
   const { versions, warnings } = await scan(config);
   // Every provider zip is checked (hashed, or its hashes taken from the cache by file stamp) before anything is written.
-  const providers = await scanProviders(config.providerFolders, config.cacheDir);
+  const providers = await scanProviders(config.providerFolders, config.cacheDir, { reuse: options.clean !== true });
   const providerHashing = { zips: providers.hashed, bytes: providers.bytesHashed };
   const previous = readManifest(config.outDir);
   const fingerprint = fingerprintOf(config, versions, providers);

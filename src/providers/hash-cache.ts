@@ -26,7 +26,8 @@ export class ProviderHashCache {
   hashed = 0;
   bytesHashed = 0;
 
-  constructor(cacheDir: string) {
+  /** `reuse: false` (a clean build): hash every zip again, and keep the results for the next build. */
+  constructor(cacheDir: string, private readonly reuse = true) {
     this.file = join(cacheDir, FILE);
     this.entries = new Map(Object.entries(readEntries(this.file)));
   }
@@ -34,7 +35,7 @@ export class ProviderHashCache {
   async hashes(zip: string): Promise<ZipHashes> {
     const stamp = fileStamp(zip);
     const hit = this.entries.get(zip);
-    if (stamp !== undefined && hit?.stamp === stamp) return { h1: hit.h1, zh: hit.zh, size: hit.size };
+    if (this.reuse && stamp !== undefined && hit?.stamp === stamp) return { h1: hit.h1, zh: hit.zh, size: hit.size };
     const hashes = await packageHashes(zip);
     const size = Number(stamp?.split(':')[2] ?? 0);
     // A file replaced while it was hashed gets another stamp: keep nothing for it.

@@ -57,10 +57,10 @@ interface Candidate {
 
 const HASH_CONCURRENCY = 4;
 
-export async function scanProviders(folders: ProviderFolder[], cacheDir: string): Promise<ProviderScan> {
+export async function scanProviders(folders: ProviderFolder[], cacheDir: string, options: { reuse?: boolean } = {}): Promise<ProviderScan> {
   const problems: string[] = [];
   const candidates = folders.flatMap((folder) => (folder.kind === 'mirror' ? readMirrorFolder(folder.dir, problems) : readReleaseFolder(folder, problems)));
-  const cache = new ProviderHashCache(cacheDir);
+  const cache = new ProviderHashCache(cacheDir, options.reuse !== false);
   const hashed = await mapLimited(candidates, HASH_CONCURRENCY, async (c) => {
     try {
       return { candidate: c, hashes: await cache.hashes(c.file) };

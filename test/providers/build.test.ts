@@ -64,9 +64,11 @@ describe('build with provider folders', () => {
       '\n/providers/registry.terraform.io/acme/widgets/terraform-provider-widgets_0.4.0_linux_amd64.zip\n  Content-Type: application/zip\n  Cache-Control: public, max-age=31536000, immutable\n',
     );
 
-    // Unchanged inputs: up to date, and a clean build takes every hash from the cache by file stamp.
+    // Unchanged inputs: up to date; a build for another reason takes every hash from the cache by file stamp; --clean hashes again.
     expect(JSON.parse((await runCli(['build', '--json'], dir)).stdout)).toMatchObject({ upToDate: true, providerPackages: 6 });
-    expect(JSON.parse((await runCli(['build', '--clean', '--json'], dir)).stdout)).toMatchObject({ upToDate: false, providerHashing: { zips: 0 } });
+    writeFiles(dir, { 'mods/acme/net/aws/1.1.0/main.tf': 'variable "y" {}\n' });
+    expect(JSON.parse((await runCli(['build', '--json'], dir)).stdout)).toMatchObject({ upToDate: false, providerHashing: { zips: 0, bytes: 0 } });
+    expect(JSON.parse((await runCli(['build', '--clean', '--json'], dir)).stdout)).toMatchObject({ upToDate: false, providerHashing: { zips: 6 } });
     // A replaced zip is hashed again, and checked again.
     await writeZip(input, [{ name: 'terraform-provider-random_v3.6.0', content: 'changed' }]);
     const changed = await runCli(['build', '--json'], dir);
