@@ -2,6 +2,10 @@
 // required providers (root and submodules) the mirror lacks, has in no
 // matching version, or has without a package for one of the config's
 // platforms is reported with its detail file; a complete mirror passes.
+// A source "NS/TYPE" means registry.terraform.io/NS/TYPE to Terraform and
+// registry.opentofu.org/NS/TYPE to OpenTofu (checked: opentofu.org/docs/cli/
+// oci_registries/provider-mirror, "hashicorp/tls is a shorthand for
+// registry.opentofu.org/hashicorp/tls"), so either tree satisfies it.
 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
