@@ -24,7 +24,12 @@ export interface UserConfig {
   modules?: Record<string, Partial<ModuleMeta>>;
   browse?: { imageHosts?: string[] };
   sync?: SyncEntry[];
+  /** Who may read the registry `modmirror serve` answers: anyone (public), or token holders (private). */
+  access?: Access;
 }
+
+export type Access = 'public' | 'private';
+export const ACCESS_MODES: Access[] = ['public', 'private'];
 
 export type UserSource =
   | { folder: string }
@@ -64,6 +69,7 @@ export interface ResolvedConfig {
   imageHosts: string[];
   /** Upstream registries `modmirror sync` fills the module folder from (`into` and `for` absolute). */
   sync: SyncEntry[];
+  access: Access;
 }
 
 export interface ConfigOverrides {
@@ -73,7 +79,7 @@ export interface ConfigOverrides {
   baseUrl?: string;
 }
 
-const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync'];
+const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync', 'access'];
 const META_KEYS = ['owner', 'description', 'source', 'verified'];
 const GIT_KEYS = ['git', 'namespace', 'name', 'provider', 'path', 'tagPrefix', 'tagPattern', ...META_KEYS];
 
@@ -128,6 +134,7 @@ export function resolveMirrorConfig(overrides: Omit<ConfigOverrides, 'modules'>,
     modules: new Map(),
     imageHosts: [],
     sync: [],
+    access: 'public',
   };
 }
 
@@ -162,6 +169,7 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
     modules: new Map(Object.entries(user.modules ?? {})),
     imageHosts: user.browse?.imageHosts ?? [],
     sync: (user.sync ?? []).map((s) => resolveSyncEntry(s, base)),
+    access: user.access ?? 'public',
   };
   if (options.sourcesMustExist !== false) checkResolved(resolved, describe);
   return resolved;
@@ -304,6 +312,7 @@ function validateUserConfig(value: unknown): Problem[] {
       }
     });
   }
+  if ('access' in config) expect(ACCESS_MODES.includes(config['access'] as Access), ['access'], `expected public or private, got ${show(config['access'])}`);
   if ('browse' in config && expect(isRecord(config['browse']), ['browse'], 'expected a mapping with imageHosts')) {
     const browse = config['browse'] as Record<string, unknown>;
     unknownKeys(browse, ['imageHosts'], ['browse']);
