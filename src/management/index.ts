@@ -14,6 +14,7 @@ import { notFound, sendDocument, unauthorized } from './jsonapi.js';
 import { accountDetails, changePassword, updateAccount } from './routes/account.js';
 import { deleteOrganization, listConsumers, listOrganizations, showOrganization, updateModuleConsumers, updateOrganization } from './routes/admin-organizations.js';
 import { updateModuleVersion, type DeprecateHook } from './routes/registry-modules.js';
+import { revokeOrganizationToken } from './routes/tokens.js';
 import { listStages, overrideStage, showResult, showStage } from './routes/task-stages.js';
 import { Store } from './store.js';
 import type { Data } from './types.js';
@@ -68,6 +69,7 @@ const ROUTES: Route[] = [
   write('DELETE', 'admin/organizations/:org', ({ store, params }) => deleteOrganization(store, params[0]!), true),
   get('admin/organizations/:org/relationships/module-consumers', ({ data, params, query }) => listConsumers(data, params[0]!, 'module', query), true),
   write('PATCH', 'admin/organizations/:org/relationships/module-consumers', ({ store, params, req }) => updateModuleConsumers(store, params[0]!, req), true),
+  write('DELETE', 'organizations/:org/authentication-token', ({ store, principal, params }) => revokeOrganizationToken(store, principal, params[0]!)),
   write('PATCH', 'organizations/:org/registry-modules/private/:namespace/:name/:provider/:version', ({ store, principal, params, req, hooks }) =>
     updateModuleVersion(store, principal, params, req, hooks.deprecate),
   ),
