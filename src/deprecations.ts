@@ -7,12 +7,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MirrorError } from './errors.js';
+import type { Deprecation } from './types.js';
 
-/** HCP Terraform's shape: a reason, and an optional link to read more. */
-export interface Deprecation {
-  reason: string;
-  link: string | null;
-}
+export type { Deprecation };
 
 /** Module key (`ns/name/provider`) -> version -> its deprecation. */
 export type Deprecations = Record<string, Record<string, Deprecation>>;

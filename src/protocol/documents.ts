@@ -1,8 +1,7 @@
 // Registry protocol documents as pure functions of the built versions
 // (spec 2.6-2.9, 4.4, 8). Field names and order follow the public registry.
 
-import type { Deprecation } from '../deprecations.js';
-import type { BuiltVersion, ModuleAddress, ModuleContent } from '../types.js';
+import type { BuiltVersion, Deprecation, ModuleAddress, ModuleContent } from '../types.js';
 import { addressKey, archiveLocation, listingPageUrl, modulesServiceUrl } from './paths.js';
 
 export interface ModuleSummary {
