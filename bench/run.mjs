@@ -31,6 +31,14 @@ const BENCHMARKS = [
       return serve.benchServe({ ...opts, endpoints: serve.MANAGEMENT_ENDPOINTS });
     },
   },
+  {
+    name: 'serve-private',
+    onlyWhenNamed: true, // the registry rows public and private side by side (also in `serve`)
+    run: async (opts) => {
+      const serve = await import('./serve/throughput.mjs');
+      return serve.benchServe({ ...opts, endpoints: ['versions', 'detail', 'list0', 'search', ...serve.PRIVATE_ENDPOINTS] });
+    },
+  },
   { name: 'serve-memory', run: async (opts) => (await import('./serve/memory.mjs')).benchServeMemory(opts) },
 ];
 

@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { OUTPUT_FORMAT } from './cache.js';
 import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
+import { readDeprecations } from './deprecations.js';
 import { readManifest } from './emit/existing.js';
 import { emitModule, groupBy } from './emit/index.js';
 import { emitReadmes } from './browse/index.js';
@@ -86,6 +87,8 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   const versionOptions = { reuse: options.clean !== true, strict: options.strict === true };
   let cacheHits = 0;
   const { total, providersByName, pendingByRepo } = plan;
+  // Deprecations live in the mirror (deprecate writes them there); a rebuild keeps them.
+  const deprecations = readDeprecations(config.outDir);
   const staged = tx.stage(async (staging) => {
     const records: ModuleRecord[] = [];
     let done = 0;
@@ -121,12 +124,12 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       const ok = built.filter((b): b is BuiltVersion => b !== undefined);
       const first = moduleVersions[0]!;
       const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
-      const record = await emitModule(staging, ok, providers, config);
+      const record = await emitModule(staging, ok, providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)] });
       await emitReadmes(staging, ok, { imageHosts: config.imageHosts });
       if (record) records.push(record);
     });
     const providers = { path: config.providersPath, entries: await emitProviders(staging, plan.providers, config.providersPath) };
-    await writeMirrorIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: plan.forced, providers });
+    await writeMirrorIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: plan.forced, providers, deprecations });
     const counts = { modules: records.length, count: records.reduce((n, r) => n + r.versions.length, 0) };
     // Verify reads the manifest back: the records it was written from can go first.
     records.length = 0;

@@ -23,6 +23,8 @@ export function caddySiteBlock(options: HostingOptions): string {
     '# (written by `modmirror hosting caddy`). With a host name as the site address',
     '# instead of http://:PORT, Caddy serves HTTPS with its own certificates, which',
     "# Terraform's discovery needs.",
+    '# Static files are public by nature: whoever reaches this host reads every module.',
+    '# For per-organization access use `modmirror serve --access private` (README "Private registry").',
     `http://:${options.listen.port} {`,
     ...(options.listen.host === undefined ? [] : [`\tbind ${options.listen.host.replace(/^\[|\]$/g, '')}`]),
     `\troot * "${options.dir}"`,

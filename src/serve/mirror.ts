@@ -65,6 +65,11 @@ export class Mirror {
     return this.index;
   }
 
+  /** Look at dist/ again on the next request, rather than within CHECK_INTERVAL_MS: this process just replaced it. */
+  refresh(): void {
+    this.checkedAt = 0;
+  }
+
   /** A file of the tree as a payload; 404 when it does not exist. */
   async document(rel: string): Promise<Payload> {
     const generation = this.current().generation;

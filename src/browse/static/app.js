@@ -27,10 +27,48 @@ const el = (tag, attributes = {}, ...children) => {
 /** Replaces the page's content; absent parts (null) are left out rather than shown as text. */
 const show = (...nodes) => main.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined));
 
+// A private registry (serve --access private) answers 401 without a token. The token the
+// person gives is kept in this tab's session storage only and sent as a header: never in a URL.
+const TOKEN_KEY = 'modmirror.token';
+const token = () => sessionStorage.getItem(TOKEN_KEY);
+
+class Unauthorized extends Error {}
+
 async function getJson(path) {
-  const res = await fetch(path, { headers: { Accept: 'application/json' } });
+  const headers = { Accept: 'application/json' };
+  if (token()) headers.Authorization = `Bearer ${token()}`;
+  const res = await fetch(path, { headers });
+  if (res.status === 401) throw new Unauthorized(`${path}: 401`);
   if (!res.ok) throw new Error(`${path}: ${res.status}`);
   return res.json();
+}
+
+function renderSignIn(rejected) {
+  const input = el('input', { id: 'token', type: 'password', autocomplete: 'off', 'aria-label': 'API token', placeholder: 'API token' });
+  const form = el('form', { id: 'sign-in', class: 'controls' }, input, el('button', { type: 'submit', text: 'Sign in' }));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (input.value.trim() === '') return;
+    sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+    start();
+  });
+  count.textContent = '';
+  show(
+    el('h1', { text: 'Private registry' }),
+    el('p', { text: rejected ? 'That token was not accepted. Give a valid API token.' : 'This registry shows its modules to token holders only. Give your API token (user, team or organization).' }),
+    el('p', { class: 'muted', text: 'It is kept in this tab only, and sent to this registry as a header.' }),
+    form,
+  );
+  input.focus();
+}
+
+function signOutButton() {
+  const button = el('button', { id: 'sign-out', type: 'button', text: 'Sign out' });
+  button.addEventListener('click', () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    start();
+  });
+  return button;
 }
 
 const isPrerelease = (version) => /^[^+]*-/.test(version);
@@ -145,15 +183,21 @@ async function renderModule([ns, name, provider, wanted]) {
   const base = `v1/modules/${[ns, name, provider].map(encodeURIComponent).join('/')}/`;
   const detail = await getJson(wanted ? `${base}${encodeURIComponent(wanted)}/index.json` : `${base}index.json`);
   const key = `${ns}/${name}/${provider}`;
-  const [readmes, downloads] = await Promise.all([
+  const [readmes, downloads, listed] = await Promise.all([
     getJson(`browse/readme/${key}/${encodeURIComponent(detail.version)}.json`).catch(() => ({})),
     getJson(`v2/modules/${key}/downloads/summary`).catch(() => undefined),
+    getJson(`${base}versions`).catch(() => undefined),
   ]);
+  // Deprecated versions, from the versions document (a static host has it too).
+  const deprecated = new Map((listed?.modules?.[0]?.versions ?? []).filter((v) => v.deprecation).map((v) => [v.version, v.deprecation]));
   const host = index.host || location.host;
   const usage = `module "${name}" {\n  source  = "${host}/${key}"\n  version = "${detail.version}"\n}\n`;
   const copy = copyButton('copy', usage);
+  const label = (v) => [v, isPrerelease(v) ? '(pre-release)' : '', deprecated.has(v) ? '(deprecated)' : ''].filter(Boolean).join(' ');
   const picker = el('select', { id: 'version', 'aria-label': 'Version' }, detail.versions.map((v) =>
-    el('option', { value: v, selected: v === detail.version, text: isPrerelease(v) ? `${v} (pre-release)` : v })));
+    el('option', { value: v, selected: v === detail.version, text: label(v) })));
+  const deprecation = detail.deprecation ?? deprecated.get(detail.version);
+  const deprecationLink = deprecation && deprecation.link ? safeUrl(deprecation.link) : undefined;
   picker.addEventListener('change', () => (location.hash = moduleHref(ns, name, provider, picker.value)));
   const tabs = detail.providers.length > 1
     ? el('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Providers' }, detail.providers.map((p) =>
@@ -169,6 +213,9 @@ async function renderModule([ns, name, provider, wanted]) {
       ` published ${detail.published_at.slice(0, 10)}`,
       typeof total === 'number' ? el('span', { id: 'downloads', text: ` · ${total} downloads` }) : null,
       source ? el('span', {}, ' · ', el('a', { href: source, rel: 'noopener noreferrer', text: 'source' })) : null),
+    deprecation ? el('p', { id: 'deprecation', class: 'deprecated', role: 'note' },
+      el('strong', { text: 'Deprecated: ' }), deprecation.reason,
+      deprecationLink ? el('span', {}, ' · ', el('a', { href: deprecationLink, rel: 'noopener noreferrer', text: 'more' })) : null) : null,
     tabs,
     el('div', { class: 'snippet' }, el('pre', { id: 'usage', text: usage }), copy),
     ...contentSection(detail.root, readmes['']),
@@ -234,19 +281,29 @@ async function route() {
       document.title = 'Module registry';
     }
   } catch (error) {
+    if (error instanceof Unauthorized) return renderSignIn(true);
     show(el('p', { class: 'error', text: `Could not load this page: ${error.message}` }), el('a', { href: '#/', text: 'All modules' }));
   }
 }
 
-// A mirror built before providers has no providers index: it has none.
-Promise.all([getJson('browse/index.json'), getJson('providers-index.json').catch(() => providers)])
-  .then(([loaded, loadedProviders]) => {
-    index = loaded;
-    providers = loadedProviders;
-    const n = providers.providers.length;
-    const providerCount = n > 0 ? ` · ${n} provider${n === 1 ? '' : 's'}` : '';
-    count.textContent = `${index.modules.length} modules${providerCount}`;
-    window.addEventListener('hashchange', route);
-    return route();
-  })
-  .catch((error) => show(el('p', { class: 'error', text: `Could not load the module index: ${error.message}` })));
+let listening = false;
+function start() {
+  // A mirror built before providers has no providers index: it has none.
+  return Promise.all([getJson('browse/index.json'), getJson('providers-index.json').catch(() => providers)])
+    .then(([loaded, loadedProviders]) => {
+      index = loaded;
+      providers = loadedProviders;
+      const n = providers.providers.length;
+      const providerCount = n > 0 ? ` · ${n} provider${n === 1 ? '' : 's'}` : '';
+      count.replaceChildren(`${index.modules.length} modules${providerCount}`, ...(token() ? [' ', signOutButton()] : []));
+      if (!listening) window.addEventListener('hashchange', route);
+      listening = true;
+      return route();
+    })
+    .catch((error) => {
+      if (error instanceof Unauthorized) return renderSignIn(token() !== null);
+      show(el('p', { class: 'error', text: `Could not load the module index: ${error.message}` }));
+    });
+}
+
+start();
