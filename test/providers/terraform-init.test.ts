@@ -11,6 +11,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createToken, createUser } from '../../src/management/bootstrap.js';
+import { Store } from '../../src/management/store.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
 import { writeProviderInputs } from './zips.js';
@@ -30,9 +32,10 @@ afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
-async function init(dir: string, mirror: RunningServer, ca: string): Promise<{ code: number; output: string }> {
+async function init(dir: string, mirror: RunningServer, ca: string, token?: string): Promise<{ code: number; output: string }> {
+  const credentials = token === undefined ? '' : `credentials "${new URL(mirror.url).host}" {\n  token = "${token}"\n}\n`;
   writeFiles(dir, {
-    'cli.tfrc': `provider_installation {\n  network_mirror {\n    url = "${mirror.url}providers/"\n  }\n}\n`,
+    'cli.tfrc': `${credentials}provider_installation {\n  network_mirror {\n    url = "${mirror.url}providers/"\n  }\n}\n`,
     'infra/main.tf':
       'terraform {\n  required_providers {\n    random  = { source = "hashicorp/random", version = "~> 3.5" }\n    widgets = { source = "acme/widgets", version = "0.4.0" }\n  }\n}\n',
   });
@@ -71,5 +74,23 @@ describe.skipIf(!terraform)('terraform init from the network mirror (real client
     const refused = await init(join(dir, 'bad'), tampered, certs.ca);
     expect(refused.code).toBe(1);
     expect(refused.output).toMatch(/doesn't\s+match\s+the\s+any\s+of\s+the\s+expected\s+checksums/);
+  }, 180_000);
+
+  it('sends the mirror host’s credentials to a private registry’s network mirror and fetches the zip by its signed URL; refused without them', async () => {
+    const dir = tempDir('mm-tf-private-providers-');
+    const certs = makeCertificates(dir);
+    await writeProviderInputs(dir);
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    const store = new Store(join(dir, 'data'));
+    await createUser(store, { username: 'alice', email: 'alice@example.com', siteAdmin: false });
+    const token = await createToken(store, { user: 'alice' });
+    const mirror = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), tls: { cert: certs.cert, key: certs.key }, access: 'private', log: () => {}, audit: () => {} });
+    servers.push(mirror);
+    const ok = await init(join(dir, 'member'), mirror, certs.ca, token);
+    expect(ok.output).toContain('Installed hashicorp/random v3.6.0');
+    expect(ok.code).toBe(0);
+    const refused = await init(join(dir, 'anonymous'), mirror, certs.ca);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toMatch(/rejected the given authentication\s+credentials/);
   }, 180_000);
 });

@@ -56,6 +56,21 @@ describe('a private registry’s provider network mirror', () => {
     }
   });
 
+  it('names each zip with a signed, expiring URL, which Terraform fetches with no token', async () => {
+    const doc = JSON.parse((await get('providers/registry.terraform.io/hashicorp/random/3.6.0.json', token)).body.toString('utf8'));
+    const url: string = doc.archives.linux_amd64.url;
+    expect(url).toMatch(/^terraform-provider-random_3\.6\.0_linux_amd64\.zip\?expires=\d+&signature=[\w-]+$/);
+    const zip = await get(`providers/registry.terraform.io/hashicorp/random/${url}`);
+    expect(zip.status).toBe(200);
+    expect(zip.body.subarray(0, 2).toString('latin1')).toBe('PK');
+    // The signature names one zip: the same query on another one, or an altered one, is refused.
+    const query = url.slice(url.indexOf('?'));
+    expect((await get(`providers/registry.terraform.io/hashicorp/random/terraform-provider-random_3.6.0_darwin_arm64.zip${query}`)).status).toBe(403);
+    const altered = await get(`providers/registry.terraform.io/hashicorp/random/${url.replace(/signature=./, 'signature=A')}`);
+    expect(altered.status).toBe(403);
+    expect(JSON.parse(altered.body.toString('utf8')).errors[0]).toMatch(/not one the registry signed/);
+  });
+
   it('refuses a request without a token or with an unknown one (401, audited)', async () => {
     for (const path of PATHS) {
       expect((await get(path)).status, path).toBe(401);

@@ -4,7 +4,7 @@
 // it and ask for a token; its module index is cut to what the caller may
 // read, a README to callers who may read its module, and the whole-mirror
 // files (manifest, search and versions indexes, deprecations) to site administrators;
-// the provider network mirror to any caller with a known token.
+// the provider network mirror to any caller with a known token (providers.ts).
 
 import { BROWSE_INDEX_FILE } from '../../browse/index.js';
 import { jsonPayload } from '../../http/payload.js';
@@ -21,15 +21,14 @@ const README_PREFIX = 'browse/readme/';
 export async function staticFile(r: RouteRequest): Promise<Answer | undefined> {
   const path = r.params['path']!;
   const { access } = r.registry;
-  // Mirrored providers belong to no organization: in private mode any caller with a known token reads them.
-  const isProviderFile = path === PROVIDERS_INDEX_FILE || (r.index.providers.path !== undefined && path.startsWith(`${r.index.providers.path}/`));
-  if (access && isProviderFile) r.caller = access.caller(r.req);
+  // Mirrored providers belong to no organization: in private mode any caller with a known token reads their index.
+  if (access && path === PROVIDERS_INDEX_FILE) r.caller = access.caller(r.req);
   // The network mirror's folder is set by the mirror's config, so it is found here rather than in the route table.
   const provider = await providerFile(r, path);
   if (provider !== undefined) return provider ?? undefined;
   const segments = path === '' ? [] : path.split('/');
   if (segments.some((s) => s.startsWith('.'))) throw notFound();
-  if (access && !PAGE_FILES.has(path) && !isProviderFile) {
+  if (access && !PAGE_FILES.has(path) && path !== PROVIDERS_INDEX_FILE) {
     const caller = (r.caller = access.caller(r.req));
     r.index = access.view(r.index, caller);
     if (path === BROWSE_INDEX_FILE) return { payload: await browseIndexFor(r) };
