@@ -5,6 +5,8 @@
 // from the cache; unchanged sources leave the mirror as it is.
 
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { OUTPUT_FORMAT } from './cache.js';
 import type { ResolvedConfig } from './config.js';
@@ -15,7 +17,9 @@ import { emitModule, groupBy } from './emit/index.js';
 import { emitReadmes } from './browse/index.js';
 import { providerArchivesOf, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
 import { emitProviders } from './providers/emit.js';
+import { authenticateReleases, type ProviderRelease } from './providers/release.js';
 import { scanProviders, type ProviderPackage, type ProviderScan } from './providers/scan.js';
+import { providerKey, type ProviderAddress } from './protocol/providers.js';
 import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
 import { buildVersion, createVersionCaches } from './build-version.js';
@@ -128,7 +132,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       await emitReadmes(staging, ok, { imageHosts: config.imageHosts });
       if (record) records.push(record);
     });
-    const providers = { path: config.providersPath, entries: await emitProviders(staging, plan.providers, config.providersPath) };
+    const providers = { path: config.providersPath, entries: await emitProviders(staging, plan.providers, config.providersPath, plan.releases) };
     await writeMirrorIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: plan.forced, providers, deprecations });
     const counts = { modules: records.length, count: records.reduce((n, r) => n + r.versions.length, 0) };
     // Verify reads the manifest back: the records it was written from can go first.
@@ -163,6 +167,7 @@ type BuildPlan =
       providerHashing: ProviderHashing;
       upToDate?: undefined;
       providers: ProviderPackage[];
+      releases: ProviderRelease[];
       fingerprint: string;
       total: number;
       modules: Map<string, VersionSource[]>;
@@ -180,7 +185,12 @@ async function planBuild(config: ResolvedConfig, options: BuildOptions): Promise
   const providers = await scanProviders(config.providerFolders, config.cacheDir, { reuse: options.clean !== true });
   const providerHashing = { zips: providers.hashed, bytes: providers.bytesHashed };
   const previous = readManifest(config.outDir);
-  const fingerprint = fingerprintOf(config, versions, providers);
+  // In-house releases are authenticated (and unsigned ones signed) before anything is written too.
+  const releases = await authenticateReleases(config.providerFolders, providers.packages, {
+    ...(config.signing ? { signing: config.signing } : {}),
+    previousSignature: (address, version) => previousSignature(config.outDir, previous, address, version),
+  });
+  const fingerprint = fingerprintOf(config, versions, providers, releases);
   const report = options.clean || !previous ? undefined : upToDateReport(config.cacheDir, config.outDir, fingerprint);
   // A strict build leaves out what the last (lenient) build mirrored partly: that is work to do.
   if (previous && report && !(options.strict && report.partial.length > 0)) {
@@ -193,6 +203,7 @@ async function planBuild(config: ResolvedConfig, options: BuildOptions): Promise
     warnings,
     providerHashing,
     providers: providers.packages,
+    releases,
     fingerprint,
     total: versions.length,
     modules: groupBy(versions, (v) => addressKey(v.address)),
@@ -209,14 +220,26 @@ function countByRepository(versions: VersionSource[]): Map<string, number> {
 }
 
 /** Everything the output depends on: modmirror, the base URL, each version's files and metadata. */
-function fingerprintOf(config: ResolvedConfig, versions: VersionSource[], providers: ProviderScan): string {
+function fingerprintOf(config: ResolvedConfig, versions: VersionSource[], providers: ProviderScan, releases: ProviderRelease[]): string {
   const hash = createHash('sha256').update(`${GENERATOR}\n${OUTPUT_FORMAT}\n${config.baseUrl}\n${config.imageHosts.join(' ')}\n${config.providersPath}\n`);
   for (const v of versions) {
     hash.update(JSON.stringify([addressKey(v.address), v.version, v.tag, v.publishedAt.toISOString(), v.fingerprint, v.meta]));
     hash.update('\n');
   }
   for (const p of providers.packages) hash.update(`${JSON.stringify([p.address, p.version, p.platform, p.file, p.sha256, p.h1])}\n`);
+  for (const r of releases) hash.update(`${JSON.stringify([r.address, r.version, r.protocols, r.key.keyId])} ${r.sums.toString('base64')} ${r.signature.toString('base64')}\n`);
   return hash.digest('hex');
+}
+
+/** The signature the mirror holds for an in-house release it signed before, so a rebuild need not sign again. */
+function previousSignature(outDir: string, previous: Manifest | undefined, address: ProviderAddress, version: string): Buffer | undefined {
+  const file = previous?.providers?.[providerKey(address)]?.versions.find((v) => v.version === version)?.registry?.signature.file;
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(join(outDir, file));
+  } catch {
+    return undefined;
+  }
 }
 
 /** A build makes the mirror match its sources; say so when that removes versions it had. */

@@ -28,6 +28,8 @@ export interface UserConfig {
   providers?: UserProviderFolder[];
   platforms?: string[];
   providersPath?: string;
+  /** The site's key for signing in-house provider releases that come unsigned. */
+  signing?: { key: string; passphraseEnv?: string };
   /** Who may read the registry `modmirror serve` answers: anyone (public), or token holders (private). */
   access?: Access;
 }
@@ -37,6 +39,10 @@ export interface UserProviderFolder {
   folder: string;
   hostname?: string;
   namespace?: string;
+  /** A folder of in-house releases: published over the provider registry protocol, signatures checked. */
+  registry?: boolean;
+  /** Armored public key files whose signatures its releases may carry. */
+  keys?: string[];
 }
 
 export type Access = 'public' | 'private';
@@ -72,7 +78,25 @@ export type ResolvedSource = FolderSource | GitSource;
  * (terraform-provider-TYPE_VERSION_OS_ARCH.zip) with their SHA256SUMS files,
  * all of one origin registry and namespace.
  */
-export type ProviderFolder = { kind: 'mirror'; dir: string } | { kind: 'releases'; dir: string; hostname: string; namespace: string };
+export type ProviderFolder =
+  | { kind: 'mirror'; dir: string }
+  | {
+      kind: 'releases';
+      dir: string;
+      hostname: string;
+      namespace: string;
+      /** In-house releases (`registry: true`): also served over providers.v1, each signed by one of `keys` (absolute files). */
+      registry?: { keys: string[] };
+    };
+
+/** The key that signs unsigned in-house releases: an armored private key file; its passphrase comes from the environment. */
+export interface SigningConfig {
+  keyFile: string;
+  /** The environment variable holding the passphrase (MODMIRROR_SIGNING_PASSPHRASE unless the config names another). */
+  passphraseEnv: string;
+}
+
+export const DEFAULT_PASSPHRASE_ENV = 'MODMIRROR_SIGNING_PASSPHRASE';
 
 /** Config after resolution: every path absolute, every default filled. */
 export interface ResolvedConfig {
@@ -94,6 +118,7 @@ export interface ResolvedConfig {
   platforms: string[];
   /** The network mirror's folder in the mirror's tree, relative, no leading or trailing slash. */
   providersPath: string;
+  signing?: SigningConfig;
   access: Access;
 }
 
@@ -104,8 +129,8 @@ export interface ConfigOverrides {
   baseUrl?: string;
 }
 
-const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync', 'providers', 'platforms', 'providersPath', 'access'];
-const PROVIDER_FOLDER_KEYS = ['folder', 'hostname', 'namespace'];
+const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync', 'providers', 'platforms', 'providersPath', 'signing', 'access'];
+const PROVIDER_FOLDER_KEYS = ['folder', 'hostname', 'namespace', 'registry', 'keys'];
 const META_KEYS = ['owner', 'description', 'source', 'verified'];
 const GIT_KEYS = ['git', 'namespace', 'name', 'provider', 'path', 'tagPrefix', 'tagPattern', ...META_KEYS];
 
@@ -198,9 +223,10 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
     modules: new Map(Object.entries(user.modules ?? {})),
     imageHosts: user.browse?.imageHosts ?? [],
     sync: (user.sync ?? []).map((s) => resolveSyncEntry(s, base)),
-    providerFolders: (user.providers ?? []).map((p) => resolveProviderFolder(p, base)),
+    providerFolders: (user.providers ?? []).map((p) => resolveProviderFolder(p, base, normalizeBaseUrl(baseUrl))),
     platforms: user.platforms ?? [...DEFAULT_PLATFORMS],
     providersPath: (user.providersPath ?? DEFAULT_PROVIDERS_PATH).replace(/^\/+|\/+$/g, ''),
+    ...(user.signing ? { signing: { keyFile: resolve(base, user.signing.key), passphraseEnv: user.signing.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } } : {}),
     access: user.access ?? 'public',
   };
   if (options.sourcesMustExist !== false) checkResolved(resolved, describe);
@@ -228,10 +254,13 @@ function resolveSource(source: UserSource, base: string): ResolvedSource {
   };
 }
 
-function resolveProviderFolder(entry: UserProviderFolder, base: string): ProviderFolder {
+function resolveProviderFolder(entry: UserProviderFolder, base: string, baseUrl: string): ProviderFolder {
   const dir = resolve(base, entry.folder);
   if (entry.namespace === undefined) return { kind: 'mirror', dir };
-  return { kind: 'releases', dir, hostname: (entry.hostname ?? DEFAULT_PROVIDER_HOSTNAME).toLowerCase(), namespace: entry.namespace };
+  if (entry.registry !== true) return { kind: 'releases', dir, hostname: (entry.hostname ?? DEFAULT_PROVIDER_HOSTNAME).toLowerCase(), namespace: entry.namespace };
+  // In-house providers are addressed by the mirror's own host name (validation requires one of the two).
+  const hostname = (entry.hostname ?? (baseUrl === '' ? '' : new URL(baseUrl).host)).toLowerCase();
+  return { kind: 'releases', dir, hostname, namespace: entry.namespace, registry: { keys: (entry.keys ?? []).map((k) => resolve(base, k)) } };
 }
 
 /** The public registry's naming: `terraform-<provider>-<name>`. */
@@ -377,6 +406,20 @@ function validateUserConfig(value: unknown): Problem[] {
       if ('namespace' in p) {
         expect(typeof p['namespace'] === 'string' && isProviderPart(p['namespace']), [...path, 'namespace'], `expected a provider namespace such as hashicorp (lower-case letters, digits and "-"), got ${show(p['namespace'])}`);
       }
+      for (const key of ['registry', 'keys']) {
+        if (key in p) expect('namespace' in p, [...path, key], `${key} belongs to a folder of release zips, which also needs "namespace"`);
+      }
+      if ('registry' in p) expect(typeof p['registry'] === 'boolean', [...path, 'registry'], `expected true or false, got ${show(p['registry'])}`);
+      if ('keys' in p) {
+        if (expect(Array.isArray(p['keys']), [...path, 'keys'], 'expected a list of armored public key files')) {
+          (p['keys'] as unknown[]).forEach((k, j) => expect(typeof k === 'string' && k !== '', [...path, 'keys', j], `expected a key file path, got ${show(k)}`));
+        }
+        expect(p['registry'] === true, [...path, 'keys'], 'keys check the signatures of in-house releases; set registry: true too');
+      }
+      if (p['registry'] === true && !('hostname' in p)) {
+        const baseUrl = config['baseUrl'];
+        expect(typeof baseUrl === 'string' && isAbsoluteHttpUrl(baseUrl), [...path, 'registry'], 'in-house providers are addressed HOSTNAME/NAMESPACE/TYPE by the mirror\'s host name: set hostname (e.g. registry.example.com) or baseUrl');
+      }
       if ('hostname' in p) {
         if (expect('namespace' in p, [...path, 'hostname'], 'a hostname belongs to a folder of release zips, which also needs "namespace"')) {
           expect(typeof p['hostname'] === 'string' && isProviderHostname(p['hostname'].toLowerCase()), [...path, 'hostname'], `expected a registry host name such as registry.terraform.io, got ${show(p['hostname'])}`);
@@ -388,6 +431,14 @@ function validateUserConfig(value: unknown): Problem[] {
     (config['platforms'] as unknown[]).forEach((platform, i) => {
       expect(typeof platform === 'string' && isPlatform(platform), ['platforms', i], `expected an OS_ARCH platform such as linux_amd64, got ${show(platform)}`);
     });
+  }
+  if ('signing' in config && expect(isRecord(config['signing']), ['signing'], 'expected a mapping with key (an armored private key file) and passphraseEnv')) {
+    const signing = config['signing'] as Record<string, unknown>;
+    unknownKeys(signing, ['key', 'passphraseEnv'], ['signing']);
+    expect(typeof signing['key'] === 'string' && signing['key'] !== '', ['signing', 'key'], `expected an armored private key file, got ${show(signing['key'])}`);
+    if ('passphraseEnv' in signing) {
+      expect(typeof signing['passphraseEnv'] === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(signing['passphraseEnv']), ['signing', 'passphraseEnv'], `expected an environment variable name, got ${show(signing['passphraseEnv'])}`);
+    }
   }
   if ('providersPath' in config) {
     const value = config['providersPath'];
@@ -445,6 +496,11 @@ function checkResolved(config: ResolvedConfig, describe: (problem: Problem) => s
   config.providerFolders.forEach((folder, i) => {
     if (!existsSync(folder.dir) || !statSync(folder.dir).isDirectory()) {
       problems.push({ path: ['providers', i, 'folder'], message: `the folder "${folder.dir}" does not exist` });
+    }
+    if (folder.kind === 'releases') {
+      folder.registry?.keys.forEach((key, j) => {
+        if (!existsSync(key)) problems.push({ path: ['providers', i, 'keys', j], message: `the key file "${key}" does not exist` });
+      });
     }
   });
   if (config.sources.length === 0 && config.providerFolders.length === 0) {

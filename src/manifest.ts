@@ -42,6 +42,19 @@ export interface ProviderVersion {
   version: string;
   /** In platform order. */
   archives: ProviderArchive[];
+  /** An in-house release, also served over the provider registry protocol (providers.v1). */
+  registry?: ProviderRegistryVersion;
+}
+
+/** What the provider registry protocol serves of an in-house release besides its zips. */
+export interface ProviderRegistryVersion {
+  /** Plugin protocol versions, as the release's manifest names them (default ["5.0"]). */
+  protocols: string[];
+  /** The release's SHA256SUMS and its binary detached signature, as paths in the mirror with their sha256. */
+  shasums: { file: string; sha256: string };
+  signature: { file: string; sha256: string };
+  /** The key that made the signature (upper-case hex), the one the download documents list. */
+  key_id: string;
 }
 
 /** Providers by `HOSTNAME/NAMESPACE/TYPE`, in key order; versions newest first. */

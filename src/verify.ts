@@ -284,7 +284,7 @@ async function verifyEveryJsonFile(dir: string, checked: (path: string) => boole
     for await (const entry of await opendir(join(dir, rel))) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile() && !/\.(tar\.gz|zip|html|js|css)$/.test(entry.name) && entry.name !== '_headers' && !checked(path)) {
+      else if (entry.isFile() && !/\.(tar\.gz|zip|html|js|css)$|_SHA256SUMS(\.sig)?$/.test(entry.name) && entry.name !== '_headers' && !checked(path)) {
         try {
           JSON.parse(await readFile(join(dir, path), 'utf8'));
         } catch (error) {

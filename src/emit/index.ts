@@ -95,7 +95,8 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
   const summaries = sorted.map((r) => r.latest);
   const basePath = basePathOf(options.baseUrl);
   const { only } = options;
-  await staging.writeJson(DISCOVERY_FILE, discoveryDocument(options.baseUrl));
+  const inHouse = Object.values(options.providers?.entries ?? {}).some((e) => e.versions.some((v) => v.registry));
+  await staging.writeJson(DISCOVERY_FILE, discoveryDocument(options.baseUrl, { providers: inHouse }));
   await staging.writeJson(listingFile(), listingDocument(summaries, 0, LIST_DEFAULT_LIMIT, basePath, ''));
   for (const [namespace, list] of groupBy(summaries, (s) => s.namespace)) {
     if (only && only.namespace !== namespace) continue;

@@ -1,6 +1,7 @@
 // Registry protocol documents as pure functions of the built versions
 // (spec 2.6-2.9, 4.4, 8). Field names and order follow the public registry.
 
+import { providersServiceUrl } from './providers.js';
 import type { BuiltVersion, Deprecation, ModuleAddress, ModuleContent } from '../types.js';
 import { addressKey, archiveLocation, listingPageUrl, modulesServiceUrl } from './paths.js';
 
@@ -136,8 +137,9 @@ export function listingDocument(all: ModuleSummary[], offset: number, limit: num
   };
 }
 
-export function discoveryDocument(baseUrl: string) {
-  return { 'modules.v1': modulesServiceUrl(baseUrl) };
+/** `providers.v1` only when the mirror has in-house providers: a sync reading this mirror as its upstream then knows to ask. */
+export function discoveryDocument(baseUrl: string, options: { providers?: boolean } = {}) {
+  return { 'modules.v1': modulesServiceUrl(baseUrl), ...(options.providers ? { 'providers.v1': providersServiceUrl(baseUrl) } : {}) };
 }
 
 /** Body of a download endpoint: OpenTofu reads `location` from it; Terraform reads the header. */

@@ -19,6 +19,10 @@ export const ARCHIVE_TYPE = 'application/gzip';
  */
 export const PROVIDER_ZIP_TYPE = 'application/zip';
 
+/** An in-house release's SHA256SUMS and its binary detached signature, served as stored. */
+export const RELEASE_SUMS_TYPE = 'text/plain; charset=utf-8';
+export const RELEASE_SIGNATURE_TYPE = 'application/pgp-signature';
+
 /** Archives never change once published (`publish --force` aside), so clients and CDNs may keep them. */
 export const CACHE_LONG = 'public, max-age=31536000, immutable';
 /** Versions, listings, details and downloads change with every publish: a minute keeps a CDN useful and a new version visible. */

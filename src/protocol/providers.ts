@@ -97,10 +97,117 @@ export const PROVIDERS_INDEX_FILE = 'providers-index.json';
 export interface ProvidersIndex {
   /** The network mirror's folder in the tree. */
   path: string;
-  providers: { hostname: string; namespace: string; type: string; versions: { version: string; platforms: string[] }[] }[];
+  providers: {
+    hostname: string;
+    namespace: string;
+    type: string;
+    /** In-house: also served over providers.v1 at NAMESPACE/TYPE, each version signed by the key `key_id` names. */
+    registry?: true;
+    versions: { version: string; platforms: string[]; key_id?: string }[];
+  }[];
 }
 
 export function parseProviderKey(key: string): ProviderAddress {
   const [hostname = '', namespace = '', type = ''] = key.split('/');
   return { hostname, namespace, type };
+}
+
+// The provider registry protocol (`providers.v1`, Terraform 0.13+, OpenTofu)
+// for in-house providers, as static files: a path with no children is a file
+// with no extension, as for modules.
+//
+//   {providers.v1}NAMESPACE/TYPE/versions                        {"versions": [{version, protocols, platforms}]}
+//   {providers.v1}NAMESPACE/TYPE/VERSION/download/OS/ARCH        {filename, download_url, shasums_url, ...}
+//
+// Terraform resolves download_url, shasums_url and shasums_signature_url
+// against the download document's own URL (registry_client.go), so they are
+// written relative, to the zips, SHA256SUMS and .sig in the network mirror's
+// folder: the tree works under any host and base path.
+
+export const PROVIDERS_V1_BASE = 'v1/providers/';
+/** What a release that says nothing about it speaks (GoReleaser's manifest names it otherwise). */
+export const DEFAULT_PROVIDER_PROTOCOLS = ['5.0'];
+
+/** `providers.v1` for service discovery: absolute under `baseUrl`, else a path. */
+export function providersServiceUrl(baseUrl: string): string {
+  return baseUrl === '' ? `/${PROVIDERS_V1_BASE}` : `${baseUrl}${PROVIDERS_V1_BASE}`;
+}
+
+export function providerRegistryDir(namespace: string, type: string): string {
+  return `${PROVIDERS_V1_BASE}${namespace}/${type}/`;
+}
+
+/** GET {providers.v1}NAMESPACE/TYPE/versions */
+export function providerVersionsFile(namespace: string, type: string): string {
+  return `${providerRegistryDir(namespace, type)}versions`;
+}
+
+/** GET {providers.v1}NAMESPACE/TYPE/VERSION/download/OS/ARCH */
+export function providerDownloadFile(namespace: string, type: string, version: string, platform: string): string {
+  const [os, arch] = platform.split('_');
+  return `${providerRegistryDir(namespace, type)}${version}/download/${os}/${arch}`;
+}
+
+/** The release's detached signature of its checksum list. */
+export function providerSignatureName(type: string, version: string): string {
+  return `${providerSumsName(type, version)}.sig`;
+}
+
+/** GoReleaser's terraform-provider-TYPE_VERSION_manifest.json: `metadata.protocol_versions`. */
+export function providerReleaseManifestName(type: string, version: string): string {
+  return `terraform-provider-${type}_${version}_manifest.json`;
+}
+
+export function providerSumsFile(path: string, a: ProviderAddress, version: string): string {
+  return `${providerDir(path, a)}${providerSumsName(a.type, version)}`;
+}
+
+export function providerSignatureFile(path: string, a: ProviderAddress, version: string): string {
+  return `${providerDir(path, a)}${providerSignatureName(a.type, version)}`;
+}
+
+/** A URL from one file of the tree to another, relative, so it resolves under any host and base path. */
+export function relativeUrl(fromFile: string, toFile: string): string {
+  const from = fromFile.split('/').slice(0, -1);
+  const to = toFile.split('/');
+  let common = 0;
+  while (common < from.length && common < to.length - 1 && from[common] === to[common]) common++;
+  return [...from.slice(common).map(() => '..'), ...to.slice(common)].map((s) => (s === '..' ? s : encodeURIComponent(s))).join('/');
+}
+
+export function providerVersionsDocument(versions: { version: string; protocols: string[]; platforms: string[] }[]) {
+  return {
+    versions: versions.map((v) => ({
+      version: v.version,
+      protocols: v.protocols,
+      platforms: v.platforms.map((p) => ({ os: p.split('_')[0]!, arch: p.split('_')[1]! })),
+    })),
+  };
+}
+
+export interface ProviderDownloadInput {
+  path: string;
+  address: ProviderAddress;
+  version: string;
+  platform: string;
+  protocols: string[];
+  sha256: string;
+  key: { keyId: string; asciiArmor: string };
+}
+
+/** The download document of one platform; every URL relative to the document itself. */
+export function providerDownloadDocument(d: ProviderDownloadInput) {
+  const self = providerDownloadFile(d.address.namespace, d.address.type, d.version, d.platform);
+  const [os, arch] = d.platform.split('_');
+  return {
+    protocols: d.protocols,
+    os,
+    arch,
+    filename: providerZipName(d.address.type, d.version, d.platform),
+    download_url: relativeUrl(self, providerZipFile(d.path, d.address, d.version, d.platform)),
+    shasums_url: relativeUrl(self, providerSumsFile(d.path, d.address, d.version)),
+    shasums_signature_url: relativeUrl(self, providerSignatureFile(d.path, d.address, d.version)),
+    shasum: d.sha256,
+    signing_keys: { gpg_public_keys: [{ key_id: d.key.keyId, ascii_armor: d.key.asciiArmor }] },
+  };
 }

@@ -4,10 +4,17 @@
 // resolves to it) with its h1: and zh: hashes, and the zips themselves,
 // hard-linked from their input folder: written once, never changed.
 
+import { createHash } from 'node:crypto';
 import type { Staging } from '../emit/staging.js';
 import type { ProvidersManifest, ProviderVersion } from '../manifest.js';
 import {
   parseProviderKey,
+  providerDownloadDocument,
+  providerDownloadFile,
+  providerSignatureFile,
+  providerSumsFile,
+  providerVersionsDocument,
+  providerVersionsFile,
   providerIndexDocument,
   providerIndexFile,
   providerKey,
@@ -17,10 +24,14 @@ import {
   type ProvidersIndex,
 } from '../protocol/providers.js';
 import { compareVersionsDesc } from '../version-order.js';
+import type { ProviderRelease } from './release.js';
 import type { ProviderPackage } from './scan.js';
 
+const sha256Of = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
 /** The manifest's providers section for these packages: keys sorted, versions newest first, platforms sorted. */
-export function providersManifestOf(packages: ProviderPackage[], path: string): ProvidersManifest {
+export function providersManifestOf(packages: ProviderPackage[], path: string, releases: ProviderRelease[] = []): ProvidersManifest {
+  const releaseOf = new Map(releases.map((r) => [`${providerKey(r.address)}@${r.version}`, r]));
   const byProvider = new Map<string, Map<string, ProviderPackage[]>>();
   for (const p of packages) {
     const key = providerKey(p.address);
@@ -39,6 +50,7 @@ export function providersManifestOf(packages: ProviderPackage[], path: string): 
             .get(version)!
             .sort((a, b) => (a.platform < b.platform ? -1 : 1))
             .map((p) => ({ platform: p.platform, archive: providerZipFile(path, p.address, version, p.platform), sha256: p.sha256, size: p.size, hashes: [p.h1, p.zh] })),
+          ...registryOf(releaseOf.get(`${key}@${version}`), path),
         }),
       ),
     };
@@ -46,9 +58,21 @@ export function providersManifestOf(packages: ProviderPackage[], path: string): 
   return manifest;
 }
 
+function registryOf(release: ProviderRelease | undefined, path: string): Pick<ProviderVersion, 'registry'> {
+  if (!release) return {};
+  return {
+    registry: {
+      protocols: release.protocols,
+      shasums: { file: providerSumsFile(path, release.address, release.version), sha256: sha256Of(release.sums) },
+      signature: { file: providerSignatureFile(path, release.address, release.version), sha256: sha256Of(release.signature) },
+      key_id: release.key.keyId,
+    },
+  };
+}
+
 /** Writes every provider's documents and links its zips into the staging folder; returns the manifest section. */
-export async function emitProviders(staging: Staging, packages: ProviderPackage[], path: string): Promise<ProvidersManifest> {
-  const manifest = providersManifestOf(packages, path);
+export async function emitProviders(staging: Staging, packages: ProviderPackage[], path: string, releases: ProviderRelease[] = []): Promise<ProvidersManifest> {
+  const manifest = providersManifestOf(packages, path, releases);
   const files = new Map(packages.map((p) => [providerZipFile(path, p.address, p.version, p.platform), p.file]));
   for (const [key, entry] of Object.entries(manifest)) {
     const address = parseProviderKey(key);
@@ -59,7 +83,35 @@ export async function emitProviders(staging: Staging, packages: ProviderPackage[
       for (const a of v.archives) await staging.linkFrom(files.get(a.archive)!, a.archive);
     }
   }
+  await emitRegistry(staging, path, manifest, releases);
   return manifest;
+}
+
+/**
+ * The provider registry protocol of in-house releases: each release's
+ * SHA256SUMS and signature beside its zips, a download document per platform,
+ * and the versions document of every provider `releases` touch (from the
+ * manifest, which lists all its versions). publish passes its one release.
+ */
+export async function emitRegistry(staging: Staging, path: string, manifest: ProvidersManifest, releases: ProviderRelease[]): Promise<void> {
+  const touched = new Set<string>();
+  for (const r of releases) {
+    const key = providerKey(r.address);
+    const version = manifest[key]?.versions.find((v) => v.version === r.version);
+    if (!version?.registry) continue;
+    touched.add(key);
+    await staging.linkFrom(r.sumsFile, version.registry.shasums.file);
+    await staging.write(version.registry.signature.file, r.signature);
+    for (const a of version.archives) {
+      const document = providerDownloadDocument({ path, address: r.address, version: r.version, platform: a.platform, protocols: r.protocols, sha256: a.sha256, key: r.key });
+      await staging.writeJson(providerDownloadFile(r.address.namespace, r.address.type, r.version, a.platform), document);
+    }
+  }
+  for (const key of touched) {
+    const address = parseProviderKey(key);
+    const versions = manifest[key]!.versions.filter((v) => v.registry).map((v) => ({ version: v.version, protocols: v.registry!.protocols, platforms: v.archives.map((a) => a.platform) }));
+    await staging.writeJson(providerVersionsFile(address.namespace, address.type), providerVersionsDocument(versions));
+  }
 }
 
 /** providers-index.json: what the server and the browse page need, without the manifest's digests. */
@@ -68,7 +120,8 @@ export function providersIndexOf(path: string, manifest: ProvidersManifest): Pro
     path,
     providers: Object.entries(manifest).map(([key, entry]) => ({
       ...parseProviderKey(key),
-      versions: entry.versions.map((v) => ({ version: v.version, platforms: v.archives.map((a) => a.platform) })),
+      ...(entry.versions.some((v) => v.registry) ? { registry: true as const } : {}),
+      versions: entry.versions.map((v) => ({ version: v.version, platforms: v.archives.map((a) => a.platform), ...(v.registry ? { key_id: v.registry.key_id } : {}) })),
     })),
   };
 }

@@ -9,8 +9,21 @@ import { createReadStream, existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Manifest } from '../manifest.js';
-import { DEFAULT_PROVIDERS_PATH, parseProviderKey, PROVIDERS_INDEX_FILE, providerIndexFile, providerVersionFile } from '../protocol/providers.js';
+import { readFile } from 'node:fs/promises';
+import type { Manifest, ProviderVersion } from '../manifest.js';
+import {
+  DEFAULT_PROVIDERS_PATH,
+  parseProviderKey,
+  PROVIDERS_INDEX_FILE,
+  providerDownloadFile,
+  providerIndexFile,
+  providerVersionFile,
+  providerVersionsDocument,
+  providerVersionsFile,
+  providerZipName,
+  type ProviderAddress,
+} from '../protocol/providers.js';
+import { AuthenticationError, checkChecksumList, keyStatus, verifyChecksumSignature, type SigningKey } from './signature.js';
 import { hashZipEntries } from './hash.js';
 import { providersIndexOf } from './emit.js';
 
@@ -58,6 +71,14 @@ export async function verifyProviders(manifest: Manifest, ctx: ProviderVerifyCon
         }
         await verifyZip(a, ctx);
       }
+      if (v.registry) await verifyRelease(path, address, v, ctx);
+    }
+    const inHouse = entry.versions.filter((v) => v.registry);
+    if (inHouse.length > 0) {
+      const rel = providerVersionsFile(address.namespace, address.type);
+      const expected = providerVersionsDocument(inHouse.map((v) => ({ version: v.version, protocols: v.registry!.protocols, platforms: v.archives.map((a) => a.platform) })));
+      const doc = await json(rel);
+      if (doc && !same(doc, expected)) problem(rel, 'does not list the versions, protocols and platforms of the manifest');
     }
   }
   // A mirror built before providers has no providers index; one with providers needs it (serve reads it).
@@ -92,4 +113,78 @@ async function verifyZip(a: { archive: string; sha256: string; size: number; has
     return;
   }
   if (h1 !== actual) ctx.problem(a.archive, `h1: from its entries is ${actual}, the manifest lists ${h1}`);
+}
+
+/**
+ * An in-house release as Terraform will check it: each platform's download
+ * document (its URLs resolved against it, as Terraform resolves them) names
+ * the zip, the SHA256SUMS and the signature the manifest lists; the
+ * SHA256SUMS line for the zip is its shasum; the signature is by the key the
+ * document lists, and that key is neither expired nor revoked.
+ */
+async function verifyRelease(path: string, address: ProviderAddress, v: ProviderVersion, ctx: ProviderVerifyContext): Promise<void> {
+  const registry = v.registry!;
+  const sums = await readChecked(registry.shasums, ctx);
+  const signature = await readChecked(registry.signature, ctx);
+  const keys = new Map<string, SigningKey>();
+  for (const a of v.archives) {
+    const rel = providerDownloadFile(address.namespace, address.type, v.version, a.platform);
+    const doc = await ctx.json(rel);
+    if (!doc) continue;
+    const resolve = (field: string) => {
+      const url = doc[field];
+      return typeof url === 'string' ? decodeURIComponent(new URL(url, `http://mirror/${rel}`).pathname.slice(1)) : undefined;
+    };
+    const [os, arch] = a.platform.split('_');
+    const filename = providerZipName(address.type, v.version, a.platform);
+    const expectations: [string, unknown, unknown][] = [
+      ['os', doc['os'], os],
+      ['arch', doc['arch'], arch],
+      ['filename', doc['filename'], filename],
+      ['shasum', doc['shasum'], a.sha256],
+      ['protocols', doc['protocols'], registry.protocols],
+      ['download_url', resolve('download_url'), a.archive],
+      ['shasums_url', resolve('shasums_url'), registry.shasums.file],
+      ['shasums_signature_url', resolve('shasums_signature_url'), registry.signature.file],
+    ];
+    for (const [field, actual, expected] of expectations) {
+      if (!same(actual, expected)) ctx.problem(rel, `${field} is ${JSON.stringify(actual)}, the manifest says ${JSON.stringify(expected)}`);
+    }
+    const listed = ((doc['signing_keys'] as Json | undefined)?.['gpg_public_keys'] as { key_id?: unknown; ascii_armor?: unknown }[] | undefined) ?? [];
+    const key = listed.find((k) => k.key_id === registry.key_id);
+    if (!key || typeof key.ascii_armor !== 'string') {
+      ctx.problem(rel, `signing_keys lists no key ${registry.key_id}, the key the manifest says signed ${registry.shasums.file}`);
+      continue;
+    }
+    keys.set(registry.key_id, { keyId: registry.key_id, asciiArmor: key.ascii_armor });
+    if (sums) {
+      try {
+        checkChecksumList(sums, filename, a.sha256);
+      } catch (error) {
+        ctx.problem(registry.shasums.file, (error as Error).message);
+      }
+    }
+  }
+  const key = keys.get(registry.key_id);
+  if (!sums || !signature || !key) return;
+  try {
+    await verifyChecksumSignature(sums, signature, [key]);
+    const status = await keyStatus(key);
+    if (status) ctx.problem(registry.signature.file, `${status}: it should no longer vouch for releases; sign new versions with a current key and list it beside the old one`);
+  } catch (error) {
+    ctx.problem(registry.signature.file, error instanceof AuthenticationError ? error.message : (error as Error).message);
+  }
+}
+
+async function readChecked(file: { file: string; sha256: string }, ctx: ProviderVerifyContext): Promise<Buffer | undefined> {
+  let data: Buffer;
+  try {
+    data = await readFile(join(ctx.dir, file.file));
+  } catch {
+    ctx.problem(file.file, 'missing: the manifest lists this release file');
+    return undefined;
+  }
+  const sha256 = createHash('sha256').update(data).digest('hex');
+  if (sha256 !== file.sha256) ctx.problem(file.file, `sha256 ${sha256} differs from the manifest's ${file.sha256}`);
+  return data;
 }

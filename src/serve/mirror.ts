@@ -12,7 +12,7 @@ import { payload, type Payload } from '../http/payload.js';
 import type { ModuleSummary } from '../protocol/documents.js';
 import { MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../protocol/paths.js';
 import { fileStamp } from '../file-stamp.js';
-import { PROVIDERS_INDEX_FILE, providerKey, providerZipFile, type ProvidersIndex } from '../protocol/providers.js';
+import { PROVIDERS_INDEX_FILE, providerKey, providerSignatureFile, providerSumsFile, providerZipFile, type ProvidersIndex } from '../protocol/providers.js';
 
 export interface IndexedModule {
   key: string;
@@ -29,7 +29,14 @@ export interface MirrorIndex {
   modules: IndexedModule[];
   byKey: Map<string, IndexedModule>;
   /** The provider network mirror: its folder (undefined when the mirror has no providers) and each zip's provider. */
-  providers: { path: string | undefined; zips: Map<string, string> };
+  providers: {
+    path: string | undefined;
+    zips: Map<string, string>;
+    /** In-house providers served over providers.v1, as NAMESPACE/TYPE. */
+    registry: Set<string>;
+    /** Their releases' SHA256SUMS and .sig files, each with its provider. */
+    releaseFiles: Map<string, string>;
+  };
 }
 
 const CHECK_INTERVAL_MS = 200;
@@ -137,18 +144,26 @@ function loadProviders(root: string): MirrorIndex['providers'] {
   try {
     index = JSON.parse(readFileSync(join(root, PROVIDERS_INDEX_FILE), 'utf8')) as ProvidersIndex;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path: undefined, zips: new Map() };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path: undefined, zips: new Map(), registry: new Set(), releaseFiles: new Map() };
     throw new MirrorError('OUTPUT_FAILED', `Cannot load ${PROVIDERS_INDEX_FILE} from "${root}": ${(error as Error).message}`, {
       hint: 'Run modmirror verify to see what is wrong, then build again.',
       cause: error,
     });
   }
   const zips = new Map<string, string>();
+  const registry = new Set<string>();
+  const releaseFiles = new Map<string, string>();
   for (const p of index.providers) {
     const key = providerKey(p);
-    for (const v of p.versions) for (const platform of v.platforms) zips.set(providerZipFile(index.path, p, v.version, platform), key);
+    if (p.registry) registry.add(`${p.namespace}/${p.type}`);
+    for (const v of p.versions) {
+      for (const platform of v.platforms) zips.set(providerZipFile(index.path, p, v.version, platform), key);
+      if (v.key_id === undefined) continue;
+      releaseFiles.set(providerSumsFile(index.path, p, v.version), key);
+      releaseFiles.set(providerSignatureFile(index.path, p, v.version), key);
+    }
   }
-  return { path: index.providers.length > 0 ? index.path : undefined, zips };
+  return { path: index.providers.length > 0 ? index.path : undefined, zips, registry, releaseFiles };
 }
 
 function readIndexFile<T>(root: string, rel: string, read: (document: unknown) => T): T {

@@ -7,6 +7,7 @@ import { DISCOVERY_FILE } from '../../protocol/paths.js';
 import type { Answer, RouteRequest } from '../registry.js';
 
 /** GET /.well-known/terraform.json */
-export async function discovery({ registry }: RouteRequest): Promise<Answer> {
-  return { payload: registry.baseUrl ? jsonPayload(discoveryDocument(registry.baseUrl)) : await registry.mirror.document(DISCOVERY_FILE) };
+export async function discovery({ registry, index }: RouteRequest): Promise<Answer> {
+  if (!registry.baseUrl) return { payload: await registry.mirror.document(DISCOVERY_FILE) };
+  return { payload: jsonPayload(discoveryDocument(registry.baseUrl, { providers: index.providers.registry.size > 0 })) };
 }

@@ -8,6 +8,7 @@ import { discovery } from './discovery.js';
 import { downloadsSummary } from './downloads-summary.js';
 import { listAll, listNamespace, listProviders, search } from './listings.js';
 import { archive, belowModule, download, downloadLatest, latestDetail, versionDetail, versions } from './modules.js';
+import { providerDownload, providerVersions } from './providers.js';
 import { staticFile } from './static-files.js';
 
 type Handler = (r: RouteRequest) => Answer | undefined | Promise<Answer | undefined>;
@@ -37,6 +38,11 @@ const ROUTES: Route[] = [
   route(`${MODULE}/:version/:file`, archive, true),
   route(`${MODULE}/*rest`, belowModule),
   route('v2/modules/:namespace/:name/:provider/downloads/summary', downloadsSummary),
+  route('v1/providers/:namespace/:type/versions', providerVersions),
+  route('v1/providers/:namespace/:type/:version/download/:os/:arch', providerDownload),
+  route('v1/providers/*rest', () => {
+    throw notFound();
+  }),
   // The API's paths are never files of the tree, even where one would match.
   route('v2/modules/*rest', () => {
     throw notFound();

@@ -8,7 +8,8 @@
 
 import { posix } from 'node:path';
 import { jsonPayload } from '../../http/payload.js';
-import { CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE, CACHE_PRIVATE_LONG, CACHE_SHORT, PROVIDER_ZIP_TYPE } from '../../protocol/headers.js';
+import { CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE, CACHE_PRIVATE_LONG, CACHE_SHORT, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../protocol/headers.js';
+import { isPlatform, providerDownloadFile, providerVersionsFile } from '../../protocol/providers.js';
 import { forbiddenSignature, unauthorized } from '../access.js';
 import { notFound, type Answer, type RouteRequest } from '../registry.js';
 
@@ -27,8 +28,15 @@ export async function providerFile(r: RouteRequest, path: string): Promise<Answe
     r.caller = access.caller(r.req);
     return { payload: await signedVersionDocument(r, path), headers: { 'Cache-Control': CACHE_NO_STORE } };
   }
+  const releaseFile = r.index.providers.releaseFiles.get(path);
   const provider = r.index.providers.zips.get(path);
   if (access) authorizeZip(r, path);
+  if (releaseFile !== undefined) {
+    // An in-house release's SHA256SUMS and signature, exactly as signed: Terraform checks the bytes.
+    const type = path.endsWith('.sig') ? RELEASE_SIGNATURE_TYPE : RELEASE_SUMS_TYPE;
+    await r.registry.serveFile(r.req, r.res, path, { 'Content-Type': type, 'Cache-Control': access ? CACHE_PRIVATE_LONG : CACHE_LONG });
+    return null;
+  }
   if (provider === undefined) throw notFound();
   r.res.on('finish', () => {
     if (r.req.method === 'GET' && r.res.statusCode === 200) r.registry.downloads.record(providerDownloadKey(provider));
@@ -36,6 +44,24 @@ export async function providerFile(r: RouteRequest, path: string): Promise<Answe
   await r.registry.serveFile(r.req, r.res, path, { 'Content-Type': PROVIDER_ZIP_TYPE, 'Cache-Control': access ? CACHE_PRIVATE_LONG : CACHE_LONG });
   // Sent by sirv.
   return null;
+}
+
+/** GET {providers.v1}:namespace/:type/versions; 404 for a provider the mirror does not publish. */
+export async function providerVersions(r: RouteRequest): Promise<Answer> {
+  const { namespace = '', type = '' } = r.params;
+  if (!r.index.providers.registry.has(`${namespace}/${type}`)) throw notFound();
+  if (r.registry.access) r.caller = r.registry.access.caller(r.req);
+  return { payload: await r.registry.mirror.document(providerVersionsFile(namespace, type)), headers: { 'Cache-Control': r.registry.access ? CACHE_NO_STORE : CACHE_SHORT } };
+}
+
+/** GET {providers.v1}:namespace/:type/:version/download/:os/:arch; 404 when that platform was not released. */
+export async function providerDownload(r: RouteRequest): Promise<Answer> {
+  const { namespace = '', type = '', version = '', os = '', arch = '' } = r.params;
+  if (!r.index.providers.registry.has(`${namespace}/${type}`) || !/^[0-9A-Za-z][0-9A-Za-z.+-]*$/.test(version) || !isPlatform(`${os}_${arch}`)) throw notFound();
+  const path = providerDownloadFile(namespace, type, version, `${os}_${arch}`);
+  if (!r.registry.access) return { payload: await r.registry.mirror.document(path), headers: { 'Cache-Control': CACHE_SHORT } };
+  r.caller = r.registry.access.caller(r.req);
+  return { payload: await signedDocument(r, path, ['download_url', 'shasums_url', 'shasums_signature_url']), headers: { 'Cache-Control': CACHE_NO_STORE } };
 }
 
 /**
@@ -48,16 +74,25 @@ async function signedVersionDocument(r: RouteRequest, path: string) {
   const document = await r.registry.mirror.document(path);
   const parsed = JSON.parse(document.body.toString('utf8')) as { archives?: Record<string, { url: string }> };
   if (parsed.archives === undefined) return document;
-  const access = r.registry.access!;
-  const here = new URL(`http://mirror/${path}`);
-  for (const archive of Object.values(parsed.archives)) {
-    const target = new URL(archive.url, here);
-    // Only the mirror's own zips are signed; a URL elsewhere is the other host's business.
-    if (target.origin !== here.origin || target.search !== '') continue;
-    const zip = posix.normalize(decodeURIComponent(target.pathname.slice(1)));
-    archive.url = `${archive.url}?${access.signer.query(zip, access.archiveUrlTtlSeconds)}`;
-  }
+  for (const archive of Object.values(parsed.archives)) archive.url = signedUrl(r, path, archive.url);
   return jsonPayload(parsed);
+}
+
+/** The same for a providers.v1 download document, whose SHA256SUMS and signature Terraform also fetches without its token. */
+async function signedDocument(r: RouteRequest, path: string, fields: string[]) {
+  const parsed = JSON.parse((await r.registry.mirror.document(path)).body.toString('utf8')) as Record<string, unknown>;
+  for (const field of fields) if (typeof parsed[field] === 'string') parsed[field] = signedUrl(r, path, parsed[field]);
+  return jsonPayload(parsed);
+}
+
+function signedUrl(r: RouteRequest, documentPath: string, url: string): string {
+  const access = r.registry.access!;
+  const here = new URL(`http://mirror/${documentPath}`);
+  const target = new URL(url, here);
+  // Only the mirror's own files are signed; a URL elsewhere is the other host's business.
+  if (target.origin !== here.origin || target.search !== '') return url;
+  const file = posix.normalize(decodeURIComponent(target.pathname.slice(1)));
+  return `${url}?${access.signer.query(file, access.archiveUrlTtlSeconds)}`;
 }
 
 /** A zip is fetched with a URL the registry signed (Terraform) or a known token (other clients, browsers). */
