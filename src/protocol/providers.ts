@@ -172,7 +172,9 @@ export function relativeUrl(fromFile: string, toFile: string): string {
   const to = toFile.split('/');
   let common = 0;
   while (common < from.length && common < to.length - 1 && from[common] === to[common]) common++;
-  return [...from.slice(common).map(() => '..'), ...to.slice(common)].map((s) => (s === '..' ? s : encodeURIComponent(s))).join('/');
+  // ':' stays as it is (a host name with a port, never in the first segment, which is '..' or a file of the
+  // same folder): Terraform requests such paths unencoded, and so do static hosts' file names.
+  return [...from.slice(common).map(() => '..'), ...to.slice(common)].map((s) => (s === '..' ? s : encodeURIComponent(s).replace(/%3A/g, ':'))).join('/');
 }
 
 export function providerVersionsDocument(versions: { version: string; protocols: string[]; platforms: string[] }[]) {

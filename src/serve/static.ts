@@ -28,7 +28,7 @@ function serveStatic(files: Sirv, root: string, req: IncomingMessage, res: Serve
   if (real !== root && !real.startsWith(root + sep)) return Promise.reject(notFound());
   return new Promise((resolve, reject) => {
     const originalUrl = req.url;
-    req.url = `/${rel.split('/').map(encodeURIComponent).join('/')}`;
+    req.url = `/${rel.split('/').map(encodeSegment).join('/')}`;
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     if (rel.endsWith('.gz')) sendWithoutContentEncoding(res);
     const done = () => {
@@ -43,6 +43,15 @@ function serveStatic(files: Sirv, root: string, req: IncomingMessage, res: Serve
       reject(notFound());
     });
   });
+}
+
+/**
+ * sirv decodes the path with decodeURI, which leaves the reserved characters
+ * (":" of a provider host name with a port, "@", "+", ...) escaped: they are
+ * legal in a path, so they go as they are.
+ */
+function encodeSegment(segment: string): string {
+  return encodeURIComponent(segment).replace(/%(3A|40|2B|24|2C|3B|3D|26)/g, (escaped) => decodeURIComponent(escaped));
 }
 
 /**

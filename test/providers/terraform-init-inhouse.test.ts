@@ -1,0 +1,110 @@
+// What Terraform itself does with an in-house provider: `terraform init` of
+// a configuration whose required_providers source is the mirror's own host
+// (localhost:PORT/acme/widgets) finds providers.v1 by service discovery,
+// reads the versions and download documents modmirror wrote as static files,
+// fetches the zip, SHA256SUMS and its signature by their relative URLs, and
+// installs the provider, reporting the key that signed it. Over HTTPS from
+// `modmirror serve` with a test CA (SSL_CERT_FILE). A mirror whose signature
+// was made by another key is refused. Runs when terraform is on PATH (this
+// machine has 1.11.4; fresh CI machines do not).
+
+import { execFile, execFileSync } from 'node:child_process';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/serve/index.js';
+import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
+import { makeKey, signRelease } from './keys.js';
+import { writeReleaseFolder } from './zips.js';
+
+const run = promisify(execFile);
+const terraform = (() => {
+  try {
+    execFileSync('terraform', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const servers: RunningServer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.close();
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function init(dir: string, host: string, ca: string): Promise<{ code: number; output: string }> {
+  writeFiles(dir, {
+    // No provider_installation block: Terraform's default, direct installation from the source's own registry.
+    'cli.tfrc': '',
+    'infra/main.tf': `terraform {\n  required_providers {\n    widgets = { source = "${host}/acme/widgets", version = "~> 1.0" }\n  }\n}\n`,
+  });
+  const env = { ...process.env, TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'), SSL_CERT_FILE: ca, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_PLUGIN_CACHE_DIR: '' };
+  return run('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env }).then(
+    ({ stdout }) => ({ code: 0, output: stdout }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
+  );
+}
+
+describe.skipIf(!terraform)('terraform init of an in-house provider (real client)', () => {
+  it('installs it from providers.v1 over HTTPS with its signature checked and its key ID reported; refuses a signature by another key', async () => {
+    const dir = tempDir('mm-tf-inhouse-');
+    const certs = makeCertificates(dir);
+    const keys = tempDir('mm-tf-keys-');
+    const acme = await makeKey(keys, 'Acme Release');
+    const stranger = await makeKey(keys, 'Stranger');
+    const port = await freePort();
+    const host = `localhost:${port}`;
+    writeFiles(dir, {
+      'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${acme.publicFile}]\n`,
+    });
+    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
+    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.1.0', ['linux_amd64']);
+    await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', acme);
+    await signRelease(join(dir, 'releases'), 'widgets', '1.1.0', acme);
+    const built = await runCli(['build'], dir);
+    expect(built.stderr).toBe('');
+    expect(built.code).toBe(0);
+    const tls = { cert: certs.cert, key: certs.key };
+    const mirror = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port, dataDir: join(dir, 'data'), tls, log: () => {} });
+    servers.push(mirror);
+
+    const ok = await init(join(dir, 'good'), host, certs.ca);
+    expect(ok.output).toContain(`Installed ${host}/acme/widgets v1.1.0 (self-signed, key ID ${acme.keyId})`);
+    expect(ok.code).toBe(0);
+    const lock = readFileSync(join(dir, 'good/infra/.terraform.lock.hcl'), 'utf8');
+    const manifest = JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8'));
+    const [h1, zh] = manifest.providers[`${host}/acme/widgets`].versions[0].archives[0].hashes;
+    // From a registry (not a mirror) Terraform records the zh: of every platform SHA256SUMS lists, and the h1: it computed.
+    expect(lock).toContain(h1);
+    expect(lock).toContain(zh);
+
+    // The 1.1.0 signature replaced by one another key made: Terraform refuses the package.
+    await servers.pop()!.close();
+    const sig = join(dir, 'dist/providers', host, 'acme/widgets/terraform-provider-widgets_1.1.0_SHA256SUMS.sig');
+    await signRelease(join(dir, 'releases'), 'widgets', '1.1.0', stranger);
+    copyFileSync(join(dir, 'releases/terraform-provider-widgets_1.1.0_SHA256SUMS.sig'), `${sig}.new`);
+    execFileSync('mv', [`${sig}.new`, sig]);
+    const tampered = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port, dataDir: join(dir, 'data2'), tls, log: () => {} });
+    servers.push(tampered);
+    const refused = await init(join(dir, 'bad'), host, certs.ca);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toMatch(/authentication\s+signature\s+from\s+unknown\s+issuer/);
+    // verify says the same of the mirror.
+    const verify = await runCli(['verify', 'dist'], dir);
+    expect(verify.code).toBe(1);
+    expect(verify.stderr + verify.stdout).toContain('terraform-provider-widgets_1.1.0_SHA256SUMS.sig');
+  }, 180_000);
+});
