@@ -100,6 +100,8 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Add one version to an existing mirror, atomically; refuses to change a published version',
     usage: `modmirror publish (--source DIR | --git REPO --ref REF) [--namespace NS --name NAME --provider P] [--version X.Y.Z]
                  [--out DIR] [--config FILE] [--force] [--dry-run] [--json]
+       modmirror publish --provider-release DIR --namespace NS --type TYPE [--public-key FILE ...] [--hostname HOST]
+                 [--signing-key FILE] [--out DIR] [--config FILE] [--dry-run] [--json]
 
   --source DIR     a folder holding the version's files (.../<namespace>/<name>/<provider>/<version> names its address)
   --git REPO       a repository (path or clone URL); the config's entry for it gives address, path and tag prefix
@@ -109,8 +111,23 @@ const COMMANDS: Record<string, Command> = {
   --out DIR        the mirror (default: the config's "out", else ./dist)
   --force          replace a published version whose content differs (recorded in the manifest)
   --dry-run        say what would change, change nothing
-  --json           print the result as JSON`,
+  --json           print the result as JSON
+
+  In-house providers (served over the provider registry protocol, providers.v1):
+  --provider-release DIR   a release pipeline's output: terraform-provider-TYPE_VERSION_OS_ARCH.zip,
+                   _SHA256SUMS, _SHA256SUMS.sig (binary), optional _manifest.json (GoReleaser's)
+  --type TYPE      the provider type (widgets in acme/widgets); --namespace gives its namespace
+  --public-key FILE   an armored public key the signature may be by (repeatable; default: the config
+                   entry's keys for this namespace)
+  --hostname HOST  the host users write in required_providers (default: the mirror's base URL's host)
+  --signing-key FILE  sign an unsigned release with this armored private key (default: the config's
+                   signing.key; passphrase from MODMIRROR_SIGNING_PASSPHRASE or signing.passphraseEnv)`,
     options: {
+      'provider-release': { type: 'string' },
+      type: { type: 'string' },
+      'public-key': { type: 'string', multiple: true },
+      hostname: { type: 'string' },
+      'signing-key': { type: 'string' },
       source: { type: 'string' },
       git: { type: 'string' },
       ref: { type: 'string' },

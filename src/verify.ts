@@ -41,6 +41,8 @@ export interface VerifyOptions {
   modules?: string[];
   /** Hash every archive (default true). */
   hashArchives?: boolean;
+  /** With `modules`, check the providers too (a provider publish). */
+  providers?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -94,8 +96,10 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
     await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true });
   }
   await verifyIndexes(manifest, keys, { json, problem });
-  if (options.modules === undefined) {
+  if (options.modules === undefined || options.providers === true) {
     await verifyProviders(manifest, { dir, json: (rel) => json(rel), problem, hashArchives: options.hashArchives ?? true });
+  }
+  if (options.modules === undefined) {
     const isVersionFile = versionFileCheck(manifest);
     await verifyEveryJsonFile(dir, (path) => checked.has(path) || isVersionFile(path), problem);
   }

@@ -1,6 +1,19 @@
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { addressFromRepoName, baseUrlFlag, DEFAULT_TAG_PATTERN, isRemoteRepository, moduleMeta, resolveMirrorConfig, type GitSource, type ResolvedConfig } from '../config.js';
+import {
+  addressFromRepoName,
+  baseUrlFlag,
+  DEFAULT_PASSPHRASE_ENV,
+  DEFAULT_TAG_PATTERN,
+  isRemoteRepository,
+  moduleMeta,
+  resolveMirrorConfig,
+  type GitSource,
+  type ProviderFolder,
+  type ResolvedConfig,
+} from '../config.js';
+import { isProviderHostname, isProviderPart } from '../protocol/providers.js';
+import { publishProviderRelease, type ProviderPublishResult } from '../publish-provider.js';
 import { MirrorError } from '../errors.js';
 import { isValidName } from '../protocol/paths.js';
 import { publish, type PublishResult } from '../publish.js';
@@ -14,6 +27,10 @@ const usage = (message: string) => usageError('publish', message);
 
 export async function runPublish(values: Values): Promise<number> {
   const str = (name: string) => stringFlag(values, name);
+  if (str('provider-release') !== undefined) return runProviderPublish(values);
+  for (const flag of ['type', 'public-key', 'hostname', 'signing-key']) {
+    if (values[flag] !== undefined) throw usage(`--${flag} belongs to --provider-release DIR.`);
+  }
   if ((str('source') === undefined) === (str('git') === undefined)) throw usage('Give the version to publish with --source PATH, or with --git REPO --ref REF.');
   if (str('git') !== undefined && str('ref') === undefined) throw usage('--git needs --ref (the tag or commit to publish).');
   const versionFlag = str('version');
@@ -94,4 +111,52 @@ function printHuman(r: PublishResult): void {
     for (const file of r.changed) console.log(`  ${file}`);
   } else if (r.outcome === 'replaced') console.log(`Replaced ${what}: sha256 ${r.previousSha256} -> ${r.sha256} (recorded in the manifest) in ${r.seconds.toFixed(2)} s.`);
   else console.log(`Published ${what} (sha256 ${r.sha256}) in ${r.seconds.toFixed(2)} s.`);
+}
+
+async function runProviderPublish(values: Values): Promise<number> {
+  const str = (name: string) => stringFlag(values, name);
+  for (const flag of ['source', 'git', 'ref', 'name', 'provider', 'version', 'force']) {
+    if (values[flag] !== undefined) throw usage(`--${flag} is for modules; --provider-release takes the version from the release's file names, and published provider versions are never replaced.`);
+  }
+  const dir = resolve(str('provider-release')!);
+  if (!existsSync(dir)) throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${dir}" does not exist.`, { hint: 'Check the --provider-release path.' });
+  const namespace = str('namespace');
+  const type = str('type');
+  if (namespace === undefined || !isProviderPart(namespace)) throw usage(`--namespace ${namespace === undefined ? 'is missing' : `"${namespace}" is not a provider namespace`} (lower-case letters, digits and "-").`);
+  if (type === undefined || !isProviderPart(type)) throw usage(`--type ${type === undefined ? 'is missing' : `"${type}" is not a provider type`} (lower-case letters, digits and "-").`);
+  const hostname = str('hostname')?.toLowerCase();
+  if (hostname !== undefined && !isProviderHostname(hostname)) throw usage(`--hostname "${hostname}" is not a host name such as registry.example.com.`);
+  const config = resolveMirrorConfig({ config: str('config'), out: str('out'), baseUrl: baseUrlFlag(str('base-url'), 'publish') });
+  // The config's in-house entry for this namespace gives the keys and host name unless the flags do.
+  const entry = config.providerFolders.find((f): f is Extract<ProviderFolder, { kind: 'releases' }> => f.kind === 'releases' && f.registry !== undefined && f.namespace === namespace);
+  const flagKeys = (values['public-key'] as string[] | undefined)?.map((k) => resolve(k));
+  for (const key of flagKeys ?? []) if (!existsSync(key)) throw new MirrorError('SOURCE_NOT_FOUND', `The key file "${key}" does not exist.`, { hint: 'Check the --public-key path.' });
+  const signingKey = str('signing-key');
+  const signing = signingKey !== undefined ? { keyFile: resolve(signingKey), passphraseEnv: config.signing?.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } : config.signing;
+  const result = await publishProviderRelease({
+    outDir: config.outDir,
+    cacheDir: config.cacheDir,
+    baseUrl: config.baseUrl,
+    imageHosts: config.imageHosts,
+    dir,
+    namespace,
+    type,
+    ...(hostname ?? entry?.hostname ? { hostname: (hostname ?? entry?.hostname)! } : {}),
+    publicKeys: flagKeys ?? entry?.registry?.keys ?? [],
+    ...(signing ? { signing } : {}),
+    dryRun: values['dry-run'] === true,
+  });
+  if (values['json'] === true) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
+  else printProvider(result);
+  return 0;
+}
+
+function printProvider(r: ProviderPublishResult): void {
+  const what = `${r.provider} ${r.version} (${r.platforms.join(', ')})`;
+  const signed = r.signedHere ? `signed here with key ${r.keyId}` : `signed by key ${r.keyId}`;
+  if (r.outcome === 'unchanged') console.log(`${what} is already published with the same content; nothing to do.`);
+  else if (r.dryRun) {
+    console.log(`Would publish ${what}, ${signed}, changing ${r.changed.length} files:`);
+    for (const file of r.changed) console.log(`  ${file}`);
+  } else console.log(`Published ${what}, ${signed}, in ${r.seconds.toFixed(2)} s.`);
 }

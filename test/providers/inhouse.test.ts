@@ -152,3 +152,106 @@ describe('in-house providers: build', () => {
     }, 60_000);
   }
 });
+
+describe('in-house providers: publish --provider-release', () => {
+  const publishArgs = (release: string, ...extra: string[]) => ['publish', '--provider-release', release, '--namespace', 'acme', '--type', 'widgets', '--hostname', 'registry.example.com', '--out', 'dist', ...extra];
+
+  it('adds a signed release to a mirror atomically; the same release again is a no-op; other bytes for it are refused; rotation keeps old versions signed by the old key', async () => {
+    const dir = tempDir('mm-inhouse-pub-');
+    const release = join(dir, 'goreleaser/dist');
+    await writeReleaseFolder(release, 'widgets', '1.0.0', ['linux_amd64', 'darwin_arm64']);
+    await signRelease(release, 'widgets', '1.0.0', acme);
+
+    const dry = await runCli([...publishArgs(release, '--public-key', acme.publicFile), '--dry-run', '--json'], dir);
+    expect(dry.stderr).toBe('');
+    expect(JSON.parse(dry.stdout)).toMatchObject({ outcome: 'published', dryRun: true, changed: expect.arrayContaining(['v1/providers/acme/widgets/versions', 'v1/providers/acme/widgets/1.0.0/download/linux/amd64']) });
+    expect(existsSync(join(dir, 'dist'))).toBe(false);
+
+    const first = await runCli([...publishArgs(release, '--public-key', acme.publicFile), '--json'], dir);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ provider: 'registry.example.com/acme/widgets', version: '1.0.0', platforms: ['darwin_arm64', 'linux_amd64'], keyId: acme.keyId, signedHere: false, outcome: 'published' });
+    expect(json(join(dir, 'dist/.well-known/terraform.json'))['providers.v1']).toBe('/v1/providers/');
+    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    const before = treeOf(join(dir, 'dist'));
+
+    // A pipeline retried: the same bytes, exit 0, nothing written.
+    const again = await runCli([...publishArgs(release, '--public-key', acme.publicFile), '--json'], dir);
+    expect(JSON.parse(again.stdout)).toMatchObject({ outcome: 'unchanged' });
+    expect(treeOf(join(dir, 'dist'))).toEqual(before);
+
+    // Other bytes under the same version: refused, both sha256 shown.
+    const rebuilt = join(dir, 'rebuilt');
+    await writeReleaseFolder(rebuilt, 'widgets', '1.0.0', ['linux_amd64', 'darwin_arm64']);
+    await writeZip(join(rebuilt, 'terraform-provider-widgets_1.0.0_linux_amd64.zip'), [{ name: 'terraform-provider-widgets_v1.0.0', content: 'rebuilt' }]);
+    writeFiles(rebuilt, {
+      'terraform-provider-widgets_1.0.0_SHA256SUMS': (await import('node:child_process')).execFileSync('sha256sum', ['terraform-provider-widgets_1.0.0_linux_amd64.zip', 'terraform-provider-widgets_1.0.0_darwin_arm64.zip'], { cwd: rebuilt, encoding: 'utf8' }),
+    });
+    await signRelease(rebuilt, 'widgets', '1.0.0', acme);
+    const conflict = await runCli(publishArgs(rebuilt, '--public-key', acme.publicFile), dir);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toContain('registry.example.com/acme/widgets 1.0.0 is already published with different content');
+    expect(conflict.stderr).toMatch(/linux_amd64: published sha256 [0-9a-f]{64}, this one [0-9a-f]{64}/);
+    expect(treeOf(join(dir, 'dist'))).toEqual(before);
+
+    // Rotation: 2.0.0 signed by a new key; 1.0.0 keeps listing (and being signed by) the old one.
+    const next = join(dir, 'next');
+    await writeReleaseFolder(next, 'widgets', '2.0.0', ['linux_amd64']);
+    await signRelease(next, 'widgets', '2.0.0', site);
+    expect((await runCli(publishArgs(next, '--public-key', acme.publicFile, '--public-key', site.publicFile), dir)).code).toBe(0);
+    expect(json(join(dir, 'dist/v1/providers/acme/widgets/2.0.0/download/linux/amd64')).signing_keys.gpg_public_keys[0].key_id).toBe(site.keyId);
+    expect(json(join(dir, 'dist/v1/providers/acme/widgets/1.0.0/download/linux/amd64')).signing_keys.gpg_public_keys[0].key_id).toBe(acme.keyId);
+    expect(json(join(dir, 'dist/v1/providers/acme/widgets/versions')).versions.map((v: { version: string }) => v.version)).toEqual(['2.0.0', '1.0.0']);
+    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+  }, 90_000);
+
+  it('signs an unsigned release with --signing-key, the passphrase from the environment', async () => {
+    const dir = tempDir('mm-inhouse-pub-');
+    const release = join(dir, 'release');
+    await writeReleaseFolder(release, 'widgets', '0.1.0', ['linux_amd64']);
+    const r = await runCli([...publishArgs(release, '--signing-key', site.privateFile), '--json'], dir, { MODMIRROR_SIGNING_PASSPHRASE: site.passphrase });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toMatchObject({ keyId: site.keyId, signedHere: true, outcome: 'published' });
+    expect(existsSync(join(release, 'terraform-provider-widgets_0.1.0_SHA256SUMS.sig'))).toBe(false);
+    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+  }, 60_000);
+
+  const refusals: [string, (release: string) => Promise<string>][] = [
+    ['an unsigned release without a signing key', async (release) => `${join(release, 'terraform-provider-widgets_1.2.0_SHA256SUMS')}: the release is unsigned`],
+    [
+      'a signature by a key it was not given',
+      async (release) => {
+        await signRelease(release, 'widgets', '1.2.0', stranger);
+        return `${join(release, 'terraform-provider-widgets_1.2.0_SHA256SUMS.sig')}: authentication signature from unknown issuer`;
+      },
+    ],
+    [
+      'a zip that does not match SHA256SUMS',
+      async (release) => {
+        await signRelease(release, 'widgets', '1.2.0', acme);
+        await writeZip(join(release, 'terraform-provider-widgets_1.2.0_darwin_arm64.zip'), [{ name: 'x', content: 'tampered' }]);
+        return `${join(release, 'terraform-provider-widgets_1.2.0_SHA256SUMS')}: lists sha256`;
+      },
+    ],
+    [
+      'a missing platform zip',
+      async (release) => {
+        await signRelease(release, 'widgets', '1.2.0', acme);
+        rmSync(join(release, 'terraform-provider-widgets_1.2.0_linux_amd64.zip'));
+        return `${join(release, 'terraform-provider-widgets_1.2.0_SHA256SUMS')}: lists terraform-provider-widgets_1.2.0_linux_amd64.zip, which is not in ${release}`;
+      },
+    ],
+  ];
+  for (const [what, spoil] of refusals) {
+    it(`refuses ${what}, naming the file, exit 1, nothing written`, async () => {
+      const dir = tempDir('mm-inhouse-pub-');
+      const release = join(dir, 'release');
+      await writeReleaseFolder(release, 'widgets', '1.2.0', ['linux_amd64', 'darwin_arm64']);
+      const expected = await spoil(release);
+      const r = await runCli(publishArgs(release, '--public-key', acme.publicFile), dir);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(expected);
+      expect(existsSync(join(dir, 'dist'))).toBe(false);
+    }, 60_000);
+  }
+});
