@@ -9,6 +9,7 @@ import { MirrorError } from './errors.js';
 import type { ModuleAddress, ModuleMeta } from './types.js';
 import { addressKey, isValidName } from './protocol/paths.js';
 import { resolveSyncEntry, validateSyncEntries, type SyncEntry } from './sync/config.js';
+import { DEFAULT_PLATFORMS, DEFAULT_PROVIDER_HOSTNAME, DEFAULT_PROVIDERS_PATH, isPlatform, isProviderHostname, isProviderPart } from './protocol/providers.js';
 
 export const DEFAULT_CONFIG_FILE = 'mirror.config.yaml';
 const DEFAULT_OUT = 'dist';
@@ -24,6 +25,16 @@ export interface UserConfig {
   modules?: Record<string, Partial<ModuleMeta>>;
   browse?: { imageHosts?: string[] };
   sync?: SyncEntry[];
+  providers?: UserProviderFolder[];
+  platforms?: string[];
+  providersPath?: string;
+}
+
+/** A provider folder: the `terraform providers mirror` layout, or (with `namespace`) a folder of release zips. */
+export interface UserProviderFolder {
+  folder: string;
+  hostname?: string;
+  namespace?: string;
 }
 
 export type UserSource =
@@ -50,6 +61,14 @@ export interface GitSource {
 
 export type ResolvedSource = FolderSource | GitSource;
 
+/**
+ * A folder of providers. `mirror`: laid out as `terraform providers mirror`
+ * writes it (HOSTNAME/NAMESPACE/TYPE/...). `releases`: release zips
+ * (terraform-provider-TYPE_VERSION_OS_ARCH.zip) with their SHA256SUMS files,
+ * all of one origin registry and namespace.
+ */
+export type ProviderFolder = { kind: 'mirror'; dir: string } | { kind: 'releases'; dir: string; hostname: string; namespace: string };
+
 /** Config after resolution: every path absolute, every default filled. */
 export interface ResolvedConfig {
   configFile: string | undefined;
@@ -64,6 +83,12 @@ export interface ResolvedConfig {
   imageHosts: string[];
   /** Upstream registries `modmirror sync` fills the module folder from (`into` and `for` absolute). */
   sync: SyncEntry[];
+  /** Provider folders the build mirrors (sync writes into the first `mirror` one). */
+  providerFolders: ProviderFolder[];
+  /** os_arch platforms the mirror is meant to serve (sync fetches them, verify --complete checks them). */
+  platforms: string[];
+  /** The network mirror's folder in the mirror's tree, relative, no leading or trailing slash. */
+  providersPath: string;
 }
 
 export interface ConfigOverrides {
@@ -73,7 +98,8 @@ export interface ConfigOverrides {
   baseUrl?: string;
 }
 
-const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync'];
+const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync', 'providers', 'platforms', 'providersPath'];
+const PROVIDER_FOLDER_KEYS = ['folder', 'hostname', 'namespace'];
 const META_KEYS = ['owner', 'description', 'source', 'verified'];
 const GIT_KEYS = ['git', 'namespace', 'name', 'provider', 'path', 'tagPrefix', 'tagPattern', ...META_KEYS];
 
@@ -128,6 +154,9 @@ export function resolveMirrorConfig(overrides: Omit<ConfigOverrides, 'modules'>,
     modules: new Map(),
     imageHosts: [],
     sync: [],
+    providerFolders: [],
+    platforms: [...DEFAULT_PLATFORMS],
+    providersPath: DEFAULT_PROVIDERS_PATH,
   };
 }
 
@@ -162,6 +191,9 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
     modules: new Map(Object.entries(user.modules ?? {})),
     imageHosts: user.browse?.imageHosts ?? [],
     sync: (user.sync ?? []).map((s) => resolveSyncEntry(s, base)),
+    providerFolders: (user.providers ?? []).map((p) => resolveProviderFolder(p, base)),
+    platforms: user.platforms ?? [...DEFAULT_PLATFORMS],
+    providersPath: (user.providersPath ?? DEFAULT_PROVIDERS_PATH).replace(/^\/+|\/+$/g, ''),
   };
   if (options.sourcesMustExist !== false) checkResolved(resolved, describe);
   return resolved;
@@ -186,6 +218,12 @@ function resolveSource(source: UserSource, base: string): ResolvedSource {
     tagPattern: new RegExp(source.tagPattern ?? DEFAULT_TAG_PATTERN),
     meta: pickMeta(source),
   };
+}
+
+function resolveProviderFolder(entry: UserProviderFolder, base: string): ProviderFolder {
+  const dir = resolve(base, entry.folder);
+  if (entry.namespace === undefined) return { kind: 'mirror', dir };
+  return { kind: 'releases', dir, hostname: (entry.hostname ?? DEFAULT_PROVIDER_HOSTNAME).toLowerCase(), namespace: entry.namespace };
 }
 
 /** The public registry's naming: `terraform-<provider>-<name>`. */
@@ -320,6 +358,37 @@ function validateUserConfig(value: unknown): Problem[] {
     }
   }
   if ('sync' in config) problems.push(...validateSyncEntries(config['sync']));
+  if ('providers' in config && expect(Array.isArray(config['providers']), ['providers'], 'expected a list of provider folders (- folder: DIR)')) {
+    (config['providers'] as unknown[]).forEach((entry, i) => {
+      const path = ['providers', i];
+      if (!expect(isRecord(entry), path, 'expected a mapping with a "folder" key')) return;
+      const p = entry as Record<string, unknown>;
+      unknownKeys(p, PROVIDER_FOLDER_KEYS, path);
+      expect(typeof p['folder'] === 'string' && p['folder'] !== '', [...path, 'folder'], `expected a folder path, got ${show(p['folder'])}`);
+      if ('namespace' in p) {
+        expect(typeof p['namespace'] === 'string' && isProviderPart(p['namespace']), [...path, 'namespace'], `expected a provider namespace such as hashicorp (lower-case letters, digits and "-"), got ${show(p['namespace'])}`);
+      }
+      if ('hostname' in p) {
+        if (expect('namespace' in p, [...path, 'hostname'], 'a hostname belongs to a folder of release zips, which also needs "namespace"')) {
+          expect(typeof p['hostname'] === 'string' && isProviderHostname(p['hostname'].toLowerCase()), [...path, 'hostname'], `expected a registry host name such as registry.terraform.io, got ${show(p['hostname'])}`);
+        }
+      }
+    });
+  }
+  if ('platforms' in config && expect(Array.isArray(config['platforms']) && (config['platforms'] as unknown[]).length > 0, ['platforms'], 'expected a list of OS_ARCH platforms such as [linux_amd64, darwin_arm64]')) {
+    (config['platforms'] as unknown[]).forEach((platform, i) => {
+      expect(typeof platform === 'string' && isPlatform(platform), ['platforms', i], `expected an OS_ARCH platform such as linux_amd64, got ${show(platform)}`);
+    });
+  }
+  if ('providersPath' in config) {
+    const value = config['providersPath'];
+    const segments = typeof value === 'string' ? value.replace(/^\/+|\/+$/g, '').split('/') : [];
+    expect(
+      segments.length > 0 && segments.every((s) => /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(s) && s !== '..' && !s.startsWith('.')) && !['v1', 'v2', '.well-known'].includes(segments[0]!),
+      ['providersPath'],
+      `expected a folder path inside the mirror such as providers (not under v1/, v2/ or .well-known/), got ${show(value)}`,
+    );
+  }
   if ('modules' in config && expect(isRecord(config['modules']), ['modules'], 'expected a mapping of NAMESPACE/NAME/PROVIDER to metadata')) {
     for (const [key, meta] of Object.entries(config['modules'] as Record<string, unknown>)) {
       const path = ['modules', key];
@@ -364,7 +433,14 @@ function checkResolved(config: ResolvedConfig, describe: (problem: Problem) => s
       problems.push({ path, message: `duplicate module address ${key}, already given by sources[${first}]; give each source its own namespace/name/provider` });
     } else seen.set(key, i);
   });
-  if (config.sources.length === 0) problems.push({ path: ['sources'], message: 'no module sources; add "- folder: modules" or "- git: REPO"' });
+  config.providerFolders.forEach((folder, i) => {
+    if (!existsSync(folder.dir) || !statSync(folder.dir).isDirectory()) {
+      problems.push({ path: ['providers', i, 'folder'], message: `the folder "${folder.dir}" does not exist` });
+    }
+  });
+  if (config.sources.length === 0 && config.providerFolders.length === 0) {
+    problems.push({ path: ['sources'], message: 'no module sources; add "- folder: modules" or "- git: REPO"' });
+  }
   if (problems.length > 0) {
     throw new MirrorError('CONFIG_INVALID', `${problems.length} problem(s) in the config:\n${problems.map(describe).join('\n')}`, {
       hint: 'Fix each key shown, then build again.',

@@ -69,4 +69,23 @@ describe('config problems', () => {
     const missing = await runCli(['build', '--config', 'nope.yaml'], tempDir());
     expect(missing.stderr).toMatch(/The config file ".*nope\.yaml" does not exist/);
   });
+  it('checks the providers list, platforms and providersPath with file, line and key', async () => {
+    const r = await buildWithConfig(
+      'sources:\n  - folder: mods\nproviders:\n  - folder: missing-mirror\n  - folder: zips\n    namespace: Hashi Corp\n  - folder: zips\n    hostname: registry.terraform.io\n  - folder: zips\n    namespace: acme\n    kind: zips\nplatforms: [linux_amd64, linux]\nprovidersPath: v1/providers\n',
+      { 'zips/.keep': '' },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/mirror\.config\.yaml:6: providers\[1\]\.namespace: expected a provider namespace such as hashicorp/);
+    expect(r.stderr).toMatch(/mirror\.config\.yaml:8: providers\[2\]\.hostname: a hostname belongs to a folder of release zips, which also needs "namespace"/);
+    expect(r.stderr).toMatch(/mirror\.config\.yaml:11: providers\[3\]\.kind: unknown key; expected one of folder, hostname, namespace/);
+    expect(r.stderr).toMatch(/mirror\.config\.yaml:12: platforms\[1\]: expected an OS_ARCH platform such as linux_amd64, got "linux"/);
+    expect(r.stderr).toMatch(/mirror\.config\.yaml:13: providersPath: expected a folder path inside the mirror/);
+    expect(r.stderr).toMatch(/5 problem\(s\)/);
+  });
+
+  it('names a provider folder that does not exist', async () => {
+    const r = await buildWithConfig('sources:\n  - folder: mods\nproviders:\n  - folder: missing-mirror\n');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/mirror\.config\.yaml:4: providers\[0\]\.folder: the folder ".*missing-mirror" does not exist/);
+  });
 });
