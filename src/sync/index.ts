@@ -42,9 +42,9 @@ export async function sync(plan: SyncPlan, options: SyncOptions): Promise<SyncRe
   const result: SyncResult = { fetched: [], present: [], failures: [], notMirrored: [], cycles: [], providers: [], providerVersions: [], providerUnavailable: [] };
   const hosts = servedHosts(plan.from, plan.dependencies.standsInFor);
   const providerNeeds: ProviderNeed[] = plan.providers.map((spec) => ({ ...spec, pick: 'every' }));
-  const requires = (p: ProviderRequirement, calledFrom: string) => {
+  const requires = (p: ProviderRequirement, calledFrom: string, configuration?: string) => {
     result.providers.push({ name: p.name, source: p.source, version: p.version, calledFrom });
-    const need = requirementNeed(p, calledFrom, hosts, result, options.log);
+    const need = requirementNeed(p, calledFrom, hosts, result, options.log, configuration);
     if (need) providerNeeds.push(need);
   };
   try {
@@ -72,9 +72,9 @@ export async function sync(plan: SyncPlan, options: SyncOptions): Promise<SyncRe
     for (const { dir, calls, locked } of configurations) {
       const shown = shownPath(dir);
       const label = (folder: string) => posix.join(shown, folder);
-      for (const p of calls.providers) requires(p, `${label(p.folder)}: required_providers`);
+      for (const p of calls.providers) requires(p, `${label(p.folder)}: required_providers`, dir);
       for (const [key, lock] of locked) {
-        const need = lockedNeed(key, lock, `${posix.join(shown, '.terraform.lock.hcl')}`, hosts, result);
+        const need = lockedNeed(key, lock, posix.join(shown, '.terraform.lock.hcl'), hosts, result, dir);
         if (need) providerNeeds.push(need);
       }
       await mirrorCalls(walk, calls, label);

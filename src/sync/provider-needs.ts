@@ -13,7 +13,8 @@ import { isBuiltInProvider, providerFromSource } from './provider-address.js';
 import type { ProviderNeed } from './providers.js';
 import type { SyncResult } from './types.js';
 
-export function requirementNeed(p: ProviderRequirement, calledFrom: string, hosts: Set<string>, result: SyncResult, log: (line: string) => void): ProviderNeed | undefined {
+/** `configuration`: the `--for` folder the requirement is in, none for a module's. */
+export function requirementNeed(p: ProviderRequirement, calledFrom: string, hosts: Set<string>, result: SyncResult, log: (line: string) => void, configuration?: string): ProviderNeed | undefined {
   const written = p.source || p.name;
   const address = providerFromSource(p.source, p.name);
   if (address === undefined) {
@@ -22,7 +23,7 @@ export function requirementNeed(p: ProviderRequirement, calledFrom: string, host
   }
   if (!served(address, written, p.version, calledFrom, hosts, result)) return undefined;
   try {
-    return { address, constraint: p.version, matches: p.version === '' ? () => true : parseConstraint(p.version), pick: 'newest', calledFrom };
+    return { address, constraint: p.version, matches: p.version === '' ? () => true : parseConstraint(p.version), pick: 'newest', calledFrom, ...(configuration === undefined ? {} : { configuration }) };
   } catch (error) {
     const message = `${calledFrom}: provider ${providerKey(address)}: ${messageOf(error)}`;
     result.failures.push({ provider: providerKey(address), calledFrom, message });
@@ -31,11 +32,11 @@ export function requirementNeed(p: ProviderRequirement, calledFrom: string, host
   }
 }
 
-export function lockedNeed(key: string, locked: LockedProvider, lockFile: string, hosts: Set<string>, result: SyncResult): ProviderNeed | undefined {
+export function lockedNeed(key: string, locked: LockedProvider, lockFile: string, hosts: Set<string>, result: SyncResult, configuration: string): ProviderNeed | undefined {
   const [hostname = '', namespace = '', type = ''] = key.split('/');
   const address = { hostname, namespace, type };
   if (!served(address, key, `= ${locked.version}`, lockFile, hosts, result)) return undefined;
-  return { address, constraint: `= ${locked.version}`, matches: (v) => v === locked.version, pick: 'newest', locked, calledFrom: lockFile };
+  return { address, constraint: `= ${locked.version}`, matches: (v) => v === locked.version, pick: 'newest', locked, calledFrom: lockFile, configuration };
 }
 
 function served(address: ProviderAddress, written: string, version: string, calledFrom: string, hosts: Set<string>, result: SyncResult): boolean {

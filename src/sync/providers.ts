@@ -37,6 +37,8 @@ export interface ProviderNeed {
   pick: 'every' | 'newest';
   /** The exact version and accepted hashes of a lock file; the constraint is then not consulted. */
   locked?: LockedProvider;
+  /** The configuration folder (`--for`) the need comes from: its lock file's versions serve its requirements. */
+  configuration?: string;
   calledFrom?: string;
 }
 
@@ -74,7 +76,8 @@ export async function mirrorProviders(run: ProviderRun, needs: ProviderNeed[]): 
  * The versions to mirror, each with the needs it serves: a lock file's exact
  * version; every match of a provider named outright; for requirements, the
  * newest match of each and the newest matching them all (what one `terraform
- * init` of them together picks), unless a locked version already serves it.
+ * init` of them together picks), unless its configuration's lock file pins a
+ * version that serves it (init then installs that one).
  */
 function chooseVersions(run: ProviderRun, key: string, needs: ProviderNeed[], versions: string[]): Map<string, ProviderNeed[]> {
   const chosen = new Map<string, ProviderNeed[]>();
@@ -85,7 +88,7 @@ function chooseVersions(run: ProviderRun, key: string, needs: ProviderNeed[], ve
     if (version !== null && versions.includes(version)) add(version, need);
     else fail(run, { provider: key, version: need.locked!.version, message: `${key}: the lock file's version ${need.locked!.version} is not on the upstream (upstream has: ${shown})${from([need])}` });
   }
-  const lockedVersions = needs.filter((n) => n.locked).map((n) => validVersion(n.locked!.version));
+  const lockedIn = (configuration: string | undefined) => needs.filter((n) => n.locked && configuration !== undefined && n.configuration === configuration).map((n) => validVersion(n.locked!.version));
   const open: ProviderNeed[] = [];
   for (const need of needs.filter((n) => !n.locked)) {
     const matching = versions.filter(need.matches);
@@ -94,7 +97,7 @@ function chooseVersions(run: ProviderRun, key: string, needs: ProviderNeed[], ve
       fail(run, { provider: key, message: `${key}: ${wanted} (upstream has: ${shown})${from([need])}` });
     } else if (need.pick === 'every') {
       for (const v of matching) add(v, need);
-    } else if (!lockedVersions.some((v) => v !== null && need.matches(v))) {
+    } else if (!lockedIn(need.configuration).some((v) => v !== null && need.matches(v))) {
       add(matching.at(-1)!, need);
       open.push(need);
     }

@@ -7,6 +7,7 @@
 // half-written and the next run finishes it.
 
 import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -164,6 +165,38 @@ describe('sync --provider', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/bad\.yaml:6: sync\[0\]\.providers\[0\]: Invalid provider "acme"/);
     expect(bad.stderr).toMatch(/bad\.yaml:7: sync\[0\]\.platforms\[0\]: "linux" is not an OS_ARCH platform/);
+  });
+});
+
+describe('sync --for a configuration with required_providers and a lock file', () => {
+  it('mirrors the locked versions, refuses a package whose hashes the lock file does not list, and the newest match of an unlocked requirement', async () => {
+    const zh = (name: string) => `zh:${createHash('sha256').update(upstream.zips.get(name)!).digest('hex')}`;
+    writeFiles(dir, {
+      'infra/main.tf': `terraform {\n  required_providers {\n    widget = {\n      source  = "${host}/acme/widget"\n      version = ">= 1.0"\n    }\n    slow = {\n      source  = "${host}/acme/slow"\n    }\n    null = {\n      source  = "hashicorp/null"\n    }\n  }\n}\n`,
+      'infra/.terraform.lock.hcl':
+        `provider "${host}/acme/widget" {\n  version     = "1.0.0"\n  constraints = ">= 1.0"\n  hashes = [\n    "${zh('terraform-provider-widget_1.0.0_linux_amd64.zip')}",\n    "${zh('terraform-provider-widget_1.0.0_darwin_arm64.zip')}",\n  ]\n}\n` +
+        `provider "${host}/acme/slow" {\n  version = "0.1.0"\n  hashes = [\n    "h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",\n  ]\n}\n`,
+      'unlocked/main.tf': `terraform {\n  required_providers {\n    widget = {\n      source  = "${host}/acme/widget"\n      version = "~> 1.0"\n    }\n  }\n}\n`,
+    });
+    const r = await runCli(['sync', '--from', upstream.url, '--for', 'infra', '--for', 'unlocked', '--into', 'for-mods', '--providers-into', 'for-provs', '--json'], dir);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout).upstreams[0];
+    expect(report.providerVersions).toEqual([
+      { provider: `${host}/acme/widget`, version: '1.1.0', fetched: ['linux_amd64'], present: [], calledFrom: 'unlocked: required_providers' },
+      { provider: `${host}/acme/widget`, version: '1.0.0', fetched: ['linux_amd64'], present: [], calledFrom: 'infra/.terraform.lock.hcl' },
+    ]);
+    expect(report.failures).toEqual([
+      // A bare address is registry.terraform.io's, which the upstream stands in for by default: it is asked, and lacks it.
+      { provider: 'registry.terraform.io/hashicorp/null', message: expect.stringMatching(/hashicorp\/null\/versions answered 404: .*the upstream has no such provider \(required by infra: required_providers\)$/) },
+      expect.objectContaining({ provider: `${host}/acme/slow`, version: '0.1.0', platform: 'linux_amd64', message: expect.stringMatching(/doesn't match any of the checksums previously recorded in the dependency lock file/) }),
+    ]);
+    expect(existsSync(join(dir, 'for-provs', host, 'acme/slow/0.1.0.json'))).toBe(false);
+    expect(Object.keys(json(join(dir, 'for-provs', host, 'acme/widget/index.json')).versions)).toEqual(['1.0.0', '1.1.0']);
+
+    writeFiles(dir, { 'broken/main.tf': 'terraform {}\n', 'broken/.terraform.lock.hcl': 'provider "acme/widget" {\n  version = "1.0.0"\n}\n' });
+    const bad = await runCli(['sync', '--from', upstream.url, '--for', 'broken', '--into', 'for-mods', '--providers-into', 'for-provs'], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/broken\/\.terraform\.lock\.hcl:2: provider block "acme\/widget": expected one label HOST\/NAMESPACE\/TYPE/);
   });
 });
 
