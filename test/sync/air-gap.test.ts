@@ -1,0 +1,100 @@
+// Issue 13's "done when", end to end: a configuration calls a registry
+// module, which calls a second, which calls a third that requires two
+// providers. Outside, `sync --for` against one upstream (discovery naming a
+// `modmirror serve` of another mirror for modules.v1 and a providers.v1
+// server of the test's own), build, bundle; inside, unbundle and serve; then
+// the Go client (test/clients/module-install, with the `host` override for
+// registry.terraform.io) installs every module of the closure from the mirror,
+// and the provider packages carry the h1: Go's dirhash gives them.
+
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/serve/index.js';
+import { buildGoProgram } from '../clients/go-build.js';
+import { expectSameFiles, install, moduleInstallClient } from '../clients/install.js';
+import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { startProviderUpstream, type ProviderUpstream } from './provider-upstream.js';
+
+const run = promisify(execFile);
+const upstreamDir = tempDir('mm-airgap-upstream-');
+const outside = tempDir('mm-airgap-outside-');
+const inside = tempDir('mm-airgap-inside-');
+let modules: RunningServer;
+let providers: ProviderUpstream;
+let mirror: RunningServer | undefined;
+let goHash = '';
+
+const call = (name: string, source: string, version: string) => `module "${name}" {\n  source  = "${source}"\n  version = "${version}"\n}\n`;
+const REQUIRES =
+  'terraform {\n  required_providers {\n    widget = {\n      source  = "acme/widget"\n      version = "~> 1.0"\n    }\n    gadget = {\n      source = "registry.terraform.io/acme/gadget"\n    }\n  }\n}\n';
+const MODULES: Record<string, string> = {
+  'mirror.config.yaml': 'sources:\n  - folder: mods\n',
+  'mods/acme/app/null/1.0.0/main.tf': call('net', 'acme/net/null', '~> 1.0'),
+  'mods/acme/net/null/1.0.0/main.tf': 'output "old" {\n  value = 1\n}\n',
+  'mods/acme/net/null/1.1.0/main.tf': call('base', 'registry.terraform.io/acme/base/null', '>= 0.1'),
+  'mods/acme/base/null/0.1.0/main.tf': `${REQUIRES}resource "widget_thing" "t" {}\n`,
+  'mods/acme/base/null/0.1.0/README.md': '# base\n',
+};
+
+beforeAll(async () => {
+  await moduleInstallClient();
+  goHash = (await buildGoProgram(join(import.meta.dirname, '../clients/provider-hash'))).binary;
+  writeFiles(upstreamDir, MODULES);
+  expect((await runCli(['build'], upstreamDir)).code).toBe(0);
+  modules = await startServer({ dir: join(upstreamDir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(upstreamDir, 'data'), log: () => {} });
+  // One registry host answering both protocols, as registry.terraform.io does: modules.v1 may name another origin.
+  providers = await startProviderUpstream(upstreamDir, [
+    { namespace: 'acme', type: 'widget', versions: { '1.0.0': ['linux_amd64'], '1.1.0': ['linux_amd64', 'darwin_arm64'], '2.0.0': ['linux_amd64'] } },
+    { namespace: 'acme', type: 'gadget', versions: { '3.0.0': ['linux_amd64', 'windows_amd64'] } },
+  ], { modules: new URL('v1/modules/', modules.url).href });
+}, 240_000);
+afterAll(async () => {
+  await mirror?.close();
+  await modules?.close();
+  providers?.close();
+});
+
+it('outside: sync --for fetches the closure of modules and the providers the third requires', async () => {
+  writeFiles(outside, {
+    'mirror.config.yaml': 'sources:\n  - folder: modules\nproviders:\n  - folder: providers\nplatforms: [linux_amd64]\n',
+    'modules/.keep': '',
+    'providers/.keep': '',
+    'infra/main.tf': call('app', 'acme/app/null', '1.0.0'),
+  });
+  const r = await runCli(['sync', '--from', providers.url, '--for', 'infra'], outside);
+  expect(r.stderr).not.toMatch(/error:/);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/^Fetched 3 version\(s\) into modules\/ \(0 already there\) from http:\/\/127\.0\.0\.1:\d+\.\nFetched 2 provider package\(s\) into providers\/ \(0 already there\) from http:\/\/127\.0\.0\.1:\d+\. Run modmirror build to serve them\./);
+  expect(r.stdout).toContain('  registry.terraform.io/acme/widget 1.1.0 linux_amd64  (called from acme/base/null 0.1.0: required_providers)');
+  expect(r.stdout).toContain('  registry.terraform.io/acme/gadget 3.0.0 linux_amd64  (called from acme/base/null 0.1.0: required_providers)');
+
+  for (const [type, version] of [['widget', '1.1.0'], ['gadget', '3.0.0']]) {
+    const folder = join(outside, 'providers/registry.terraform.io/acme', type!);
+    const zip = join(folder, `terraform-provider-${type}_${version}_linux_amd64.zip`);
+    const listed = JSON.parse(readFileSync(join(folder, `${version}.json`), 'utf8')).archives.linux_amd64.hashes;
+    expect(listed[0]).toBe((await run(goHash, [zip])).stdout.split('  ')[0]);
+  }
+});
+
+it('inside: bundle, unbundle and serve; the Go client installs every module of the closure with the host override', async () => {
+  expect((await runCli(['build'], outside)).code).toBe(0);
+  const bundle = join(outside, 'mirror.tar.gz');
+  expect((await runCli(['bundle', '--out', bundle], outside)).code).toBe(0);
+  const unbundled = await runCli(['unbundle', bundle, '--out', join(inside, 'dist')], inside);
+  expect(unbundled.code, unbundled.stderr).toBe(0);
+  mirror = await startServer({ dir: join(inside, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(inside, 'data'), log: () => {} });
+  // `host "registry.terraform.io" { services = { "modules.v1" = ".../v1/modules/" } }`
+  const modulesUrl = new URL('v1/modules/', mirror.url).href;
+  for (const [source, constraint, version] of [
+    ['registry.terraform.io/acme/app/null', '1.0.0', '1.0.0'],
+    ['registry.terraform.io/acme/net/null', '~> 1.0', '1.1.0'],
+    ['registry.terraform.io/acme/base/null', '>= 0.1', '0.1.0'],
+  ] as const) {
+    const installed = await install({ source, version: constraint, dest: join(inside, 'init', source.split('/')[2]!), modulesUrl });
+    expect(installed.version).toBe(version);
+    expectSameFiles(installed, join(upstreamDir, 'mods', source.split('/').slice(1).join('/'), version));
+  }
+});
