@@ -12,9 +12,10 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { mapLimited } from '../concurrency.js';
 import { MirrorError, messageOf } from '../errors.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
-import { packageHashes } from '../providers/hash.js';
+import { hashZipEntries } from '../providers/hash.js';
 import { compareVersionsDesc, validVersion } from '../version-order.js';
 import type { HttpClient } from './http.js';
 import type { LockedProvider } from './lock-file.js';
@@ -133,24 +134,26 @@ async function mirrorVersion(run: ProviderRun, address: ProviderAddress, version
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { recursive: true });
   try {
-    const checked: { platform: string; file: string; name: string; hashes: string[] }[] = [];
     const signedLists = new Map<string, Promise<Buffer>>();
-    for (const platform of missing) {
+    // Two packages at a time: one downloads while the other is hashed.
+    const results = await mapLimited(missing, 2, async (platform) => {
       try {
         const meta = await packageMeta(run.http, run.service(), address, version, platform, what);
         if (meta === undefined) {
           run.result.providerUnavailable.push({ provider: key, version, platform });
           run.log(`note: ${what}: the upstream has no package for ${platform} (404): not mirrored for that platform`);
-          continue;
+          return undefined;
         }
         const file = join(scratch, `${platform}.zip`);
         const hashes = await fetchChecked(run, meta, file, signedLists, `${what} ${platform}`);
-        if (locked && !checkLocked(hashes, locked, `${what} ${platform}`, run, key, version, platform)) continue;
-        checked.push({ platform, file, name: packageFileName(address, version, platform), hashes });
+        if (locked && !checkLocked(hashes, locked, `${what} ${platform}`, run, key, version, platform)) return undefined;
+        return { platform, file, name: packageFileName(address, version, platform), hashes };
       } catch (error) {
         fail(run, { provider: key, version, platform, message: messageOf(error) });
+        return undefined;
       }
-    }
+    });
+    const checked = results.filter((r) => r !== undefined);
     if (checked.length > 0) {
       await storeProviderPackages(typeDir, version, checked);
       record.fetched.push(...checked.map((c) => c.platform));
@@ -183,13 +186,14 @@ async function fetchChecked(run: ProviderRun, meta: PackageMeta, file: string, s
   checkChecksumList(await list, meta.filename, meta.shasum, what);
   const sha256 = await download(run.http, meta.downloadUrl, file, `${what} package`);
   checkArchiveChecksum(sha256, meta.shasum, what);
-  let hashes;
+  let h1: string;
   try {
-    hashes = await packageHashes(file);
+    h1 = await hashZipEntries(file);
   } catch (error) {
     throw new MirrorError('UPSTREAM_FAILED', `${what}: the package matches its signed checksum but is not a zip Terraform can install: ${messageOf(error)}`, { hint: 'The upstream signed a broken package; nothing was stored for it.', cause: error });
   }
-  return [hashes.h1, hashes.zh];
+  // zh: is the zip's sha256, computed while it was downloaded and just checked.
+  return [h1, `zh:${sha256}`];
 }
 
 /** Streams the package to `file`, hashing as it goes; a retry starts the file afresh. */
