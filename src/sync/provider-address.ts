@@ -24,8 +24,9 @@ export function parseProviderSpec(text: string, upstreamHost: string | undefined
   const invalid = (why: string) => new MirrorError('USAGE', `Invalid provider "${text}": ${why}.`, { hint: 'Write HOST/NAMESPACE/TYPE[@CONSTRAINT], e.g. registry.terraform.io/hashicorp/aws@"~> 5.0" (NAMESPACE/TYPE: a provider of the upstream\'s own host).' });
   const parts = path.split('/');
   if (parts.length !== 2 && parts.length !== 3) throw invalid('expected HOST/NAMESPACE/TYPE or NAMESPACE/TYPE');
-  const host = parts.length === 3 ? normalizeHost(parts.shift()!) : upstreamHost;
-  if (host === undefined) throw invalid(parts.length === 3 ? 'the host is not a registry host name' : 'a short NAMESPACE/TYPE needs the upstream\'s URL');
+  const withHost = parts.length === 3;
+  const host = withHost ? normalizeHost(parts.shift()!) : upstreamHost;
+  if (host === undefined) throw invalid(withHost ? 'the host is not a registry host name' : 'a short NAMESPACE/TYPE needs the upstream\'s URL');
   const [namespace = '', type = ''] = parts.map((p) => p.toLowerCase());
   if (!isProviderPart(namespace) || !isProviderPart(type)) throw invalid('namespace and type are letters, digits and "-"');
   if (at !== -1 && constraint === '') throw invalid('nothing follows "@"; leave it out to copy every version');
