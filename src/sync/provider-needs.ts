@@ -23,7 +23,16 @@ export function requirementNeed(p: ProviderRequirement, calledFrom: string, host
   }
   if (!served(address, written, p.version, calledFrom, hosts, result)) return undefined;
   try {
-    return { address, constraint: p.version, matches: p.version === '' ? () => true : parseConstraint(p.version), pick: 'newest', calledFrom, ...(configuration === undefined ? {} : { configuration }) };
+    const alsoAs = hostless(p) ? [...hosts].filter((h) => h !== address.hostname && OPENTOFU_HOST === h).map((hostname) => ({ ...address, hostname })) : [];
+    return {
+      address,
+      constraint: p.version,
+      matches: p.version === '' ? () => true : parseConstraint(p.version),
+      pick: 'newest',
+      calledFrom,
+      ...(configuration === undefined ? {} : { configuration }),
+      ...(alsoAs.length === 0 ? {} : { alsoAs }),
+    };
   } catch (error) {
     const message = `${calledFrom}: provider ${providerKey(address)}: ${messageOf(error)}`;
     result.failures.push({ provider: providerKey(address), calledFrom, message });
@@ -37,6 +46,13 @@ export function lockedNeed(key: string, locked: LockedProvider, lockFile: string
   const address = { hostname, namespace, type };
   if (!served(address, key, `= ${locked.version}`, lockFile, hosts, result)) return undefined;
   return { address, constraint: `= ${locked.version}`, matches: (v) => v === locked.version, pick: 'newest', locked, calledFrom: lockFile, configuration };
+}
+
+/** OpenTofu's default registry: where a source without a host points for OpenTofu. */
+const OPENTOFU_HOST = 'registry.opentofu.org';
+
+function hostless(p: ProviderRequirement): boolean {
+  return (p.source || p.name).split('/').length < 3;
 }
 
 function served(address: ProviderAddress, written: string, version: string, calledFrom: string, hosts: Set<string>, result: SyncResult): boolean {

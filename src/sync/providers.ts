@@ -8,7 +8,7 @@
 
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { copyFile, link, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -41,6 +41,12 @@ export interface ProviderNeed {
   /** The configuration folder (`--for`) the need comes from: its lock file's versions serve its requirements. */
   configuration?: string;
   calledFrom?: string;
+  /**
+   * The same packages under another origin host: a source without a host is
+   * registry.terraform.io's to Terraform and registry.opentofu.org's to
+   * OpenTofu, and a mirror for both tools holds both trees.
+   */
+  alsoAs?: ProviderAddress[];
 }
 
 export interface ProviderRun {
@@ -128,6 +134,7 @@ async function mirrorVersion(run: ProviderRun, address: ProviderAddress, version
   run.log(`${what}: ${run.platforms.length - missing.length} platform(s) already here, ${missing.length} to fetch${calledFrom === undefined ? '' : ` (for ${calledFrom})`}`);
   if (missing.length === 0) {
     run.result.providerVersions.push(record);
+    await linkAliases(run, address, version, needs);
     return;
   }
   const scratch = join(typeDir, `.${version}.partial-${process.pid}`);
@@ -163,6 +170,38 @@ async function mirrorVersion(run: ProviderRun, address: ProviderAddress, version
     await rm(scratch, { recursive: true, force: true });
   }
   if (record.fetched.length + record.present.length > 0) run.result.providerVersions.push(record);
+  await linkAliases(run, address, version, needs);
+}
+
+/** The version's packages hard-linked (same bytes, same hashes) into the other trees its needs name. */
+async function linkAliases(run: ProviderRun, address: ProviderAddress, version: string, needs: ProviderNeed[]): Promise<void> {
+  const aliases = new Map(needs.flatMap((n) => n.alsoAs ?? []).map((a) => [providerKey(a), a]));
+  if (aliases.size === 0) return;
+  const from = providerTypeDir(run.into, address);
+  const archives = await storedArchives(from, version);
+  for (const alias of aliases.values()) {
+    const typeDir = providerTypeDir(run.into, alias);
+    await mkdir(typeDir, { recursive: true });
+    await removeAbandoned(typeDir);
+    const have = await storedArchives(typeDir, version);
+    const lacking = Object.entries(archives).filter(([platform]) => have[platform] === undefined);
+    if (lacking.length === 0) continue;
+    const scratch = join(typeDir, `.${version}.partial-${process.pid}`);
+    await rm(scratch, { recursive: true, force: true });
+    await mkdir(scratch, { recursive: true });
+    try {
+      const packages = [];
+      for (const [platform, archive] of lacking) {
+        const file = join(scratch, `${platform}.zip`);
+        await link(join(from, archive.url), file).catch(() => copyFile(join(from, archive.url), file));
+        packages.push({ platform, file, name: packageFileName(alias, version, platform), hashes: archive.hashes });
+      }
+      await storeProviderPackages(typeDir, version, packages);
+      run.log(`${providerKey(alias)} ${version}: linked ${lacking.map(([p]) => p).join(', ')} from ${providerKey(address)}`);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
 }
 
 /**

@@ -8,7 +8,7 @@
 // and the provider packages carry the h1: Go's dirhash gives them.
 
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -70,6 +70,15 @@ it('outside: sync --for fetches the closure of modules and the providers the thi
   expect(r.stdout).toMatch(/^Fetched 3 version\(s\) into modules\/ \(0 already there\) from http:\/\/127\.0\.0\.1:\d+\.\nFetched 2 provider package\(s\) into providers\/ \(0 already there\) from http:\/\/127\.0\.0\.1:\d+\. Run modmirror build to serve them\./);
   expect(r.stdout).toContain('  registry.terraform.io/acme/widget 1.1.0 linux_amd64  (called from acme/base/null 0.1.0: required_providers)');
   expect(r.stdout).toContain('  registry.terraform.io/acme/gadget 3.0.0 linux_amd64  (called from acme/base/null 0.1.0: required_providers)');
+
+  // `acme/widget`, without a host, is registry.opentofu.org's to OpenTofu: the same packages, hard-linked, in its tree too.
+  const tf = join(outside, 'providers/registry.terraform.io/acme/widget');
+  const tofu = join(outside, 'providers/registry.opentofu.org/acme/widget');
+  expect(readFileSync(join(tofu, '1.1.0.json'), 'utf8')).toBe(readFileSync(join(tf, '1.1.0.json'), 'utf8'));
+  expect(readFileSync(join(tofu, 'index.json'), 'utf8')).toBe(readFileSync(join(tf, 'index.json'), 'utf8'));
+  expect(statSync(join(tofu, 'terraform-provider-widget_1.1.0_linux_amd64.zip')).ino).toBe(statSync(join(tf, 'terraform-provider-widget_1.1.0_linux_amd64.zip')).ino);
+  // `registry.terraform.io/acme/gadget` names its host: one tree.
+  expect(existsSync(join(outside, 'providers/registry.opentofu.org/acme/gadget'))).toBe(false);
 
   for (const [type, version] of [['widget', '1.1.0'], ['gadget', '3.0.0']]) {
     const folder = join(outside, 'providers/registry.terraform.io/acme', type!);
