@@ -22,6 +22,7 @@ import { readLockFile, type LockedProvider } from './lock-file.js';
 import { mirrorProviders, type ProviderNeed } from './providers.js';
 import { lockedNeed, requirementNeed } from './provider-needs.js';
 import type { ProviderRequirement } from '../types.js';
+import { providerKey } from '../protocol/providers.js';
 
 export type { DependencyOptions, SyncFailure, SyncPlan, SyncResult } from './types.js';
 
@@ -82,13 +83,27 @@ export async function sync(plan: SyncPlan, options: SyncOptions): Promise<SyncRe
     if (providerNeeds.length > 0 && plan.providersInto !== undefined) {
       let providers: URL | undefined;
       const service = () => (providers ??= serviceUrl(discovery, 'providers.v1', plan.from));
-      await mirrorProviders({ http, service, into: plan.providersInto, platforms: plan.platforms, result, log: options.log }, providerNeeds);
+      // A modules-only upstream cannot answer what modules require: reported, like a call to another host.
+      // Providers named outright still fail there.
+      const wanted = typeof discovery.services['providers.v1'] === 'string' ? providerNeeds : providerNeeds.filter((n) => n.calledFrom === undefined || !reportNoService(n, result));
+      await mirrorProviders({ http, service, into: plan.providersInto, platforms: plan.platforms, result, log: options.log }, wanted);
     }
   } finally {
     await http.close();
     await repos.close();
   }
   return result;
+}
+
+function reportNoService(need: ProviderNeed, result: SyncResult): true {
+  result.notMirrored.push({
+    source: providerKey(need.address),
+    version: need.constraint,
+    calledFrom: need.calledFrom!,
+    reason: 'no-providers-service',
+    message: 'the upstream serves no providers (its discovery names no providers.v1): sync them from a provider registry with another --from',
+  });
+  return true;
 }
 
 interface StoreContext {

@@ -62,8 +62,11 @@ export interface NotMirrored {
   /** The call's version constraint as written. */
   version: string;
   calledFrom: string;
-  /** local: a path in the caller's own files; git, url, other: fetched by go-getter; other-host: a registry this upstream does not stand in for. */
-  reason: 'local' | 'git' | 'url' | 'other' | 'other-host';
+  /**
+   * local: a path in the caller's own files; git, url, other: fetched by go-getter; other-host: a registry this
+   * upstream does not stand in for; no-providers-service: a provider, from an upstream serving modules only.
+   */
+  reason: 'local' | 'git' | 'url' | 'other' | 'other-host' | 'no-providers-service';
   message: string;
 }
 

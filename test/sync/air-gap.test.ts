@@ -107,3 +107,17 @@ it('inside: bundle, unbundle and serve; the Go client installs every module of t
     expectSameFiles(installed, join(upstreamDir, 'mods', source.split('/').slice(1).join('/'), version));
   }
 });
+
+it('from an upstream serving modules only, the providers modules require are reported, not failed', async () => {
+  const r = await runCli(['sync', '--from', modules.url, '--for', 'infra', '--into', 'modules-only', '--providers-into', 'providers-none', '--json'], outside);
+  expect(r.code).toBe(0);
+  const report = JSON.parse(r.stdout).upstreams[0];
+  expect(report.fetched.map((f: { module: string }) => f.module).sort()).toEqual(['acme/app/null', 'acme/base/null', 'acme/net/null']);
+  expect(report.notMirrored.filter((n: { reason: string }) => n.reason === 'no-providers-service').map((n: { source: string }) => n.source).sort()).toEqual([
+    'registry.terraform.io/acme/gadget',
+    'registry.terraform.io/acme/widget',
+  ]);
+  const named = await runCli(['sync', '--from', modules.url, '--provider', 'acme/widget', '--providers-into', 'providers-none'], outside);
+  expect(named.code).toBe(1);
+  expect(named.stderr).toMatch(/names no "providers\.v1" service, so http:\/\/127\.0\.0\.1:\d+\/ serves no providers/);
+});
