@@ -20,6 +20,7 @@ import { cleanupTempDirs, log } from './util.mjs';
 
 const BENCHMARKS = [
   { name: 'build', run: async (opts) => (await import('./build.mjs')).benchBuild(opts) },
+  { name: 'build-providers', run: async (opts) => (await import('./providers.mjs')).benchProviderBuild(opts) },
   { name: 'build-memory', run: async (opts) => (await import('./build.mjs')).benchBuildMemory(opts) },
   { name: 'serve', run: async (opts) => (await import('./serve/throughput.mjs')).benchServe(opts) },
   {
@@ -28,6 +29,14 @@ const BENCHMARKS = [
     run: async (opts) => {
       const serve = await import('./serve/throughput.mjs');
       return serve.benchServe({ ...opts, endpoints: serve.MANAGEMENT_ENDPOINTS });
+    },
+  },
+  {
+    name: 'serve-private',
+    onlyWhenNamed: true, // the registry rows public and private side by side (also in `serve`)
+    run: async (opts) => {
+      const serve = await import('./serve/throughput.mjs');
+      return serve.benchServe({ ...opts, endpoints: ['versions', 'detail', 'list0', 'search', ...serve.PRIVATE_ENDPOINTS] });
     },
   },
   { name: 'serve-memory', run: async (opts) => (await import('./serve/memory.mjs')).benchServeMemory(opts) },

@@ -9,10 +9,13 @@ import { availableParallelism } from 'node:os';
 import { OUTPUT_FORMAT } from './cache.js';
 import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
+import { readDeprecations } from './deprecations.js';
 import { readManifest } from './emit/existing.js';
 import { emitModule, groupBy } from './emit/index.js';
 import { emitReadmes } from './browse/index.js';
-import type { ForcedReplacement, Manifest, ModuleRecord } from './manifest.js';
+import { providerArchivesOf, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
+import { emitProviders } from './providers/emit.js';
+import { scanProviders, type ProviderPackage, type ProviderScan } from './providers/scan.js';
 import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
 import { buildVersion, createVersionCaches } from './build-version.js';
@@ -29,6 +32,10 @@ export interface BuildResult {
   modules: number;
   versions: number;
   archives: number;
+  /** Provider packages (zips) in the network mirror. */
+  providerPackages: number;
+  /** Provider zips hashed in this run (the others came from the hash cache), and their bytes. */
+  providerHashing: { zips: number; bytes: number };
   /** Versions taken from the cache rather than extracted and packed. */
   cached: number;
   /** True when the sources had not changed since the mirror was built: nothing was written. */
@@ -65,9 +72,12 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   const plan = await planBuild(config, options);
   const { warnings } = plan;
   if (plan.upToDate) {
-    const { modules, versions, report } = plan.upToDate;
+    const { modules, versions, providerPackages, report } = plan.upToDate;
     warnings.push(...report.warnings);
-    return { outDir: config.outDir, modules, versions, archives: versions, cached: versions, upToDate: true, warnings, errors: [], partial: report.partial, seconds: (performance.now() - started) / 1000 };
+    return {
+      outDir: config.outDir, modules, versions, archives: versions, providerPackages, providerHashing: plan.providerHashing, cached: versions,
+      upToDate: true, warnings, errors: [], partial: report.partial, seconds: (performance.now() - started) / 1000,
+    };
   }
 
   const errors: BuildProblem[] = [];
@@ -77,6 +87,8 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   const versionOptions = { reuse: options.clean !== true, strict: options.strict === true };
   let cacheHits = 0;
   const { total, providersByName, pendingByRepo } = plan;
+  // Deprecations live in the mirror (deprecate writes them there); a rebuild keeps them.
+  const deprecations = readDeprecations(config.outDir);
   const staged = tx.stage(async (staging) => {
     const records: ModuleRecord[] = [];
     let done = 0;
@@ -112,11 +124,12 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       const ok = built.filter((b): b is BuiltVersion => b !== undefined);
       const first = moduleVersions[0]!;
       const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
-      const record = await emitModule(staging, ok, providers, config);
+      const record = await emitModule(staging, ok, providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)] });
       await emitReadmes(staging, ok, { imageHosts: config.imageHosts });
       if (record) records.push(record);
     });
-    await writeMirrorIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: plan.forced });
+    const providers = { path: config.providersPath, entries: await emitProviders(staging, plan.providers, config.providersPath) };
+    await writeMirrorIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: plan.forced, providers, deprecations });
     const counts = { modules: records.length, count: records.reduce((n, r) => n + r.versions.length, 0) };
     // Verify reads the manifest back: the records it was written from can go first.
     records.length = 0;
@@ -130,7 +143,10 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   // A failed version must be tried again next time, so a build with errors records no fingerprint.
   await recordBuild(config.cacheDir, config.outDir, errors.length === 0 ? plan.fingerprint : undefined, report);
   warnings.push(...report.warnings);
-  return { outDir: config.outDir, modules, versions: count, archives: count, cached: cacheHits, upToDate: false, warnings, errors, partial, seconds: (performance.now() - started) / 1000 };
+  return {
+    outDir: config.outDir, modules, versions: count, archives: count, providerPackages: plan.providers.length, providerHashing: plan.providerHashing, cached: cacheHits,
+    upToDate: false, warnings, errors, partial, seconds: (performance.now() - started) / 1000,
+  };
 }
 
 /**
@@ -140,11 +156,13 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
  * manifest outlives it.
  */
 type BuildPlan =
-  /** The mirror already matches its sources: its module and version counts. */
-  | { warnings: string[]; upToDate: { modules: number; versions: number; report: BuildReport } }
+  /** The mirror already matches its sources: its module, version and provider package counts. */
+  | { warnings: string[]; providerHashing: ProviderHashing; upToDate: { modules: number; versions: number; providerPackages: number; report: BuildReport } }
   | {
       warnings: string[];
+      providerHashing: ProviderHashing;
       upToDate?: undefined;
+      providers: ProviderPackage[];
       fingerprint: string;
       total: number;
       modules: Map<string, VersionSource[]>;
@@ -154,19 +172,27 @@ type BuildPlan =
       forced: ForcedReplacement[] | undefined;
     };
 
+type ProviderHashing = BuildResult['providerHashing'];
+
 async function planBuild(config: ResolvedConfig, options: BuildOptions): Promise<BuildPlan> {
   const { versions, warnings } = await scan(config);
+  // Every provider zip is checked (hashed, or its hashes taken from the cache by file stamp) before anything is written.
+  const providers = await scanProviders(config.providerFolders, config.cacheDir, { reuse: options.clean !== true });
+  const providerHashing = { zips: providers.hashed, bytes: providers.bytesHashed };
   const previous = readManifest(config.outDir);
-  const fingerprint = fingerprintOf(config, versions);
+  const fingerprint = fingerprintOf(config, versions, providers);
   const report = options.clean || !previous ? undefined : upToDateReport(config.cacheDir, config.outDir, fingerprint);
   // A strict build leaves out what the last (lenient) build mirrored partly: that is work to do.
   if (previous && report && !(options.strict && report.partial.length > 0)) {
     const modules = Object.values(previous.modules);
-    return { warnings, upToDate: { modules: modules.length, versions: modules.reduce((n, m) => n + m.versions.length, 0), report } };
+    const upToDate = { modules: modules.length, versions: modules.reduce((n, m) => n + m.versions.length, 0), providerPackages: providerArchivesOf(previous).size, report };
+    return { warnings, providerHashing, upToDate };
   }
   warnAboutDropped(previous, versions, warnings);
   return {
     warnings,
+    providerHashing,
+    providers: providers.packages,
     fingerprint,
     total: versions.length,
     modules: groupBy(versions, (v) => addressKey(v.address)),
@@ -183,12 +209,13 @@ function countByRepository(versions: VersionSource[]): Map<string, number> {
 }
 
 /** Everything the output depends on: modmirror, the base URL, each version's files and metadata. */
-function fingerprintOf(config: ResolvedConfig, versions: VersionSource[]): string {
-  const hash = createHash('sha256').update(`${GENERATOR}\n${OUTPUT_FORMAT}\n${config.baseUrl}\n${config.imageHosts.join(' ')}\n`);
+function fingerprintOf(config: ResolvedConfig, versions: VersionSource[], providers: ProviderScan): string {
+  const hash = createHash('sha256').update(`${GENERATOR}\n${OUTPUT_FORMAT}\n${config.baseUrl}\n${config.imageHosts.join(' ')}\n${config.providersPath}\n`);
   for (const v of versions) {
     hash.update(JSON.stringify([addressKey(v.address), v.version, v.tag, v.publishedAt.toISOString(), v.fingerprint, v.meta]));
     hash.update('\n');
   }
+  for (const p of providers.packages) hash.update(`${JSON.stringify([p.address, p.version, p.platform, p.file, p.sha256, p.h1])}\n`);
   return hash.digest('hex');
 }
 

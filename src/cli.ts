@@ -43,7 +43,8 @@ const COMMANDS: Record<string, Command> = {
   },
   serve: {
     summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
-    usage: `modmirror serve [--dir dist] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--quiet]
+    usage: `modmirror serve [--dir dist] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR]
+                [--access public|private] [--archive-url-ttl SECONDS] [--quiet]
 
   --dir DIR        the built mirror (default: dist)
   --host HOST      address to listen on (default: 127.0.0.1)
@@ -52,7 +53,11 @@ const COMMANDS: Record<string, Command> = {
   --tls-key FILE   PEM private key for --tls-cert
   --base-url URL   URL clients use to reach this server; discovery answers with it
   --data DIR       folder for download counts and management data (default: data)
-  --quiet          no per-request log lines`,
+  --access MODE    public: anyone reads the registry (default); private: every registry request needs a
+                   token the management data knows, and each caller sees its organizations' modules
+                   and those shared with them (default: the config's "access", else public)
+  --archive-url-ttl SECONDS  private: how long a signed archive URL stays valid (default: 900)
+  --quiet          no per-request log lines (refused requests are still logged)`,
     options: {
       dir: { type: 'string' },
       host: { type: 'string' },
@@ -61,9 +66,35 @@ const COMMANDS: Record<string, Command> = {
       'tls-key': { type: 'string' },
       'base-url': { type: 'string' },
       data: { type: 'string' },
+      access: { type: 'string' },
+      'archive-url-ttl': { type: 'string' },
+      config: { type: 'string' },
       quiet: { type: 'boolean' },
     },
     run: async (values) => (await import('./commands/serve.js')).runServe(values),
+  },
+  deprecate: {
+    summary: 'Mark a published version deprecated (with a reason and a link), or lift that with --undo',
+    usage: `modmirror deprecate NAMESPACE/NAME/PROVIDER VERSION (--reason TEXT [--link URL] | --undo) [--out DIR] [--config FILE]
+
+  --reason TEXT   why, shown by the browse page and in the versions and detail documents
+  --link URL      where to read more (http or https)
+  --undo          the version is no longer deprecated
+  --out DIR       the mirror (default: the config's "out", else ./dist)
+
+  Kept in the mirror's deprecations.json: build, publish, bundle and unbundle carry it.`,
+    options: { reason: { type: 'string' }, link: { type: 'string' }, undo: { type: 'boolean' }, out: { type: 'string' }, config: { type: 'string' } },
+    positionals: { names: ['NAMESPACE/NAME/PROVIDER', 'VERSION'], required: 2 },
+    run: async (values, positionals) => (await import('./commands/deprecate.js')).runDeprecate(values, positionals),
+  },
+  'signing-key': {
+    summary: "Private registry: replace the key that signs archive URLs (every URL signed before stops working)",
+    usage: `modmirror signing-key rotate [--data DIR]
+
+  --data DIR   the data folder serve uses (default: data); a running server takes the new key within a second`,
+    options: { data: { type: 'string' } },
+    positionals: { names: ['rotate'], required: 1 },
+    run: async (values, positionals) => (await import('./commands/signing-key.js')).runSigningKey(values, positionals),
   },
   publish: {
     summary: 'Add one version to an existing mirror, atomically; refuses to change a published version',
@@ -149,11 +180,14 @@ const COMMANDS: Record<string, Command> = {
   },
   verify: {
     summary: 'Check that a mirror agrees with itself and its archives match the manifest',
-    usage: `modmirror verify [DIR] [--json]
+    usage: `modmirror verify [DIR] [--complete] [--config FILE] [--json]
 
-  DIR      the mirror (default: dist)
-  --json   print {"ok", "problems": [{"path", "message"}]}`,
-    options: { json: { type: 'boolean' } },
+  DIR         the mirror (default: dist)
+  --complete  also report module versions whose required providers the mirror lacks
+              for one of the config's platforms (default linux_amd64)
+  --config    the config file naming the platforms (default: mirror.config.yaml when present)
+  --json      print {"ok", "problems": [{"path", "message"}]}`,
+    options: { json: { type: 'boolean' }, complete: { type: 'boolean' }, config: { type: 'string' } },
     positionals: { names: ['DIR'], required: 0 },
     run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },

@@ -28,6 +28,8 @@ export interface UserConfig {
   providers?: UserProviderFolder[];
   platforms?: string[];
   providersPath?: string;
+  /** Who may read the registry `modmirror serve` answers: anyone (public), or token holders (private). */
+  access?: Access;
 }
 
 /** A provider folder: the `terraform providers mirror` layout, or (with `namespace`) a folder of release zips. */
@@ -36,6 +38,9 @@ export interface UserProviderFolder {
   hostname?: string;
   namespace?: string;
 }
+
+export type Access = 'public' | 'private';
+export const ACCESS_MODES: Access[] = ['public', 'private'];
 
 export type UserSource =
   | { folder: string }
@@ -89,6 +94,7 @@ export interface ResolvedConfig {
   platforms: string[];
   /** The network mirror's folder in the mirror's tree, relative, no leading or trailing slash. */
   providersPath: string;
+  access: Access;
 }
 
 export interface ConfigOverrides {
@@ -98,7 +104,7 @@ export interface ConfigOverrides {
   baseUrl?: string;
 }
 
-const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync', 'providers', 'platforms', 'providersPath'];
+const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync', 'providers', 'platforms', 'providersPath', 'access'];
 const PROVIDER_FOLDER_KEYS = ['folder', 'hostname', 'namespace'];
 const META_KEYS = ['owner', 'description', 'source', 'verified'];
 const GIT_KEYS = ['git', 'namespace', 'name', 'provider', 'path', 'tagPrefix', 'tagPattern', ...META_KEYS];
@@ -157,6 +163,7 @@ export function resolveMirrorConfig(overrides: Omit<ConfigOverrides, 'modules'>,
     providerFolders: [],
     platforms: [...DEFAULT_PLATFORMS],
     providersPath: DEFAULT_PROVIDERS_PATH,
+    access: 'public',
   };
 }
 
@@ -194,6 +201,7 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
     providerFolders: (user.providers ?? []).map((p) => resolveProviderFolder(p, base)),
     platforms: user.platforms ?? [...DEFAULT_PLATFORMS],
     providersPath: (user.providersPath ?? DEFAULT_PROVIDERS_PATH).replace(/^\/+|\/+$/g, ''),
+    access: user.access ?? 'public',
   };
   if (options.sourcesMustExist !== false) checkResolved(resolved, describe);
   return resolved;
@@ -342,6 +350,7 @@ function validateUserConfig(value: unknown): Problem[] {
       }
     });
   }
+  if ('access' in config) expect(ACCESS_MODES.includes(config['access'] as Access), ['access'], `expected public or private, got ${show(config['access'])}`);
   if ('browse' in config && expect(isRecord(config['browse']), ['browse'], 'expected a mapping with imageHosts')) {
     const browse = config['browse'] as Record<string, unknown>;
     unknownKeys(browse, ['imageHosts'], ['browse']);

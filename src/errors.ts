@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'HCL_SYNTAX'
   | 'VERSION_READ_FAILED'
   | 'VERSION_INVALID'
+  /** A provider folder's zip, hash or SHA256SUMS does not check out: the build refuses it. */
+  | 'PROVIDER_INVALID'
   | 'BUILD_FAILED'
   | 'VERSION_CONFLICT'
   | 'DATA_INVALID'

@@ -26,12 +26,49 @@ export interface ForcedReplacement {
   at: string;
 }
 
-/** `manifest.json`: every version with its archive's digest; what verify and publish read back. */
+/** One provider package (zip) of the network mirror. */
+export interface ProviderArchive {
+  /** os_arch, as the network mirror keys archives. */
+  platform: string;
+  /** The zip's path in the mirror. */
+  archive: string;
+  sha256: string;
+  size: number;
+  /** ["h1:...", "zh:..."]: what VERSION.json lists and lock files hold. */
+  hashes: string[];
+}
+
+export interface ProviderVersion {
+  version: string;
+  /** In platform order. */
+  archives: ProviderArchive[];
+}
+
+/** Providers by `HOSTNAME/NAMESPACE/TYPE`, in key order; versions newest first. */
+export type ProvidersManifest = Record<string, { versions: ProviderVersion[] }>;
+
+/**
+ * `manifest.json`: every version with its archive's digest; what verify and
+ * publish read back. `providers` and `providers_path` came with the provider
+ * network mirror: a manifest without them (an older mirror) has no providers.
+ */
 export interface Manifest {
   format: number;
   generator: string;
   forced?: ForcedReplacement[];
   modules: Record<string, { versions: ManifestVersion[] }>;
+  /** The network mirror's folder in the tree (set when there are providers). */
+  providers_path?: string;
+  providers?: ProvidersManifest;
+}
+
+/** Every provider archive of a manifest, keyed `HOSTNAME/NAMESPACE/TYPE@VERSION:PLATFORM`. */
+export function providerArchivesOf(manifest: Pick<Manifest, 'providers'>): Map<string, ProviderArchive> {
+  const archives = new Map<string, ProviderArchive>();
+  for (const [key, entry] of Object.entries(manifest.providers ?? {})) {
+    for (const v of entry.versions) for (const a of v.archives) archives.set(`${key}@${v.version}:${a.platform}`, a);
+  }
+  return archives;
 }
 
 /**

@@ -5,6 +5,7 @@
 // different content for a published version is refused unless forced.
 
 import { buildVersion, createVersionCaches, type VersionBuild } from './build-version.js';
+import { readDeprecations, type Deprecations } from './deprecations.js';
 import { MirrorError } from './errors.js';
 import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
 import { emitModule } from './emit/index.js';
@@ -12,6 +13,7 @@ import { emitReadmes, readRenderedReadmes } from './browse/index.js';
 import type { ForcedReplacement, Manifest, ModuleRecord } from './manifest.js';
 import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
+import { DEFAULT_PROVIDERS_PATH } from './protocol/providers.js';
 import type { Staging } from './emit/staging.js';
 import { problemLines, withMirrorWrite, type MirrorWrite, type MirrorWriteOptions } from './transaction.js';
 import type { BuiltVersion, VersionSource } from './types.js';
@@ -98,10 +100,13 @@ async function publishLocked(tx: MirrorWrite, source: VersionSource, options: Pu
   // A dry run's staging records the files that would change; a real one changes them and reports none.
   const changed = await tx.stage(async (staging) => {
     const baseUrl = readBaseUrl(options.outDir) ?? options.baseUrl;
+    const deprecations = readDeprecations(options.outDir);
     await staging.write(archiveFile(source.address, source.version), archive.data);
-    const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, imageHosts: options.imageHosts });
+    const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, imageHosts: options.imageHosts, deprecations });
     const records = mergeRecords(Object.keys(manifest.modules).length > 0 ? readRecords(options.outDir, manifest) : [], rewritten);
-    await writeMirrorIndexes(staging, records, { baseUrl, imageHosts: options.imageHosts, generator: GENERATOR, forced, only: { namespace: source.address.namespace, name: source.address.name } });
+    // The provider files are in the staging copy as they were; the manifest keeps listing them.
+    const providers = manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
+    await writeMirrorIndexes(staging, records, { baseUrl, imageHosts: options.imageHosts, generator: GENERATOR, forced, deprecations, only: { namespace: source.address.namespace, name: source.address.name }, providers });
     check.modules = rewritten.map((r) => addressKey(r.address));
     return staging.changed ?? [];
   });
@@ -114,7 +119,13 @@ async function publishLocked(tx: MirrorWrite, source: VersionSource, options: Pu
  * The module gets the new version; modules of the same namespace/name for
  * other providers are rewritten too, since their details list the providers.
  */
-async function emitAffected(staging: Staging, outDir: string, manifest: Manifest, built: BuiltVersion, options: { baseUrl: string; imageHosts: string[] }): Promise<ModuleRecord[]> {
+async function emitAffected(
+  staging: Staging,
+  outDir: string,
+  manifest: Manifest,
+  built: BuiltVersion,
+  options: { baseUrl: string; imageHosts: string[]; deprecations: Deprecations },
+): Promise<ModuleRecord[]> {
   const { namespace, name, provider } = built.source.address;
   const siblings = Object.keys(manifest.modules)
     .map((k) => k.split('/'))
@@ -132,7 +143,7 @@ async function emitAffected(staging: Staging, outDir: string, manifest: Manifest
     }
     // Only the new version's READMEs are rendered (the rest are in the tree), reusing the newest other version's where the text is the same.
     const previous = versions.find((v) => v !== built);
-    const record = await emitModule(staging, versions, providers, options);
+    const record = await emitModule(staging, versions, providers, { baseUrl: options.baseUrl, deprecations: options.deprecations[addressKey(address)] });
     if (p === provider) {
       await emitReadmes(staging, [built], { imageHosts: options.imageHosts, rendered: previous ? readRenderedReadmes(outDir, previous) : undefined });
     }

@@ -149,3 +149,9 @@ export interface PartialVersion {
   /** `file:line:column: message` for each file no parser could read. */
   problems: string[];
 }
+
+/** A deprecated version's reason and optional link to read more, as HCP Terraform gives them. */
+export interface Deprecation {
+  reason: string;
+  link: string | null;
+}

@@ -29,6 +29,7 @@ import {
 } from './protocol/paths.js';
 import { versionsIndexOf, type VersionsIndex } from './emit/versions-index.js';
 import type { ModuleAddress } from './types.js';
+import { verifyProviders } from './providers/verify.js';
 
 export interface Problem {
   path: string;
@@ -94,6 +95,7 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
   }
   await verifyIndexes(manifest, keys, { json, problem });
   if (options.modules === undefined) {
+    await verifyProviders(manifest, { dir, json: (rel) => json(rel), problem, hashArchives: options.hashArchives ?? true });
     const isVersionFile = versionFileCheck(manifest);
     await verifyEveryJsonFile(dir, (path) => checked.has(path) || isVersionFile(path), problem);
   }
@@ -282,7 +284,7 @@ async function verifyEveryJsonFile(dir: string, checked: (path: string) => boole
     for await (const entry of await opendir(join(dir, rel))) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile() && !/\.(tar\.gz|html|js|css)$/.test(entry.name) && entry.name !== '_headers' && !checked(path)) {
+      else if (entry.isFile() && !/\.(tar\.gz|zip|html|js|css)$/.test(entry.name) && entry.name !== '_headers' && !checked(path)) {
         try {
           JSON.parse(await readFile(join(dir, path), 'utf8'));
         } catch (error) {

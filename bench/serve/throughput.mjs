@@ -25,6 +25,8 @@ const require = createRequire(import.meta.url);
 
 /** Keys of the management API endpoints, for benchServe({ endpoints }). */
 export const MANAGEMENT_ENDPOINTS = ['adminOrganizations', 'accountDetails'];
+/** Keys of the rows against `serve --access private` (a second server over the same mirror and data), for benchServe({ endpoints }). */
+export const PRIVATE_ENDPOINTS = ['privateVersions', 'privateDetail', 'privateList0', 'privateSearch'];
 
 /**
  * @param {{ quick?: boolean, runs?: number, endpoints?: string[] }} options  `endpoints`: keys of the endpoints to load (default all)
@@ -89,16 +91,28 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         target: API_TARGET,
         check: (doc) => doc.data?.attributes?.username === 'alice',
       },
-    ].filter((e) => only === undefined || only.includes(e.key));
+    ];
+    // Private mode: the same requests with a site administrator's token (who reads every module, so the answers are
+    // the public ones, byte for byte), through the token lookup, the per-caller view and the per-caller caches.
+    for (const key of ['versions', 'detail', 'list0', 'search']) {
+      const e = endpoints.find((x) => x.key === key);
+      endpoints.push({ ...e, key: `private${key[0].toUpperCase()}${key.slice(1)}`, label: `private: ${e.label}`, headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, private: true });
+    }
+    endpoints.splice(0, endpoints.length, ...endpoints.filter((e) => only === undefined || only.includes(e.key)));
     if (endpoints.length === 0) throw new Error(`serve: no endpoint named ${only.join(', ')}`);
 
     // 2. the servers: modmirror, then the ceiling with the same bytes, then plain sirv
     const mm = await startProcess([CLI, 'serve', '--dir', out, '--host', HOST, '--port', '0', '--quiet', '--data', join(tmp, 'data')], 'modmirror serve');
     servers.push(mm);
     const idle = procMemoryMB(mm.pid);
+    const mmPrivate = endpoints.some((e) => e.private)
+      ? await startProcess([CLI, 'serve', '--dir', out, '--host', HOST, '--port', '0', '--quiet', '--data', join(tmp, 'data'), '--access', 'private'], 'modmirror serve --access private')
+      : undefined;
+    if (mmPrivate) servers.push(mmPrivate);
+    const serverOf = (e) => (e.private ? mmPrivate : mm);
     const routes = {};
     for (const e of endpoints) {
-      const res = await get(mm.url + e.path, { headers: e.headers });
+      const res = await get(serverOf(e).url + e.path, { headers: e.headers });
       if (res.status !== 200) throw new Error(`serve: ${e.path} answered ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`);
       e.bytes = res.body.length;
       e.type = res.headers['content-type'];
@@ -143,7 +157,7 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
     started = performance.now();
     for (const e of endpoints) {
       const targets = [
-        ['modmirror', mm, e.path],
+        ['modmirror', serverOf(e), e.path],
         ['ceiling', ceiling, e.path],
         ...(e.file && !quick ? [['sirv', plain, `/${e.file}`]] : []),
       ];

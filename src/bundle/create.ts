@@ -18,7 +18,7 @@ import type { Manifest } from '../manifest.js';
 import { ARCHIVE_MTIME } from '../pack.js';
 import { problemLines, withMirrorRead } from '../transaction.js';
 import { GENERATOR } from '../version.js';
-import { BUNDLE_FORMAT, BUNDLE_MANIFEST, versionsOf, type BundleFile, type BundleManifest } from './format.js';
+import { archivesOf, BUNDLE_FORMAT, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest } from './format.js';
 
 export interface BundleOptions {
   dir: string;
@@ -33,7 +33,9 @@ export interface BundleResult {
   bytes: number;
   /** Versions whose archives the bundle carries. */
   versions: number;
-  /** Versions left out because the base has them. */
+  /** Provider packages (zips) the bundle carries. */
+  providerPackages: number;
+  /** Versions and provider packages left out because the base has them. */
   skipped: number;
   sha256: string;
 }
@@ -59,7 +61,7 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
       }),
     );
     const base = options.since === undefined ? undefined : readBase(resolve(options.since));
-    const { files, carried, skipped } = await selectFiles(dir, manifest, base?.manifest);
+    const { files, carried, carriedProviders, skipped } = await selectFiles(dir, manifest, base?.manifest);
     const described: BundleFile[] = [];
     // One file at a time: a mirror can hold more files than a process may open.
     for (const rel of files) described.push(await describe(dir, rel));
@@ -71,7 +73,7 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     };
     await writeBundle(dir, out, bundleManifest);
     const bytes = (await stat(out)).size;
-    return { out, files: files.length, bytes, versions: carried, skipped, sha256: await sha256Of(out) };
+    return { out, files: files.length, bytes, versions: carried, providerPackages: carriedProviders, skipped, sha256: await sha256Of(out) };
   });
 }
 
@@ -91,20 +93,22 @@ function readBase(file: string): { manifest: Manifest; sha256: string } {
   }
 }
 
-/** Every file of the mirror, sorted, less the archives the base already has with the same sha256. */
-async function selectFiles(dir: string, manifest: Manifest, base: Manifest | undefined): Promise<{ files: string[]; carried: number; skipped: number }> {
+/** Every file of the mirror, sorted, less the archives (module and provider) the base already has with the same sha256. */
+async function selectFiles(dir: string, manifest: Manifest, base: Manifest | undefined): Promise<{ files: string[]; carried: number; carriedProviders: number; skipped: number }> {
   const all = (await readdir(dir, { recursive: true, withFileTypes: true }))
     .filter((e) => e.isFile())
     .map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join('/'))
     .sort();
-  const baseVersions = base ? versionsOf(base) : new Map<string, { sha256: string }>();
+  const baseArchives = base ? archivesOf(base) : new Map<string, { sha256: string }>();
   const leaveOut = new Set<string>();
   let carried = 0;
-  for (const [key, v] of versionsOf(manifest)) {
-    if (baseVersions.get(key)?.sha256 === v.sha256) leaveOut.add(v.archive);
+  let carriedProviders = 0;
+  for (const [key, v] of archivesOf(manifest)) {
+    if (baseArchives.get(key)?.sha256 === v.sha256) leaveOut.add(v.archive);
+    else if (key.startsWith(PROVIDER_ARCHIVE_PREFIX)) carriedProviders++;
     else carried++;
   }
-  return { files: all.filter((f) => !leaveOut.has(f)), carried, skipped: leaveOut.size };
+  return { files: all.filter((f) => !leaveOut.has(f)), carried, carriedProviders, skipped: leaveOut.size };
 }
 
 async function describe(dir: string, rel: string): Promise<BundleFile> {

@@ -5,7 +5,7 @@
 // servable tree.
 
 import { MirrorError } from '../errors.js';
-import type { Manifest } from '../manifest.js';
+import { providerArchivesOf, type Manifest } from '../manifest.js';
 
 export const BUNDLE_MANIFEST = 'modmirror-bundle.json';
 export const BUNDLE_FORMAT = 1;
@@ -32,6 +32,21 @@ export function versionsOf(manifest: Manifest): Map<string, { sha256: string; ar
     for (const v of entry.versions) versions.set(`${key}@${v.version}`, { sha256: v.sha256, archive: v.archive });
   }
   return versions;
+}
+
+/** Provider packages are keyed apart from module versions (no module address holds a ":"). */
+export const PROVIDER_ARCHIVE_PREFIX = 'provider:';
+
+/**
+ * Every archive a mirror manifest lists, each with its sha256 and path: module
+ * versions (`ns/name/provider@version`) and provider packages
+ * (`provider:HOSTNAME/NAMESPACE/TYPE@VERSION:OS_ARCH`), so bundle and
+ * unbundle treat both alike: immutable, carried once, left out when the base has them.
+ */
+export function archivesOf(manifest: Manifest): Map<string, { sha256: string; archive: string }> {
+  const archives = versionsOf(manifest);
+  for (const [key, a] of providerArchivesOf(manifest)) archives.set(`${PROVIDER_ARCHIVE_PREFIX}${key}`, { sha256: a.sha256, archive: a.archive });
+  return archives;
 }
 
 /**

@@ -14,7 +14,7 @@ import { MirrorError } from '../errors.js';
 import { readManifest } from '../emit/existing.js';
 import type { Manifest } from '../manifest.js';
 import { problemLines, withMirrorWrite, type MirrorWriteOptions } from '../transaction.js';
-import { BUNDLE_MANIFEST, versionsOf, type BundleManifest } from './format.js';
+import { archivesOf, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleManifest } from './format.js';
 import { verifyBundle, walkBundle, type VerifiedBundle } from './read.js';
 
 export interface UnbundleOptions {
@@ -27,6 +27,8 @@ export interface UnbundleResult {
   files: number;
   /** Versions the mirror did not have. */
   added: number;
+  /** Provider packages the mirror did not have. */
+  addedProviderPackages: number;
   /** Versions replaced by a `publish --force` recorded in the bundle's manifest. */
   replaced: number;
   versions: number;
@@ -54,7 +56,7 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
       await removeEmptyFolders(staging.root);
     });
     const versions = versionsOf(bundle.mirrorManifest);
-    return { outDir, files: bundle.manifest.files.length, added: plan.added, replaced: plan.replaced, versions: versions.size, modules: Object.keys(bundle.mirrorManifest.modules).length };
+    return { outDir, files: bundle.manifest.files.length, added: plan.added, addedProviderPackages: plan.addedProviders, replaced: plan.replaced, versions: versions.size, modules: Object.keys(bundle.mirrorManifest.modules).length };
   });
 }
 
@@ -62,13 +64,15 @@ interface MergePlan {
   /** Files of the current mirror to keep: archives the bundle relies on but does not carry. */
   keep: Set<string>;
   added: number;
+  addedProviders: number;
   replaced: number;
 }
 
 /** The checks that protect the receiving mirror; every refusal leaves it untouched and says why. */
 function planMerge(inside: Manifest | undefined, bundle: VerifiedBundle, file: string, outDir: string): MergePlan {
-  const next = versionsOf(bundle.mirrorManifest);
-  const have = inside ? versionsOf(inside) : new Map<string, { sha256: string; archive: string }>();
+  // Module versions and provider packages alike: none may be lost or changed, each is carried or kept.
+  const next = archivesOf(bundle.mirrorManifest);
+  const have = inside ? archivesOf(inside) : new Map<string, { sha256: string; archive: string }>();
   const carried = new Set(bundle.manifest.files.map((f) => f.path));
   const list = (keys: string[]) => `${keys.slice(0, 10).join(', ')}${keys.length > 10 ? `, ... (${keys.length})` : ''}`;
 
@@ -98,7 +102,9 @@ function planMerge(inside: Manifest | undefined, bundle: VerifiedBundle, file: s
       hint: "Make the bundle --since this mirror's own manifest.json, or a full bundle without --since.",
     });
   }
-  return { keep, added: [...next.keys()].filter((key) => !have.has(key)).length, replaced: changed.length };
+  const added = [...next.keys()].filter((key) => !have.has(key));
+  const addedProviders = added.filter((key) => key.startsWith(PROVIDER_ARCHIVE_PREFIX)).length;
+  return { keep, added: added.length - addedProviders, addedProviders, replaced: changed.length };
 }
 
 function baseNote(manifest: BundleManifest): string {

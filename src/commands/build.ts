@@ -34,6 +34,8 @@ function summaryOf(r: BuildResult) {
     modules: r.modules,
     versions: r.versions,
     archives: r.archives,
+    providerPackages: r.providerPackages,
+    providerHashing: r.providerHashing,
     cached: r.cached,
     upToDate: r.upToDate,
     warnings: r.warnings,
@@ -50,8 +52,9 @@ function printHuman(r: BuildResult): void {
   }
   for (const e of r.errors) console.error(`error: ${e.message}`);
   const out = relative(process.cwd(), r.outDir) || '.';
-  if (r.upToDate) console.log(`${out}/ is up to date: ${r.modules} modules, ${r.versions} versions (checked in ${r.seconds.toFixed(2)} s).`);
-  else console.log(`Built ${r.modules} modules, ${r.versions} versions (${r.cached} from the cache) into ${out}/ in ${r.seconds.toFixed(2)} s.`);
+  const providers = r.providerPackages > 0 ? `, ${r.providerPackages} provider packages` : '';
+  if (r.upToDate) console.log(`${out}/ is up to date: ${r.modules} modules, ${r.versions} versions${providers} (checked in ${r.seconds.toFixed(2)} s).`);
+  else console.log(`Built ${r.modules} modules, ${r.versions} versions (${r.cached} from the cache)${providers} into ${out}/ in ${r.seconds.toFixed(2)} s.`);
   if (r.partial.length > 0) console.error(`${r.partial.length} version(s) mirrored with partial documentation; build --strict leaves them out and fails.`);
   if (r.errors.length > 0) console.error(`${r.errors.length} version(s) failed and were left out; see the errors above.`);
 }

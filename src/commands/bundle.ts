@@ -8,7 +8,8 @@ export async function runBundle(values: Values): Promise<number> {
   if (out === undefined) throw usageError('bundle', 'Name the bundle to write with --out FILE.tar.gz.');
   const dir = resolveMirrorConfig({ out: stringFlag(values, 'dir') }).outDir;
   const result = await createBundle({ dir, out, since: stringFlag(values, 'since') });
-  const what = result.skipped > 0 ? `${result.versions} new or changed version(s); ${result.skipped} left out that the base has` : `${result.versions} version(s)`;
+  const providers = result.providerPackages > 0 ? `, ${result.providerPackages} provider package(s)` : '';
+  const what = result.skipped > 0 ? `${result.versions} new or changed version(s)${providers}; ${result.skipped} archive(s) left out that the base has` : `${result.versions} version(s)${providers}`;
   console.log(`Wrote ${relative(process.cwd(), result.out) || result.out}: ${result.files} files, ${what}, ${formatBytes(result.bytes)}.`);
   // Printed so the copy on the other side can be checked before unbundling.
   console.log(`sha256 ${result.sha256}`);

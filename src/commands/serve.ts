@@ -1,5 +1,5 @@
 import { relative, resolve } from 'node:path';
-import { baseUrlFlag, resolveMirrorConfig } from '../config.js';
+import { ACCESS_MODES, baseUrlFlag, resolveMirrorConfig, type Access } from '../config.js';
 import { MirrorError } from '../errors.js';
 import { startServer } from '../serve/index.js';
 import { stringFlag, type Values } from './args.js';
@@ -17,7 +17,12 @@ export async function runServe(values: Values): Promise<number> {
   const baseUrl = baseUrlFlag(stringFlag(values, 'base-url'), 'serve');
   const quiet = values['quiet'] === true;
   // The mirror the config's `out` names, as build and publish write it, unless --dir says otherwise.
-  const { outDir: dir } = resolveMirrorConfig({ out: stringFlag(values, 'dir') });
+  const config = resolveMirrorConfig({ out: stringFlag(values, 'dir'), config: stringFlag(values, 'config') });
+  const dir = config.outDir;
+  const access = stringFlag(values, 'access') ?? config.access;
+  if (!ACCESS_MODES.includes(access as Access)) throw new MirrorError('USAGE', `Invalid --access "${access}": expected public or private.`, { hint: 'Run modmirror serve --help.' });
+  const ttl = Number(values['archive-url-ttl'] ?? 900);
+  if (!Number.isInteger(ttl) || ttl < 1) throw new MirrorError('USAGE', `Invalid --archive-url-ttl "${values['archive-url-ttl']}": expected a whole number of seconds, 1 or more.`);
   const server = await startServer({
     dir,
     host: String(values['host'] ?? '127.0.0.1'),
@@ -25,9 +30,13 @@ export async function runServe(values: Values): Promise<number> {
     dataDir: resolve(String(values['data'] ?? 'data')),
     tls: cert !== undefined && key !== undefined ? { cert, key } : undefined,
     baseUrl: baseUrl === '' ? undefined : baseUrl,
+    access: access as Access,
+    archiveUrlTtlSeconds: ttl,
     log: quiet ? undefined : (line) => console.log(line),
+    // Refusals are logged even with --quiet: they are the audit trail.
+    audit: (line) => console.log(line),
   });
-  console.log(`modmirror serving ${relative(process.cwd(), dir) || '.'} at ${server.url}`);
+  console.log(`modmirror serving ${relative(process.cwd(), dir) || '.'} at ${server.url}${access === 'private' ? ' (private: every registry request needs a token)' : ''}`);
   await new Promise<void>((done) => {
     const stop = (signal: string) => {
       if (!quiet) console.log(`${signal}: finishing open requests, then stopping`);

@@ -8,6 +8,7 @@ export async function runUnbundle(values: Values, positionals: string[] = []): P
   const result = await unbundle({ file, outDir: resolveMirrorConfig({ out: stringFlag(values, 'out') }).outDir });
   const out = relative(process.cwd(), result.outDir) || '.';
   const replaced = result.replaced > 0 ? `, ${result.replaced} replaced (recorded as forced)` : '';
-  console.log(`Unbundled ${result.files} files into ${out}/: ${result.added} new version(s)${replaced}; the mirror has ${result.versions} versions of ${result.modules} modules.`);
+  const providers = result.addedProviderPackages > 0 ? `, ${result.addedProviderPackages} new provider package(s)` : '';
+  console.log(`Unbundled ${result.files} files into ${out}/: ${result.added} new version(s)${providers}${replaced}; the mirror has ${result.versions} versions of ${result.modules} modules.`);
   return 0;
 }

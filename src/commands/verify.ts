@@ -1,11 +1,16 @@
 import { relative } from 'node:path';
+import { completenessProblems } from '../complete.js';
 import { resolveMirrorConfig } from '../config.js';
+import { readManifest } from '../emit/existing.js';
 import { verifyMirror } from '../verify.js';
-import type { Values } from './args.js';
+import { stringFlag, type Values } from './args.js';
 
 export async function runVerify(values: Values, positionals: string[] = []): Promise<number> {
-  const dir = resolveMirrorConfig({ out: positionals[0] }).outDir;
+  const config = resolveMirrorConfig({ out: positionals[0], config: stringFlag(values, 'config') });
+  const dir = config.outDir;
   const problems = await verifyMirror(dir);
+  const manifest = values['complete'] === true && problems.length === 0 ? readManifest(dir) : undefined;
+  if (manifest) problems.push(...(await completenessProblems(dir, manifest, config.platforms)));
   if (values['json'] === true) console.log(JSON.stringify({ dir, ok: problems.length === 0, problems }));
   else {
     const shown = relative(process.cwd(), dir) || '.';

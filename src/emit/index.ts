@@ -3,8 +3,9 @@
 // browse page (browse/) and the hosts' _headers (hosting/) are written beside
 // it by build and publish, from the same records.
 
+import { DEPRECATIONS_FILE, deprecationsText, type Deprecation, type Deprecations } from '../deprecations.js';
 import type { BuiltVersion } from '../types.js';
-import { MANIFEST_FORMAT, type ForcedReplacement, type Manifest, type ManifestVersion, type ModuleRecord } from '../manifest.js';
+import { MANIFEST_FORMAT, type ForcedReplacement, type Manifest, type ManifestVersion, type ModuleRecord, type ProvidersManifest } from '../manifest.js';
 import {
   discoveryDocument,
   downloadDocument,
@@ -42,6 +43,10 @@ export interface IndexOptions {
   forced?: ForcedReplacement[];
   /** Write only the listings that show this namespace/name (a publish); default all. */
   only?: { namespace: string; name: string };
+  /** The provider network mirror's folder and entries, listed in the manifest beside the modules. */
+  providers?: { path: string; entries: ProvidersManifest };
+  /** The mirror's deprecated versions, written back for the versions it holds. */
+  deprecations?: Deprecations;
 }
 
 /**
@@ -53,17 +58,17 @@ export async function emitModule(
   staging: Staging,
   versions: BuiltVersion[],
   providers: string[],
-  options: { baseUrl: string },
+  options: { baseUrl: string; deprecations?: Record<string, Deprecation> },
 ): Promise<ModuleRecord | undefined> {
-  const { baseUrl } = options;
+  const { baseUrl, deprecations = {} } = options;
   const first = versions[0];
   if (!first) return undefined;
   const address = first.source.address;
   const names = versions.map((v) => v.source.version);
   const latest = latestVersion(names)!;
-  await staging.writeJson(versionsFile(address), versionsDocument(address, versions));
+  await staging.writeJson(versionsFile(address), versionsDocument(address, versions, deprecations));
   for (const v of versions) {
-    const detail = detailDocument(v, names, providers);
+    const detail = detailDocument(v, names, providers, deprecations[v.source.version]);
     await staging.writeJson(versionDetailFile(address, v.source.version), detail);
     if (v.source.version === latest) await staging.writeJson(latestDetailFile(address), detail);
     await staging.writeJson(downloadFile(address, v.source.version), downloadDocument(address, v.source.version, baseUrl));
@@ -103,8 +108,17 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
   }
   // Compact: the server loads it once; people read the listings instead.
   await staging.write(SEARCH_INDEX_FILE, `${JSON.stringify({ modules: summaries })}\n`);
-  await staging.write(VERSIONS_INDEX_FILE, versionsIndexText(sorted.map((r) => [addressKey(r.address), r.versions.map((v) => v.version)])));
-  const head = { format: MANIFEST_FORMAT, generator: options.generator, ...(options.forced?.length ? { forced: options.forced } : {}) };
+  const versionsByModule = sorted.map((r): [string, string[]] => [addressKey(r.address), r.versions.map((v) => v.version)]);
+  await staging.write(VERSIONS_INDEX_FILE, versionsIndexText(versionsByModule));
+  await staging.write(DEPRECATIONS_FILE, deprecationsText(options.deprecations ?? {}, versionsByModule));
+  const providers = options.providers && Object.keys(options.providers.entries).length > 0 ? options.providers : undefined;
+  const head = {
+    format: MANIFEST_FORMAT,
+    generator: options.generator,
+    ...(options.forced?.length ? { forced: options.forced } : {}),
+    // Beside modules, and optional: a manifest without them (an older mirror) still reads as one without providers.
+    ...(providers ? { providers_path: providers.path, providers: providers.entries } : {}),
+  };
   await staging.writeChunks(MANIFEST_FILE, manifestChunks(head, sorted.map((r) => [addressKey(r.address), manifestVersions(r)])));
 }
 

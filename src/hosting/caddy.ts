@@ -3,7 +3,7 @@
 // index.json, the download headers derived from the path by one rule, cache
 // lifetimes, CORS, and JSON errors for what needs `modmirror serve`.
 
-import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE } from '../protocol/headers.js';
+import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE, PROVIDER_ZIP_TYPE } from '../protocol/headers.js';
 import { basePathOf } from '../protocol/paths.js';
 import { escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
 
@@ -23,6 +23,8 @@ export function caddySiteBlock(options: HostingOptions): string {
     '# (written by `modmirror hosting caddy`). With a host name as the site address',
     '# instead of http://:PORT, Caddy serves HTTPS with its own certificates, which',
     "# Terraform's discovery needs.",
+    '# Static files are public by nature: whoever reaches this host reads every module.',
+    '# For per-organization access use `modmirror serve --access private` (README "Private registry").',
     `http://:${options.listen.port} {`,
     ...(options.listen.host === undefined ? [] : [`\tbind ${options.listen.host.replace(/^\[|\]$/g, '')}`]),
     `\troot * "${options.dir}"`,
@@ -36,9 +38,12 @@ export function caddySiteBlock(options: HostingOptions): string {
     '\t\tnot path /',
     '\t}',
     `\theader @no_extension Content-Type ${JSON_TYPE}`,
-    '\t@archive path *.tar.gz',
+    '\t@archive path *.tar.gz *.zip',
     `\theader @archive Cache-Control "${CACHE_LONG}"`,
-    '\t@not_archive not path *.tar.gz',
+    '\t# Provider packages of the network mirror; `encode` leaves application/zip alone, so never a Content-Encoding.',
+    '\t@provider_zip path *.zip',
+    `\theader @provider_zip Content-Type ${PROVIDER_ZIP_TYPE}`,
+    '\t@not_archive not path *.tar.gz *.zip',
     `\theader @not_archive Cache-Control "${CACHE_SHORT}"`,
     '',
     '\t# One rule for every version: the archive sits beside `download`, named',

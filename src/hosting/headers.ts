@@ -12,19 +12,20 @@
 import type { ModuleRecord } from '../manifest.js';
 import { archiveLocation, basePathOf, downloadFile, downloadsSummaryFile, versionsFile } from '../protocol/paths.js';
 import type { Staging } from '../emit/staging.js';
-import { CACHE_SHORT, CORS_HEADERS, downloadHeaders, JSON_TYPE } from '../protocol/headers.js';
+import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, downloadHeaders, JSON_TYPE, PROVIDER_ZIP_TYPE } from '../protocol/headers.js';
+import { providerZipFile, type ProvidersIndex } from '../protocol/providers.js';
 
 export const HEADERS_FILE = '_headers';
 
 const PLACEHOLDERS = { namespace: ':namespace', name: ':name', provider: ':provider' };
 
 /** Written by every build and publish, from every module's versions in address order (sortRecords). */
-export async function emitHeadersFile(staging: Staging, sorted: ModuleRecord[], baseUrl: string): Promise<void> {
-  await staging.writeChunks(HEADERS_FILE, headersChunks(sorted, baseUrl));
+export async function emitHeadersFile(staging: Staging, sorted: ModuleRecord[], baseUrl: string, providers?: ProvidersIndex): Promise<void> {
+  await staging.writeChunks(HEADERS_FILE, headersChunks(sorted, baseUrl, providers));
 }
 
 /** The file's text a rule at a time: one rule per version is 35 MB of text at 100,000 versions. */
-function* headersChunks(sorted: ModuleRecord[], baseUrl: string): Generator<string> {
+function* headersChunks(sorted: ModuleRecord[], baseUrl: string, providers: ProvidersIndex | undefined): Generator<string> {
   const prefix = basePathOf(baseUrl);
   const rule = (path: string, headers: Record<string, string>) =>
     [`${prefix}${path}`, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`), ''].join('\n');
@@ -43,6 +44,13 @@ function* headersChunks(sorted: ModuleRecord[], baseUrl: string): Generator<stri
     for (const { version } of record.versions) {
       const location = archiveLocation(record.address, version, baseUrl);
       yield `\n${rule(downloadFile(record.address, version), { ...json, ...downloadHeaders(location) })}`;
+    }
+  }
+  // The network mirror's JSON files end in .json, which hosts type themselves. Its zips get a
+  // literal rule each (these hosts match no suffix pattern): the type, and a long cache life.
+  for (const p of providers?.providers ?? []) {
+    for (const v of p.versions) {
+      for (const platform of v.platforms) yield `\n${rule(providerZipFile(providers!.path, p, v.version, platform), { 'Content-Type': PROVIDER_ZIP_TYPE, 'Cache-Control': CACHE_LONG })}`;
     }
   }
 }

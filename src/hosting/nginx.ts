@@ -10,7 +10,7 @@
 // - search, later listing pages and listing filters, which need
 //   `modmirror serve`, answer a clear JSON error instead of a wrong first page.
 
-import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE } from '../protocol/headers.js';
+import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE, PROVIDER_ZIP_TYPE } from '../protocol/headers.js';
 import { basePathOf } from '../protocol/paths.js';
 import { escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
 
@@ -31,6 +31,9 @@ export function nginxServerBlock(options: HostingOptions): string {
     '# /etc/nginx/conf.d/modmirror.conf, then `nginx -t` and reload.',
     '# Terraform looks hosts up over HTTPS only: add `listen 443 ssl;` with',
     '# ssl_certificate and ssl_certificate_key, or give clients a CLI config `host` block.',
+    '# Static files are public by nature: whoever reaches this host reads every module.',
+    '# For per-organization access use `modmirror serve --access private`, or put the host',
+    '# behind authentication of your own (README "Private registry").',
     'server {',
     `    listen ${listen};`,
     '    server_name _;',
@@ -41,6 +44,7 @@ export function nginxServerBlock(options: HostingOptions): string {
     '    types {',
     `        ${JSON_TYPE} json;`,
     `        ${ARCHIVE_TYPE} gz;`,
+    `        ${PROVIDER_ZIP_TYPE} zip;`,
     '        text/html html;',
     '        text/css css;',
     '        text/javascript js;',
@@ -79,7 +83,10 @@ export function nginxServerBlock(options: HostingOptions): string {
     '        try_files $uri =404;',
     '    }',
     '',
-    '    location ~ "\\.tar\\.gz$" {',
+    '    # Module archives, and the network mirror\'s provider packages (providers/HOSTNAME/NAMESPACE/TYPE/*.zip),',
+    '    # never gzipped (gzip_types is JSON only): Terraform checks a zip\'s bytes against zh:.',
+    '    # Its index.json and VERSION.json files are JSON by their extension (location /).',
+    '    location ~ "\\.(zip|tar\\.gz)$" {',
     `        add_header Cache-Control "${CACHE_LONG}";`,
     ...indent(8, cors),
     '        try_files $uri =404;',

@@ -97,3 +97,42 @@ export function canOverride(principal: Principal, organization: Organization): b
   if (principal.kind === 'team') return false;
   return principal.user.isSiteAdmin || organization.owners.includes(principal.user.id);
 }
+
+/**
+ * Whose private modules a caller may read, by Terraform Enterprise's rule: a
+ * module's namespace is its organization; a user reads the organizations it
+ * owns or is in a team of, a team token its team's organization, an
+ * organization token its organization, each plus the organizations sharing
+ * modules with one of those (module consumers, or global module sharing). A
+ * site administrator reads everything. A disabled organization's modules are
+ * read by nobody, and its membership gives nothing.
+ */
+export interface ModuleReaders {
+  everything: boolean;
+  /** With `everything`, the namespaces still hidden (disabled organizations); otherwise those readable. */
+  organizations: Set<string>;
+}
+
+export function moduleReaders(data: Data, principal: Principal): ModuleReaders {
+  const disabled = new Set(data.organizations.filter((o) => o.isDisabled).map((o) => o.name));
+  if (principal.kind === 'user' && principal.user.isSiteAdmin) return { everything: true, organizations: disabled };
+  const active = data.organizations.filter((o) => !o.isDisabled);
+  const own = new Set(
+    principal.kind === 'user'
+      ? active.filter((o) => o.owners.includes(principal.user.id) || data.teams.some((t) => t.organization === o.name && t.members.includes(principal.user.id))).map((o) => o.name)
+      : disabled.has(principal.organization.name) ? [] : [principal.organization.name],
+  );
+  const shared = active.filter((o) => o.globalModuleSharing || o.moduleConsumers.some((c) => own.has(c))).map((o) => o.name);
+  return { everything: false, organizations: new Set([...own, ...shared]) };
+}
+
+/** Whether `readers` may read the modules of `namespace`. */
+export function canReadNamespace(readers: ModuleReaders, namespace: string): boolean {
+  return readers.everything ? !readers.organizations.has(namespace) : readers.organizations.has(namespace);
+}
+
+/** Who a principal is, for a log line: never the token. */
+export function principalLabel(principal: Principal): string {
+  if (principal.kind === 'user') return `user:${principal.user.username}`;
+  return principal.kind === 'team' ? `team:${principal.organization.name}/${principal.team.name}` : `organization:${principal.organization.name}`;
+}

@@ -13,6 +13,8 @@ import { authenticate, principalKey, type Principal } from './auth.js';
 import { notFound, sendDocument, unauthorized } from './jsonapi.js';
 import { accountDetails, changePassword, updateAccount } from './routes/account.js';
 import { deleteOrganization, listConsumers, listOrganizations, showOrganization, updateModuleConsumers, updateOrganization } from './routes/admin-organizations.js';
+import { updateModuleVersion, type DeprecateHook } from './routes/registry-modules.js';
+import { revokeOrganizationToken } from './routes/tokens.js';
 import { listStages, overrideStage, showResult, showStage } from './routes/task-stages.js';
 import { Store } from './store.js';
 import type { Data } from './types.js';
@@ -29,6 +31,13 @@ interface WriteContext {
   principal: Principal;
   params: string[];
   req: IncomingMessage;
+  hooks: ManagementHooks;
+}
+
+/** What the API changes outside its data folder, given by the server that runs it. */
+export interface ManagementHooks {
+  /** Writes a module version's deprecation into the served mirror. */
+  deprecate?: DeprecateHook;
 }
 
 /**
@@ -60,6 +69,10 @@ const ROUTES: Route[] = [
   write('DELETE', 'admin/organizations/:org', ({ store, params }) => deleteOrganization(store, params[0]!), true),
   get('admin/organizations/:org/relationships/module-consumers', ({ data, params, query }) => listConsumers(data, params[0]!, 'module', query), true),
   write('PATCH', 'admin/organizations/:org/relationships/module-consumers', ({ store, params, req }) => updateModuleConsumers(store, params[0]!, req), true),
+  write('DELETE', 'organizations/:org/authentication-token', ({ store, principal, params }) => revokeOrganizationToken(store, principal, params[0]!)),
+  write('PATCH', 'organizations/:org/registry-modules/private/:namespace/:name/:provider/:version', ({ store, principal, params, req, hooks }) =>
+    updateModuleVersion(store, principal, params, req, hooks.deprecate),
+  ),
   get('admin/organizations/:org/relationships/provider-consumers', ({ data, params, query }) => listConsumers(data, params[0]!, 'provider', query), true),
 ];
 
@@ -83,7 +96,7 @@ export interface ManagementApi {
   handle(req: IncomingMessage, res: ServerResponse, segments: string[], query: URLSearchParams): Promise<void>;
 }
 
-export function createManagementApi(dataDir: string): ManagementApi {
+export function createManagementApi(dataDir: string, hooks: ManagementHooks = {}): ManagementApi {
   const store = new Store(dataDir);
   const answers = answerCache(store);
   const handle = async (req: IncomingMessage, res: ServerResponse, segments: string[], query: URLSearchParams) => {
@@ -106,7 +119,7 @@ export function createManagementApi(dataDir: string): ManagementApi {
     }
     const params = match(chosen, segments)!;
     if (chosen.method !== 'GET') {
-      const reply = await chosen.write({ store, principal, params, req });
+      const reply = await chosen.write({ store, principal, params, req, hooks });
       return sendDocument(req, res, reply.status, reply.document);
     }
     // What the caller may see follows from who they are and the data. The query is keyed as

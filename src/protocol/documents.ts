@@ -1,7 +1,7 @@
 // Registry protocol documents as pure functions of the built versions
 // (spec 2.6-2.9, 4.4, 8). Field names and order follow the public registry.
 
-import type { BuiltVersion, ModuleAddress, ModuleContent } from '../types.js';
+import type { BuiltVersion, Deprecation, ModuleAddress, ModuleContent } from '../types.js';
 import { addressKey, archiveLocation, listingPageUrl, modulesServiceUrl } from './paths.js';
 
 export interface ModuleSummary {
@@ -62,8 +62,11 @@ function contentDocument(c: ModuleContent) {
   };
 }
 
-/** GET {base}/ns/name/provider[/version]: summary plus detail (spec 2.7). */
-export function detailDocument(v: BuiltVersion, moduleVersions: string[], providers: string[]) {
+/**
+ * GET {base}/ns/name/provider[/version]: summary plus detail (spec 2.7), and
+ * `deprecation` ({reason, link}, as HCP Terraform's) when the version is deprecated.
+ */
+export function detailDocument(v: BuiltVersion, moduleVersions: string[], providers: string[], deprecation?: Deprecation) {
   const { published_at, downloads, verified, ...head } = moduleSummary(v);
   return {
     ...head,
@@ -76,11 +79,16 @@ export function detailDocument(v: BuiltVersion, moduleVersions: string[], provid
     examples: v.content.examples.map(contentDocument),
     providers,
     versions: moduleVersions,
+    ...(deprecation ? { deprecation } : {}),
   };
 }
 
-/** GET {base}/ns/name/provider/versions (spec 2.8); `versions` newest first. */
-export function versionsDocument(address: ModuleAddress, versions: BuiltVersion[]) {
+/**
+ * GET {base}/ns/name/provider/versions (spec 2.8); `versions` newest first. A
+ * deprecated version carries `deprecation` as HCP Terraform's listing does;
+ * Terraform and OpenTofu ignore fields they do not know.
+ */
+export function versionsDocument(address: ModuleAddress, versions: BuiltVersion[], deprecations: Record<string, Deprecation> = {}) {
   const providersOf = (c: ModuleContent) => c.providers.map((p) => ({ name: p.name, namespace: p.namespace, source: p.source, version: p.version }));
   const dependenciesOf = (c: ModuleContent) => c.moduleCalls.map((m) => ({ name: m.name, source: m.source, version: m.version }));
   return {
@@ -91,6 +99,7 @@ export function versionsDocument(address: ModuleAddress, versions: BuiltVersion[
           version: v.source.version,
           root: { providers: providersOf(v.content.root), dependencies: dependenciesOf(v.content.root) },
           submodules: v.content.submodules.map((s) => ({ path: s.path, providers: providersOf(s), dependencies: dependenciesOf(s) })),
+          ...(deprecations[v.source.version] ? { deprecation: deprecations[v.source.version] } : {}),
         })),
       },
     ],

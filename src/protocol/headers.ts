@@ -13,12 +13,24 @@ export const JSONAPI_TYPE = 'application/vnd.api+json';
  */
 export const ARCHIVE_TYPE = 'application/gzip';
 
+/**
+ * Provider packages (network mirror). Never sent with a Content-Encoding
+ * either: Terraform checks the zip's own bytes against its zh: hash.
+ */
+export const PROVIDER_ZIP_TYPE = 'application/zip';
+
 /** Archives never change once published (`publish --force` aside), so clients and CDNs may keep them. */
 export const CACHE_LONG = 'public, max-age=31536000, immutable';
 /** Versions, listings, details and downloads change with every publish: a minute keeps a CDN useful and a new version visible. */
 export const CACHE_SHORT = 'public, max-age=60';
 /** Download counts served live by `modmirror serve` change with every download: always ask again. */
 export const CACHE_NONE = 'no-cache';
+/** A private registry's answers depend on the caller: no shared cache may keep them, and each use revalidates. */
+export const CACHE_PRIVATE = 'private, no-cache';
+/** A private registry's archives: the bytes never change, but only the caller's own cache may keep them. */
+export const CACHE_PRIVATE_LONG = 'private, max-age=31536000, immutable';
+/** A download answer carrying a signed, expiring URL: kept by no cache. */
+export const CACHE_NO_STORE = 'private, no-store';
 
 /** CORS for a browse page on another origin; it may read the download headers too. */
 export const CORS_HEADERS: Record<string, string> = {

@@ -42,3 +42,65 @@ export function isPlatform(value: string): boolean {
 export function providerKey(a: ProviderAddress): string {
   return `${a.hostname}/${a.namespace}/${a.type}`;
 }
+
+/** The release name of a provider package, which `terraform providers mirror` also uses. */
+export function providerZipName(type: string, version: string, platform: string): string {
+  return `terraform-provider-${type}_${version}_${platform}.zip`;
+}
+
+/** A release's checksum file beside its zips. */
+export function providerSumsName(type: string, version: string): string {
+  return `terraform-provider-${type}_${version}_SHA256SUMS`;
+}
+
+/** terraform-provider-TYPE_VERSION_OS_ARCH.zip: a type has no "_", a semver version neither. */
+export function parseProviderZipName(name: string): { type: string; version: string; platform: string } | undefined {
+  const match = /^terraform-provider-([a-z0-9-]+)_([^_/]+)_([a-z0-9]+_[a-z0-9]+)\.zip$/.exec(name);
+  return match ? { type: match[1]!, version: match[2]!, platform: match[3]! } : undefined;
+}
+
+/** The folder of one provider under the mirror's providers folder (`path`, no slashes around it). */
+export function providerDir(path: string, a: ProviderAddress): string {
+  return `${path}/${providerKey(a)}/`;
+}
+
+/** GET {base}HOSTNAME/NAMESPACE/TYPE/index.json */
+export function providerIndexFile(path: string, a: ProviderAddress): string {
+  return `${providerDir(path, a)}index.json`;
+}
+
+/** GET {base}HOSTNAME/NAMESPACE/TYPE/VERSION.json */
+export function providerVersionFile(path: string, a: ProviderAddress, version: string): string {
+  return `${providerDir(path, a)}${version}.json`;
+}
+
+export function providerZipFile(path: string, a: ProviderAddress, version: string, platform: string): string {
+  return `${providerDir(path, a)}${providerZipName(a.type, version, platform)}`;
+}
+
+/** index.json: the versions, each an empty object (the protocol reserves the values). */
+export function providerIndexDocument(versions: string[]): { versions: Record<string, Record<string, never>> } {
+  return { versions: Object.fromEntries(versions.map((v) => [v, {}])) };
+}
+
+/**
+ * VERSION.json: each platform's zip by its file name, which resolves against
+ * the document's own URL to the zip beside it, with its h1: and zh: hashes.
+ */
+export function providerVersionDocument(archives: { platform: string; url: string; hashes: string[] }[]): { archives: Record<string, { url: string; hashes: string[] }> } {
+  return { archives: Object.fromEntries(archives.map((a) => [a.platform, { url: a.url, hashes: a.hashes }])) };
+}
+
+/** The compact index the server and the browse page read (the manifest is too large to load for them). */
+export const PROVIDERS_INDEX_FILE = 'providers-index.json';
+
+export interface ProvidersIndex {
+  /** The network mirror's folder in the tree. */
+  path: string;
+  providers: { hostname: string; namespace: string; type: string; versions: { version: string; platforms: string[] }[] }[];
+}
+
+export function parseProviderKey(key: string): ProviderAddress {
+  const [hostname = '', namespace = '', type = ''] = key.split('/');
+  return { hostname, namespace, type };
+}

@@ -9,11 +9,14 @@ import { MirrorError } from '../errors.js';
 import { errorAnswer, sendError, statusOf } from '../http/errors.js';
 import { AnswerCache, sendPayload } from '../http/payload.js';
 import { createManagementApi } from '../management/index.js';
-import { CACHE_SHORT } from '../protocol/headers.js';
+import { setDeprecation } from '../deprecate.js';
+import { CACHE_PRIVATE, CACHE_SHORT } from '../protocol/headers.js';
+import { PrivateAccess } from './access.js';
 import { DownloadCounter } from './downloads.js';
 import { Mirror } from './mirror.js';
 import type { Registry } from './registry.js';
 import { findRoute } from './routes/index.js';
+import { ArchiveSigner } from './signing.js';
 import { staticFiles } from './static.js';
 import { isManagementTarget, parseTarget } from './target.js';
 
@@ -25,8 +28,16 @@ export interface ServeOptions {
   tls?: { cert: string; key: string };
   /** Absolute URL clients reach the server at; changes what discovery answers. */
   baseUrl?: string;
+  /** public (default): anyone reads the registry; private: token holders, each what its organizations may read. */
+  access?: 'public' | 'private';
+  /** Private mode: how long a signed archive URL stays valid (default 15 minutes). */
+  archiveUrlTtlSeconds?: number;
   log?: (line: string) => void;
+  /** One line per refused request in private mode (who, what, why; never a token). Default: stderr. */
+  audit?: (line: string) => void;
 }
+
+const DEFAULT_ARCHIVE_URL_TTL_SECONDS = 900;
 
 export interface RunningServer {
   url: string;
@@ -38,7 +49,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const root = realpathOrFail(options.dir);
   const mirror = new Mirror(root);
   const downloads = new DownloadCounter(options.dataDir);
-  const management = createManagementApi(options.dataDir);
+  const management = createManagementApi(options.dataDir, {
+    // The API's deprecation call writes the mirror this server serves, then looks at it again at once.
+    deprecate: async (address, version, deprecation) => {
+      await setDeprecation(root, address, version, deprecation);
+      mirror.refresh();
+    },
+  });
+  const access = options.access === 'private' ? new PrivateAccess(management.store, new ArchiveSigner(options.dataDir), options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS) : undefined;
+  const audit = options.audit ?? ((line: string) => console.error(line));
   const registry: Registry = {
     mirror,
     downloads,
@@ -46,6 +65,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     patchedDetails: new Map(),
     answers: new AnswerCache(),
     serveFile: staticFiles(root),
+    access,
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -55,16 +75,27 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       throw new MirrorError('METHOD_NOT_ALLOWED', `Method ${req.method} not allowed`, { allow: ['GET', 'HEAD'] });
     }
-    const { handler, params } = findRoute(segments);
-    const answer = await handler({ registry, index: mirror.current(), req, res, params, query });
-    if (answer) sendPayload(req, res, answer.payload, answer.status, { 'Cache-Control': CACHE_SHORT, ...answer.headers });
+    const { handler, params, ownAccess } = findRoute(segments);
+    let index = mirror.current();
+    let caller;
+    if (access && !ownAccess) {
+      caller = access.caller(req);
+      index = access.view(index, caller);
+    }
+    const answer = await handler({ registry, index, caller, req, res, params, query });
+    if (answer) sendPayload(req, res, answer.payload, answer.status, { 'Cache-Control': access ? CACHE_PRIVATE : CACHE_SHORT, ...answer.headers });
   };
 
   // One error path for every route, the management API's included (http/errors.ts maps and renders).
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const url = req.url;
-    res.on('finish', () => options.log?.(`${req.method} ${url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
+    res.on('finish', () => {
+      options.log?.(`${req.method} ${url?.replace(/([?&]signature=)[^&]*/, '$1...')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+      const refusal = access?.refusalOf(req);
+      // The path only: an archive URL's query is its signature.
+      if (refusal) audit(`refused ${req.method} ${(url ?? '/').split('?', 1)[0]} ${res.statusCode} who=${refusal.who} why="${refusal.why}"`);
+    });
     handle(req, res).catch((error: unknown) => {
       // A 500 is a bug in modmirror or a fault in its data: always say so, even with --quiet.
       if (statusOf(error) === 500) console.error(`error: ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);

@@ -12,6 +12,7 @@ import { payload, type Payload } from '../http/payload.js';
 import type { ModuleSummary } from '../protocol/documents.js';
 import { MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../protocol/paths.js';
 import { fileStamp } from '../file-stamp.js';
+import { PROVIDERS_INDEX_FILE, providerKey, providerZipFile, type ProvidersIndex } from '../protocol/providers.js';
 
 export interface IndexedModule {
   key: string;
@@ -27,6 +28,8 @@ export interface MirrorIndex {
   generation: string;
   modules: IndexedModule[];
   byKey: Map<string, IndexedModule>;
+  /** The provider network mirror: its folder (undefined when the mirror has no providers) and each zip's provider. */
+  providers: { path: string | undefined; zips: Map<string, string> };
 }
 
 const CHECK_INTERVAL_MS = 200;
@@ -60,6 +63,11 @@ export class Mirror {
       }
     }
     return this.index;
+  }
+
+  /** Look at dist/ again on the next request, rather than within CHECK_INTERVAL_MS: this process just replaced it. */
+  refresh(): void {
+    this.checkedAt = 0;
   }
 
   /** A file of the tree as a payload; 404 when it does not exist. */
@@ -120,7 +128,27 @@ export function loadIndex(root: string): MirrorIndex {
       nameLower: summary.name.toLowerCase(),
     };
   });
-  return { generation, modules, byKey: new Map(modules.map((m) => [m.key, m])) };
+  return { generation, modules, byKey: new Map(modules.map((m) => [m.key, m])), providers: loadProviders(root) };
+}
+
+/** A mirror built before providers existed has no providers index: it has no providers. */
+function loadProviders(root: string): MirrorIndex['providers'] {
+  let index: ProvidersIndex;
+  try {
+    index = JSON.parse(readFileSync(join(root, PROVIDERS_INDEX_FILE), 'utf8')) as ProvidersIndex;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path: undefined, zips: new Map() };
+    throw new MirrorError('OUTPUT_FAILED', `Cannot load ${PROVIDERS_INDEX_FILE} from "${root}": ${(error as Error).message}`, {
+      hint: 'Run modmirror verify to see what is wrong, then build again.',
+      cause: error,
+    });
+  }
+  const zips = new Map<string, string>();
+  for (const p of index.providers) {
+    const key = providerKey(p);
+    for (const v of p.versions) for (const platform of v.platforms) zips.set(providerZipFile(index.path, p, v.version, platform), key);
+  }
+  return { path: index.providers.length > 0 ? index.path : undefined, zips };
 }
 
 function readIndexFile<T>(root: string, rel: string, read: (document: unknown) => T): T {

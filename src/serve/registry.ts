@@ -8,6 +8,7 @@ import type { AnswerCache, Payload } from '../http/payload.js';
 import { addressKey, isValidName, modulesServiceUrl } from '../protocol/paths.js';
 import type { ModuleAddress } from '../types.js';
 import { validVersion } from '../version-order.js';
+import type { Caller, PrivateAccess } from './access.js';
 import type { DownloadCounter } from './downloads.js';
 import type { IndexedModule, Mirror, MirrorIndex } from './mirror.js';
 
@@ -28,13 +29,20 @@ export interface Registry {
   patchedDetails: Map<string, { count: number; payload: Payload }>;
   /** Listing and search answers by generation, download epoch and URL. */
   answers: AnswerCache;
+  /** Set in private mode (`serve --access private`): who may read what, and the archive URL signer. */
+  access?: PrivateAccess;
 }
 
 /** One request as a route sees it; `params` are the pattern's `:name` segments, decoded. */
 export interface RouteRequest {
   registry: Registry;
-  /** The mirror's index when the request came in: one request never sees two generations. */
+  /**
+   * The mirror's index when the request came in: one request never sees two
+   * generations. In private mode, only the part the caller may read.
+   */
   index: MirrorIndex;
+  /** In private mode, who is calling (routes that check access themselves resolve it). */
+  caller?: Caller;
   req: IncomingMessage;
   res: ServerResponse;
   params: Record<string, string>;
@@ -64,7 +72,13 @@ export function moduleOf(r: RouteRequest): IndexedModule {
   const address = addressOf(r);
   const valid = isValidName(address.namespace) && isValidName(address.name) && isValidName(address.provider);
   const module = valid ? r.index.byKey.get(addressKey(address)) : undefined;
-  if (!module) throw notFound(`Module ${addressKey(address)} not found`);
+  if (!module) {
+    // The same answer whether the module is missing or not the caller's to see; only the audit line tells them apart.
+    if (valid && r.caller && r.registry.mirror.current().byKey.has(addressKey(address))) {
+      r.registry.access?.refuse(r.req, r.caller.label, `${addressKey(address)} is not readable by this caller`);
+    }
+    throw notFound(`Module ${addressKey(address)} not found`);
+  }
   return module;
 }
 

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic.js';
-import type { ProviderAddress } from '../protocol/providers.js';
+import { providerIndexDocument, providerVersionDocument, providerZipName, type ProviderAddress } from '../protocol/providers.js';
 import { compareVersionsDesc, validVersion } from '../version-order.js';
 
 export interface Archive {
@@ -24,7 +24,7 @@ export function providerTypeDir(into: string, address: ProviderAddress): string 
 
 /** The release name of a package; the folder's own name for it, whatever the upstream called it. */
 export function packageFileName(address: ProviderAddress, version: string, platform: string): string {
-  return `terraform-provider-${address.type}_${version}_${platform}.zip`;
+  return providerZipName(address.type, version, platform);
 }
 
 /** The archives a version's VERSION.json lists whose zip is there; empty when the version is not in the folder. */
@@ -62,8 +62,10 @@ export async function storeProviderPackages(typeDir: string, version: string, pa
     await rename(p.file, join(typeDir, p.name));
     archives[p.platform] = { url: p.name, hashes: p.hashes };
   }
-  const sorted = Object.fromEntries(Object.entries(archives).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  await writeFileAtomic(join(typeDir, `${version}.json`), `${JSON.stringify({ archives: sorted }, null, 2)}\n`);
+  const sorted = Object.entries(archives)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([platform, a]) => ({ platform, ...a }));
+  await writeFileAtomic(join(typeDir, `${version}.json`), `${JSON.stringify(providerVersionDocument(sorted), null, 2)}\n`);
   await writeIndex(typeDir);
 }
 
@@ -75,5 +77,5 @@ async function writeIndex(typeDir: string): Promise<void> {
     .map((n) => n.slice(0, -'.json'.length))
     .filter((v) => validVersion(v) === v)
     .sort((a, b) => compareVersionsDesc(b, a));
-  await writeFileAtomic(join(typeDir, 'index.json'), `${JSON.stringify({ versions: Object.fromEntries(versions.map((v) => [v, {}])) }, null, 2)}\n`);
+  await writeFileAtomic(join(typeDir, 'index.json'), `${JSON.stringify(providerIndexDocument(versions), null, 2)}\n`);
 }

@@ -93,7 +93,7 @@ describe('a --since bundle', () => {
     expect((await runCli(['build'], outside)).code).toBe(0);
     const made = await runCli(['bundle', '--out', 'delta.tar.gz', '--since', 'base.json'], outside);
     expect(made.code).toBe(0);
-    expect(made.stdout).toMatch(/1 new or changed version\(s\); 3 left out that the base has/);
+    expect(made.stdout).toMatch(/1 new or changed version\(s\); 3 archive\(s\) left out that the base has/);
     const archives = (await entriesOf(join(outside, 'delta.tar.gz'))).map(([p]) => p).filter((p) => p.endsWith('.tar.gz'));
     expect(archives).toEqual(['v1/modules/acme/net/aws/1.2.0/net-aws-1.2.0.tar.gz']);
 

@@ -90,6 +90,9 @@ describe('modmirror hosting', () => {
     expect(caddy.stdout).toContain('\tbind 127.0.0.1');
     expect(caddy.stdout).toContain('header @download X-Terraform-Get "./{re.download.2}-{re.download.3}-{re.download.4}.tar.gz"');
     expect(caddy.stdout).toContain('try_files {path} {path}/index.json {path}/index.html');
+    // Provider zips of the network mirror: their type and a long cache life (encode leaves application/zip alone).
+    expect(caddy.stdout).toContain('\t@provider_zip path *.zip\n\theader @provider_zip Content-Type application/zip');
+    expect(caddy.stdout).toContain('\t@archive path *.tar.gz *.zip\n\theader @archive Cache-Control "public, max-age=31536000, immutable"');
   });
 
   it('takes the base URL from the config before the mirror is built, and warns when a flag disagrees with the files', async () => {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
 import { freePort, startNginx } from './nginx-server.js';
+import { writeReleaseFolder } from '../providers/zips.js';
 
 const dir = tempDir();
 const dist = join(dir, 'dist');
@@ -21,6 +22,8 @@ let nginx: { stop: () => void } | undefined;
 let hosts: Record<'serve' | 'nginx', string>;
 
 const MODULE = 'acme/hello/null';
+const PROVIDER = 'providers/registry.terraform.io/acme/widgets';
+const PROVIDER_ZIP = 'terraform-provider-widgets_0.4.0_linux_amd64.zip';
 /** Path on the host → file in dist/ that holds its body. */
 const FILES: Record<string, string> = {
   '/.well-known/terraform.json': '.well-known/terraform.json',
@@ -33,10 +36,15 @@ const FILES: Record<string, string> = {
   '/browse/app.js': 'browse/app.js',
   '/browse/style.css': 'browse/style.css',
   '/browse/index.json': 'browse/index.json',
+  // The provider network mirror (Terraform's http_mirror_source.go requires application/json for both JSON files).
+  [`/${PROVIDER}/index.json`]: `${PROVIDER}/index.json`,
+  [`/${PROVIDER}/0.4.0.json`]: `${PROVIDER}/0.4.0.json`,
+  [`/${PROVIDER}/${PROVIDER_ZIP}`]: `${PROVIDER}/${PROVIDER_ZIP}`,
 };
 
 beforeAll(async () => {
-  const files: Record<string, string> = { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' };
+  const files: Record<string, string> = { 'mirror.config.yaml': 'sources:\n  - folder: mods\nproviders:\n  - folder: releases\n    namespace: acme\n' };
+  await writeReleaseFolder(join(dir, 'releases'), 'widgets', '0.4.0', ['linux_amd64']);
   // Large enough that both hosts compress the JSON documents (serve from 1 KB, nginx from 20 bytes).
   const variables = Array.from({ length: 60 }, (_, i) => `variable "input_${i}" {\n  description = "Input number ${i} of the module"\n  default     = ${i}\n}\n`).join('');
   writeFiles(dir, { ...files, 'mods/acme/hello/null/1.2.3/main.tf': variables, 'mods/acme/hello/null/1.2.3/README.md': `# Hello\n\n${'A module. '.repeat(200)}\n` });
@@ -109,12 +117,28 @@ describe('every kind of file, from serve and from nginx', () => {
   }
 
   it('never labels an archive with a Content-Encoding, whatever the client asks for', async () => {
-    const path = `/v1/modules/${MODULE}/1.2.3/hello-null-1.2.3.tar.gz`;
+    const archives = { [`/v1/modules/${MODULE}/1.2.3/hello-null-1.2.3.tar.gz`]: 'application/gzip', [`/${PROVIDER}/${PROVIDER_ZIP}`]: 'application/zip' };
+    for (const [path, type] of Object.entries(archives)) {
+      for (const base of Object.values(hosts)) {
+        const res = await fetch(base + path, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+        expect(res.headers.get('content-encoding'), base + path).toBeNull();
+        expect(res.headers.get('content-type'), base + path).toBe(type);
+        expect(res.headers.get('cache-control'), base + path).toBe('public, max-age=31536000, immutable');
+        await res.arrayBuffer();
+      }
+    }
+  });
+
+  it('answers every network mirror JSON file as application/json, and a provider it lacks with a 404', async () => {
     for (const base of Object.values(hosts)) {
-      const res = await fetch(base + path, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
-      expect(res.headers.get('content-encoding'), base).toBeNull();
-      expect(res.headers.get('content-type'), base).toBe('application/gzip');
-      await res.arrayBuffer();
+      for (const file of ['index.json', '0.4.0.json']) {
+        const res = await fetch(`${base}/${PROVIDER}/${file}`, { headers: { 'accept-encoding': 'gzip' } });
+        expect(res.headers.get('content-type'), base + file).toBe('application/json');
+        await res.arrayBuffer();
+      }
+      const missing = await fetch(`${base}/providers/registry.terraform.io/hashicorp/aws/index.json`);
+      expect(missing.status, base).toBe(404);
+      await missing.arrayBuffer();
     }
   });
 

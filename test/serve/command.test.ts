@@ -54,3 +54,38 @@ it('refuses a mirror without a versions index, saying how to add one', async () 
   expect(old.code).toBe(1);
   expect(old.stderr).toMatch(/Cannot load versions-index\.json from "[^"]*old": ENOENT[\s\S]*hint: A mirror built by an older modmirror/);
 });
+
+it('serves privately when the config says `access: private` (audit lines even with --quiet), and names a bad value', async () => {
+  const privateDir = tempDir();
+  writeFiles(privateDir, { 'mirror.config.yaml': 'access: private\nsources:\n  - folder: mods\n', 'mods/a/b/c/1.0.0/main.tf': 'variable "x" {}\n' });
+  expect((await runCli(['build', '--json'], privateDir)).code).toBe(0);
+  const child = spawn(process.execPath, [join(ROOT, 'bin/modmirror.js'), 'serve', '--port', '0', '--quiet'], { cwd: privateDir });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const match = /at (http:\/\/127\.0\.0\.1:\d+\/) \(private/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', () => reject(new Error(`exited early: ${stdout}`)));
+  });
+  const res = await request(new URL('v1/modules/a/b/c/versions', url));
+  expect(res.statusCode).toBe(401);
+  await res.body.dump();
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  expect(await exit).toBe(0);
+  expect(stdout).toContain('refused GET /v1/modules/a/b/c/versions 401 who=anonymous why="no bearer token"');
+  // A bad value: a usage error in the flag, a config error naming file, line and key in the config.
+  expect((await runCli(['serve', '--access', 'secret'], privateDir)).stderr).toMatch(/Invalid --access "secret": expected public or private/);
+  writeFiles(privateDir, { 'mirror.config.yaml': 'access: secret\nsources:\n  - folder: mods\n' });
+  const bad = await runCli(['serve'], privateDir);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/mirror\.config\.yaml:1: access: expected public or private, got "secret"/);
+});
+
+it('`hosting nginx` says that static files are public by nature', async () => {
+  const printed = await runCli(['hosting', 'nginx', '--dir', 'dist'], dir);
+  expect(printed.code).toBe(0);
+  expect(printed.stdout).toContain('# Static files are public by nature');
+});

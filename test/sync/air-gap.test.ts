@@ -5,17 +5,20 @@
 // server of the test's own), build, bundle; inside, unbundle and serve; then
 // the Go client (test/clients/module-install, with the `host` override for
 // registry.terraform.io) installs every module of the closure from the mirror,
-// and the provider packages carry the h1: Go's dirhash gives them.
+// and the provider-install client (Terraform's network mirror source: index.json,
+// VERSION.json, the zip, h1: with Go's dirhash and zh:) installs the synced
+// providers from the mirror's network mirror over HTTPS, in both the
+// registry.terraform.io and registry.opentofu.org trees.
 
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { buildGoProgram } from '../clients/go-build.js';
 import { expectSameFiles, install, moduleInstallClient } from '../clients/install.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
 import { startProviderUpstream, type ProviderUpstream } from './provider-upstream.js';
 
 const run = promisify(execFile);
@@ -94,6 +97,9 @@ it('inside: bundle, unbundle and serve; the Go client installs every module of t
   expect((await runCli(['bundle', '--out', bundle], outside)).code).toBe(0);
   const unbundled = await runCli(['unbundle', bundle, '--out', join(inside, 'dist')], inside);
   expect(unbundled.code, unbundled.stderr).toBe(0);
+  // Every module version's required providers are in the mirror, for the config's platforms.
+  const complete = await runCli(['verify', '--complete', join(inside, 'dist'), '--config', join(outside, 'mirror.config.yaml')], inside);
+  expect(complete.code, complete.stdout + complete.stderr).toBe(0);
   mirror = await startServer({ dir: join(inside, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(inside, 'data'), log: () => {} });
   // `host "registry.terraform.io" { services = { "modules.v1" = ".../v1/modules/" } }`
   const modulesUrl = new URL('v1/modules/', mirror.url).href;
@@ -105,6 +111,24 @@ it('inside: bundle, unbundle and serve; the Go client installs every module of t
     const installed = await install({ source, version: constraint, dest: join(inside, 'init', source.split('/')[2]!), modulesUrl });
     expect(installed.version).toBe(version);
     expectSameFiles(installed, join(upstreamDir, 'mods', source.split('/').slice(1).join('/'), version));
+  }
+});
+
+it('inside: the network mirror the build made from the synced providers passes the Go client\'s checks over HTTPS', async () => {
+  const certs = makeCertificates(inside);
+  const tls = await startServer({ dir: join(inside, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(inside, 'data-tls'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
+  try {
+    const client = (await buildGoProgram(join(import.meta.dirname, '../clients/provider-install'))).binary;
+    const base = new URL('providers/', tls.url).href;
+    const dest = join(inside, 'provider-install');
+    mkdirSync(dest, { recursive: true });
+    const specs = ['registry.terraform.io/acme/widget@1.1.0:linux_amd64', 'registry.opentofu.org/acme/widget@1.1.0:linux_amd64', 'registry.terraform.io/acme/gadget@3.0.0:linux_amd64'];
+    const { stdout } = await run(client, [base, dest, ...specs], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
+    const installed = stdout.trim().split('\n').map((line) => JSON.parse(line) as { provider: string; version: string; h1: string; zh: string; hashes: string[] });
+    expect(installed.map((i) => `${i.provider}@${i.version}`)).toEqual(specs.map((s) => s.split(':')[0]));
+    for (const i of installed) expect(i.hashes).toEqual([i.h1, i.zh]);
+  } finally {
+    await tls.close();
   }
 });
 

@@ -1,5 +1,7 @@
 // The browse page: a home view (search as you type, filters, recent
-// versions) and a module view (#/namespace/name/provider[/version]), built
+// versions, the mirrored providers), a module view
+// (#/namespace/name/provider[/version]) and a provider view
+// (#/-/providers/hostname/namespace/type; "-" is no module namespace), built
 // from the registry's own documents. Every value from the mirror is put into
 // the page as text; only the README, rendered and sanitized at build time,
 // is inserted as HTML.
@@ -8,6 +10,8 @@
 const main = document.getElementById('main');
 const count = document.getElementById('count');
 let index;
+/** The provider network mirror: {path, providers: [{hostname, namespace, type, versions: [{version, platforms}]}]}. */
+let providers = { path: 'providers', providers: [] };
 
 const el = (tag, attributes = {}, ...children) => {
   const node = document.createElement(tag);
@@ -23,14 +27,65 @@ const el = (tag, attributes = {}, ...children) => {
 /** Replaces the page's content; absent parts (null) are left out rather than shown as text. */
 const show = (...nodes) => main.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined));
 
+// A private registry (serve --access private) answers 401 without a token. The token the
+// person gives is kept in this tab's session storage only and sent as a header: never in a URL.
+const TOKEN_KEY = 'modmirror.token';
+const token = () => sessionStorage.getItem(TOKEN_KEY);
+
+class Unauthorized extends Error {}
+
 async function getJson(path) {
-  const res = await fetch(path, { headers: { Accept: 'application/json' } });
+  const headers = { Accept: 'application/json' };
+  if (token()) headers.Authorization = `Bearer ${token()}`;
+  const res = await fetch(path, { headers });
+  if (res.status === 401) throw new Unauthorized(`${path}: 401`);
   if (!res.ok) throw new Error(`${path}: ${res.status}`);
   return res.json();
 }
 
+function renderSignIn(rejected) {
+  const input = el('input', { id: 'token', type: 'password', autocomplete: 'off', 'aria-label': 'API token', placeholder: 'API token' });
+  const form = el('form', { id: 'sign-in', class: 'controls' }, input, el('button', { type: 'submit', text: 'Sign in' }));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (input.value.trim() === '') return;
+    sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+    start();
+  });
+  count.textContent = '';
+  show(
+    el('h1', { text: 'Private registry' }),
+    el('p', { text: rejected ? 'That token was not accepted. Give a valid API token.' : 'This registry shows its modules to token holders only. Give your API token (user, team or organization).' }),
+    el('p', { class: 'muted', text: 'It is kept in this tab only, and sent to this registry as a header.' }),
+    form,
+  );
+  input.focus();
+}
+
+function signOutButton() {
+  const button = el('button', { id: 'sign-out', type: 'button', text: 'Sign out' });
+  button.addEventListener('click', () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    start();
+  });
+  return button;
+}
+
 const isPrerelease = (version) => /^[^+]*-/.test(version);
 const moduleHref = (ns, name, provider, version) => `#/${[ns, name, provider, version].filter(Boolean).map(encodeURIComponent).join('/')}`;
+const providerKey = (p) => `${p.hostname}/${p.namespace}/${p.type}`;
+const providerHref = (key) => `#/-/providers/${key.split('/').map(encodeURIComponent).join('/')}`;
+const isPrereleaseVersion = (v) => /-/.test(v);
+/**
+ * The mirrored provider a required_providers source names: "NS/TYPE" is
+ * registry.terraform.io's for Terraform and registry.opentofu.org's for
+ * OpenTofu, so either one the mirror holds.
+ */
+function mirroredProvider(source) {
+  const parts = String(source ?? '').toLowerCase().split('/');
+  const candidates = parts.length === 3 ? [parts.join('/')] : parts.length === 2 ? [`registry.terraform.io/${parts.join('/')}`, `registry.opentofu.org/${parts.join('/')}`] : [];
+  return candidates.find((key) => providers.providers.some((p) => providerKey(p) === key));
+}
 const safeUrl = (url) => (/^https?:\/\//i.test(url) ? url : undefined);
 
 // ---- home --------------------------------------------------------------------
@@ -70,10 +125,15 @@ function renderHome() {
   for (const control of [search, provider, namespace]) control.addEventListener('input', update);
   const recent = el('ul', { id: 'recent', class: 'results' }, index.recent.map(([ns, name, prov, version, published]) =>
     el('li', {}, el('a', { href: moduleHref(ns, name, prov, version), text: `${ns}/${name}/${prov} ${version}` }), el('span', { class: 'muted', text: ` ${published.slice(0, 10)}` }))));
+  const providerList = providers.providers.length === 0 ? null : [
+    el('h2', { text: 'Providers' }),
+    el('ul', { id: 'providers', class: 'results' }, providers.providers.map((p) =>
+      el('li', {}, el('a', { href: providerHref(providerKey(p)), text: providerKey(p) }), el('span', { class: 'muted', text: ` ${p.versions[0]?.version ?? ''}` })))),
+  ];
   show(
     el('div', { class: 'columns' },
       el('section', {}, el('h1', { text: 'Modules' }), el('div', { class: 'controls' }, search, provider, namespace), summary, results),
-      el('aside', {}, el('h2', { text: 'Recently published' }), recent)));
+      el('aside', {}, el('h2', { text: 'Recently published' }), recent, providerList)));
   update();
   search.focus();
 }
@@ -108,7 +168,10 @@ function contentSection(content, readmeHtml) {
     el('h3', { text: 'Data sources' }),
     table('Data sources', ['Type', 'Name'], content.data_sources ?? [], (r) => [code(r.type), r.name]),
     el('h3', { text: 'Required providers' }),
-    table('Required providers', ['Name', 'Source', 'Version'], content.provider_dependencies ?? [], (p) => [code(p.name), p.source, code(p.version)]),
+    table('Required providers', ['Name', 'Source', 'Version'], content.provider_dependencies ?? [], (p) => {
+      const mirrored = mirroredProvider(p.source);
+      return [code(p.name), mirrored ? el('a', { class: 'provider-link', href: providerHref(mirrored), text: p.source }) : p.source, code(p.version)];
+    }),
     el('h3', { text: 'Module calls' }),
     table('Module calls', ['Name', 'Source', 'Version'], content.dependencies ?? [], (m) => [code(m.name), code(m.source), code(m.version)]),
   );
@@ -120,27 +183,21 @@ async function renderModule([ns, name, provider, wanted]) {
   const base = `v1/modules/${[ns, name, provider].map(encodeURIComponent).join('/')}/`;
   const detail = await getJson(wanted ? `${base}${encodeURIComponent(wanted)}/index.json` : `${base}index.json`);
   const key = `${ns}/${name}/${provider}`;
-  const [readmes, downloads] = await Promise.all([
+  const [readmes, downloads, listed] = await Promise.all([
     getJson(`browse/readme/${key}/${encodeURIComponent(detail.version)}.json`).catch(() => ({})),
     getJson(`v2/modules/${key}/downloads/summary`).catch(() => undefined),
+    getJson(`${base}versions`).catch(() => undefined),
   ]);
+  // Deprecated versions, from the versions document (a static host has it too).
+  const deprecated = new Map((listed?.modules?.[0]?.versions ?? []).filter((v) => v.deprecation).map((v) => [v.version, v.deprecation]));
   const host = index.host || location.host;
   const usage = `module "${name}" {\n  source  = "${host}/${key}"\n  version = "${detail.version}"\n}\n`;
-  const copy = el('button', { id: 'copy', type: 'button', text: 'Copy' });
-  copy.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(usage);
-    } catch {
-      const area = el('textarea', {}, usage);
-      document.body.append(area);
-      area.select();
-      document.execCommand('copy');
-      area.remove();
-    }
-    copy.textContent = 'Copied';
-  });
+  const copy = copyButton('copy', usage);
+  const label = (v) => [v, isPrerelease(v) ? '(pre-release)' : '', deprecated.has(v) ? '(deprecated)' : ''].filter(Boolean).join(' ');
   const picker = el('select', { id: 'version', 'aria-label': 'Version' }, detail.versions.map((v) =>
-    el('option', { value: v, selected: v === detail.version, text: isPrerelease(v) ? `${v} (pre-release)` : v })));
+    el('option', { value: v, selected: v === detail.version, text: label(v) })));
+  const deprecation = detail.deprecation ?? deprecated.get(detail.version);
+  const deprecationLink = deprecation && deprecation.link ? safeUrl(deprecation.link) : undefined;
   picker.addEventListener('change', () => (location.hash = moduleHref(ns, name, provider, picker.value)));
   const tabs = detail.providers.length > 1
     ? el('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Providers' }, detail.providers.map((p) =>
@@ -156,6 +213,9 @@ async function renderModule([ns, name, provider, wanted]) {
       ` published ${detail.published_at.slice(0, 10)}`,
       typeof total === 'number' ? el('span', { id: 'downloads', text: ` · ${total} downloads` }) : null,
       source ? el('span', {}, ' · ', el('a', { href: source, rel: 'noopener noreferrer', text: 'source' })) : null),
+    deprecation ? el('p', { id: 'deprecation', class: 'deprecated', role: 'note' },
+      el('strong', { text: 'Deprecated: ' }), deprecation.reason,
+      deprecationLink ? el('span', {}, ' · ', el('a', { href: deprecationLink, rel: 'noopener noreferrer', text: 'more' })) : null) : null,
     tabs,
     el('div', { class: 'snippet' }, el('pre', { id: 'usage', text: usage }), copy),
     ...contentSection(detail.root, readmes['']),
@@ -165,27 +225,85 @@ async function renderModule([ns, name, provider, wanted]) {
     ...detail.examples.map((e) => el('details', { class: 'example' }, el('summary', { text: e.path }), ...contentSection(e, readmes[e.path]))),
   );
   document.title = `${key} ${detail.version}`;
+  // For keyboard and screen reader users the new content is where they are; style.css draws no box around it.
+  main.focus();
+}
+
+function copyButton(id, text) {
+  const button = el('button', { id, type: 'button', text: 'Copy' });
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      const area = el('textarea', {}, text);
+      document.body.append(area);
+      area.select();
+      document.execCommand('copy');
+      area.remove();
+    }
+    button.textContent = 'Copied';
+  });
+  return button;
+}
+
+// ---- provider ----------------------------------------------------------------
+
+function renderProvider(parts) {
+  const key = parts.join('/');
+  const provider = providers.providers.find((p) => providerKey(p) === key);
+  if (!provider) throw new Error(`${key} is not in this mirror`);
+  // The network mirror's URL: its folder under this page's own location (Terraform needs it over https).
+  const mirrorUrl = new URL(`${providers.path}/`, index.baseUrl || document.baseURI).href;
+  const newest = provider.versions.find((v) => !isPrereleaseVersion(v.version)) ?? provider.versions[0];
+  const required = `terraform {\n  required_providers {\n    ${provider.type} = {\n      source  = "${key}"\n      version = "${newest.version}"\n    }\n  }\n}\n`;
+  const installation = `provider_installation {\n  network_mirror {\n    url     = "${mirrorUrl}"\n    include = ["${key}"]\n  }\n  direct {\n    exclude = ["${key}"]\n  }\n}\n`;
+  show(
+    el('h1', { id: 'provider-title', text: key }),
+    el('p', { class: 'muted', text: `Provider from the network mirror at ${mirrorUrl}` }),
+    el('h3', { text: 'Use it in a configuration' }),
+    el('div', { class: 'snippet' }, el('pre', { id: 'required-providers', text: required }), copyButton('copy-required', required)),
+    el('h3', { text: 'CLI configuration (~/.terraformrc or ~/.tofurc)' }),
+    el('div', { class: 'snippet' }, el('pre', { id: 'provider-installation', text: installation }), copyButton('copy-installation', installation)),
+    el('h3', { text: 'Versions' }),
+    table('Versions', ['Version', 'Platforms'], provider.versions, (v) => [code(v.version), v.platforms.join(', ')]),
+  );
+  document.title = `${key} (provider)`;
   main.focus();
 }
 
 async function route() {
   const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   try {
-    if (parts.length >= 3) await renderModule(parts);
+    if (parts[0] === '-' && parts[1] === 'providers' && parts.length === 5) renderProvider(parts.slice(2));
+    else if (parts.length >= 3) await renderModule(parts);
     else {
       renderHome();
       document.title = 'Module registry';
     }
   } catch (error) {
+    if (error instanceof Unauthorized) return renderSignIn(true);
     show(el('p', { class: 'error', text: `Could not load this page: ${error.message}` }), el('a', { href: '#/', text: 'All modules' }));
   }
 }
 
-getJson('browse/index.json')
-  .then((loaded) => {
-    index = loaded;
-    count.textContent = `${index.modules.length} modules`;
-    window.addEventListener('hashchange', route);
-    return route();
-  })
-  .catch((error) => show(el('p', { class: 'error', text: `Could not load the module index: ${error.message}` })));
+let listening = false;
+function start() {
+  // A mirror built before providers has no providers index: it has none.
+  return Promise.all([getJson('browse/index.json'), getJson('providers-index.json').catch(() => providers)])
+    .then(([loaded, loadedProviders]) => {
+      index = loaded;
+      providers = loadedProviders;
+      const n = providers.providers.length;
+      const providerCount = n > 0 ? ` · ${n} provider${n === 1 ? '' : 's'}` : '';
+      count.replaceChildren(`${index.modules.length} modules${providerCount}`, ...(token() ? [' ', signOutButton()] : []));
+      if (!listening) window.addEventListener('hashchange', route);
+      listening = true;
+      return route();
+    })
+    .catch((error) => {
+      if (error instanceof Unauthorized) return renderSignIn(token() !== null);
+      show(el('p', { class: 'error', text: `Could not load the module index: ${error.message}` }));
+    });
+}
+
+start();

@@ -15,9 +15,11 @@ type Handler = (r: RouteRequest) => Answer | undefined | Promise<Answer | undefi
 interface Route {
   pattern: string[];
   handler: Handler;
+  /** In private mode, the handler decides who may have it (archives: a signature or a token; the browse page's files). */
+  ownAccess?: boolean;
 }
 
-const route = (pattern: string, handler: Handler): Route => ({ pattern: pattern === '' ? [] : pattern.split('/'), handler });
+const route = (pattern: string, handler: Handler, ownAccess = false): Route => ({ pattern: pattern === '' ? [] : pattern.split('/'), handler, ownAccess });
 
 const MODULE = 'v1/modules/:namespace/:name/:provider';
 
@@ -32,22 +34,22 @@ const ROUTES: Route[] = [
   route(`${MODULE}/download`, downloadLatest),
   route(`${MODULE}/:version`, versionDetail),
   route(`${MODULE}/:version/download`, download),
-  route(`${MODULE}/:version/:file`, archive),
+  route(`${MODULE}/:version/:file`, archive, true),
   route(`${MODULE}/*rest`, belowModule),
   route('v2/modules/:namespace/:name/:provider/downloads/summary', downloadsSummary),
   // The API's paths are never files of the tree, even where one would match.
   route('v2/modules/*rest', () => {
     throw notFound();
   }),
-  route('*path', staticFile),
+  route('*path', staticFile, true),
 ];
 
 /** The route for decoded path segments, and what its pattern captured. */
-export function findRoute(segments: string[]): { handler: Handler; params: Record<string, string> } {
+export function findRoute(segments: string[]): { handler: Handler; params: Record<string, string>; ownAccess: boolean } {
   const path = asProtocolPath(segments);
-  for (const { pattern, handler } of ROUTES) {
+  for (const { pattern, handler, ownAccess = false } of ROUTES) {
     const params = match(pattern, path);
-    if (params) return { handler, params };
+    if (params) return { handler, params, ownAccess };
   }
   // Unreachable: `*path` matches every path.
   throw notFound();

@@ -2,8 +2,9 @@
 // download count patched in), the download answer, the redirect to the
 // latest version's download, and the archive itself, counted when fetched.
 
-import { payload, type Payload } from '../../http/payload.js';
-import { ARCHIVE_TYPE, CACHE_LONG, downloadHeaders } from '../../protocol/headers.js';
+import { jsonPayload, payload, type Payload } from '../../http/payload.js';
+import { ARCHIVE_TYPE, CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE_LONG, downloadHeaders } from '../../protocol/headers.js';
+import { forbiddenSignature, unauthorized } from '../access.js';
 import { archiveFile, archiveName, downloadFile, latestDetailFile, versionDetailFile, versionsFile } from '../../protocol/paths.js';
 import { latestVersion } from '../../version-order.js';
 import type { IndexedModule } from '../mirror.js';
@@ -42,13 +43,24 @@ export function downloadLatest(r: RouteRequest): Answer {
  */
 export async function download(r: RouteRequest): Promise<Answer> {
   const module = moduleOf(r);
-  const document = await r.registry.mirror.document(downloadFile(addressOf(r), versionOf(r, module)));
+  const address = addressOf(r);
+  const version = versionOf(r, module);
+  const document = await r.registry.mirror.document(downloadFile(address, version));
   const { location } = JSON.parse(document.body.toString('utf8')) as { location: string };
-  return { payload: document, headers: downloadHeaders(location) };
+  const { access } = r.registry;
+  if (!access) return { payload: document, headers: downloadHeaders(location) };
+  // Private: Terraform's go-getter fetches the location with no token, so it carries a signature that expires.
+  // OpenTofu 1.12+ reads the body first and, told so, fetches it with the registry's token instead (either works).
+  const signed = `${location}?${access.signer.query(archiveFile(address, version), access.archiveUrlTtlSeconds)}`;
+  return {
+    payload: jsonPayload({ location: signed, use_registry_credentials: true }),
+    headers: { ...downloadHeaders(signed), 'Cache-Control': CACHE_NO_STORE },
+  };
 }
 
 /** GET the archive beside `download`; a complete GET counts as one download (spec 2.9). */
 export async function archive(r: RouteRequest): Promise<undefined> {
+  if (r.registry.access) authorizeArchive(r);
   const module = moduleOf(r);
   const address = addressOf(r);
   const version = versionOf(r, module);
@@ -56,8 +68,34 @@ export async function archive(r: RouteRequest): Promise<undefined> {
   r.res.on('finish', () => {
     if (r.req.method === 'GET' && r.res.statusCode === 200) r.registry.downloads.record(module.key);
   });
-  await r.registry.serveFile(r.req, r.res, archiveFile(address, version), { 'Content-Type': ARCHIVE_TYPE, 'Cache-Control': CACHE_LONG });
+  const cache = r.registry.access ? CACHE_PRIVATE_LONG : CACHE_LONG;
+  await r.registry.serveFile(r.req, r.res, archiveFile(address, version), { 'Content-Type': ARCHIVE_TYPE, 'Cache-Control': cache });
   return undefined;
+}
+
+/**
+ * Private mode: an archive is fetched with a URL the registry signed (go-getter,
+ * for Terraform) or with a token that may read the module (OpenTofu's
+ * use_registry_credentials, browsers). Decided before the module is looked up,
+ * so a caller without either learns nothing of what exists.
+ */
+function authorizeArchive(r: RouteRequest): void {
+  const access = r.registry.access!;
+  const full = r.index;
+  const signature = access.signer.check(archiveFile(addressOf(r), r.params['version'] ?? ''), r.query);
+  // A valid signature names this very path and came from this registry: the module was readable by whoever got it.
+  if (signature === 'valid') return;
+  const caller = access.callerIfAny(r.req);
+  if (!caller) {
+    if (signature === 'absent') {
+      access.refuse(r.req, 'anonymous', 'archive without a signature or a token');
+      throw unauthorized();
+    }
+    access.refuse(r.req, 'anonymous', `archive URL signature ${signature}`);
+    throw forbiddenSignature(signature);
+  }
+  r.caller = caller;
+  r.index = access.view(full, caller);
 }
 
 /** Deeper paths under a module name nothing, but name the module first if it does not exist. */

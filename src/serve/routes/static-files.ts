@@ -1,13 +1,58 @@
 // Everything that is not a protocol path is a file of the tree, served as is:
-// the browse page and its scripts, the indexes, the manifest.
+// the browse page and its scripts, the indexes, the manifest. In private mode
+// the page itself (which holds no data) is open to all, so a browser can load
+// it and ask for a token; its module index is cut to what the caller may
+// read, a README to callers who may read its module, and the whole-mirror
+// files (manifest, search and versions indexes, deprecations) to site administrators;
+// the provider network mirror to any caller with a known token (providers.ts).
 
-import { CACHE_SHORT } from '../../protocol/headers.js';
-import { notFound, type RouteRequest } from '../registry.js';
+import { BROWSE_INDEX_FILE } from '../../browse/index.js';
+import { jsonPayload } from '../../http/payload.js';
+import { CACHE_PRIVATE, CACHE_SHORT } from '../../protocol/headers.js';
+import { PROVIDERS_INDEX_FILE } from '../../protocol/providers.js';
+import { cachedAnswer, notFound, type Answer, type RouteRequest } from '../registry.js';
+import { providerFile } from './providers.js';
+
+/** The browse page's own files: no module data in them. */
+const PAGE_FILES = new Set(['', 'index.html', 'browse/app.js', 'browse/style.css']);
+const README_PREFIX = 'browse/readme/';
 
 /** GET /*path: a file of the tree; dot files (`.well-known` aside, which has its route) are not served. */
-export async function staticFile(r: RouteRequest): Promise<undefined> {
-  const segments = r.params['path'] === '' ? [] : r.params['path']!.split('/');
+export async function staticFile(r: RouteRequest): Promise<Answer | undefined> {
+  const path = r.params['path']!;
+  const { access } = r.registry;
+  // Mirrored providers belong to no organization: in private mode any caller with a known token reads their index.
+  if (access && path === PROVIDERS_INDEX_FILE) r.caller = access.caller(r.req);
+  // The network mirror's folder is set by the mirror's config, so it is found here rather than in the route table.
+  const provider = await providerFile(r, path);
+  if (provider !== undefined) return provider ?? undefined;
+  const segments = path === '' ? [] : path.split('/');
   if (segments.some((s) => s.startsWith('.'))) throw notFound();
-  await r.registry.serveFile(r.req, r.res, r.params['path']!, { 'Cache-Control': CACHE_SHORT });
+  if (access && !PAGE_FILES.has(path) && path !== PROVIDERS_INDEX_FILE) {
+    const caller = (r.caller = access.caller(r.req));
+    r.index = access.view(r.index, caller);
+    if (path === BROWSE_INDEX_FILE) return { payload: await browseIndexFor(r) };
+    const readable = path.startsWith(README_PREFIX) ? r.index.byKey.has(segments.slice(2, 5).join('/')) : caller.readers.everything;
+    if (!readable) {
+      access.refuse(r.req, caller.label, `${path} is not readable by this caller`);
+      throw notFound();
+    }
+  }
+  await r.registry.serveFile(r.req, r.res, path, { 'Cache-Control': access ? CACHE_PRIVATE : CACHE_SHORT });
   return undefined;
+}
+
+interface BrowseIndex {
+  modules: unknown[][];
+  recent: unknown[][];
+}
+
+/** The browse page's index with only the modules (and recent versions) the caller may read; the rows start with namespace, name, provider. */
+async function browseIndexFor(r: RouteRequest) {
+  const full = await r.registry.mirror.document(BROWSE_INDEX_FILE);
+  return cachedAnswer(r, () => {
+    const index = JSON.parse(full.body.toString('utf8')) as BrowseIndex;
+    const readable = (row: unknown[]) => r.index.byKey.has(row.slice(0, 3).join('/'));
+    return jsonPayload({ ...index, modules: index.modules.filter(readable), recent: index.recent.filter(readable) });
+  });
 }

@@ -1,0 +1,28 @@
+import { relative } from 'node:path';
+import { resolveMirrorConfig } from '../config.js';
+import { setDeprecation } from '../deprecate.js';
+import { checkDeprecationLink } from '../deprecations.js';
+import { isValidName } from '../protocol/paths.js';
+import { validVersion } from '../version-order.js';
+import { stringFlag, usageError, type Values } from './args.js';
+
+export async function runDeprecate(values: Values, positionals: string[]): Promise<number> {
+  const [address = '', version = ''] = positionals;
+  const parts = address.split('/');
+  if (parts.length !== 3 || !parts.every(isValidName)) throw usageError('deprecate', `"${address}" is not a module address: give NAMESPACE/NAME/PROVIDER.`);
+  if (validVersion(version) === null) throw usageError('deprecate', `"${version}" is not a version: give it as the mirror lists it, such as 1.2.0.`);
+  const undo = values['undo'] === true;
+  const reason = stringFlag(values, 'reason');
+  const link = stringFlag(values, 'link');
+  if (undo && (reason !== undefined || link !== undefined)) throw usageError('deprecate', '--undo takes no --reason or --link.');
+  if (!undo && (reason === undefined || reason.trim() === '')) throw usageError('deprecate', 'Say why with --reason TEXT (or pass --undo to lift a deprecation).');
+  const linkProblem = link === undefined ? undefined : checkDeprecationLink(link);
+  if (linkProblem) throw usageError('deprecate', `--link ${linkProblem}, got "${link}".`);
+  const { outDir } = resolveMirrorConfig({ out: stringFlag(values, 'out'), config: stringFlag(values, 'config') });
+  const [namespace, name, provider] = parts as [string, string, string];
+  const result = await setDeprecation(outDir, { namespace, name, provider }, version, undo ? null : { reason: reason!, link: link ?? null });
+  const where = relative(process.cwd(), outDir) || '.';
+  const what = undo ? 'no longer deprecated' : `deprecated: ${reason}`;
+  console.log(`${result.module} ${result.version} ${what}${result.changed ? '' : ' (already so; nothing changed)'} in ${where}/`);
+  return 0;
+}

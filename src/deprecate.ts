@@ -1,0 +1,65 @@
+// `modmirror deprecate` and the management API's deprecation call: marks one
+// published version deprecated (or not) in the mirror, rewriting its module's
+// documents, the indexes and deprecations.json in a hard-linked staging copy
+// swapped in whole, as publish does. Nothing else of the mirror changes.
+
+import { readDeprecations, type Deprecation } from './deprecations.js';
+import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
+import { emitIndexes, emitModule } from './emit/index.js';
+import { MirrorError } from './errors.js';
+import { sortRecords } from './manifest.js';
+import { addressKey } from './protocol/paths.js';
+import { problemLines, withMirrorWrite } from './transaction.js';
+import type { ModuleAddress } from './types.js';
+import { GENERATOR } from './version.js';
+
+export interface DeprecateResult {
+  module: string;
+  version: string;
+  deprecation: Deprecation | null;
+  /** False when the version already had exactly this deprecation (or none, when undone): nothing was written. */
+  changed: boolean;
+}
+
+/** Sets (or, with null, removes) the deprecation of `version`; 404-coded MirrorError when the mirror lacks it. */
+export function setDeprecation(outDir: string, address: ModuleAddress, version: string, deprecation: Deprecation | null): Promise<DeprecateResult> {
+  const key = addressKey(address);
+  const write = {
+    seed: true,
+    verify: () => ({ modules: [key] }),
+    failure: (problems: Parameters<typeof problemLines>[0]) => new MirrorError('BUILD_FAILED', `The mirror failed verification after the deprecation; it is left as it was:\n${problemLines(problems)}`),
+  };
+  return withMirrorWrite(outDir, write, async (tx) => {
+    const manifest = readManifest(outDir);
+    const entry = manifest?.modules[key];
+    if (!manifest || !entry) throw new MirrorError('NOT_FOUND', `Module ${key} not found in the mirror`, { hint: 'Name a module the mirror holds, as NAMESPACE/NAME/PROVIDER.' });
+    if (!entry.versions.some((v) => v.version === version)) {
+      throw new MirrorError('NOT_FOUND', `Version ${version} of ${key} not found`, { hint: `The mirror holds ${entry.versions.map((v) => v.version).join(', ')}.` });
+    }
+    const deprecations = readDeprecations(outDir);
+    const current = deprecations[key]?.[version] ?? null;
+    if (JSON.stringify(current) === JSON.stringify(deprecation)) return { module: key, version, deprecation, changed: false };
+    const forModule = { ...deprecations[key] };
+    if (deprecation) forModule[version] = deprecation;
+    else delete forModule[version];
+    deprecations[key] = forModule;
+    await tx.stage(async (staging) => {
+      const baseUrl = readBaseUrl(outDir) ?? '';
+      const providers = Object.keys(manifest.modules)
+        .map((k) => k.split('/'))
+        .filter(([ns, n]) => ns === address.namespace && n === address.name)
+        .map(([, , p]) => p!)
+        .sort();
+      await emitModule(staging, await readModuleVersions(outDir, manifest, address), providers, { baseUrl, deprecations: forModule });
+      // The indexes are rewritten too: the manifest's new stamp is what tells a running server the mirror changed.
+      await emitIndexes(staging, sortRecords(readRecords(outDir, manifest)), {
+        baseUrl,
+        generator: GENERATOR,
+        forced: manifest.forced,
+        deprecations,
+        only: { namespace: address.namespace, name: address.name },
+      });
+    });
+    return { module: key, version, deprecation, changed: true };
+  });
+}

@@ -1,0 +1,107 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// The browse page's providers in a real headless Chromium (Debian's package,
+// driven by playwright-core): the home view lists the mirrored providers, a
+// provider's page shows its versions, platforms and the required_providers
+// and provider_installation snippets, a module's required provider links to
+// it when the mirror holds it; and opening a page moves focus to the content
+// without drawing a box around it.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/serve/index.js';
+import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import { writeReleaseFolder } from '../providers/zips.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+  const dir = tempDir('mm-browse-providers-');
+  // The sample modules: acme/network/aws requires hashicorp/aws, which this mirror carries; acme/dns/google's google it does not.
+  writeFiles(dir, {
+    'mirror.config.yaml': `sources:\n  - folder: ${JSON.stringify(join(ROOT, 'modules'))}\nproviders:\n  - folder: aws\n    namespace: hashicorp\n`,
+  });
+  await writeReleaseFolder(join(dir, 'aws'), 'aws', '5.31.0', ['linux_amd64', 'darwin_arm64']);
+  await writeReleaseFolder(join(dir, 'aws'), 'aws', '5.30.0', ['linux_amd64']);
+  const built = await runCli(['build', '--json'], dir);
+  expect(built.code, built.stderr).toBe(0);
+  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Whether the element in focus draws a visible outline. */
+const focusBox = () =>
+  page.evaluate(() => {
+    const active = document.activeElement as HTMLElement;
+    const style = getComputedStyle(active);
+    return { id: active.id, outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0 };
+  });
+
+describe('providers on the browse page', () => {
+  it('lists the mirrored providers on the home view', async () => {
+    await page.goto(server.url);
+    await expect.poll(() => page.textContent('#count')).toBe('4 modules · 1 provider');
+    expect(await page.locator('#providers li').allTextContents()).toEqual(['registry.terraform.io/hashicorp/aws 5.31.0']);
+  });
+
+  it("shows a provider's versions, platforms and the snippets to use it", async () => {
+    await page.goto(server.url);
+    await page.click('#providers a');
+    await expect.poll(() => page.textContent('#provider-title')).toBe('registry.terraform.io/hashicorp/aws');
+    const rows = await page.locator('table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(rows).toEqual([
+      ['5.31.0', 'darwin_arm64, linux_amd64'],
+      ['5.30.0', 'linux_amd64'],
+    ]);
+    expect(await page.textContent('#required-providers')).toBe(
+      'terraform {\n  required_providers {\n    aws = {\n      source  = "registry.terraform.io/hashicorp/aws"\n      version = "5.31.0"\n    }\n  }\n}\n',
+    );
+    expect(await page.textContent('#provider-installation')).toBe(
+      `provider_installation {\n  network_mirror {\n    url     = "${server.url}providers/"\n    include = ["registry.terraform.io/hashicorp/aws"]\n  }\n  direct {\n    exclude = ["registry.terraform.io/hashicorp/aws"]\n  }\n}\n`,
+    );
+  });
+
+  it("links a module's required provider to the mirrored one, and leaves one the mirror lacks as text", async () => {
+    await page.goto(`${server.url}#/acme/network/aws/2.0.0`);
+    await page.waitForSelector('.provider-link');
+    expect(await page.locator('.provider-link').first().getAttribute('href')).toBe('#/-/providers/registry.terraform.io/hashicorp/aws');
+    await page.goto(`${server.url}#/acme/dns/google`);
+    await expect.poll(() => page.textContent('#module-title')).toBe('acme/dns/google');
+    expect(await page.locator('.provider-link').count()).toBe(0);
+  });
+});
+
+describe('focus after opening a page', () => {
+  it('moves focus to the content without a box, by mouse and by keyboard', async () => {
+    await page.goto(server.url);
+    await page.waitForSelector('#results li');
+    await page.click('#results a:has-text("acme/network/aws")');
+    await expect.poll(() => page.textContent('#module-title')).toBe('acme/network/aws');
+    expect(await focusBox()).toEqual({ id: 'main', outline: false });
+
+    await page.goto(server.url);
+    await page.waitForSelector('#results li');
+    await page.focus('#results a');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#module-title');
+    expect(await focusBox()).toEqual({ id: 'main', outline: false });
+    // The focus move still serves keyboard users: the next Tab goes into the new content, and links there show their ring.
+    await page.keyboard.press('Tab');
+    const next = await focusBox();
+    expect(next.id).not.toBe('main');
+    expect(await page.evaluate(() => document.getElementById('main')!.contains(document.activeElement))).toBe(true);
+    expect(next.outline).toBe(true);
+  });
+});
