@@ -40,6 +40,7 @@ const BENCHMARKS = [
     },
   },
   { name: 'serve-memory', run: async (opts) => (await import('./serve/memory.mjs')).benchServeMemory(opts) },
+  { name: 'provider-sync', run: async (opts) => (await import('./provider-sync.mjs')).benchProviderSync(opts) },
 ];
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -253,14 +253,22 @@ const COMMANDS: Record<string, Command> = {
     run: async (values, positionals) => (await import('./commands/unbundle.js')).runUnbundle(values, positionals),
   },
   sync: {
-    summary: 'Copy module versions, and the modules they call, from an upstream registry into a module folder the build reads',
-    usage: `modmirror sync --from URL (--module NS/NAME/PROVIDER[@CONSTRAINT] | --for DIR)... [--into DIR] [--token-env VAR]
+    summary: 'Copy module versions (with the modules they call) and provider packages from an upstream registry into folders the build reads',
+    usage: `modmirror sync --from URL (--module NS/NAME/PROVIDER[@CONSTRAINT] | --provider [HOST/]NS/TYPE[@CONSTRAINT] | --for DIR)...
+               [--into DIR] [--providers-into DIR] [--platform OS_ARCH]... [--token-env VAR]
                [--no-dependencies] [--dependency-versions newest|every] [--stands-in-for HOST]... [--json]
 
   --from URL        the upstream registry (its /.well-known/terraform.json names modules.v1)
   --module ADDR     copy every version matching the constraint: acme/vpc/aws@"~> 2.0" (repeatable)
-  --for DIR         copy the registry modules a Terraform configuration's module blocks call (repeatable);
-                    without --from, from the config's upstreams
+  --provider ADDR   copy every provider version matching the constraint, for each platform:
+                    registry.terraform.io/hashicorp/aws@"~> 5.0"; NS/TYPE is a provider of the --from host (repeatable)
+  --for DIR         copy what terraform init of a configuration needs: the registry modules its module blocks
+                    call, and the providers it requires (the versions of its .terraform.lock.hcl when it has
+                    one) (repeatable); without --from, from the config's upstreams
+  --platform OS_ARCH  a platform to copy provider packages for (repeatable; default: the config's platforms,
+                    else linux_amd64)
+  --providers-into DIR  the provider folder to fill, HOST/NS/TYPE/ as terraform providers mirror writes it
+                    (default: the config's first providers folder)
   --into DIR        the folder to fill, <namespace>/<name>/<provider>/<version>/ (default: the config's first folder source)
   --config FILE     config that names the folder (default: ./mirror.config.yaml)
   --token-env VAR   variable holding the upstream's bearer token (default: MODMIRROR_SYNC_TOKEN, else TF_TOKEN_<host>)
@@ -269,13 +277,19 @@ const COMMANDS: Record<string, Command> = {
   --stands-in-for HOST  a public registry the upstream answers for (repeatable; default registry.terraform.io and
                     registry.opentofu.org); a call without a host means registry.terraform.io, one naming the
                     upstream's own host is followed too, others are reported as "other host"
-  --json            print one JSON summary (fetched, present, failures, notMirrored, cycles, providers), no progress
+  --json            print one JSON summary (fetched, present, failures, notMirrored, cycles, providers,
+                    providerVersions, providerUnavailable), no progress
 
-  git::, local and URL sources, cycles and unsatisfiable calls are reported, never fatal to the rest;
-  exit 1 when something wanted could not be found or fetched.`,
+  git::, local and URL sources, cycles and unsatisfiable calls are reported, never fatal to the rest; so is a
+  platform the upstream has no provider package for. A provider package is kept only when its SHA256SUMS is
+  signed by a key the upstream lists and its sha256 matches. Exit 1 when something wanted could not be found,
+  fetched or verified.`,
     options: {
       from: { type: 'string' },
       module: { type: 'string', multiple: true },
+      provider: { type: 'string', multiple: true },
+      platform: { type: 'string', multiple: true },
+      'providers-into': { type: 'string' },
       for: { type: 'string', multiple: true },
       into: { type: 'string' },
       config: { type: 'string' },

@@ -132,3 +132,13 @@ export function makeCertificates(dir: string): { ca: string; cert: string; key: 
   openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'san.ext', '-out', 'server.pem']);
   return { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.key') };
 }
+
+/** Whether a real `terraform` is on PATH: tests that run it are skipped where it is not (fresh CI machines). */
+export const hasTerraform = (() => {
+  try {
+    execFileSync('terraform', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();

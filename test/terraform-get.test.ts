@@ -11,20 +11,12 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { archiveFile } from '../src/protocol/paths.js';
 import { APP, V1, V1_LINKS } from './fixtures/history.js';
-import { makeRepo, runCli, tempDir, writeFiles } from './helpers.js';
+import { hasTerraform, makeRepo, runCli, tempDir, writeFiles } from './helpers.js';
 
 const EKS = { namespace: 'acme', name: 'eks', provider: 'aws' };
 
-const terraform = (() => {
-  try {
-    execFileSync('terraform', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
-describe.skipIf(!terraform)('terraform get with the archive (real client)', () => {
+describe.skipIf(!hasTerraform)('terraform get with the archive (real client)', () => {
   it('installs an example made of links with every file; a tarball keeping the links installs empty files', async () => {
     const dir = tempDir();
     const repo = join(dir, 'repo');

@@ -8,15 +8,25 @@ import type { SyncResult } from '../sync/index.js';
 
 export interface UpstreamSummary {
   from: string;
-  /** Absolute path of the module folder. */
-  into: string;
+  /** Absolute path of the module folder; absent when only providers were synced. */
+  into?: string;
+  /** Absolute path of the provider folder; absent when there is none. */
+  providersInto?: string;
   result: SyncResult;
 }
 
-export function printSummary({ from, into, result }: UpstreamSummary): void {
-  const shown = relative(process.cwd(), into) || '.';
-  const next = result.fetched.length > 0 ? ' Run modmirror build to serve them.' : '';
-  const lines = [`Fetched ${result.fetched.length} version(s) into ${shown}/ (${result.present.length} already there) from ${new URL(from).origin}.${next}`];
+export function printSummary({ from, into, providersInto, result }: UpstreamSummary): void {
+  const shown = (dir: string) => relative(process.cwd(), dir) || '.';
+  const packages = result.providerVersions.reduce((n, v) => n + v.fetched.length, 0);
+  const next = result.fetched.length + packages > 0 ? ' Run modmirror build to serve them.' : '';
+  const origin = new URL(from).origin;
+  const lines: string[] = [];
+  if (into !== undefined) lines.push(`Fetched ${result.fetched.length} version(s) into ${shown(into)}/ (${result.present.length} already there) from ${origin}.`);
+  if (providersInto !== undefined && (into === undefined || result.providerVersions.length > 0 || result.providers.length > 0)) {
+    const present = result.providerVersions.reduce((n, v) => n + v.present.length, 0);
+    lines.push(`Fetched ${packages} provider package(s) into ${shown(providersInto)}/ (${present} already there) from ${origin}.`);
+  }
+  if (next !== '') lines[lines.length - 1] += next;
   const section = (title: string, items: string[]) => {
     if (items.length > 0) lines.push(`${title}:`, ...items.map((item) => `  ${item}`));
   };
@@ -24,11 +34,18 @@ export function printSummary({ from, into, result }: UpstreamSummary): void {
   section('Added', result.fetched.map((f) => `${f.module} ${f.version}${via(f.calledFrom)}`));
   section('Not mirrored', result.notMirrored.map((n) => `${n.source}${n.version === '' ? '' : ` "${n.version}"`} (${n.calledFrom}): ${n.message}`));
   section('Cycles (each version is mirrored once)', result.cycles.map((c) => c.join(' -> ')));
-  section('Could not find or fetch', result.failures.map((f) => f.message));
   section(
-    'Providers required (not mirrored yet: modmirror carries modules only)',
-    result.providers.map((p) => `${p.source || p.name}${p.version === '' ? '' : ` "${p.version}"`} (${p.calledFrom})`),
+    'Added providers',
+    result.providerVersions.filter((v) => v.fetched.length > 0).map((v) => `${v.provider} ${v.version} ${v.fetched.join(', ')}${via(v.calledFrom)}`),
   );
+  section('No provider package for a platform (the upstream answered 404)', result.providerUnavailable.map((u) => `${u.provider} ${u.version} ${u.platform}`));
+  section('Could not find, fetch or verify', result.failures.map((f) => f.message));
+  if (providersInto === undefined) {
+    section(
+      'Providers required (not mirrored: no provider folder; add "providers: - folder: DIR" to the config or pass --providers-into DIR)',
+      result.providers.map((p) => `${p.source || p.name}${p.version === '' ? '' : ` "${p.version}"`} (${p.calledFrom})`),
+    );
+  }
   console.log(lines.join('\n'));
 }
 
@@ -36,6 +53,6 @@ export function printSummary({ from, into, result }: UpstreamSummary): void {
 export function summaryJson(summaries: UpstreamSummary[]): unknown {
   return {
     ok: summaries.every((s) => s.result.failures.length === 0),
-    upstreams: summaries.map(({ from, into, result }) => ({ from, into, ...result })),
+    upstreams: summaries.map(({ from, into, providersInto, result }) => ({ from, ...(into === undefined ? {} : { into }), ...(providersInto === undefined ? {} : { providersInto }), ...result })),
   };
 }

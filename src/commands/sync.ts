@@ -5,7 +5,9 @@ import { MirrorError } from '../errors.js';
 import type { SyncEntry } from '../sync/config.js';
 import { parseModuleSpec } from '../sync/constraint.js';
 import { sync, type DependencyOptions } from '../sync/index.js';
-import { normalizeHost, PUBLIC_REGISTRY_HOSTS } from '../sync/source-address.js';
+import { normalizeHost, PUBLIC_REGISTRY_HOSTS, servedHosts } from '../sync/source-address.js';
+import { parseProviderSpec, type ProviderSpec } from '../sync/provider-address.js';
+import { isPlatform } from '../protocol/providers.js';
 import { stringFlag, type Values } from './args.js';
 import { printSummary, summaryJson, type UpstreamSummary } from './sync-report.js';
 
@@ -19,19 +21,28 @@ export async function runSync(values: Values): Promise<number> {
   // Every plan is made (and every flag and folder checked) before anything is fetched.
   const plans = chooseUpstreams(values, config).map((upstream) => {
     const from = parseFrom(upstream.from);
-    const into = stringFlag(values, 'into') !== undefined ? resolve(stringFlag(values, 'into')!) : upstream.into ?? defaultFolder(config);
+    // A provider-only sync fills no module folder, so it needs none.
+    const wantsModules = (upstream.modules ?? []).length > 0 || (upstream.for ?? []).length > 0;
+    const into = stringFlag(values, 'into') !== undefined ? resolve(stringFlag(values, 'into')!) : upstream.into ?? (wantsModules ? defaultFolder(config) : undefined);
     const configurations = (upstream.for ?? []).map(configurationFolder);
-    return { from, into, modules: (upstream.modules ?? []).map(parseModuleSpec), configurations, dependencies: dependencyOptions(values, upstream), token: token(upstream.tokenEnv, from) };
+    const dependencies = dependencyOptions(values, upstream);
+    const providers = providerSpecs(upstream, from, dependencies.standsInFor);
+    const providersInto = stringFlag(values, 'providers-into') !== undefined ? resolve(stringFlag(values, 'providers-into')!) : defaultProviderFolder(config);
+    if (providers.length > 0 && providersInto === undefined) {
+      throw usage('Name the provider folder to fill with --providers-into DIR, or list one in mirror.config.yaml under "providers: - folder: DIR".');
+    }
+    const platforms = platformList(values, upstream, config);
+    return { from, into, modules: (upstream.modules ?? []).map(parseModuleSpec), configurations, dependencies, token: token(upstream.tokenEnv, from), providers, platforms, providersInto };
   });
   const summaries: UpstreamSummary[] = [];
   for (const plan of plans) {
     const result = await sync(plan, { log: json ? () => {} : (line) => console.error(line) });
-    summaries.push({ from: plan.from.href, into: plan.into, result });
+    summaries.push({ from: plan.from.href, ...(plan.into === undefined ? {} : { into: plan.into }), ...(plan.providersInto === undefined ? {} : { providersInto: plan.providersInto }), result });
     if (!json) printSummary(summaries.at(-1)!);
   }
   const failures = summaries.reduce((n, s) => n + s.result.failures.length, 0);
   if (json) console.log(JSON.stringify(summaryJson(summaries), null, 2));
-  else if (failures > 0) console.error(`${failures} module(s) or version(s) failed (see the errors above); run sync again to retry them: the others are kept.`);
+  else if (failures > 0) console.error(`${failures} module(s), version(s) or provider package(s) failed (see the errors above); run sync again to retry them: the others are kept.`);
   return failures > 0 ? 1 : 0;
 }
 
@@ -39,16 +50,19 @@ function chooseUpstreams(values: Values, config: ResolvedConfig): SyncEntry[] {
   const fromFlag = stringFlag(values, 'from');
   // parseArgs gives a list for an option declared `multiple`.
   const moduleFlags = (values['module'] as unknown as string[] | undefined) ?? [];
+  const providerFlags = (values['provider'] as unknown as string[] | undefined) ?? [];
   const forFlags = ((values['for'] as unknown as string[] | undefined) ?? []).map((dir) => resolve(dir));
   if (fromFlag !== undefined) {
-    if (moduleFlags.length === 0 && forFlags.length === 0) throw usage('Name at least one module (--module NAMESPACE/NAME/PROVIDER[@CONSTRAINT]) or a configuration folder (--for DIR).');
-    return [{ from: fromFlag, modules: moduleFlags, for: forFlags, tokenEnv: stringFlag(values, 'token-env') }];
+    if (moduleFlags.length === 0 && forFlags.length === 0 && providerFlags.length === 0) {
+      throw usage('Name at least one module (--module NAMESPACE/NAME/PROVIDER[@CONSTRAINT]), provider (--provider HOST/NAMESPACE/TYPE[@CONSTRAINT]) or configuration folder (--for DIR).');
+    }
+    return [{ from: fromFlag, modules: moduleFlags, providers: providerFlags, for: forFlags, tokenEnv: stringFlag(values, 'token-env') }];
   }
-  if (config.sync.length > 0 && moduleFlags.length === 0) {
-    // --for with the config's upstreams: that folder's closure, not the config's module lists.
-    return forFlags.length > 0 ? config.sync.map((u) => ({ ...u, modules: [], for: forFlags })) : config.sync;
+  if (config.sync.length > 0 && moduleFlags.length === 0 && providerFlags.length === 0) {
+    // --for with the config's upstreams: that folder's closure, not the config's module and provider lists.
+    return forFlags.length > 0 ? config.sync.map((u) => ({ ...u, modules: [], providers: [], for: forFlags })) : config.sync;
   }
-  throw usage('Name the upstream registry with --from URL and modules with --module (or a configuration folder with --for), or list them under "sync:" in mirror.config.yaml.');
+  throw usage('Name the upstream registry with --from URL and modules with --module, providers with --provider (or a configuration folder with --for), or list them under "sync:" in mirror.config.yaml.');
 }
 
 /** Flags win over the config entry's keys; by default every call is followed and the newest match mirrored. */
@@ -87,6 +101,30 @@ function parseFrom(text: string): URL {
   }
   if (from.protocol !== 'https:' && from.protocol !== 'http:') throw usage(`Invalid --from "${text}": expected an http(s) URL.`);
   return from;
+}
+
+/** Providers named outright; each must be on a host this upstream answers for. */
+function providerSpecs(upstream: SyncEntry, from: URL, standsInFor: string[]): ProviderSpec[] {
+  const hosts = servedHosts(from, standsInFor);
+  return (upstream.providers ?? []).map((text) => {
+    const spec = parseProviderSpec(text, normalizeHost(from.host));
+    if (!hosts.has(spec.address.hostname)) {
+      throw usage(`Provider "${text}": ${from.origin} does not answer for ${spec.address.hostname} (it stands in for ${[...hosts].join(', ')}).`, 'Sync it from that registry with its own --from, or add --stands-in-for HOST.');
+    }
+    return spec;
+  });
+}
+
+/** --platform flags, else the entry's platforms:, else the config's (default linux_amd64). */
+function platformList(values: Values, upstream: SyncEntry, config: ResolvedConfig): string[] {
+  const flags = (values['platform'] as unknown as string[] | undefined) ?? [];
+  for (const p of flags) if (!isPlatform(p)) throw usage(`Invalid --platform "${p}": expected OS_ARCH such as linux_amd64.`);
+  return [...new Set(flags.length > 0 ? flags : upstream.platforms ?? config.platforms)];
+}
+
+/** The config's first provider folder in the `terraform providers mirror` layout, if it has one. */
+function defaultProviderFolder(config: ResolvedConfig): string | undefined {
+  return config.providerFolders.find((f) => f.kind === 'mirror')?.dir;
 }
 
 /** The config's first folder source: the folder the build already reads. */

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { messageOf } from '../errors.js';
 import { addressKey } from '../protocol/paths.js';
-import type { ModuleAddress } from '../types.js';
+import type { ModuleAddress, ProviderRequirement } from '../types.js';
 import { packageCalls, type FolderCalls } from './calls.js';
 import { parseConstraint } from './constraint.js';
 import type { HttpClient } from './http.js';
@@ -47,6 +47,8 @@ export interface Walk {
   stored: Set<string>;
   /** `NS/NAME/PROVIDER VERSION` whose calls were (or are being) followed. */
   followed: Set<string>;
+  /** Told of each provider a followed version requires (its required_providers), with the version as `calledFrom`. */
+  requires: (requirement: ProviderRequirement, calledFrom: string) => void;
 }
 
 /** Mirrors the versions `need` asks for, then, unless turned off, what they call. */
@@ -104,7 +106,9 @@ async function followVersion(walk: Walk, address: ModuleAddress, version: string
     fail(walk, { module: addressKey(address), version, message: `${node}: could not read its module calls, so what it calls is not mirrored: ${messageOf(error)}` });
     return;
   }
-  await mirrorCalls(walk, calls, (folder) => (folder === '' ? node : `${node} ${folder}`), [...path, node]);
+  const label = (folder: string) => (folder === '' ? node : `${node} ${folder}`);
+  for (const p of calls.providers) walk.requires(p, `${label(p.folder)}: required_providers`);
+  await mirrorCalls(walk, calls, label, [...path, node]);
 }
 
 /** The upstream versions `need` matches: all, or the newest; none (and a failure recorded) when there are none. */

@@ -5,6 +5,8 @@
 import { resolve } from 'node:path';
 import { parseModuleSpec } from './constraint.js';
 import { normalizeHost } from './source-address.js';
+import { parseProviderSpec } from './provider-address.js';
+import { isPlatform } from '../protocol/providers.js';
 
 /** One upstream as written in the config. */
 export interface SyncEntry {
@@ -21,9 +23,13 @@ export interface SyncEntry {
   dependencyVersions?: 'newest' | 'every';
   /** Public registry hosts this upstream answers for (default registry.terraform.io and registry.opentofu.org). */
   standsInFor?: string[];
+  /** HOST/NAMESPACE/TYPE[@CONSTRAINT] (NAMESPACE/TYPE: the upstream's own host): every matching version is copied. */
+  providers?: string[];
+  /** OS_ARCH platforms whose provider packages are copied (default: the config's top-level platforms). */
+  platforms?: string[];
 }
 
-const KEYS = ['from', 'into', 'tokenEnv', 'modules', 'for', 'dependencies', 'dependencyVersions', 'standsInFor'];
+const KEYS = ['from', 'into', 'tokenEnv', 'modules', 'providers', 'platforms', 'for', 'dependencies', 'dependencyVersions', 'standsInFor'];
 
 /** Every problem of a `sync:` value, with the key path it is at. */
 export function validateSyncEntries(value: unknown): { path: (string | number)[]; message: string }[] {
@@ -51,7 +57,7 @@ export function validateSyncEntries(value: unknown): { path: (string | number)[]
     for (const key of Object.keys(e)) expect(KEYS.includes(key), [...path, key], `unknown key; expected one of ${KEYS.join(', ')}`);
     expect(typeof e['from'] === 'string' && /^https?:\/\/[^/]+/.test(e['from']), [...path, 'from'], `expected the upstream registry's http(s) URL, got ${show(e['from'])}`);
     for (const key of ['into', 'tokenEnv']) if (key in e) expect(typeof e[key] === 'string', [...path, key], `expected a string, got ${show(e[key])}`);
-    expect('modules' in e || 'for' in e, [...path, 'modules'], 'expected a list of NAMESPACE/NAME/PROVIDER[@CONSTRAINT] (or "for": configuration folders)');
+    expect('modules' in e || 'for' in e || 'providers' in e, [...path, 'modules'], 'expected a list of NAMESPACE/NAME/PROVIDER[@CONSTRAINT] (or "providers": HOST/NAMESPACE/TYPE[@CONSTRAINT], or "for": configuration folders)');
     stringList(e, 'modules', path, 'NAMESPACE/NAME/PROVIDER[@CONSTRAINT]', (spec) => {
       try {
         parseModuleSpec(spec);
@@ -60,6 +66,16 @@ export function validateSyncEntries(value: unknown): { path: (string | number)[]
         return (error as Error).message;
       }
     });
+    const upstreamHost = typeof e['from'] === 'string' && URL.canParse(e['from']) ? normalizeHost(new URL(e['from']).host) : undefined;
+    stringList(e, 'providers', path, 'HOST/NAMESPACE/TYPE[@CONSTRAINT]', (spec) => {
+      try {
+        parseProviderSpec(spec, upstreamHost ?? 'upstream.invalid');
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    });
+    stringList(e, 'platforms', path, 'OS_ARCH platforms', (p) => (isPlatform(p) ? undefined : `"${p}" is not an OS_ARCH platform such as linux_amd64`));
     stringList(e, 'for', path, 'Terraform configuration folders', () => undefined);
     stringList(e, 'standsInFor', path, 'registry host names', (host) => (normalizeHost(host) === undefined ? `"${host}" is not a registry host name such as registry.terraform.io` : undefined));
     if ('dependencies' in e) expect(typeof e['dependencies'] === 'boolean', [...path, 'dependencies'], `expected true or false, got ${show(e['dependencies'])}`);

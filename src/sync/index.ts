@@ -17,7 +17,12 @@ import { parseLocation } from './location.js';
 import { servedHosts } from './source-address.js';
 import { removeAbandoned, storeVersion } from './store.js';
 import type { SyncPlan, SyncResult } from './types.js';
-import { discoverModules, downloadLocation, publishedAt } from './upstream.js';
+import { readDiscovery, serviceUrl, downloadLocation, publishedAt } from './upstream.js';
+import { readLockFile, type LockedProvider } from './lock-file.js';
+import { mirrorProviders, type ProviderNeed } from './providers.js';
+import { lockedNeed, requirementNeed } from './provider-needs.js';
+import type { ProviderRequirement } from '../types.js';
+import { providerKey } from '../protocol/providers.js';
 
 export type { DependencyOptions, SyncFailure, SyncPlan, SyncResult } from './types.js';
 
@@ -29,40 +34,76 @@ export interface SyncOptions {
 }
 
 export async function sync(plan: SyncPlan, options: SyncOptions): Promise<SyncResult> {
-  // Configuration folders are read first: a mistake in one fails before anything is fetched.
-  const configurations: { dir: string; calls: FolderCalls }[] = [];
-  for (const dir of plan.configurations) configurations.push({ dir, calls: await configurationCalls(dir) });
+  // Configuration folders and their lock files are read first: a mistake in one fails before anything is fetched.
+  const configurations: { dir: string; calls: FolderCalls; locked: Map<string, LockedProvider> }[] = [];
+  for (const dir of plan.configurations) configurations.push({ dir, calls: await configurationCalls(dir), locked: readLockFile(dir) });
 
   const http = new HttpClient({ token: plan.token, tokenOrigin: plan.from.origin, log: options.log, maxAttempts: options.maxAttempts, baseDelayMs: options.baseDelayMs });
   const repos = new GitRepos();
-  const result: SyncResult = { fetched: [], present: [], failures: [], notMirrored: [], cycles: [], providers: [] };
+  const result: SyncResult = { fetched: [], present: [], failures: [], notMirrored: [], cycles: [], providers: [], providerVersions: [], providerUnavailable: [] };
+  const hosts = servedHosts(plan.from, plan.dependencies.standsInFor);
+  const providerNeeds: ProviderNeed[] = plan.providers.map((spec) => ({ ...spec, pick: 'every' }));
+  const requires = (p: ProviderRequirement, calledFrom: string, configuration?: string) => {
+    result.providers.push({ name: p.name, source: p.source, version: p.version, calledFrom });
+    const need = requirementNeed(p, calledFrom, hosts, result, options.log, configuration);
+    if (need) providerNeeds.push(need);
+  };
   try {
-    const modules = await discoverModules(http, plan.from);
+    const discovery = await readDiscovery(http, plan.from);
+    // Asked for only when modules are wanted: a provider-only upstream has no modules.v1.
+    let modules: URL | undefined;
     const walk: Walk = {
       http,
-      modules,
-      into: plan.into,
+      get modules() {
+        return (modules ??= serviceUrl(discovery, 'modules.v1', plan.from));
+      },
+      // Only read when modules are mirrored, which the command gives a folder for.
+      into: plan.into ?? '',
       options: plan.dependencies,
-      hosts: servedHosts(plan.from, plan.dependencies.standsInFor),
+      hosts,
       result,
       log: options.log,
       store: (need, versions) => storeVersions(need, versions, { http, repos, walk }),
       listings: new Map(),
       stored: new Set(),
       followed: new Set(),
+      requires,
     };
     for (const spec of plan.modules) await mirrorNeed(walk, { ...spec, pick: 'every' });
-    for (const { dir, calls } of configurations) {
+    for (const { dir, calls, locked } of configurations) {
       const shown = shownPath(dir);
       const label = (folder: string) => posix.join(shown, folder);
-      for (const p of calls.providers) result.providers.push({ name: p.name, source: p.source, version: p.version, calledFrom: `${label(p.folder)}: required_providers` });
+      for (const p of calls.providers) requires(p, `${label(p.folder)}: required_providers`, dir);
+      for (const [key, lock] of locked) {
+        const need = lockedNeed(key, lock, posix.join(shown, '.terraform.lock.hcl'), hosts, result, dir);
+        if (need) providerNeeds.push(need);
+      }
       await mirrorCalls(walk, calls, label);
+    }
+    if (providerNeeds.length > 0 && plan.providersInto !== undefined) {
+      let providers: URL | undefined;
+      const service = () => (providers ??= serviceUrl(discovery, 'providers.v1', plan.from));
+      // A modules-only upstream cannot answer what modules require: reported, like a call to another host.
+      // Providers named outright still fail there.
+      const wanted = typeof discovery.services['providers.v1'] === 'string' ? providerNeeds : providerNeeds.filter((n) => n.calledFrom === undefined || !reportNoService(n, result));
+      await mirrorProviders({ http, service, into: plan.providersInto, platforms: plan.platforms, result, log: options.log }, wanted);
     }
   } finally {
     await http.close();
     await repos.close();
   }
   return result;
+}
+
+function reportNoService(need: ProviderNeed, result: SyncResult): true {
+  result.notMirrored.push({
+    source: providerKey(need.address),
+    version: need.constraint,
+    calledFrom: need.calledFrom!,
+    reason: 'no-providers-service',
+    message: 'the upstream serves no providers (its discovery names no providers.v1): sync them from a provider registry with another --from',
+  });
+  return true;
 }
 
 interface StoreContext {

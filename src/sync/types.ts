@@ -2,6 +2,7 @@
 // the dependency walk and the command that prints (or --json writes) it.
 
 import type { ModuleSpec } from './constraint.js';
+import type { ProviderSpec } from './provider-address.js';
 
 export interface DependencyOptions {
   /** Follow the module calls of mirrored versions (default on; `--no-dependencies` turns it off). */
@@ -15,13 +16,22 @@ export interface DependencyOptions {
 export interface SyncPlan {
   /** The upstream registry; discovery is read from its host. */
   from: URL;
-  /** Absolute path of the module folder to fill. */
-  into: string;
+  /** Absolute path of the module folder to fill; undefined when only providers are synced. */
+  into: string | undefined;
   modules: ModuleSpec[];
   /** Absolute paths of Terraform configuration folders whose module calls are mirrored (`--for`). */
   configurations: string[];
   dependencies: DependencyOptions;
   token?: string;
+  /** Providers named outright (`--provider`, a `sync:` entry's `providers:`): every matching version. */
+  providers: ProviderSpec[];
+  /** os_arch platforms whose packages are fetched. */
+  platforms: string[];
+  /**
+   * Absolute path of the provider folder to fill; undefined when there is
+   * none, and the providers found are then only reported.
+   */
+  providersInto?: string;
 }
 
 export interface VersionRecord {
@@ -36,8 +46,12 @@ export interface FetchedVersion extends VersionRecord {
 }
 
 export interface SyncFailure {
-  module: string;
+  /** NS/NAME/PROVIDER, for a module. */
+  module?: string;
+  /** HOST/NS/TYPE, for a provider. */
+  provider?: string;
   version?: string;
+  platform?: string;
   calledFrom?: string;
   message: string;
 }
@@ -48,12 +62,15 @@ export interface NotMirrored {
   /** The call's version constraint as written. */
   version: string;
   calledFrom: string;
-  /** local: a path in the caller's own files; git, url, other: fetched by go-getter; other-host: a registry this upstream does not stand in for. */
-  reason: 'local' | 'git' | 'url' | 'other' | 'other-host';
+  /**
+   * local: a path in the caller's own files; git, url, other: fetched by go-getter; other-host: a registry this
+   * upstream does not stand in for; no-providers-service: a provider, from an upstream serving modules only.
+   */
+  reason: 'local' | 'git' | 'url' | 'other' | 'other-host' | 'no-providers-service';
   message: string;
 }
 
-/** A provider a configuration requires; providers are not mirrored yet. */
+/** A provider a configuration or a mirrored module requires. */
 export interface ProviderFound {
   name: string;
   source: string;
@@ -70,4 +87,17 @@ export interface SyncResult {
   /** Each cycle of calls found, as `NS/NAME/PROVIDER VERSION` from the first repeat to itself. */
   cycles: string[][];
   providers: ProviderFound[];
+  /** Provider versions wanted, with the platforms fetched now and those already in the folder. */
+  providerVersions: ProviderVersionRecord[];
+  /** Packages the upstream has not for a platform (its download answered 404): not fatal. */
+  providerUnavailable: { provider: string; version: string; platform: string }[];
+}
+
+export interface ProviderVersionRecord {
+  provider: string;
+  version: string;
+  fetched: string[];
+  present: string[];
+  /** The requirement that led here (`dir: required_providers`, a module version, a lock file); absent when named outright. */
+  calledFrom?: string;
 }

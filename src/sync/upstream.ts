@@ -8,15 +8,26 @@ import { addressKey } from '../protocol/paths.js';
 import type { ModuleAddress } from '../types.js';
 import { UpstreamStatusError, type HttpClient } from './http.js';
 
-/** `modules.v1` of the upstream, resolved against its discovery URL (it may be relative). */
-export async function discoverModules(http: HttpClient, from: URL): Promise<URL> {
+/** The upstream's discovery document (`/.well-known/terraform.json`), read once per run. */
+export interface Discovery {
+  url: URL;
+  services: Record<string, unknown>;
+}
+
+export async function readDiscovery(http: HttpClient, from: URL): Promise<Discovery> {
   const url = new URL('/.well-known/terraform.json', from);
   const { value } = await http.json(url, 'discovery');
-  const service = (value as Record<string, unknown> | undefined)?.['modules.v1'];
-  if (typeof service !== 'string' || service === '') {
-    throw new MirrorError('UPSTREAM_FAILED', `${url} names no "modules.v1" service, so ${from} serves no modules.`, { hint: 'Check the --from URL: it should be the registry host.' });
+  return { url, services: typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {} };
+}
+
+/** A service's base URL (`modules.v1`, `providers.v1`), resolved against the discovery URL (it may be relative). */
+export function serviceUrl(discovery: Discovery, service: 'modules.v1' | 'providers.v1', from: URL): URL {
+  const value = discovery.services[service];
+  if (typeof value !== 'string' || value === '') {
+    const serves = service === 'modules.v1' ? 'modules' : 'providers';
+    throw new MirrorError('UPSTREAM_FAILED', `${discovery.url} names no "${service}" service, so ${from} serves no ${serves}.`, { hint: 'Check the --from URL: it should be the registry host.' });
   }
-  const base = new URL(service, url);
+  const base = new URL(value, discovery.url);
   if (!base.pathname.endsWith('/')) base.pathname += '/';
   return base;
 }

@@ -6,7 +6,7 @@
 // VERSION.json lists no matching hash is refused. Runs when terraform is on
 // PATH (this machine has 1.11.4; fresh CI machines do not).
 
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,18 +14,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createToken, createUser } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
+import { hasTerraform, makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
 import { writeProviderInputs } from './zips.js';
 
 const run = promisify(execFile);
-const terraform = (() => {
-  try {
-    execFileSync('terraform', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const servers: RunningServer[] = [];
 afterAll(async () => {
@@ -46,7 +38,7 @@ async function init(dir: string, mirror: RunningServer, ca: string, token?: stri
   );
 }
 
-describe.skipIf(!terraform)('terraform init from the network mirror (real client)', () => {
+describe.skipIf(!hasTerraform)('terraform init from the network mirror (real client)', () => {
   it('installs both providers over HTTPS, and refuses a package matching no listed hash', async () => {
     const dir = tempDir('mm-tf-providers-');
     const certs = makeCertificates(dir);

@@ -106,7 +106,7 @@ describe('sync follows module calls', () => {
     expect(r.stdout).toContain('Not mirrored:\n  ./modules/inner (acme/a/null 1.0.0: module "inner"): local path');
     expect(r.stdout).toContain('  registry.example.com/acme/far/null "1.0.0" (acme/a/null 1.0.0 modules/inner: module "far"): other host: registry.example.com is not a registry this upstream stands in for');
     expect(r.stdout).toContain('Cycles (each version is mirrored once):\n  acme/b/null 1.2.0 -> acme/d/null 1.0.0 -> acme/b/null 1.2.0');
-    expect(r.stdout).toMatch(/Could not find or fetch:\n {2}acme\/c\/null: no upstream version matches ">= 9\.0"/);
+    expect(r.stdout).toMatch(/Could not find, fetch or verify:\n {2}acme\/c\/null: no upstream version matches ">= 9\.0"/);
     expect(r.stderr).toMatch(/error: acme\/missing\/null versions: GET .* answered 404/);
   });
 
@@ -161,7 +161,7 @@ describe('sync --for a configuration, then terraform init from the mirror', () =
     'shared/main.tf': call('e', 'acme/e/null') + call('private', 'app.terraform.io/acme/x/null', '1.0.0'),
   };
 
-  it('mirrors every registry module init needs, and lists the providers it does not carry yet', async () => {
+  it('mirrors every registry module init needs, and lists the providers it cannot carry without a provider folder', async () => {
     writeFiles(here, CONFIGURATION);
     const r = await runCli(['sync', '--from', upstream.url, '--for', 'infra', '--into', 'closure'], here);
     expect(r.code).toBe(1); // D's and C's calls cannot be satisfied, as above
@@ -170,7 +170,8 @@ describe('sync --for a configuration, then terraform init from the mirror', () =
     expect(r.stdout).toContain('Added:\n  acme/a/null 1.0.0  (called from infra: module "a")\n');
     expect(r.stdout).toContain('  acme/e/null 1.0.0  (called from shared: module "e")');
     expect(r.stdout).toContain('  app.terraform.io/acme/x/null "1.0.0" (shared: module "private"): other host');
-    expect(r.stdout).toContain('Providers required (not mirrored yet: modmirror carries modules only):\n  hashicorp/null "~> 3.0" (infra: required_providers)');
+    expect(r.stdout).toContain('Providers required (not mirrored: no provider folder; add "providers: - folder: DIR" to the config or pass --providers-into DIR):\n');
+    expect(r.stdout).toContain('  hashicorp/null "~> 3.0" (infra: required_providers)');
   });
 
   it('serves the closure so the client, with the host override, installs A and then B from A\'s call', async () => {

@@ -1,0 +1,96 @@
+// The provider registry protocol (`providers.v1`), the part a sync needs,
+// read as Terraform's registry client reads it (internal/getproviders
+// registry_client.go): `versions` lists versions, `download/OS/ARCH` gives
+// one package's metadata, and a 404 there means "no package for this
+// platform". URLs in the metadata may be relative to the document.
+
+import { MirrorError } from '../errors.js';
+import type { ProviderAddress } from '../protocol/providers.js';
+import { UpstreamStatusError, type HttpClient } from './http.js';
+
+export interface SigningKey {
+  keyId: string;
+  asciiArmor: string;
+}
+
+export interface PackageMeta {
+  platform: string;
+  filename: string;
+  downloadUrl: URL;
+  shasumsUrl: URL;
+  shasumsSignatureUrl: URL;
+  /** Lower-case hex sha256 of the zip, as the registry states it. */
+  shasum: string;
+  signingKeys: SigningKey[];
+}
+
+const path = (a: ProviderAddress) => `${encodeURIComponent(a.namespace)}/${encodeURIComponent(a.type)}`;
+
+/** Every version the upstream lists for a provider. */
+export async function listProviderVersions(http: HttpClient, providers: URL, address: ProviderAddress, what: string): Promise<string[]> {
+  const url = new URL(`${path(address)}/versions`, providers);
+  const { value } = await http.json(url, `${what} versions`);
+  const versions = (value as { versions?: unknown } | undefined)?.versions;
+  if (!Array.isArray(versions)) {
+    throw new MirrorError('UPSTREAM_FAILED', `${url} is not a provider versions document (no "versions" list).`, { hint: 'Check that --from is a Terraform provider registry (providers.v1).' });
+  }
+  return versions.map((v) => (v as { version?: unknown })?.version).filter((v): v is string => typeof v === 'string');
+}
+
+/** One platform's package metadata; undefined when the upstream has no package for that platform (404). */
+export async function packageMeta(http: HttpClient, providers: URL, address: ProviderAddress, version: string, platform: string, what: string): Promise<PackageMeta | undefined> {
+  const [os, arch] = platform.split('_') as [string, string];
+  const url = new URL(`${path(address)}/${encodeURIComponent(version)}/download/${encodeURIComponent(os)}/${encodeURIComponent(arch)}`, providers);
+  let value: unknown;
+  try {
+    ({ value } = await http.json(url, `${what} ${platform} download`));
+  } catch (error) {
+    if (error instanceof UpstreamStatusError && error.status === 404) return undefined;
+    throw error;
+  }
+  const body = (value ?? {}) as Record<string, unknown>;
+  const invalid = (why: string) => new MirrorError('UPSTREAM_FAILED', `${what} ${platform}: registry response ${why} (${url}).`, { hint: 'The upstream does not speak the provider registry protocol for this package.' });
+  const link = (key: string, label: string) => {
+    const text = body[key];
+    let resolved: URL;
+    try {
+      if (typeof text !== 'string' || text === '') throw new Error('missing');
+      resolved = new URL(text, url);
+    } catch {
+      throw invalid(`includes invalid ${label}`);
+    }
+    if (resolved.protocol !== 'http:' && resolved.protocol !== 'https:') throw invalid(`includes invalid ${label}: must use http or https scheme`);
+    return resolved;
+  };
+  const shasum = typeof body['shasum'] === 'string' ? body['shasum'].toLowerCase() : '';
+  if (!/^[0-9a-f]{64}$/.test(shasum)) throw invalid(`includes invalid SHA256 hash ${JSON.stringify(body['shasum'])}`);
+  if (typeof body['filename'] !== 'string' || body['filename'] === '') throw invalid('names no filename');
+  const keyList = (body['signing_keys'] as { gpg_public_keys?: unknown } | undefined)?.gpg_public_keys;
+  const signingKeys = (Array.isArray(keyList) ? keyList : [])
+    .map((k) => k as { key_id?: unknown; ascii_armor?: unknown })
+    .filter((k) => typeof k?.ascii_armor === 'string')
+    .map((k) => ({ keyId: typeof k.key_id === 'string' ? k.key_id : '', asciiArmor: k.ascii_armor as string }));
+  return {
+    platform,
+    filename: body['filename'],
+    downloadUrl: link('download_url', 'download URL'),
+    shasumsUrl: link('shasums_url', 'SHASUMS URL'),
+    shasumsSignatureUrl: link('shasums_signature_url', 'SHASUMS signature URL'),
+    shasum,
+    signingKeys,
+  };
+}
+
+/** A small file (SHA256SUMS, its signature) whole, with the client's retries. */
+export async function fetchBytes(http: HttpClient, url: URL, what: string, max = 4 * 1024 * 1024): Promise<Buffer> {
+  return http.get(url, what, async (body) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) throw new MirrorError('UPSTREAM_FAILED', `${what}: ${url} sent more than ${max} bytes.`);
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
+  });
+}
