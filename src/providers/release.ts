@@ -133,7 +133,7 @@ async function authenticateRelease(
       return undefined;
     }
     try {
-      const keyId = await verifyChecksumSignature(sums, signature, accepted);
+      const keyId = await verifyChecksumSignature(sums, signature, accepted, { keysAre: 'the keys given are' });
       key = accepted.find((k) => k.keyId === keyId)!;
     } catch (error) {
       problems.push(`${sigFile}: ${error instanceof AuthenticationError ? error.message : messageOf(error)}`);

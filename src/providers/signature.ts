@@ -3,9 +3,10 @@
 // package_authentication.go): the SHA256SUMS line for the package's file
 // equals its shasum, the zip's sha256 equals it, and SHA256SUMS carries a
 // binary detached OpenPGP signature by one of the keys the registry lists.
-// publish and build make the same checks before they keep a release, verify
-// repeats them on the mirror, and a release that comes unsigned is signed
-// here with the site's own key. One implementation for all of them.
+// sync makes these checks before it keeps an upstream's package, publish and
+// build before they keep an in-house release, verify repeats them on the
+// mirror, and a release that comes unsigned is signed here with the site's
+// own key. One implementation for all of them.
 
 import { readFileSync } from 'node:fs';
 import * as openpgp from 'openpgp';
@@ -18,8 +19,11 @@ export interface SigningKey {
   asciiArmor: string;
 }
 
-/** A check that failed, in Terraform's wording; callers add which file it is about. */
+/** A check that failed, in Terraform's wording; callers add which file or package it is about. */
 export class AuthenticationError extends Error {}
+
+/** No key to check the signature with: the caller says where keys should have come from. */
+export class NoSigningKeyError extends AuthenticationError {}
 
 /** Check 1: the checksum list's line for `filename` names `shasum` (lower-case hex). */
 export function checkChecksumList(document: Buffer, filename: string, shasum: string): void {
@@ -48,13 +52,15 @@ export function checkArchiveChecksum(actual: string, shasum: string): void {
  * checksum list; its key id. A signature by a key not among them is "from
  * unknown issuer", naming the key that made it.
  */
-export async function verifyChecksumSignature(document: Buffer, signatureBytes: Buffer, keys: SigningKey[]): Promise<string> {
-  if (keys.length === 0) throw new AuthenticationError('no signing key is listed, so the signature cannot be checked');
+export async function verifyChecksumSignature(document: Buffer, signatureBytes: Buffer, keys: SigningKey[], options: { keysAre?: string } = {}): Promise<string> {
+  // Who listed the keys, for messages: an upstream registry (sync) or the publisher's configuration.
+  const keysAre = options.keysAre ?? 'the registry lists';
+  if (keys.length === 0) throw new NoSigningKeyError(`${keysAre} no signing key (signing_keys.gpg_public_keys), so the package cannot be authenticated`);
   let signature: openpgp.Signature;
   try {
     signature = await openpgp.readSignature({ binarySignature: signatureBytes });
   } catch (error) {
-    throw new AuthenticationError(`error checking signature: not a binary OpenPGP signature (${messageOf(error)})`);
+    throw new AuthenticationError(`error checking signature: the signature file is not a binary OpenPGP signature (${messageOf(error)})`);
   }
   const signedBy = signature.getSigningKeyIDs();
   for (const key of keys) {
@@ -64,12 +70,12 @@ export async function verifyChecksumSignature(document: Buffer, signatureBytes: 
       const result = await openpgp.verify({ message: await openpgp.createMessage({ binary: document }), signature, verificationKeys: publicKey, expectSigned: true });
       await result.signatures[0]?.verified;
     } catch (error) {
-      throw new AuthenticationError(`error checking signature by key ${key.keyId}: ${messageOf(error)}`);
+      throw new AuthenticationError(`error checking signature: ${messageOf(error)}`);
     }
     return key.keyId;
   }
   const ids = signedBy.map((id) => id.toHex().toUpperCase());
-  throw new AuthenticationError(`authentication signature from unknown issuer (signed by ${ids.join(', ') || 'no key id'}; the keys listed are ${keys.map((k) => k.keyId).join(', ')})`);
+  throw new AuthenticationError(`authentication signature from unknown issuer (signed by ${ids.join(', ') || 'no key id'}; ${keysAre} ${keys.map((k) => k.keyId || 'a key without id').join(', ')})`);
 }
 
 /** An armored public key file as the key a download document lists. */

@@ -6,12 +6,10 @@
 
 import { MirrorError } from '../errors.js';
 import type { ProviderAddress } from '../protocol/providers.js';
+import type { SigningKey } from '../providers/signature.js';
 import { UpstreamStatusError, type HttpClient } from './http.js';
 
-export interface SigningKey {
-  keyId: string;
-  asciiArmor: string;
-}
+export type { SigningKey };
 
 export interface PackageMeta {
   platform: string;

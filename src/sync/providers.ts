@@ -19,7 +19,7 @@ import { hashZipEntries } from '../providers/hash.js';
 import { compareVersionsDesc, validVersion } from '../version-order.js';
 import type { HttpClient } from './http.js';
 import type { LockedProvider } from './lock-file.js';
-import { checkArchiveChecksum, checkChecksumList, verifyChecksumSignature } from './provider-auth.js';
+import { AuthenticationError, checkArchiveChecksum, checkChecksumList, NoSigningKeyError, verifyChecksumSignature } from '../providers/signature.js';
 import { packageFileName, providerTypeDir, storedArchives, storeProviderPackages } from './provider-store.js';
 import { fetchBytes, listProviderVersions, packageMeta, type PackageMeta } from './provider-upstream.js';
 import { removeAbandoned } from './store.js';
@@ -216,15 +216,16 @@ async function fetchChecked(run: ProviderRun, meta: PackageMeta, file: string, s
     list = (async () => {
       const document = await fetchBytes(run.http, meta.shasumsUrl, `${what} SHA256SUMS`);
       const signature = await fetchBytes(run.http, meta.shasumsSignatureUrl, `${what} SHA256SUMS signature`);
-      const keyId = await verifyChecksumSignature(document, signature, meta.signingKeys, what);
+      const keyId = await refusedAs(what, () => verifyChecksumSignature(document, signature, meta.signingKeys));
       run.log(`${what}: SHA256SUMS signed by ${keyId}`);
       return document;
     })();
     signedLists.set(listKey, list);
   }
-  checkChecksumList(await list, meta.filename, meta.shasum, what);
+  const document = await list;
+  await refusedAs(what, async () => checkChecksumList(document, meta.filename, meta.shasum));
   const sha256 = await download(run.http, meta.downloadUrl, file, `${what} package`);
-  checkArchiveChecksum(sha256, meta.shasum, what);
+  await refusedAs(what, async () => checkArchiveChecksum(sha256, meta.shasum), 'Nothing was stored for this package; sync fetches it again on the next run.');
   let h1: string;
   try {
     h1 = await hashZipEntries(file);
@@ -233,6 +234,21 @@ async function fetchChecked(run: ProviderRun, meta: PackageMeta, file: string, s
   }
   // zh: is the zip's sha256, computed while it was downloaded and just checked.
   return [h1, `zh:${sha256}`];
+}
+
+/**
+ * Terraform's checks (providers/signature.ts, shared with publish and
+ * verify) as sync failures of one package, in Terraform's words after the
+ * package's name.
+ */
+async function refusedAs<T>(what: string, check: () => Promise<T>, hint = 'Nothing was stored for this package; the upstream serves something other than what it signed.'): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    if (!(error instanceof AuthenticationError)) throw error;
+    const noKey = error instanceof NoSigningKeyError;
+    throw new MirrorError('UPSTREAM_FAILED', `${what}: ${error.message}`, { hint: noKey ? 'sync keeps only signed packages; ask the upstream to publish its signing key.' : hint, cause: error });
+  }
 }
 
 /** Streams the package to `file`, hashing as it goes; a retry starts the file afresh. */

@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkChecksumList } from '../../src/sync/provider-auth.js';
+import { checkChecksumList } from '../../src/providers/signature.js';
 import { isBuiltInProvider, parseProviderSpec, providerFromSource } from '../../src/sync/provider-address.js';
 import { readLockFile } from '../../src/sync/lock-file.js';
 import { tempDir, writeFiles } from '../helpers.js';
@@ -48,8 +48,8 @@ describe('the checksum list', () => {
   const list = Buffer.from(`${'0'.repeat(64)}  terraform-provider-x_1.0.0_darwin_arm64.zip\n${sum}  terraform-provider-x_1.0.0_linux_amd64.zip\n`);
 
   it('accepts the line naming the file with the registry\'s shasum, and refuses in Terraform\'s words otherwise', () => {
-    expect(() => checkChecksumList(list, 'terraform-provider-x_1.0.0_linux_amd64.zip', sum, 'x')).not.toThrow();
-    expect(() => checkChecksumList(list, 'terraform-provider-x_1.0.0_windows_amd64.zip', sum, 'x')).toThrow('x: checksum list has no SHA-256 hash for "terraform-provider-x_1.0.0_windows_amd64.zip"');
-    expect(() => checkChecksumList(list, 'terraform-provider-x_1.0.0_darwin_arm64.zip', sum, 'x')).toThrow(`x: checksum list has unexpected SHA-256 hash ${'0'.repeat(64)} (expected ${sum})`);
+    expect(() => checkChecksumList(list, 'terraform-provider-x_1.0.0_linux_amd64.zip', sum)).not.toThrow();
+    expect(() => checkChecksumList(list, 'terraform-provider-x_1.0.0_windows_amd64.zip', sum)).toThrow('checksum list has no SHA-256 hash for "terraform-provider-x_1.0.0_windows_amd64.zip"');
+    expect(() => checkChecksumList(list, 'terraform-provider-x_1.0.0_darwin_arm64.zip', sum)).toThrow(`checksum list has unexpected SHA-256 hash ${'0'.repeat(64)} (expected ${sum})`);
   });
 });
