@@ -3,7 +3,7 @@
 // index.json, the download headers derived from the path by one rule, cache
 // lifetimes, CORS, and JSON errors for what needs `modmirror serve`.
 
-import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE, PROVIDER_ZIP_TYPE } from '../protocol/headers.js';
+import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../protocol/headers.js';
 import { basePathOf } from '../protocol/paths.js';
 import { escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
 
@@ -43,8 +43,15 @@ export function caddySiteBlock(options: HostingOptions): string {
     '\t# Provider packages of the network mirror; `encode` leaves application/zip alone, so never a Content-Encoding.',
     '\t@provider_zip path *.zip',
     `\theader @provider_zip Content-Type ${PROVIDER_ZIP_TYPE}`,
-    '\t@not_archive not path *.tar.gz *.zip',
+    '\t@not_archive not path *.tar.gz *.zip *_SHA256SUMS *_SHA256SUMS.sig',
     `\theader @not_archive Cache-Control "${CACHE_SHORT}"`,
+    '\t# In-house providers (providers.v1): each release\'s SHA256SUMS and its binary signature, as signed.',
+    '\t@release_sums path *_SHA256SUMS',
+    `\theader @release_sums Content-Type "${RELEASE_SUMS_TYPE}"`,
+    '\t@release_signature path *_SHA256SUMS.sig',
+    `\theader @release_signature Content-Type ${RELEASE_SIGNATURE_TYPE}`,
+    '\t@release_files path *_SHA256SUMS *_SHA256SUMS.sig',
+    `\theader @release_files Cache-Control "${CACHE_LONG}"`,
     '',
     '\t# One rule for every version: the archive sits beside `download`, named',
     '\t# <name>-<provider>-<version>.tar.gz. 200 with the JSON body for OpenTofu, the headers for Terraform.',

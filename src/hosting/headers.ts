@@ -12,8 +12,15 @@
 import type { ModuleRecord } from '../manifest.js';
 import { archiveLocation, basePathOf, downloadFile, downloadsSummaryFile, versionsFile } from '../protocol/paths.js';
 import type { Staging } from '../emit/staging.js';
-import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, downloadHeaders, JSON_TYPE, PROVIDER_ZIP_TYPE } from '../protocol/headers.js';
-import { providerZipFile, type ProvidersIndex } from '../protocol/providers.js';
+import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, downloadHeaders, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../protocol/headers.js';
+import {
+  providerDownloadFile,
+  providerSignatureFile,
+  providerSumsFile,
+  providerVersionsFile,
+  providerZipFile,
+  type ProvidersIndex,
+} from '../protocol/providers.js';
 
 export const HEADERS_FILE = '_headers';
 
@@ -51,6 +58,12 @@ function* headersChunks(sorted: ModuleRecord[], baseUrl: string, providers: Prov
   for (const p of providers?.providers ?? []) {
     for (const v of p.versions) {
       for (const platform of v.platforms) yield `\n${rule(providerZipFile(providers!.path, p, v.version, platform), { 'Content-Type': PROVIDER_ZIP_TYPE, 'Cache-Control': CACHE_LONG })}`;
+      if (v.key_id === undefined) continue;
+      // An in-house release's SHA256SUMS and signature, and its documents (files without an extension).
+      yield `\n${rule(providerSumsFile(providers!.path, p, v.version), { 'Content-Type': RELEASE_SUMS_TYPE, 'Cache-Control': CACHE_LONG })}`;
+      yield `\n${rule(providerSignatureFile(providers!.path, p, v.version), { 'Content-Type': RELEASE_SIGNATURE_TYPE, 'Cache-Control': CACHE_LONG })}`;
+      for (const platform of v.platforms) yield `\n${rule(providerDownloadFile(p.namespace, p.type, v.version, platform), json)}`;
     }
+    if (p.registry) yield `\n${rule(providerVersionsFile(p.namespace, p.type), json)}`;
   }
 }

@@ -10,7 +10,7 @@
 // - search, later listing pages and listing filters, which need
 //   `modmirror serve`, answer a clear JSON error instead of a wrong first page.
 
-import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE, PROVIDER_ZIP_TYPE } from '../protocol/headers.js';
+import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../protocol/headers.js';
 import { basePathOf } from '../protocol/paths.js';
 import { escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
 
@@ -45,6 +45,7 @@ export function nginxServerBlock(options: HostingOptions): string {
     `        ${JSON_TYPE} json;`,
     `        ${ARCHIVE_TYPE} gz;`,
     `        ${PROVIDER_ZIP_TYPE} zip;`,
+    `        ${RELEASE_SIGNATURE_TYPE} sig;`,
     '        text/html html;',
     '        text/css css;',
     '        text/javascript js;',
@@ -87,6 +88,22 @@ export function nginxServerBlock(options: HostingOptions): string {
     '    # never gzipped (gzip_types is JSON only): Terraform checks a zip\'s bytes against zh:.',
     '    # Its index.json and VERSION.json files are JSON by their extension (location /).',
     '    location ~ "\\.(zip|tar\\.gz)$" {',
+    `        add_header Cache-Control "${CACHE_LONG}";`,
+    ...indent(8, cors),
+    '        try_files $uri =404;',
+    '    }',
+    '',
+    '    # In-house providers (providers.v1): each release\'s SHA256SUMS and its binary signature,',
+    '    # the bytes that were signed, never gzipped. Their versions and download documents are',
+    '    # files without an extension, JSON like the modules\' (location /).',
+    '    location ~ "_SHA256SUMS$" {',
+    `        default_type "${RELEASE_SUMS_TYPE}";`,
+    `        add_header Cache-Control "${CACHE_LONG}";`,
+    ...indent(8, cors),
+    '        try_files $uri =404;',
+    '    }',
+    '    location ~ "_SHA256SUMS\\.sig$" {',
+    `        default_type ${RELEASE_SIGNATURE_TYPE};`,
     `        add_header Cache-Control "${CACHE_LONG}";`,
     ...indent(8, cors),
     '        try_files $uri =404;',

@@ -5,7 +5,7 @@
 // (unsigned without a key, an unlisted key, a shasum mismatch, a missing
 // platform zip) is refused with the file named and nothing written.
 
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, treeOf, writeFiles } from '../helpers.js';
@@ -70,6 +70,14 @@ describe('in-house providers: build', () => {
     expect(json(join(dist, 'manifest.json')).providers['registry.example.com/acme/widgets'].versions[0].registry).toMatchObject({ protocols: ['5.0'], key_id: acme.keyId });
     expect(json(join(dist, 'providers-index.json')).providers[0]).toMatchObject({ registry: true, versions: [{ version: '1.2.0', key_id: acme.keyId }] });
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    // Static hosts: _headers types the documents (no extension) and the release files; Caddy's block matches them.
+    const headers = readFileSync(join(dist, '_headers'), 'utf8');
+    expect(headers).toContain('\n/v1/providers/acme/widgets/versions\n  Content-Type: application/json\n');
+    expect(headers).toContain('\n/v1/providers/acme/widgets/1.2.0/download/darwin/arm64\n  Content-Type: application/json\n');
+    expect(headers).toContain('\n/providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS\n  Content-Type: text/plain; charset=utf-8\n  Cache-Control: public, max-age=31536000, immutable\n');
+    expect(headers).toContain('\n/providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS.sig\n  Content-Type: application/pgp-signature\n');
+    const caddy = await runCli(['hosting', 'caddy', '--dir', 'dist'], dir);
+    expect(caddy.stdout).toContain('\t@release_signature path *_SHA256SUMS.sig\n\theader @release_signature Content-Type application/pgp-signature\n');
   }, 60_000);
 
   it('signs an unsigned release with the configured key (passphrase from the environment), and keeps that signature on rebuilds', async () => {
@@ -126,6 +134,13 @@ describe('in-house providers: build', () => {
       async (dir) => {
         await writeZip(join(dir, 'releases/terraform-provider-widgets_1.2.0_linux_amd64.zip'), [{ name: 'terraform-provider-widgets_v1.2.0', content: 'tampered' }]);
         return `${join(dir, 'releases/terraform-provider-widgets_1.2.0_SHA256SUMS')}: lists sha256`;
+      },
+    ],
+    [
+      'a SHA256SUMS changed after it was signed',
+      async (dir) => {
+        appendFileSync(join(dir, 'releases/terraform-provider-widgets_1.2.0_SHA256SUMS'), `${'0'.repeat(64)}  terraform-provider-widgets_1.2.0_extra.txt\n`);
+        return `${join(dir, 'releases/terraform-provider-widgets_1.2.0_SHA256SUMS.sig')}: error checking signature:`;
       },
     ],
     [
@@ -231,6 +246,14 @@ describe('in-house providers: publish --provider-release', () => {
         await signRelease(release, 'widgets', '1.2.0', acme);
         await writeZip(join(release, 'terraform-provider-widgets_1.2.0_darwin_arm64.zip'), [{ name: 'x', content: 'tampered' }]);
         return `${join(release, 'terraform-provider-widgets_1.2.0_SHA256SUMS')}: lists sha256`;
+      },
+    ],
+    [
+      'a SHA256SUMS changed after it was signed',
+      async (release) => {
+        await signRelease(release, 'widgets', '1.2.0', acme);
+        appendFileSync(join(release, 'terraform-provider-widgets_1.2.0_SHA256SUMS'), `${'0'.repeat(64)}  terraform-provider-widgets_1.2.0_extra.txt\n`);
+        return `${join(release, 'terraform-provider-widgets_1.2.0_SHA256SUMS.sig')}: error checking signature:`;
       },
     ],
     [

@@ -13,9 +13,15 @@ export interface TestKey {
   passphrase: string;
 }
 
-export async function makeKey(dir: string, name: string, options: { passphrase?: string; keyExpirationTime?: number; date?: Date } = {}): Promise<TestKey> {
+/**
+ * RSA by default, as `gpg --full-generate-key` makes by default and as every
+ * OpenPGP library Terraform has used reads (golang.org/x/crypto/openpgp knows
+ * no Ed25519); `ecc` makes an Ed25519 key, which today's Terraform also reads.
+ */
+export async function makeKey(dir: string, name: string, options: { passphrase?: string; keyExpirationTime?: number; date?: Date; type?: 'rsa' | 'ecc' } = {}): Promise<TestKey> {
   const passphrase = options.passphrase ?? `${name} passphrase`;
   const { privateKey, publicKey } = await openpgp.generateKey({
+    ...(options.type === 'ecc' ? { type: 'ecc' as const } : { type: 'rsa' as const, rsaBits: 2048 }),
     userIDs: [{ name, email: `${name.toLowerCase().replace(/\W+/g, '-')}@example.com` }],
     passphrase,
     format: 'armored',

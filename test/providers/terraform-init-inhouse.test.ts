@@ -10,40 +10,20 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
+import { freePort } from '../hosting/nginx-server.js';
+import { hasTerraform, makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
 import { makeKey, signRelease } from './keys.js';
 import { writeReleaseFolder } from './zips.js';
 
 const run = promisify(execFile);
-const terraform = (() => {
-  try {
-    execFileSync('terraform', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 const servers: RunningServer[] = [];
 afterAll(async () => {
   for (const s of servers) await s.close();
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function init(dir: string, host: string, ca: string): Promise<{ code: number; output: string }> {
   writeFiles(dir, {
@@ -58,7 +38,7 @@ async function init(dir: string, host: string, ca: string): Promise<{ code: numb
   );
 }
 
-describe.skipIf(!terraform)('terraform init of an in-house provider (real client)', () => {
+describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real client)', () => {
   it('installs it from providers.v1 over HTTPS with its signature checked and its key ID reported; refuses a signature by another key', async () => {
     const dir = tempDir('mm-tf-inhouse-');
     const certs = makeCertificates(dir);
