@@ -13,20 +13,26 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import { makeKey, signRelease, type TestKey } from '../providers/keys.js';
 import { writeReleaseFolder } from '../providers/zips.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 let server: RunningServer;
 let browser: Browser;
 let page: Page;
+let acme: TestKey;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
   const dir = tempDir('mm-browse-providers-');
   // The sample modules: acme/network/aws requires hashicorp/aws, which this mirror carries; acme/dns/google's google it does not.
   writeFiles(dir, {
-    'mirror.config.yaml': `sources:\n  - folder: ${JSON.stringify(join(ROOT, 'modules'))}\nproviders:\n  - folder: aws\n    namespace: hashicorp\n`,
+    'mirror.config.yaml': `sources:\n  - folder: ${JSON.stringify(join(ROOT, 'modules'))}\nproviders:\n  - folder: aws\n    namespace: hashicorp\n  - folder: widgets\n    namespace: acme\n    registry: true\n    hostname: registry.example.com\n    keys: [${join(dir, 'acme.pub.asc')}]\n`,
   });
+  // An in-house provider, signed by its publisher's key.
+  acme = await makeKey(dir, 'Acme');
+  await writeReleaseFolder(join(dir, 'widgets'), 'widgets', '1.0.0', ['linux_amd64']);
+  await signRelease(join(dir, 'widgets'), 'widgets', '1.0.0', acme);
   await writeReleaseFolder(join(dir, 'aws'), 'aws', '5.31.0', ['linux_amd64', 'darwin_arm64']);
   await writeReleaseFolder(join(dir, 'aws'), 'aws', '5.30.0', ['linux_amd64']);
   const built = await runCli(['build', '--json'], dir);
@@ -52,13 +58,25 @@ const focusBox = () =>
 describe('providers on the browse page', () => {
   it('lists the mirrored providers on the home view', async () => {
     await page.goto(server.url);
-    await expect.poll(() => page.textContent('#count')).toBe('4 modules · 1 provider');
-    expect(await page.locator('#providers li').allTextContents()).toEqual(['registry.terraform.io/hashicorp/aws 5.31.0']);
+    await expect.poll(() => page.textContent('#count')).toBe('4 modules · 2 providers');
+    expect(await page.locator('#providers li').allTextContents()).toEqual(['registry.example.com/acme/widgets 1.0.0 · in-house', 'registry.terraform.io/hashicorp/aws 5.31.0']);
+  });
+
+  it('shows an in-house provider with its required_providers snippet and the key ID it is signed with', async () => {
+    await page.goto(`${server.url}#/-/providers/registry.example.com/acme/widgets`);
+    await expect.poll(() => page.textContent('#provider-title')).toBe('registry.example.com/acme/widgets');
+    expect(await page.textContent('#provider-origin')).toContain('In-house provider of this registry');
+    expect(await page.textContent('#required-providers')).toBe(
+      'terraform {\n  required_providers {\n    widgets = {\n      source  = "registry.example.com/acme/widgets"\n      version = "1.0.0"\n    }\n  }\n}\n',
+    );
+    expect(await page.textContent('#signing-keys')).toBe(`Signed with key ID ${acme.keyId}`);
+    const rows = await page.locator('table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(rows).toEqual([['1.0.0', 'linux_amd64', acme.keyId]]);
   });
 
   it("shows a provider's versions, platforms and the snippets to use it", async () => {
     await page.goto(server.url);
-    await page.click('#providers a');
+    await page.click('#providers a:has-text("hashicorp/aws")');
     await expect.poll(() => page.textContent('#provider-title')).toBe('registry.terraform.io/hashicorp/aws');
     const rows = await page.locator('table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     expect(rows).toEqual([

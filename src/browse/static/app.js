@@ -10,7 +10,7 @@
 const main = document.getElementById('main');
 const count = document.getElementById('count');
 let index;
-/** The provider network mirror: {path, providers: [{hostname, namespace, type, versions: [{version, platforms}]}]}. */
+/** The provider network mirror: {path, providers: [{hostname, namespace, type, registry?, versions: [{version, platforms, key_id?}]}]}; registry: in-house. */
 let providers = { path: 'providers', providers: [] };
 
 const el = (tag, attributes = {}, ...children) => {
@@ -128,7 +128,7 @@ function renderHome() {
   const providerList = providers.providers.length === 0 ? null : [
     el('h2', { text: 'Providers' }),
     el('ul', { id: 'providers', class: 'results' }, providers.providers.map((p) =>
-      el('li', {}, el('a', { href: providerHref(providerKey(p)), text: providerKey(p) }), el('span', { class: 'muted', text: ` ${p.versions[0]?.version ?? ''}` })))),
+      el('li', {}, el('a', { href: providerHref(providerKey(p)), text: providerKey(p) }), el('span', { class: 'muted', text: ` ${p.versions[0]?.version ?? ''}${p.registry ? ' · in-house' : ''}` })))),
   ];
   show(
     el('div', { class: 'columns' },
@@ -257,15 +257,27 @@ function renderProvider(parts) {
   const newest = provider.versions.find((v) => !isPrereleaseVersion(v.version)) ?? provider.versions[0];
   const required = `terraform {\n  required_providers {\n    ${provider.type} = {\n      source  = "${key}"\n      version = "${newest.version}"\n    }\n  }\n}\n`;
   const installation = `provider_installation {\n  network_mirror {\n    url     = "${mirrorUrl}"\n    include = ["${key}"]\n  }\n  direct {\n    exclude = ["${key}"]\n  }\n}\n`;
+  // In-house: published over this registry's providers.v1, so `terraform init` needs no CLI configuration, and each
+  // version is signed; the key IDs are the ones Terraform reports ("self-signed, key ID ...").
+  const inHouse = provider.registry === true;
+  const keyIds = [...new Set(provider.versions.map((v) => v.key_id).filter(Boolean))];
   show(
     el('h1', { id: 'provider-title', text: key }),
-    el('p', { class: 'muted', text: `Provider from the network mirror at ${mirrorUrl}` }),
+    inHouse
+      ? el('p', { id: 'provider-origin', class: 'muted', text: `In-house provider of this registry: terraform init installs it from ${provider.hostname} and checks its signature` })
+      : el('p', { class: 'muted', text: `Provider from the network mirror at ${mirrorUrl}` }),
     el('h3', { text: 'Use it in a configuration' }),
     el('div', { class: 'snippet' }, el('pre', { id: 'required-providers', text: required }), copyButton('copy-required', required)),
-    el('h3', { text: 'CLI configuration (~/.terraformrc or ~/.tofurc)' }),
-    el('div', { class: 'snippet' }, el('pre', { id: 'provider-installation', text: installation }), copyButton('copy-installation', installation)),
+    ...(inHouse
+      ? [el('h3', { text: 'Signing keys' }), el('p', { id: 'signing-keys', text: `Signed with key ID ${keyIds.join(', ')}` })]
+      : [
+          el('h3', { text: 'CLI configuration (~/.terraformrc or ~/.tofurc)' }),
+          el('div', { class: 'snippet' }, el('pre', { id: 'provider-installation', text: installation }), copyButton('copy-installation', installation)),
+        ]),
     el('h3', { text: 'Versions' }),
-    table('Versions', ['Version', 'Platforms'], provider.versions, (v) => [code(v.version), v.platforms.join(', ')]),
+    inHouse
+      ? table('Versions', ['Version', 'Platforms', 'Key ID'], provider.versions, (v) => [code(v.version), v.platforms.join(', '), code(v.key_id ?? '')])
+      : table('Versions', ['Version', 'Platforms'], provider.versions, (v) => [code(v.version), v.platforms.join(', ')]),
   );
   document.title = `${key} (provider)`;
   main.focus();
