@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { completenessProblems } from '../complete.js';
 import { resolveMirrorConfig } from '../config.js';
 import { readManifest } from '../emit/existing.js';
+import { signingKeyWarnings } from '../providers/verify.js';
 import { verifyMirror } from '../verify.js';
 import { stringFlag, type Values } from './args.js';
 
@@ -11,9 +12,12 @@ export async function runVerify(values: Values, positionals: string[] = []): Pro
   const problems = await verifyMirror(dir);
   const manifest = values['complete'] === true && problems.length === 0 ? readManifest(dir) : undefined;
   if (manifest) problems.push(...(await completenessProblems(dir, manifest, config.platforms)));
-  if (values['json'] === true) console.log(JSON.stringify({ dir, ok: problems.length === 0, problems }));
+  const current = problems.length === 0 ? readManifest(dir) : undefined;
+  const warnings = current ? await signingKeyWarnings(dir, current) : [];
+  if (values['json'] === true) console.log(JSON.stringify({ dir, ok: problems.length === 0, problems, ...(warnings.length > 0 ? { warnings } : {}) }));
   else {
     const shown = relative(process.cwd(), dir) || '.';
+    for (const w of warnings) console.error(`warning: ${shown}/${w}`);
     for (const p of problems) console.error(`${shown}/${p.path}: ${p.message}`);
     console.log(problems.length === 0 ? `${shown}/ is consistent.` : `${problems.length} problem(s) in ${shown}/.`);
   }

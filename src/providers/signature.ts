@@ -67,7 +67,10 @@ export async function verifyChecksumSignature(document: Buffer, signatureBytes: 
     const publicKey = await readKey(key.asciiArmor, key.keyId);
     if (!publicKey.getKeyIDs().some((id) => signedBy.some((s) => s.equals(id)))) continue;
     try {
-      const result = await openpgp.verify({ message: await openpgp.createMessage({ binary: document }), signature, verificationKeys: publicKey, expectSigned: true });
+      // Checked as of when it was made: a release signed while its key was valid stays valid after the key
+      // expires (rotation); verify reports expired and revoked keys separately (signingKeyWarnings).
+      const made = signature.packets[0]?.created ?? undefined;
+      const result = await openpgp.verify({ message: await openpgp.createMessage({ binary: document }), signature, verificationKeys: publicKey, expectSigned: true, ...(made ? { date: made } : {}) });
       await result.signatures[0]?.verified;
     } catch (error) {
       throw new AuthenticationError(`error checking signature: ${messageOf(error)}`);

@@ -169,8 +169,6 @@ async function verifyRelease(path: string, address: ProviderAddress, v: Provider
   if (!sums || !signature || !key) return;
   try {
     await verifyChecksumSignature(sums, signature, [key]);
-    const status = await keyStatus(key);
-    if (status) ctx.problem(registry.signature.file, `${status}: it should no longer vouch for releases; sign new versions with a current key and list it beside the old one`);
   } catch (error) {
     ctx.problem(registry.signature.file, error instanceof AuthenticationError ? error.message : (error as Error).message);
   }
@@ -187,4 +185,33 @@ async function readChecked(file: { file: string; sha256: string }, ctx: Provider
   const sha256 = createHash('sha256').update(data).digest('hex');
   if (sha256 !== file.sha256) ctx.problem(file.file, `sha256 ${sha256} differs from the manifest's ${file.sha256}`);
   return data;
+}
+
+/**
+ * Signing keys of in-house releases that are expired or revoked now: not a
+ * fault of the mirror (the releases were signed while the key was good, and
+ * stay installable), but time to sign new versions with another key.
+ */
+export async function signingKeyWarnings(dir: string, manifest: Manifest, now = new Date()): Promise<string[]> {
+  const warnings: string[] = [];
+  const seen = new Set<string>();
+  for (const [key, entry] of Object.entries(manifest.providers ?? {})) {
+    const address = parseProviderKey(key);
+    for (const v of entry.versions) {
+      if (!v.registry || seen.has(v.registry.key_id) || v.archives.length === 0) continue;
+      seen.add(v.registry.key_id);
+      const rel = providerDownloadFile(address.namespace, address.type, v.version, v.archives[0]!.platform);
+      let listed: { key_id?: unknown; ascii_armor?: unknown }[];
+      try {
+        listed = (JSON.parse(await readFile(join(dir, rel), 'utf8')) as { signing_keys?: { gpg_public_keys?: typeof listed } }).signing_keys?.gpg_public_keys ?? [];
+      } catch {
+        continue; // verify reports the document itself
+      }
+      const armor = listed.find((k) => k.key_id === v.registry!.key_id)?.ascii_armor;
+      if (typeof armor !== 'string') continue;
+      const status = await keyStatus({ keyId: v.registry.key_id, asciiArmor: armor }, now).catch((error: Error) => error.message);
+      if (status) warnings.push(`${rel}: signing ${status}; the versions it signed stay installable, but sign new ones with a current key (keys: lists both while they overlap)`);
+    }
+  }
+  return warnings;
 }

@@ -114,6 +114,23 @@ describe('in-house providers: build', () => {
     expect(locked.stderr).toContain(`${site.privateFile}: the signing key is protected by a passphrase, and none is set (set SITE_PASS)`);
   }, 60_000);
 
+  it('keeps a release signed while its key was valid after the key expires, and verify warns about the key', async () => {
+    const dir = tempDir('mm-inhouse-');
+    const day = 86_400_000;
+    // A key made ten days ago that expired after five; the release was signed eight days ago.
+    const old = await makeKey(dir, 'Old Release', { date: new Date(Date.now() - 10 * day), keyExpirationTime: 5 * 86_400 });
+    writeFiles(dir, { 'mirror.config.yaml': CONFIG().replace(`${keysDir}/acme-release.pub.asc`, old.publicFile) });
+    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '0.9.0', ['linux_amd64']);
+    await signRelease(join(dir, 'releases'), 'widgets', '0.9.0', old, { date: new Date(Date.now() - 8 * day) });
+    const built = await runCli(['build'], dir);
+    expect(built.stderr).toBe('');
+    expect(built.code).toBe(0);
+    const verify = await runCli(['verify', 'dist', '--json'], dir);
+    expect(verify.code).toBe(0);
+    expect(JSON.parse(verify.stdout).warnings).toEqual([expect.stringMatching(new RegExp(`^v1/providers/acme/widgets/0\\.9\\.0/download/linux/amd64: signing key ${old.keyId} expired on \\d{4}-`))]);
+    expect((await runCli(['verify', 'dist'], dir)).stderr).toContain(`warning: dist/v1/providers/acme/widgets/0.9.0/download/linux/amd64: signing key ${old.keyId} expired on`);
+  }, 60_000);
+
   const refusals: [string, (dir: string) => Promise<string>][] = [
     [
       'an unsigned release without a signing key',

@@ -87,4 +87,23 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     expect(verify.code).toBe(1);
     expect(verify.stderr + verify.stdout).toContain('terraform-provider-widgets_1.1.0_SHA256SUMS.sig');
   }, 180_000);
+
+  it('installs a release signed while its key was valid after that key has expired (rotation), as verify says', async () => {
+    const dir = tempDir('mm-tf-inhouse-expired-');
+    const certs = makeCertificates(dir);
+    const day = 86_400_000;
+    const old = await makeKey(dir, 'Old Release', { date: new Date(Date.now() - 10 * day), keyExpirationTime: 5 * 86_400 });
+    const port = await freePort();
+    const host = `localhost:${port}`;
+    writeFiles(dir, { 'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${old.publicFile}]\n` });
+    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
+    await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', old, { date: new Date(Date.now() - 8 * day) });
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    const mirror = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port, dataDir: join(dir, 'data'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
+    servers.push(mirror);
+    const ok = await init(join(dir, 'good'), host, certs.ca);
+    expect(ok.output).toContain(`Installed ${host}/acme/widgets v1.0.0 (self-signed, key ID ${old.keyId})`);
+    expect(ok.code).toBe(0);
+    expect((await runCli(['verify', 'dist'], dir)).stderr).toContain(`signing key ${old.keyId} expired on`);
+  }, 180_000);
 });
