@@ -13,6 +13,8 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createToken, createUser } from '../../src/management/bootstrap.js';
+import { Store } from '../../src/management/store.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { freePort } from '../hosting/nginx-server.js';
 import { hasTerraform, makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
@@ -25,10 +27,10 @@ afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
-async function init(dir: string, host: string, ca: string): Promise<{ code: number; output: string }> {
+async function init(dir: string, host: string, ca: string, token?: string): Promise<{ code: number; output: string }> {
   writeFiles(dir, {
     // No provider_installation block: Terraform's default, direct installation from the source's own registry.
-    'cli.tfrc': '',
+    'cli.tfrc': token === undefined ? '' : `credentials "${host}" {\n  token = "${token}"\n}\n`,
     'infra/main.tf': `terraform {\n  required_providers {\n    widgets = { source = "${host}/acme/widgets", version = "~> 1.0" }\n  }\n}\n`,
   });
   const env = { ...process.env, TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'), SSL_CERT_FILE: ca, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_PLUGIN_CACHE_DIR: '' };
@@ -105,5 +107,29 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     expect(ok.output).toContain(`Installed ${host}/acme/widgets v1.0.0 (self-signed, key ID ${old.keyId})`);
     expect(ok.code).toBe(0);
     expect((await runCli(['verify', 'dist'], dir)).stderr).toContain(`signing key ${old.keyId} expired on`);
+  }, 180_000);
+
+  it('private mode: sends the host\'s credentials for discovery and the documents, and fetches the zip, SHA256SUMS and signature by signed URLs; refused without credentials', async () => {
+    const dir = tempDir('mm-tf-inhouse-private-');
+    const certs = makeCertificates(dir);
+    const acme = await makeKey(dir, 'Acme Release');
+    const port = await freePort();
+    const host = `localhost:${port}`;
+    writeFiles(dir, { 'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${acme.publicFile}]\n` });
+    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
+    await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', acme);
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    const store = new Store(join(dir, 'data'));
+    await createUser(store, { username: 'alice', email: 'alice@example.com', siteAdmin: false });
+    const token = await createToken(store, { user: 'alice' });
+    const mirror = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port, dataDir: join(dir, 'data'), tls: { cert: certs.cert, key: certs.key }, access: 'private', log: () => {}, audit: () => {} });
+    servers.push(mirror);
+    const ok = await init(join(dir, 'member'), host, certs.ca, token);
+    expect(ok.output).toContain(`Installed ${host}/acme/widgets v1.0.0 (self-signed, key ID ${acme.keyId})`);
+    expect(ok.code).toBe(0);
+    const refused = await init(join(dir, 'anonymous'), host, certs.ca);
+    expect(refused.code).toBe(1);
+    // Private mode hides even discovery from callers without a token.
+    expect(refused.output).toMatch(/request discovery document: 401 Unauthorized/);
   }, 180_000);
 });
