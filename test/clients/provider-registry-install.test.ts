@@ -170,3 +170,12 @@ describe('provider-registry-install against a tampered mirror', () => {
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
   });
 });
+
+describe('download counts', () => {
+  it('counts each in-house zip fetched through serve under its provider', async () => {
+    await serve.close();
+    const counts = JSON.parse(readFileSync(join(dir, 'data/downloads.json'), 'utf8')) as Record<string, Record<string, number>>;
+    // The four packages of the install test from serve.
+    expect(Object.values(counts['provider:registry.example.com/acme/widgets'] ?? {}).reduce((a, b) => a + b, 0)).toBe(4);
+  });
+});
