@@ -83,6 +83,20 @@ describe('config problems', () => {
     expect(r.stderr).toMatch(/5 problem\(s\)/);
   });
 
+  it('checks in-house provider entries and the signing key with file, line and key', async () => {
+    const r = await buildWithConfig(
+      'sources:\n  - folder: mods\nproviders:\n  - folder: zips\n    namespace: acme\n    registry: true\n  - folder: zips\n    namespace: acme\n    keys: [a.asc]\n  - folder: zips\n    namespace: acme\n    hostname: registry.example.com\n    registry: yes please\nsigning:\n  key: s.asc\n  passphraseEnv: not a name\n',
+      { 'zips/.keep': '' },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/mirror\.config\.yaml:6: providers\[0\]\.registry: in-house providers are addressed HOSTNAME\/NAMESPACE\/TYPE by the mirror's host name: set hostname/);
+    expect(r.stderr).toMatch(/mirror\.config\.yaml:9: providers\[1\]\.keys: keys check the signatures of in-house releases; set registry: true too/);
+    expect(r.stderr).toMatch(/mirror\.config\.yaml:13: providers\[2\]\.registry: expected true or false, got "yes please"/);
+    expect(r.stderr).toMatch(/mirror\.config\.yaml:16: signing\.passphraseEnv: expected an environment variable name/);
+    const missing = await buildWithConfig('baseUrl: https://registry.example.com/\nproviders:\n  - folder: zips\n    namespace: acme\n    registry: true\n    keys: [nope.asc]\n', { 'zips/.keep': '' });
+    expect(missing.stderr).toMatch(/mirror\.config\.yaml:6: providers\[0\]\.keys\[0\]: the key file ".*nope\.asc" does not exist/);
+  });
+
   it('names a provider folder that does not exist', async () => {
     const r = await buildWithConfig('sources:\n  - folder: mods\nproviders:\n  - folder: missing-mirror\n');
     expect(r.code).toBe(1);

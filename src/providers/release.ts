@@ -82,6 +82,16 @@ export async function authenticateReleases(folders: ProviderFolder[], packages: 
       if (release) releases.push(release);
     }
   }
+  // providers.v1 paths are NAMESPACE/TYPE: one host name each.
+  const hostOf = new Map<string, ProviderRelease>();
+  for (const r of releases) {
+    const path = `${r.address.namespace}/${r.address.type}`;
+    const other = hostOf.get(path);
+    if (other && other.address.hostname !== r.address.hostname) {
+      problems.push(`${r.sumsFile}: ${path} is also published as ${providerKey(other.address)} (${other.sumsFile}); one registry serves one ${path}, so give both entries the same hostname`);
+    }
+    if (!other) hostOf.set(path, r);
+  }
   if (problems.length > 0) {
     throw new MirrorError('PROVIDER_INVALID', `${problems.length} problem(s) in the provider releases; nothing was written:\n${problems.join('\n')}`, {
       hint: 'Sign SHA256SUMS with a listed key (gpg --detach-sign), list the key that signed it, or configure signing: to sign unsigned releases.',
