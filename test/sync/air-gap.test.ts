@@ -8,7 +8,10 @@
 // and the provider-install client (Terraform's network mirror source: index.json,
 // VERSION.json, the zip, h1: with Go's dirhash and zh:) installs the synced
 // providers from the mirror's network mirror over HTTPS, in both the
-// registry.terraform.io and registry.opentofu.org trees.
+// registry.terraform.io and registry.opentofu.org trees. The same mirror also
+// holds a folder as `terraform providers mirror` writes it and a folder of
+// release zips, and every package passes the client's checks from `serve` and
+// from nginx with the block `hosting nginx` prints.
 
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -16,6 +19,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
+import { freePort, startNginx } from '../hosting/nginx-server.js';
+import { INPUT_PACKAGES, writeProviderInputs } from '../providers/zips.js';
 import { buildGoProgram } from '../clients/go-build.js';
 import { expectSameFiles, install, moduleInstallClient } from '../clients/install.js';
 import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
@@ -62,11 +67,14 @@ afterAll(async () => {
 
 it('outside: sync --for fetches the closure of modules and the providers the third requires', async () => {
   writeFiles(outside, {
-    'mirror.config.yaml': 'sources:\n  - folder: modules\nproviders:\n  - folder: providers\nplatforms: [linux_amd64]\n',
+    'mirror.config.yaml':
+      'sources:\n  - folder: modules\nproviders:\n  - folder: providers\n  - folder: inputs/tf-mirror\n  - folder: inputs/releases\n    namespace: acme\nplatforms: [linux_amd64]\n',
     'modules/.keep': '',
     'providers/.keep': '',
     'infra/main.tf': call('app', 'acme/app/null', '1.0.0'),
   });
+  // The other two kinds of provider folder: `terraform providers mirror` output and a release.
+  await writeProviderInputs(join(outside, 'inputs'));
   const r = await runCli(['sync', '--from', providers.url, '--for', 'infra'], outside);
   expect(r.stderr).not.toMatch(/error:/);
   expect(r.code).toBe(0);
@@ -114,20 +122,30 @@ it('inside: bundle, unbundle and serve; the Go client installs every module of t
   }
 });
 
-it('inside: the network mirror the build made from the synced providers passes the Go client\'s checks over HTTPS', async () => {
+it('inside: every provider package (synced, `terraform providers mirror` folder, release) passes the Go client\'s checks over HTTPS from serve and nginx', async () => {
   const certs = makeCertificates(inside);
   const tls = await startServer({ dir: join(inside, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(inside, 'data-tls'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
+  const [plainPort, tlsPort] = [await freePort(), await freePort()];
+  const block = await runCli(['hosting', 'nginx', '--dir', join(inside, 'dist'), '--listen', `127.0.0.1:${plainPort}`], inside);
+  expect(block.code).toBe(0);
+  const tlsBlock = block.stdout.replace(`listen 127.0.0.1:${plainPort};`, `listen 127.0.0.1:${tlsPort} ssl;\n    ssl_certificate ${certs.cert};\n    ssl_certificate_key ${certs.key};`);
+  const nginx = await startNginx(join(inside, 'nginx'), [block.stdout, tlsBlock], [plainPort]);
   try {
     const client = (await buildGoProgram(join(import.meta.dirname, '../clients/provider-install'))).binary;
-    const base = new URL('providers/', tls.url).href;
-    const dest = join(inside, 'provider-install');
-    mkdirSync(dest, { recursive: true });
-    const specs = ['registry.terraform.io/acme/widget@1.1.0:linux_amd64', 'registry.opentofu.org/acme/widget@1.1.0:linux_amd64', 'registry.terraform.io/acme/gadget@3.0.0:linux_amd64'];
-    const { stdout } = await run(client, [base, dest, ...specs], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
-    const installed = stdout.trim().split('\n').map((line) => JSON.parse(line) as { provider: string; version: string; h1: string; zh: string; hashes: string[] });
-    expect(installed.map((i) => `${i.provider}@${i.version}`)).toEqual(specs.map((s) => s.split(':')[0]));
-    for (const i of installed) expect(i.hashes).toEqual([i.h1, i.zh]);
+    const synced = ['registry.terraform.io/acme/widget@1.1.0:linux_amd64', 'registry.opentofu.org/acme/widget@1.1.0:linux_amd64', 'registry.terraform.io/acme/gadget@3.0.0:linux_amd64'];
+    const specs = [...synced, ...Object.keys(INPUT_PACKAGES)];
+    for (const [host, base] of [['serve', new URL('providers/', tls.url).href], ['nginx', `https://127.0.0.1:${tlsPort}/providers/`]] as const) {
+      const dest = join(inside, 'provider-install', host);
+      mkdirSync(dest, { recursive: true });
+      const { stdout } = await run(client, [base, dest, ...specs], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
+      const installed = stdout.trim().split('\n').map((line) => JSON.parse(line) as { provider: string; version: string; h1: string; zh: string; hashes: string[] });
+      expect(installed.map((i) => `${i.provider}@${i.version}`), host).toEqual(specs.map((s) => s.split(':')[0]));
+      for (const i of installed) expect(i.hashes, `${host} ${i.provider}`).toContain(i.h1);
+      // Synced packages carry both hashes; a `terraform providers mirror` folder has only h1:, which the mirror completes.
+      for (const i of installed) expect(i.hashes, `${host} ${i.provider}`).toContain(i.zh);
+    }
   } finally {
+    nginx.stop();
     await tls.close();
   }
 });
