@@ -11,6 +11,7 @@ import { sortRecords } from './manifest.js';
 import { addressKey } from './protocol/paths.js';
 import { problemLines, withMirrorWrite } from './transaction.js';
 import type { ModuleAddress } from './types.js';
+import { DEFAULT_PROVIDERS_PATH } from './protocol/providers.js';
 import { GENERATOR } from './version.js';
 
 export interface DeprecateResult {
@@ -58,6 +59,8 @@ export function setDeprecation(outDir: string, address: ModuleAddress, version: 
         forced: manifest.forced,
         deprecations,
         only: { namespace: address.namespace, name: address.name },
+        // The manifest is rewritten whole: it keeps listing the providers (and discovery their providers.v1).
+        ...(manifest.providers ? { providers: { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } } : {}),
       });
     });
     return { module: key, version, deprecation, changed: true };

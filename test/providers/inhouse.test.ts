@@ -114,6 +114,19 @@ describe('in-house providers: build', () => {
     expect(locked.stderr).toContain(`${site.privateFile}: the signing key is protected by a passphrase, and none is set (set SITE_PASS)`);
   }, 60_000);
 
+  it('stays listed, and discovery keeps providers.v1, when a module version is deprecated', async () => {
+    const dir = tempDir('mm-inhouse-');
+    await signedInputs(dir);
+    writeFiles(dir, { 'mirror.config.yaml': `sources:\n  - folder: mods\n${CONFIG()}`, 'mods/acme/net/aws/1.0.0/main.tf': 'variable "x" {}\n' });
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    const r = await runCli(['deprecate', 'acme/net/aws', '1.0.0', '--reason', 'use 2.x', '--out', 'dist'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(Object.keys(json(join(dir, 'dist/manifest.json')).providers)).toEqual(['registry.example.com/acme/widgets']);
+    expect(json(join(dir, 'dist/.well-known/terraform.json'))['providers.v1']).toBe('https://registry.example.com/v1/providers/');
+    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+  }, 60_000);
+
   it('keeps a release signed while its key was valid after the key expires, and verify warns about the key', async () => {
     const dir = tempDir('mm-inhouse-');
     const day = 86_400_000;
