@@ -199,6 +199,7 @@ async function planBuild(config: ResolvedConfig, options: BuildOptions): Promise
     return { warnings, providerHashing, upToDate };
   }
   warnAboutDropped(previous, versions, warnings);
+  warnAboutDroppedProviders(previous, providers.packages, warnings);
   return {
     warnings,
     providerHashing,
@@ -248,6 +249,13 @@ function warnAboutDropped(previous: Manifest | undefined, versions: VersionSourc
   const now = new Set(versions.map((v) => `${addressKey(v.address)}@${v.version}`));
   const dropped = Object.entries(previous.modules).flatMap(([key, m]) => m.versions.map((v) => `${key}@${v.version}`)).filter((k) => !now.has(k));
   if (dropped.length > 0) warnings.push(`removing ${dropped.length} version(s) that are no longer in the sources: ${dropped.slice(0, 10).join(', ')}${dropped.length > 10 ? ', ...' : ''}`);
+}
+
+/** The same for provider versions: one published with `publish --provider-release` from a folder the config does not list. */
+function warnAboutDroppedProviders(previous: Manifest | undefined, packages: ProviderPackage[], warnings: string[]): void {
+  const now = new Set(packages.map((p) => `${providerKey(p.address)}@${p.version}`));
+  const dropped = Object.entries(previous?.providers ?? {}).flatMap(([key, p]) => p.versions.map((v) => `${key}@${v.version}`)).filter((k) => !now.has(k));
+  if (dropped.length > 0) warnings.push(`removing ${dropped.length} provider version(s) that are no longer in the provider folders: ${dropped.slice(0, 10).join(', ')}${dropped.length > 10 ? ', ...' : ''}`);
 }
 
 /** `providers` of a detail document: every provider the module's namespace/name exists for. */

@@ -248,6 +248,14 @@ describe('in-house providers: publish --provider-release', () => {
     expect(json(join(dir, 'dist/v1/providers/acme/widgets/1.0.0/download/linux/amd64')).signing_keys.gpg_public_keys[0].key_id).toBe(acme.keyId);
     expect(json(join(dir, 'dist/v1/providers/acme/widgets/versions')).versions.map((v: { version: string }) => v.version)).toEqual(['2.0.0', '1.0.0']);
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+
+    // A build makes the mirror match its sources: a version published from a folder the config does not list goes, with a warning.
+    writeFiles(dir, { 'mirror.config.yaml': CONFIG() });
+    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64', 'darwin_arm64']);
+    await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', acme);
+    const build = await runCli(['build', '--config', 'mirror.config.yaml', '--out', 'dist'], dir);
+    expect(build.code).toBe(0);
+    expect(build.stderr).toContain('removing 1 provider version(s) that are no longer in the provider folders: registry.example.com/acme/widgets@2.0.0');
   }, 90_000);
 
   it('signs an unsigned release with --signing-key, the passphrase from the environment', async () => {
