@@ -96,6 +96,20 @@ const COMMANDS: Record<string, Command> = {
     positionals: { names: ['rotate'], required: 1 },
     run: async (values, positionals) => (await import('./commands/signing-key.js')).runSigningKey(values, positionals),
   },
+  'provider-key': {
+    summary: 'Make an OpenPGP key pair for signing in-house provider releases',
+    usage: `modmirror provider-key create --name NAME [--email ADDRESS] [--out DIR] [--expires-days N] [--passphrase-env VAR]
+
+  --name NAME        who signs, e.g. "Acme Release" (the key's user ID; also names the files)
+  --email ADDRESS    the user ID's e-mail address
+  --out DIR          where to write NAME.pub.asc and NAME.key.asc (default: keys); never overwritten
+  --expires-days N   the key expires after N days (default: never)
+  --passphrase-env VAR   the variable holding the passphrase that locks the private key
+                     (default: MODMIRROR_SIGNING_PASSPHRASE, what signing: passphraseEnv reads)`,
+    options: { name: { type: 'string' }, email: { type: 'string' }, out: { type: 'string' }, 'expires-days': { type: 'string' }, 'passphrase-env': { type: 'string' } },
+    positionals: { names: ['create'], required: 1 },
+    run: async (values, positionals) => (await import('./commands/provider-key.js')).runProviderKey(values, positionals),
+  },
   publish: {
     summary: 'Add one version to an existing mirror, atomically; refuses to change a published version',
     usage: `modmirror publish (--source DIR | --git REPO --ref REF) [--namespace NS --name NAME --provider P] [--version X.Y.Z]

@@ -147,3 +147,21 @@ async function readKey(armor: string, name: string): Promise<openpgp.Key> {
     throw new AuthenticationError(`error decoding signing key ${name}: ${messageOf(error)}`);
   }
 }
+
+/**
+ * A new key pair for signing provider releases: RSA (every OpenPGP library
+ * Terraform has used reads it), signing only, the private half armored and
+ * locked with `passphrase`.
+ */
+export async function generateSigningKey(userId: { name: string; email?: string }, passphrase: string, expiresInSeconds?: number): Promise<{ publicArmor: string; privateArmor: string; keyId: string }> {
+  const { publicKey, privateKey } = await openpgp.generateKey({
+    type: 'rsa',
+    rsaBits: 4096,
+    userIDs: [userId],
+    passphrase,
+    format: 'armored',
+    ...(expiresInSeconds ? { keyExpirationTime: expiresInSeconds } : {}),
+  });
+  const keyId = (await openpgp.readKey({ armoredKey: publicKey })).getKeyID().toHex().toUpperCase();
+  return { publicArmor: publicKey, privateArmor: privateKey, keyId };
+}

@@ -5,7 +5,7 @@
 // (unsigned without a key, an unlisted key, a shasum mismatch, a missing
 // platform zip) is refused with the file named and nothing written.
 
-import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, treeOf, writeFiles } from '../helpers.js';
@@ -196,6 +196,37 @@ describe('in-house providers: build', () => {
       expect(treeOf(join(dir, 'dist'))).toEqual(before);
     }, 60_000);
   }
+});
+
+describe('in-house providers: provider-key create', () => {
+  it('makes a locked key pair that signs a release the mirror then serves; never overwrites one; needs the passphrase', async () => {
+    const dir = tempDir('mm-inhouse-key-');
+    const env = { MODMIRROR_SIGNING_PASSPHRASE: 'correct horse' };
+    const made = await runCli(['provider-key', 'create', '--name', 'Acme Release', '--email', 'release@acme.example', '--out', 'keys'], dir, env);
+    expect(made.stderr).toBe('');
+    expect(made.code).toBe(0);
+    const keyId = /Key ID ([0-9A-F]{16})/.exec(made.stdout)![1];
+    expect(statSync(join(dir, 'keys/acme-release.key.asc')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, 'keys/acme-release.key.asc'), 'utf8')).toContain('BEGIN PGP PRIVATE KEY BLOCK');
+    writeFiles(dir, {
+      'mirror.config.yaml': `baseUrl: https://registry.example.com/\nproviders:\n  - folder: releases\n    namespace: acme\n    registry: true\n    keys: [keys/acme-release.pub.asc]\nsigning:\n  key: keys/acme-release.key.asc\n`,
+    });
+    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
+    const built = await runCli(['build'], dir, env);
+    expect(built.stderr).toBe('');
+    expect(json(join(dir, 'dist/v1/providers/acme/widgets/1.0.0/download/linux/amd64')).signing_keys.gpg_public_keys[0].key_id).toBe(keyId);
+    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    const wrong = await runCli(['build', '--clean'], dir, { MODMIRROR_SIGNING_PASSPHRASE: 'wrong' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('keys/acme-release.key.asc: cannot unlock the signing key');
+
+    const again = await runCli(['provider-key', 'create', '--name', 'Acme Release', '--out', 'keys'], dir, env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('acme-release.pub.asc already exists; nothing was written');
+    const unlocked = await runCli(['provider-key', 'create', '--name', 'Other', '--out', 'keys'], dir);
+    expect(unlocked.code).toBe(2);
+    expect(unlocked.stderr).toContain('Set MODMIRROR_SIGNING_PASSPHRASE to the passphrase that will lock the private key.');
+  }, 120_000);
 });
 
 describe('in-house providers: publish --provider-release', () => {
