@@ -27,6 +27,7 @@ import {
   readPrivateKeyFile,
   readPublicKeyFile,
   signChecksums,
+  unlockSigningKey,
   verifyChecksumSignature,
   type PrivateSigningKey,
   type SigningKey,
@@ -59,7 +60,17 @@ export async function authenticateReleases(folders: ProviderFolder[], packages: 
   const problems: string[] = [];
   const releases: ProviderRelease[] = [];
   let signer: Promise<PrivateSigningKey> | undefined;
-  const getSigner = () => (signer ??= loadSigner(options.signing!));
+  let unlocked: Promise<PrivateSigningKey> | undefined;
+  const getSigner = (unlock: boolean) => {
+    signer ??= readPrivateKeyFile(options.signing!.keyFile);
+    if (!unlock) return signer;
+    const { keyFile, passphraseEnv } = options.signing!;
+    unlocked ??= signer.then((s) => unlockSigningKey(s, keyFile, process.env[passphraseEnv])).catch((error: unknown) => {
+      const message = messageOf(error);
+      throw new AuthenticationError(message.includes('none is set') ? `${message} (set ${passphraseEnv})` : message);
+    });
+    return unlocked;
+  };
   for (const folder of folders) {
     if (folder.kind !== 'releases' || !folder.registry) continue;
     const keys: SigningKey[] = [];
@@ -107,7 +118,7 @@ async function authenticateRelease(
   packages: ProviderPackage[],
   keys: SigningKey[],
   options: AuthenticateOptions,
-  getSigner: () => Promise<PrivateSigningKey>,
+  getSigner: (unlock: boolean) => Promise<PrivateSigningKey>,
   problems: string[],
 ): Promise<ProviderRelease | undefined> {
   const sumsFile = join(dir, providerSumsName(address.type, version));
@@ -132,7 +143,7 @@ async function authenticateRelease(
     const accepted = [...keys];
     if (options.signing) {
       try {
-        accepted.push((await getSigner()).public);
+        accepted.push((await getSigner(false)).public);
       } catch (error) {
         problems.push(messageOf(error));
         return undefined;
@@ -156,7 +167,7 @@ async function authenticateRelease(
     }
     let signer: PrivateSigningKey;
     try {
-      signer = await getSigner();
+      signer = await getSigner(false);
     } catch (error) {
       problems.push(messageOf(error));
       return undefined;
@@ -166,7 +177,12 @@ async function authenticateRelease(
     if (previous && (await stillValid(sums, previous, key))) {
       signature = previous;
     } else {
-      signature = await signChecksums(sums, signer);
+      try {
+        signature = await signChecksums(sums, await getSigner(true));
+      } catch (error) {
+        problems.push(messageOf(error));
+        return undefined;
+      }
     }
     signedHere = true;
   }
@@ -180,15 +196,6 @@ async function stillValid(sums: Buffer, signature: Buffer, key: SigningKey): Pro
     return true;
   } catch {
     return false;
-  }
-}
-
-async function loadSigner(signing: SigningConfig): Promise<PrivateSigningKey> {
-  try {
-    return await readPrivateKeyFile(signing.keyFile, process.env[signing.passphraseEnv]);
-  } catch (error) {
-    const message = messageOf(error);
-    throw new AuthenticationError(message.includes('none is set') ? `${message} (set ${signing.passphraseEnv})` : message);
   }
 }
 

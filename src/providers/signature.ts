@@ -109,7 +109,8 @@ export interface PrivateSigningKey {
   public: SigningKey;
 }
 
-export async function readPrivateKeyFile(file: string, passphrase: string | undefined): Promise<PrivateSigningKey> {
+/** The site's key file, read without its passphrase: its public half is known before anything is signed. */
+export async function readPrivateKeyFile(file: string): Promise<PrivateSigningKey> {
   let armor: string;
   try {
     armor = readFileSync(file, 'utf8');
@@ -122,16 +123,19 @@ export async function readPrivateKeyFile(file: string, passphrase: string | unde
   } catch (error) {
     throw new AuthenticationError(`${file}: not an armored OpenPGP private key (${messageOf(error)})`);
   }
-  if (!key.isDecrypted()) {
-    if (passphrase === undefined) throw new AuthenticationError(`${file}: the signing key is protected by a passphrase, and none is set`);
-    try {
-      key = await openpgp.decryptKey({ privateKey: key, passphrase });
-    } catch (error) {
-      throw new AuthenticationError(`${file}: cannot unlock the signing key: ${messageOf(error)}`);
-    }
-  }
   const publicKey = key.toPublic();
   return { key, public: { keyId: publicKey.getKeyID().toHex().toUpperCase(), asciiArmor: publicKey.armor() } };
+}
+
+/** The key unlocked for signing; only when a release needs a signature is the passphrase asked for. */
+export async function unlockSigningKey(signer: PrivateSigningKey, file: string, passphrase: string | undefined): Promise<PrivateSigningKey> {
+  if (signer.key.isDecrypted()) return signer;
+  if (passphrase === undefined) throw new AuthenticationError(`${file}: the signing key is protected by a passphrase, and none is set`);
+  try {
+    return { ...signer, key: await openpgp.decryptKey({ privateKey: signer.key, passphrase }) };
+  } catch (error) {
+    throw new AuthenticationError(`${file}: cannot unlock the signing key: ${messageOf(error)}`);
+  }
 }
 
 /** A binary detached signature of the checksum list, as GoReleaser's `gpg --detach-sign` makes it. */

@@ -107,6 +107,12 @@ describe('in-house providers: build', () => {
     expect((await runCli(['build'], dir, env)).code).toBe(0);
     expect(readFileSync(sig).equals(first)).toBe(true);
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    // Nothing new to sign: a rebuild needs no passphrase (the key's public half is read without it).
+    writeFiles(dir, { 'mirror.config.yaml': CONFIG(`signing:\n  key: ${site.privateFile}\n  passphraseEnv: SITE_PASS\n`) + '# touched again\n' });
+    const unattended = await runCli(['build'], dir);
+    expect(unattended.stderr).toBe('');
+    expect(unattended.code).toBe(0);
+    expect(readFileSync(sig).equals(first)).toBe(true);
     // Without the passphrase the key cannot sign: said so, naming the variable.
     await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.2.0', ['linux_amd64']);
     const locked = await runCli(['build'], dir);
@@ -216,7 +222,8 @@ describe('in-house providers: provider-key create', () => {
     expect(built.stderr).toBe('');
     expect(json(join(dir, 'dist/v1/providers/acme/widgets/1.0.0/download/linux/amd64')).signing_keys.gpg_public_keys[0].key_id).toBe(keyId);
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
-    const wrong = await runCli(['build', '--clean'], dir, { MODMIRROR_SIGNING_PASSPHRASE: 'wrong' });
+    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.1.0', ['linux_amd64']);
+    const wrong = await runCli(['build'], dir, { MODMIRROR_SIGNING_PASSPHRASE: 'wrong' });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('keys/acme-release.key.asc: cannot unlock the signing key');
 
