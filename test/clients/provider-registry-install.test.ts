@@ -171,6 +171,26 @@ describe('provider-registry-install against a tampered mirror', () => {
   });
 });
 
+describe('content types from serve and nginx', () => {
+  it('answers the documents as JSON and the release files as stored, with their types', async () => {
+    const bases = [serve.url, `https://${nginxHost}/`];
+    const files: [string, string][] = [
+      ['v1/providers/acme/widgets/versions', 'application/json'],
+      ['v1/providers/acme/widgets/1.0.0/download/linux/amd64', 'application/json'],
+      ['providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.0.0_SHA256SUMS', 'text/plain; charset=utf-8'],
+      ['providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.0.0_SHA256SUMS.sig', 'application/pgp-signature'],
+    ];
+    for (const base of bases) {
+      for (const [file, type] of files) {
+        const { stdout } = await run('curl', ['-sS', '--cacert', certs.ca, '-H', 'Accept-Encoding: gzip', '-o', '/dev/null', '-w', '%{http_code} %{content_type}', `${base}${file}`]);
+        expect(stdout, `${base}${file}`).toBe(`200 ${type}`);
+      }
+      const sums = await run('curl', ['-sS', '--cacert', certs.ca, '-H', 'Accept-Encoding: gzip', '-D', '-', '-o', '/dev/null', `${base}providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.0.0_SHA256SUMS`]);
+      expect(sums.stdout.toLowerCase()).not.toContain('content-encoding');
+    }
+  });
+});
+
 describe('download counts', () => {
   it('counts each in-house zip fetched through serve under its provider', async () => {
     await serve.close();
