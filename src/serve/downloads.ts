@@ -3,9 +3,22 @@
 // persist in <data>/downloads.json and survive a restart.
 
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic.js';
 import { MirrorError } from '../errors.js';
+
+/**
+ * Runs `count` once a GET's whole 200 body has been handed over. On 'close',
+ * which always comes, rather than 'finish': a client that exits as soon as
+ * it has read the last byte (Terraform, the Go test clients) can close the
+ * socket before 'finish'. `writableEnded` says the body was written to its end.
+ */
+export function whenSentWhole(req: IncomingMessage, res: ServerResponse, count: () => void): void {
+  res.once('close', () => {
+    if (req.method === 'GET' && res.statusCode === 200 && res.writableEnded) count();
+  });
+}
 
 type DayCounts = Record<string, number>;
 export interface DownloadWindows {

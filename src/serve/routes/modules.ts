@@ -5,6 +5,7 @@
 import { jsonPayload, payload, type Payload } from '../../http/payload.js';
 import { ARCHIVE_TYPE, CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE_LONG, downloadHeaders } from '../../protocol/headers.js';
 import { forbiddenSignature, unauthorized } from '../access.js';
+import { whenSentWhole } from '../downloads.js';
 import { archiveFile, archiveName, downloadFile, latestDetailFile, versionDetailFile, versionsFile } from '../../protocol/paths.js';
 import { latestVersion } from '../../version-order.js';
 import type { IndexedModule } from '../mirror.js';
@@ -65,9 +66,7 @@ export async function archive(r: RouteRequest): Promise<undefined> {
   const address = addressOf(r);
   const version = versionOf(r, module);
   if (r.params['file'] !== archiveName(address, version)) throw notFound();
-  r.res.on('finish', () => {
-    if (r.req.method === 'GET' && r.res.statusCode === 200) r.registry.downloads.record(module.key);
-  });
+  whenSentWhole(r.req, r.res, () => r.registry.downloads.record(module.key));
   const cache = r.registry.access ? CACHE_PRIVATE_LONG : CACHE_LONG;
   await r.registry.serveFile(r.req, r.res, archiveFile(address, version), { 'Content-Type': ARCHIVE_TYPE, 'Cache-Control': cache });
   return undefined;

@@ -11,6 +11,7 @@ import { jsonPayload } from '../../http/payload.js';
 import { CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE, CACHE_PRIVATE_LONG, CACHE_SHORT, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../protocol/headers.js';
 import { isPlatform, providerDownloadFile, providerVersionsFile } from '../../protocol/providers.js';
 import { forbiddenSignature, unauthorized } from '../access.js';
+import { whenSentWhole } from '../downloads.js';
 import { notFound, type Answer, type RouteRequest } from '../registry.js';
 
 /** Download counts of providers share the data file with modules, under keys no module address can take. */
@@ -38,9 +39,7 @@ export async function providerFile(r: RouteRequest, path: string): Promise<Answe
     return null;
   }
   if (provider === undefined) throw notFound();
-  r.res.on('finish', () => {
-    if (r.req.method === 'GET' && r.res.statusCode === 200) r.registry.downloads.record(providerDownloadKey(provider));
-  });
+  whenSentWhole(r.req, r.res, () => r.registry.downloads.record(providerDownloadKey(provider)));
   await r.registry.serveFile(r.req, r.res, path, { 'Content-Type': PROVIDER_ZIP_TYPE, 'Cache-Control': access ? CACHE_PRIVATE_LONG : CACHE_LONG });
   // Sent by sirv.
   return null;
