@@ -12,7 +12,7 @@ import { MirrorError } from './errors.js';
 import { readDeprecations } from './deprecations.js';
 import { readManifest } from './emit/existing.js';
 import { emitModule, groupBy } from './emit/index.js';
-import { emitReadmes } from './browse/index.js';
+import { createReadmeWriter } from './browse/index.js';
 import { providerArchivesOf, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
 import { emitProviders } from './providers/emit.js';
 import { scanProviders, type ProviderPackage, type ProviderScan } from './providers/scan.js';
@@ -91,6 +91,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   const deprecations = readDeprecations(config.outDir);
   const staged = tx.stage(async (staging) => {
     const records: ModuleRecord[] = [];
+    const readmes = createReadmeWriter(staging, { imageHosts: config.imageHosts });
     let done = 0;
     const buildOne = async (source: VersionSource): Promise<BuiltVersion | undefined> => {
       try {
@@ -125,7 +126,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       const first = moduleVersions[0]!;
       const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
       const record = await emitModule(staging, ok, providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)] });
-      await emitReadmes(staging, ok, { imageHosts: config.imageHosts });
+      await readmes.emit(ok);
       if (record) records.push(record);
     });
     const providers = { path: config.providersPath, entries: await emitProviders(staging, plan.providers, config.providersPath) };

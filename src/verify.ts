@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { opendir, readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { latestVersion } from './version-order.js';
 import type { Manifest } from './manifest.js';
@@ -28,6 +29,7 @@ import {
   VERSIONS_INDEX_FILE,
 } from './protocol/paths.js';
 import { versionsIndexOf, type VersionsIndex } from './emit/versions-index.js';
+import { BROWSE_INDEX_FILE, readmeFile, RENDERED_DIR, RENDERED_NAME, renderedFile } from './browse/index.js';
 import type { ModuleAddress } from './types.js';
 import { verifyProviders } from './providers/verify.js';
 
@@ -39,11 +41,13 @@ export interface Problem {
 export interface VerifyOptions {
   /** Check only these modules (`ns/name/provider`) and the indexes; default every module and every file. */
   modules?: string[];
-  /** Hash every archive (default true). */
+  /** Hash every archive and stored README rendering (default true). */
   hashArchives?: boolean;
 }
 
 type Json = Record<string, unknown>;
+
+const README_POINTERS = 'browse/readme/';
 
 const SUMMARY_FIELDS: [string, string][] = [
   ['id', 'string'], ['owner', 'string'], ['namespace', 'string'], ['name', 'string'], ['version', 'string'], ['provider', 'string'],
@@ -85,19 +89,21 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
   const basePath = typeof modulesV1 === 'string' ? basePathOfModulesService(modulesV1) : '/';
 
   const keys = options.modules ?? Object.keys(manifest.modules);
+  // A mirror with the browse page has every version's README pointers.
+  const browse = existsSync(join(dir, BROWSE_INDEX_FILE));
   for (const key of keys) {
     const entry = manifest.modules[key];
     if (!entry) {
       problem(MANIFEST_FILE, `has no module ${key}`);
       continue;
     }
-    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true });
+    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true, browse });
   }
   await verifyIndexes(manifest, keys, { json, problem });
   if (options.modules === undefined) {
     await verifyProviders(manifest, { dir, json: (rel) => json(rel), problem, hashArchives: options.hashArchives ?? true });
     const isVersionFile = versionFileCheck(manifest);
-    await verifyEveryJsonFile(dir, (path) => checked.has(path) || isVersionFile(path), problem);
+    await verifyEveryJsonFile(dir, (path) => checked.has(path) || isVersionFile(path), problem, options.hashArchives ?? true);
   }
   return problems;
 }
@@ -109,17 +115,23 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
  */
 function versionFileCheck(manifest: Manifest): (path: string) => boolean {
   let last: { key: string; versions: Set<string> } | undefined;
-  return (path) => {
-    if (!path.startsWith(MODULES_BASE) || !(path.endsWith('/index.json') || path.endsWith('/download'))) return false;
-    const parts = path.slice(MODULES_BASE.length).split('/');
-    if (parts.length !== 5) return false;
-    const [namespace = '', name = '', provider = '', version = '', file] = parts;
-    const key = `${namespace}/${name}/${provider}`;
+  const versionsOf = (key: string) => {
     if (last?.key !== key) {
       const entry = Object.hasOwn(manifest.modules, key) ? manifest.modules[key] : undefined;
       last = { key, versions: new Set(entry?.versions.map((v) => v.version)) };
     }
-    if (!last.versions.has(version)) return false;
+    return last.versions;
+  };
+  return (path) => {
+    if (path.startsWith(README_POINTERS) && path.endsWith('.json')) {
+      const parts = path.slice(README_POINTERS.length, -'.json'.length).split('/');
+      return parts.length === 4 && versionsOf(parts.slice(0, 3).join('/')).has(parts[3]!) && path === readmeFile(parts.slice(0, 3).join('/'), parts[3]!);
+    }
+    if (!path.startsWith(MODULES_BASE) || !(path.endsWith('/index.json') || path.endsWith('/download'))) return false;
+    const parts = path.slice(MODULES_BASE.length).split('/');
+    if (parts.length !== 5) return false;
+    const [namespace = '', name = '', provider = '', version = '', file] = parts;
+    if (!versionsOf(`${namespace}/${name}/${provider}`).has(version)) return false;
     const address = { namespace, name, provider };
     return path === (file === 'download' ? downloadFile(address, version) : versionDetailFile(address, version));
   };
@@ -132,6 +144,7 @@ interface Context {
   problem: (path: string, message: string) => void;
   basePath: string;
   hashArchives: boolean;
+  browse: boolean;
 }
 
 function checkFields(doc: Json, fields: [string, string][], rel: string, where: string, problem: Context['problem']): void {
@@ -174,6 +187,7 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
       });
     }
     await verifyDownload(address, entry, ctx);
+    if (ctx.browse) await verifyReadmePointers(key, entry.version, ctx);
   }
 
   const latest = latestVersion(versions);
@@ -215,6 +229,17 @@ async function verifyDownload(address: ModuleAddress, entry: Manifest['modules']
   if (ctx.hashArchives) {
     const sha256 = createHash('sha256').update(data).digest('hex');
     if (sha256 !== entry.sha256) ctx.problem(archiveRel, `sha256 ${sha256} differs from the manifest's ${entry.sha256}`);
+  }
+}
+
+/** A version's README pointers name stored renderings (their bytes are checked in the walk). */
+async function verifyReadmePointers(key: string, version: string, ctx: Context): Promise<void> {
+  const rel = readmeFile(key, version);
+  const pointers = await ctx.json(rel, true);
+  if (!pointers) return;
+  for (const [path, digest] of Object.entries(pointers)) {
+    if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) ctx.problem(rel, `${JSON.stringify(path)}: ${JSON.stringify(digest)} is not a sha256 digest`);
+    else if (!existsSync(join(ctx.dir, renderedFile(digest)))) ctx.problem(rel, `${JSON.stringify(path)}: its rendering ${renderedFile(digest)} is missing`);
   }
 }
 
@@ -278,12 +303,13 @@ async function verifyVersionsIndex(manifest: Manifest, keys: string[], ctx: Pick
   }
 }
 
-async function verifyEveryJsonFile(dir: string, checked: (path: string) => boolean, problem: Context['problem']): Promise<void> {
+async function verifyEveryJsonFile(dir: string, checked: (path: string) => boolean, problem: Context['problem'], hashRenderings: boolean): Promise<void> {
   // Walked folder by folder rather than listed whole: a large mirror has hundreds of thousands of files.
   const walk = async (rel: string): Promise<void> => {
     for await (const entry of await opendir(join(dir, rel))) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) await walk(path);
+      else if (rel === RENDERED_DIR) await verifyRendering(dir, path, entry.name, problem, hashRenderings);
       else if (entry.isFile() && !/\.(tar\.gz|zip|html|js|css)$/.test(entry.name) && entry.name !== '_headers' && !checked(path)) {
         try {
           JSON.parse(await readFile(join(dir, path), 'utf8'));
@@ -296,3 +322,18 @@ async function verifyEveryJsonFile(dir: string, checked: (path: string) => boole
   await walk('');
 }
 
+
+/** A stored README rendering is named by the sha256 of its HTML, gzipped. */
+async function verifyRendering(dir: string, path: string, name: string, problem: Context['problem'], hash: boolean): Promise<void> {
+  const digest = RENDERED_NAME.exec(name)?.[1];
+  if (digest === undefined) return problem(path, 'is not a README rendering (sha256.html.gz)');
+  if (!hash) return;
+  let html: Buffer;
+  try {
+    html = gunzipSync(await readFile(join(dir, path)));
+  } catch (error) {
+    return problem(path, `does not decompress: ${(error as Error).message}`);
+  }
+  const actual = createHash('sha256').update(html).digest('hex');
+  if (actual !== digest) problem(path, `holds HTML whose sha256 is ${actual}`);
+}
