@@ -11,7 +11,7 @@ import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
 import { readDeprecations } from './deprecations.js';
 import { readManifest } from './emit/existing.js';
-import { emitModule, groupBy } from './emit/index.js';
+import { createModuleWriter, groupBy } from './emit/index.js';
 import { createReadmeWriter } from './browse/index.js';
 import { providerArchivesOf, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
 import { emitProviders } from './providers/emit.js';
@@ -20,7 +20,7 @@ import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
 import { buildVersion, createVersionCaches } from './build-version.js';
 import { recordBuild, upToDateReport, type BuildReport } from './build-state.js';
-import { forEachLimited, mapLimited, takeEach } from './concurrency.js';
+import { forEachLimited, takeEach } from './concurrency.js';
 import { scan } from './scan/index.js';
 import { problemLines, withMirrorWrite, type MirrorWrite, type MirrorWriteOptions } from './transaction.js';
 import type { BuildProblem, BuiltVersion, PartialVersion, VersionSource } from './types.js';
@@ -113,7 +113,17 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
     };
 
     await forEachLimited(takeEach(plan.modules), MODULE_CONCURRENCY, async (moduleVersions) => {
-      const built = await mapLimited(moduleVersions, versionConcurrency(), buildOne);
+      const first = moduleVersions[0]!;
+      const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
+      // Each version's documents are written as soon as it is built, so its content (READMEs, inputs) goes at once.
+      const writer = createModuleWriter(staging, first.address, moduleVersions.map((v) => v.version), providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)] });
+      const failed: string[] = [];
+      await forEachLimited(moduleVersions.values(), versionConcurrency(), async (source) => {
+        const built = await buildOne(source);
+        if (built === undefined) return void failed.push(source.version);
+        await writer.add(built);
+        await readmes.emit([built]);
+      });
       // A repository's reader (a git process and its object cache) goes as soon as its last version is done,
       // so a build of a thousand repositories holds one or two at a time.
       for (const v of moduleVersions) {
@@ -122,11 +132,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
         pendingByRepo.set(v.origin.gitDir, left);
         if (left === 0) caches.git.close(v.origin.gitDir);
       }
-      const ok = built.filter((b): b is BuiltVersion => b !== undefined);
-      const first = moduleVersions[0]!;
-      const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
-      const record = await emitModule(staging, ok, providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)] });
-      await readmes.emit(ok);
+      const record = await writer.finish(failed);
       if (record) records.push(record);
     });
     const providers = { path: config.providersPath, entries: await emitProviders(staging, plan.providers, config.providersPath) };
