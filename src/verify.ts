@@ -171,12 +171,14 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
     problem(versionsRel, `lists versions ${JSON.stringify(listed.versions?.map((v) => v.version))}, the manifest ${JSON.stringify(versions)}`);
   }
 
-  const details = new Map<string, Json>();
+  const latest = latestVersion(versions);
+  // Only the latest's detail is kept (to compare with the latest document): a module's details can be a hundred megabytes.
+  let latestDetail: Json | undefined;
   for (const entry of entries) {
     const rel = versionDetailFile(address, entry.version);
     const detail = await json(rel, true);
     if (detail) {
-      details.set(entry.version, detail);
+      if (entry.version === latest) latestDetail = detail;
       checkFields(detail, [...SUMMARY_FIELDS, ['tag', 'string'], ['root', 'object'], ['submodules', 'array'], ['examples', 'array'], ['providers', 'array'], ['versions', 'array']], rel, '', problem);
       if (detail['id'] !== `${key}/${entry.version}`) problem(rel, `id is ${JSON.stringify(detail['id'])}, expected "${key}/${entry.version}"`);
       if (detail['published_at'] !== entry.published_at) problem(rel, `published_at ${JSON.stringify(detail['published_at'])} differs from the manifest's ${entry.published_at}`);
@@ -190,10 +192,9 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
     if (ctx.browse) await verifyReadmePointers(key, entry.version, ctx);
   }
 
-  const latest = latestVersion(versions);
   const latestRel = latestDetailFile(address);
   const latestDoc = await json(latestRel);
-  if (latest !== undefined && latestDoc && JSON.stringify(latestDoc) !== JSON.stringify(details.get(latest))) {
+  if (latest !== undefined && latestDoc && JSON.stringify(latestDoc) !== JSON.stringify(latestDetail)) {
     problem(latestRel, `is not the detail of the latest version ${latest}`);
   }
   const summary = await json(downloadsSummaryFile(address));
