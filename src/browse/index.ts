@@ -7,13 +7,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import { Worker } from 'node:worker_threads';
 import type { ModuleRecord } from '../manifest.js';
 import { addressKey } from '../protocol/paths.js';
 import type { Staging } from '../emit/staging.js';
 import type { BuiltVersion } from '../types.js';
-import { createReadmeRenderer, type ReadmeOptions } from './markdown.js';
+import { createReadmeRenderer, storedRendering, type ReadmeOptions, type StoredRendering } from './markdown.js';
 
 // The same path from src/browse/ (tests) and lib/browse/ (the CLI), so both
 // read the one copy; package.json `files` ships this folder for that reason
@@ -26,8 +25,6 @@ const ASSETS: [string, string][] = [
 ];
 export const BROWSE_INDEX_FILE = 'browse/index.json';
 const RECENT = 20;
-const gzipAsync = promisify(gzip);
-const MAX_PENDING_RENDERINGS = 4;
 
 export function readmeFile(key: string, version: string): string {
   return `browse/readme/${key}/${version}.json`;
@@ -55,53 +52,134 @@ export interface ReadmeWriter {
    * the mirror already has (publish).
    */
   emit(versions: BuiltVersion[], known?: RenderedReadmes): Promise<void>;
+  /** Stops the rendering thread, if any. */
+  close(): Promise<void>;
 }
+
+/** Recently seen texts kept whole (most versions repeat the one before's READMEs), up to this many characters. */
+const RECENT_TEXT_CHARS = 8 * 1024 * 1024;
 
 /**
  * One per write of a mirror: each distinct README text is rendered once
  * however many modules and versions carry it, and each distinct rendering
- * is stored once. Texts are remembered across modules by their digest, not
+ * is stored once. Texts are remembered across the build by their digest, not
  * themselves, so the memory this takes stays small for a large build.
+ * `thread`: render in a worker thread (a build), not on this one (a publish
+ * renders a version's few READMEs, less than starting a thread costs).
  */
-export function createReadmeWriter(staging: Staging, options: ReadmeOptions): ReadmeWriter {
-  const byTextDigest = new Map<string, string>();
+export function createReadmeWriter(staging: Staging, options: ReadmeOptions & { thread?: boolean }): ReadmeWriter {
+  const renderer = options.thread ? threadRenderer(options) : inlineRenderer(options);
+  const byTextDigest = new Map<string, Promise<string>>();
+  const recent = new RecentTexts(RECENT_TEXT_CHARS);
   const stored = new Set<string>();
-  let render: ((markdown: string) => string) | undefined;
-  const renderAndStore = async (markdown: string, pending: Promise<void>[]): Promise<string> => {
-    render ??= await createReadmeRenderer(options);
-    const html = render(markdown);
-    const digest = createHash('sha256').update(html).digest('hex');
+  const renderAndStore = async (markdown: string): Promise<string> => {
+    const { digest, data } = await renderer.render(markdown);
     // A seeded staging (publish) may have it already: leave it, so it is not counted as changed.
     if (!stored.has(digest) && !existsSync(join(staging.root, renderedFile(digest)))) {
       stored.add(digest);
-      // zlib's thread pool compresses while the next README is rendered here.
-      pending.push(gzipAsync(html).then((data) => staging.write(renderedFile(digest), data)));
-      // A few at a time: a module's renderings together are tens of megabytes.
-      if (pending.length >= MAX_PENDING_RENDERINGS) await Promise.all(pending.splice(0));
+      await staging.write(renderedFile(digest), data);
     }
     return digest;
   };
+  const digestOf = async (markdown: string, known: RenderedReadmes | undefined): Promise<string> => {
+    const seen = known?.get(markdown) ?? recent.get(markdown);
+    if (seen !== undefined) return seen;
+    const textDigest = createHash('sha1').update(markdown).digest('base64');
+    let digest = byTextDigest.get(textDigest);
+    // The promise, so versions built side by side with a new text render it once.
+    if (digest === undefined) byTextDigest.set(textDigest, (digest = renderAndStore(markdown)));
+    const resolved = await digest;
+    recent.set(markdown, resolved);
+    return resolved;
+  };
   return {
     async emit(versions, known) {
-      // Texts of these versions by themselves (most versions of a module repeat an earlier one's READMEs).
-      const local: RenderedReadmes = new Map(known);
-      const pending: Promise<void>[] = [];
       for (const v of versions) {
-        const pointers: Record<string, string> = {};
-        for (const c of contentsOf(v)) {
-          if (c.readme === '') continue;
-          let digest = local.get(c.readme);
-          if (digest === undefined) {
-            const textDigest = createHash('sha1').update(c.readme).digest('base64');
-            digest = byTextDigest.get(textDigest);
-            if (digest === undefined) byTextDigest.set(textDigest, (digest = await renderAndStore(c.readme, pending)));
-            local.set(c.readme, digest);
-          }
-          pointers[c.path] = digest;
-        }
+        const readmes = contentsOf(v).filter((c) => c.readme !== '');
+        const digests = await Promise.all(readmes.map((c) => digestOf(c.readme, known)));
+        const pointers = Object.fromEntries(readmes.map((c, i) => [c.path, digests[i]!]));
         await staging.write(readmeFile(addressKey(v.source.address), v.source.version), `${JSON.stringify(pointers)}\n`);
       }
-      await Promise.all(pending);
+    },
+    close: () => renderer.close(),
+  };
+}
+
+/** Texts and their digests, the least recently used going first once they hold more than `limit` characters. */
+class RecentTexts {
+  private readonly texts = new Map<string, string>();
+  private chars = 0;
+  constructor(private readonly limit: number) {}
+
+  get(text: string): string | undefined {
+    const digest = this.texts.get(text);
+    if (digest !== undefined) {
+      this.texts.delete(text);
+      this.texts.set(text, digest);
+    }
+    return digest;
+  }
+
+  set(text: string, digest: string): void {
+    if (this.texts.has(text)) return;
+    this.texts.set(text, digest);
+    this.chars += text.length;
+    for (const oldest of this.texts.keys()) {
+      if (this.chars <= this.limit) break;
+      this.texts.delete(oldest);
+      this.chars -= oldest.length;
+    }
+  }
+}
+
+interface Renderer {
+  render(markdown: string): Promise<StoredRendering>;
+  close(): Promise<void>;
+}
+
+function inlineRenderer(options: ReadmeOptions): Renderer {
+  let render: Promise<(markdown: string) => string> | undefined;
+  return {
+    async render(markdown) {
+      render ??= createReadmeRenderer(options);
+      return storedRendering((await render)(markdown));
+    },
+    close: async () => {},
+  };
+}
+
+/** Started on the first README, so a build with none starts no thread. */
+function threadRenderer(options: ReadmeOptions): Renderer {
+  let worker: Worker | undefined;
+  let nextId = 0;
+  const waiting = new Map<number, { resolve: (r: StoredRendering) => void; reject: (e: Error) => void }>();
+  const failAll = (error: Error) => {
+    for (const w of waiting.values()) w.reject(error);
+    waiting.clear();
+  };
+  const start = () => {
+    const w = new Worker(new URL('./render-worker.js', import.meta.url), { workerData: { imageHosts: options.imageHosts } });
+    w.on('message', (m: { id: number; digest: string; data: Uint8Array; error?: string }) => {
+      const entry = waiting.get(m.id);
+      waiting.delete(m.id);
+      if (m.error !== undefined) entry?.reject(new Error(`README rendering failed: ${m.error}`));
+      else entry?.resolve({ digest: m.digest, data: Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength) });
+    });
+    w.on('error', failAll);
+    w.on('exit', (code) => failAll(new Error(`the README rendering thread stopped (exit ${code})`)));
+    return w;
+  };
+  return {
+    render(markdown) {
+      worker ??= start();
+      const id = nextId++;
+      const result = new Promise<StoredRendering>((resolve, reject) => waiting.set(id, { resolve, reject }));
+      worker.postMessage({ id, markdown });
+      return result;
+    },
+    async close() {
+      await worker?.terminate();
+      worker = undefined;
     },
   };
 }
