@@ -37,7 +37,7 @@ import {
   versionsFile,
   VERSIONS_INDEX_FILE,
 } from '../protocol/paths.js';
-import type { Staging } from './staging.js';
+import { jsonText, type Staging } from './staging.js';
 import { latestVersion } from '../version-order.js';
 import { versionsIndexText } from './versions-index.js';
 
@@ -101,8 +101,9 @@ export function createModuleWriter(
   return {
     async add(v) {
       const version = v.source.version;
-      await staging.writeJson(versionDetailFile(address, version), detailDocument(v, planned, providers, deprecations[version]));
-      if (version === plannedLatest) await staging.writeJson(latestDetailFile(address), detailDocument(v, planned, providers, deprecations[version]));
+      const detail = jsonText(detailDocument(v, planned, providers, deprecations[version]));
+      await staging.write(versionDetailFile(address, version), detail);
+      if (version === plannedLatest) await staging.write(latestDetailFile(address), detail);
       await staging.writeJson(downloadFile(address, version), downloadDocument(address, version, options.baseUrl));
       written.set(version, { source: v.source, archive: v.archive, description: v.description, content: versionsDocumentContent(v.content) });
     },
