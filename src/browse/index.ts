@@ -56,8 +56,8 @@ export interface ReadmeWriter {
   close(): Promise<void>;
 }
 
-/** Recently seen texts kept whole (most versions repeat the one before's READMEs), up to this many characters. */
-const RECENT_TEXT_CHARS = 8 * 1024 * 1024;
+/** Recently seen texts kept whole (most versions repeat the one before's READMEs), up to this many characters: a few versions of a large module. */
+const RECENT_TEXT_CHARS = 2 * 1024 * 1024;
 
 /**
  * One per write of a mirror: each distinct README text is rendered once
@@ -69,25 +69,28 @@ const RECENT_TEXT_CHARS = 8 * 1024 * 1024;
  */
 export function createReadmeWriter(staging: Staging, options: ReadmeOptions & { thread?: boolean }): ReadmeWriter {
   const renderer = options.thread ? threadRenderer(options) : inlineRenderer(options);
-  const byTextDigest = new Map<string, Promise<string>>();
+  const byTextDigest = new Map<string, string | Promise<string>>();
   const recent = new RecentTexts(RECENT_TEXT_CHARS);
-  const stored = new Set<string>();
   const renderAndStore = async (markdown: string): Promise<string> => {
     const { digest, data } = await renderer.render(markdown);
-    // A seeded staging (publish) may have it already: leave it, so it is not counted as changed.
-    if (!stored.has(digest) && !existsSync(join(staging.root, renderedFile(digest)))) {
-      stored.add(digest);
-      await staging.write(renderedFile(digest), data);
-    }
+    // Stored already (two texts with the same HTML, or a publish's seeded staging): left as it is, so a
+    // publish does not count it as changed.
+    if (!existsSync(join(staging.root, renderedFile(digest)))) await staging.write(renderedFile(digest), data);
     return digest;
   };
   const digestOf = async (markdown: string, known: RenderedReadmes | undefined): Promise<string> => {
     const seen = known?.get(markdown) ?? recent.get(markdown);
     if (seen !== undefined) return seen;
-    const textDigest = createHash('sha1').update(markdown).digest('base64');
+    const textDigest = createHash('sha1').update(markdown).digest('binary');
     let digest = byTextDigest.get(textDigest);
-    // The promise, so versions built side by side with a new text render it once.
-    if (digest === undefined) byTextDigest.set(textDigest, (digest = renderAndStore(markdown)));
+    if (digest === undefined) {
+      // The promise while it renders, so versions built side by side with a new text render it once; then the
+      // digest alone (a build of 10,000 versions has tens of thousands of texts).
+      const rendering = renderAndStore(markdown);
+      byTextDigest.set(textDigest, rendering);
+      rendering.then((d) => byTextDigest.set(textDigest, d), () => byTextDigest.delete(textDigest));
+      digest = rendering;
+    }
     const resolved = await digest;
     recent.set(markdown, resolved);
     return resolved;
