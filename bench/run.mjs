@@ -1,6 +1,9 @@
 // Runs the benchmarks and prints one table.
 //
-//   node bench/run.mjs [--quick] [--json FILE] [--only NAME[,NAME]]
+//   node bench/run.mjs [--quick] [--json FILE] [--only NAME[,NAME]] [--history PATH ...]
+//
+// --history PATH (repeatable) builds local git repositories, e.g. clones of
+// real public modules (bench/history.mjs); without --only it runs alone.
 //
 // `npm run bench` compiles lib/ first; when running this file directly,
 // compile with `npx tsc -p tsconfig.build.json` if src/ changed.
@@ -41,6 +44,7 @@ const BENCHMARKS = [
   },
   { name: 'serve-memory', run: async (opts) => (await import('./serve/memory.mjs')).benchServeMemory(opts) },
   { name: 'provider-sync', run: async (opts) => (await import('./provider-sync.mjs')).benchProviderSync(opts) },
+  { name: 'history', onlyWhenNamed: true, run: async (opts) => (await import('./history.mjs')).benchHistory(opts) },
 ];
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -82,18 +86,20 @@ function table(rows) {
 
 async function main() {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, json: { type: 'string' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { quick: { type: 'boolean', default: false }, json: { type: 'string' }, only: { type: 'string' }, history: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
     strict: true,
   });
   if (values.help) {
-    console.log('Usage: node bench/run.mjs [--quick] [--json FILE] [--only NAME[,NAME]]');
+    console.log('Usage: node bench/run.mjs [--quick] [--json FILE] [--only NAME[,NAME]] [--history PATH ...]');
     console.log(`Benchmarks: ${BENCHMARKS.map((b) => b.name + (b.onlyWhenNamed ? ' (only with --only)' : '')).join(', ')}`);
     return 0;
   }
   if (newestMtime(join(ROOT, 'src')) > newestMtime(join(ROOT, 'lib'))) {
     log('warning: src/ is newer than lib/; run `npx tsc -p tsconfig.build.json` (npm run bench does) or the numbers are for old code');
   }
-  const only = values.only?.split(',');
+  const histories = values.history ?? [];
+  const only = values.only?.split(',') ?? (histories.length > 0 ? ['history'] : undefined);
+  if (only?.includes('history') && histories.length === 0) throw new Error('the history benchmark needs --history PATH (a local git repository)');
   const selected = BENCHMARKS.filter((b) => (only ? only.includes(b.name) : !b.onlyWhenNamed));
   if (selected.length === 0) throw new Error(`no benchmark named ${values.only}; have: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
 
@@ -101,7 +107,7 @@ async function main() {
   const rows = [];
   for (const bench of selected) {
     log(`running ${bench.name}${values.quick ? ' (quick)' : ''}`);
-    rows.push(...(await bench.run({ quick: values.quick })).map((r) => ({ benchmark: bench.name, ...r })));
+    rows.push(...(await bench.run({ quick: values.quick, histories })).map((r) => ({ benchmark: bench.name, ...r })));
   }
   const m = machine();
   const seconds = (performance.now() - started) / 1000;

@@ -13,8 +13,8 @@ import type { ResolvedConfig } from './config.js';
 import { MirrorError } from './errors.js';
 import { readDeprecations } from './deprecations.js';
 import { readManifest } from './emit/existing.js';
-import { emitModule, groupBy } from './emit/index.js';
-import { emitReadmes } from './browse/index.js';
+import { createModuleWriter, groupBy } from './emit/index.js';
+import { createReadmeWriter } from './browse/index.js';
 import { providerArchivesOf, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
 import { emitProviders } from './providers/emit.js';
 import { authenticateReleases, type ProviderRelease } from './providers/release.js';
@@ -24,7 +24,7 @@ import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
 import { buildVersion, createVersionCaches } from './build-version.js';
 import { recordBuild, upToDateReport, type BuildReport } from './build-state.js';
-import { forEachLimited, mapLimited, takeEach } from './concurrency.js';
+import { forEachLimited, takeEach } from './concurrency.js';
 import { scan } from './scan/index.js';
 import { problemLines, withMirrorWrite, type MirrorWrite, type MirrorWriteOptions } from './transaction.js';
 import type { BuildProblem, BuiltVersion, PartialVersion, VersionSource } from './types.js';
@@ -95,6 +95,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   const deprecations = readDeprecations(config.outDir);
   const staged = tx.stage(async (staging) => {
     const records: ModuleRecord[] = [];
+    const readmes = createReadmeWriter(staging, { imageHosts: config.imageHosts, thread: true });
     let done = 0;
     const buildOne = async (source: VersionSource): Promise<BuiltVersion | undefined> => {
       try {
@@ -115,23 +116,33 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       }
     };
 
-    await forEachLimited(takeEach(plan.modules), MODULE_CONCURRENCY, async (moduleVersions) => {
-      const built = await mapLimited(moduleVersions, versionConcurrency(), buildOne);
-      // A repository's reader (a git process and its object cache) goes as soon as its last version is done,
-      // so a build of a thousand repositories holds one or two at a time.
-      for (const v of moduleVersions) {
-        if (v.origin.kind !== 'git') continue;
-        const left = pendingByRepo.get(v.origin.gitDir)! - 1;
-        pendingByRepo.set(v.origin.gitDir, left);
-        if (left === 0) caches.git.close(v.origin.gitDir);
-      }
-      const ok = built.filter((b): b is BuiltVersion => b !== undefined);
-      const first = moduleVersions[0]!;
-      const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
-      const record = await emitModule(staging, ok, providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)] });
-      await emitReadmes(staging, ok, { imageHosts: config.imageHosts });
-      if (record) records.push(record);
-    });
+    try {
+      await forEachLimited(takeEach(plan.modules), MODULE_CONCURRENCY, async (moduleVersions) => {
+        const first = moduleVersions[0]!;
+        const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
+        // Each version's documents are written as soon as it is built, so its content (READMEs, inputs) goes at once.
+        const writer = createModuleWriter(staging, first.address, moduleVersions.map((v) => v.version), providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)] });
+        const failed: string[] = [];
+        await forEachLimited(moduleVersions.values(), versionConcurrency(), async (source) => {
+          const built = await buildOne(source);
+          if (built === undefined) return void failed.push(source.version);
+          await writer.add(built);
+          await readmes.emit([built]);
+        });
+        // A repository's reader (a git process and its object cache) goes as soon as its last version is done,
+        // so a build of a thousand repositories holds one or two at a time.
+        for (const v of moduleVersions) {
+          if (v.origin.kind !== 'git') continue;
+          const left = pendingByRepo.get(v.origin.gitDir)! - 1;
+          pendingByRepo.set(v.origin.gitDir, left);
+          if (left === 0) caches.git.close(v.origin.gitDir);
+        }
+        const record = await writer.finish(failed);
+        if (record) records.push(record);
+      });
+    } finally {
+      await readmes.close();
+    }
     const providers = { path: config.providersPath, entries: await emitProviders(staging, plan.providers, config.providersPath, plan.releases) };
     await writeMirrorIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: plan.forced, providers, deprecations });
     const counts = { modules: records.length, count: records.reduce((n, r) => n + r.versions.length, 0) };

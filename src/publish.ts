@@ -9,7 +9,7 @@ import { readDeprecations, type Deprecations } from './deprecations.js';
 import { MirrorError } from './errors.js';
 import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
 import { emitModule } from './emit/index.js';
-import { emitReadmes, readRenderedReadmes } from './browse/index.js';
+import { createReadmeWriter, readRenderedReadmes } from './browse/index.js';
 import type { ForcedReplacement, Manifest, ModuleRecord } from './manifest.js';
 import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
@@ -145,7 +145,7 @@ async function emitAffected(
     const previous = versions.find((v) => v !== built);
     const record = await emitModule(staging, versions, providers, { baseUrl: options.baseUrl, deprecations: options.deprecations[addressKey(address)] });
     if (p === provider) {
-      await emitReadmes(staging, [built], { imageHosts: options.imageHosts, rendered: previous ? readRenderedReadmes(outDir, previous) : undefined });
+      await createReadmeWriter(staging, { imageHosts: options.imageHosts }).emit([built], previous ? readRenderedReadmes(outDir, previous) : undefined);
     }
     if (record) records.push(record);
   }

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { opendir, readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { latestVersion } from './version-order.js';
 import type { Manifest } from './manifest.js';
@@ -28,6 +29,7 @@ import {
   VERSIONS_INDEX_FILE,
 } from './protocol/paths.js';
 import { versionsIndexOf, type VersionsIndex } from './emit/versions-index.js';
+import { BROWSE_INDEX_FILE, readmeFile, RENDERED_DIR, RENDERED_NAME, renderedFile } from './browse/index.js';
 import type { ModuleAddress } from './types.js';
 import { verifyProviders } from './providers/verify.js';
 
@@ -39,13 +41,15 @@ export interface Problem {
 export interface VerifyOptions {
   /** Check only these modules (`ns/name/provider`) and the indexes; default every module and every file. */
   modules?: string[];
-  /** Hash every archive (default true). */
+  /** Hash every archive and stored README rendering (default true). */
   hashArchives?: boolean;
   /** With `modules`, check the providers too (a provider publish). */
   providers?: boolean;
 }
 
 type Json = Record<string, unknown>;
+
+const README_POINTERS = 'browse/readme/';
 
 const SUMMARY_FIELDS: [string, string][] = [
   ['id', 'string'], ['owner', 'string'], ['namespace', 'string'], ['name', 'string'], ['version', 'string'], ['provider', 'string'],
@@ -87,13 +91,15 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
   const basePath = typeof modulesV1 === 'string' ? basePathOfModulesService(modulesV1) : '/';
 
   const keys = options.modules ?? Object.keys(manifest.modules);
+  // A mirror with the browse page has every version's README pointers.
+  const browse = existsSync(join(dir, BROWSE_INDEX_FILE));
   for (const key of keys) {
     const entry = manifest.modules[key];
     if (!entry) {
       problem(MANIFEST_FILE, `has no module ${key}`);
       continue;
     }
-    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true });
+    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true, browse });
   }
   await verifyIndexes(manifest, keys, { json, problem });
   if (options.modules === undefined || options.providers === true) {
@@ -101,7 +107,7 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
   }
   if (options.modules === undefined) {
     const isVersionFile = versionFileCheck(manifest);
-    await verifyEveryJsonFile(dir, (path) => checked.has(path) || isVersionFile(path), problem);
+    await verifyEveryJsonFile(dir, (path) => checked.has(path) || isVersionFile(path), problem, options.hashArchives ?? true);
   }
   return problems;
 }
@@ -113,17 +119,23 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
  */
 function versionFileCheck(manifest: Manifest): (path: string) => boolean {
   let last: { key: string; versions: Set<string> } | undefined;
-  return (path) => {
-    if (!path.startsWith(MODULES_BASE) || !(path.endsWith('/index.json') || path.endsWith('/download'))) return false;
-    const parts = path.slice(MODULES_BASE.length).split('/');
-    if (parts.length !== 5) return false;
-    const [namespace = '', name = '', provider = '', version = '', file] = parts;
-    const key = `${namespace}/${name}/${provider}`;
+  const versionsOf = (key: string) => {
     if (last?.key !== key) {
       const entry = Object.hasOwn(manifest.modules, key) ? manifest.modules[key] : undefined;
       last = { key, versions: new Set(entry?.versions.map((v) => v.version)) };
     }
-    if (!last.versions.has(version)) return false;
+    return last.versions;
+  };
+  return (path) => {
+    if (path.startsWith(README_POINTERS) && path.endsWith('.json')) {
+      const parts = path.slice(README_POINTERS.length, -'.json'.length).split('/');
+      return parts.length === 4 && versionsOf(parts.slice(0, 3).join('/')).has(parts[3]!) && path === readmeFile(parts.slice(0, 3).join('/'), parts[3]!);
+    }
+    if (!path.startsWith(MODULES_BASE) || !(path.endsWith('/index.json') || path.endsWith('/download'))) return false;
+    const parts = path.slice(MODULES_BASE.length).split('/');
+    if (parts.length !== 5) return false;
+    const [namespace = '', name = '', provider = '', version = '', file] = parts;
+    if (!versionsOf(`${namespace}/${name}/${provider}`).has(version)) return false;
     const address = { namespace, name, provider };
     return path === (file === 'download' ? downloadFile(address, version) : versionDetailFile(address, version));
   };
@@ -136,6 +148,7 @@ interface Context {
   problem: (path: string, message: string) => void;
   basePath: string;
   hashArchives: boolean;
+  browse: boolean;
 }
 
 function checkFields(doc: Json, fields: [string, string][], rel: string, where: string, problem: Context['problem']): void {
@@ -162,12 +175,14 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
     problem(versionsRel, `lists versions ${JSON.stringify(listed.versions?.map((v) => v.version))}, the manifest ${JSON.stringify(versions)}`);
   }
 
-  const details = new Map<string, Json>();
+  const latest = latestVersion(versions);
+  // Only the latest's detail is kept (to compare with the latest document): a module's details can be a hundred megabytes.
+  let latestDetail: Json | undefined;
   for (const entry of entries) {
     const rel = versionDetailFile(address, entry.version);
     const detail = await json(rel, true);
     if (detail) {
-      details.set(entry.version, detail);
+      if (entry.version === latest) latestDetail = detail;
       checkFields(detail, [...SUMMARY_FIELDS, ['tag', 'string'], ['root', 'object'], ['submodules', 'array'], ['examples', 'array'], ['providers', 'array'], ['versions', 'array']], rel, '', problem);
       if (detail['id'] !== `${key}/${entry.version}`) problem(rel, `id is ${JSON.stringify(detail['id'])}, expected "${key}/${entry.version}"`);
       if (detail['published_at'] !== entry.published_at) problem(rel, `published_at ${JSON.stringify(detail['published_at'])} differs from the manifest's ${entry.published_at}`);
@@ -178,12 +193,12 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
       });
     }
     await verifyDownload(address, entry, ctx);
+    if (ctx.browse) await verifyReadmePointers(key, entry.version, ctx);
   }
 
-  const latest = latestVersion(versions);
   const latestRel = latestDetailFile(address);
   const latestDoc = await json(latestRel);
-  if (latest !== undefined && latestDoc && JSON.stringify(latestDoc) !== JSON.stringify(details.get(latest))) {
+  if (latest !== undefined && latestDoc && JSON.stringify(latestDoc) !== JSON.stringify(latestDetail)) {
     problem(latestRel, `is not the detail of the latest version ${latest}`);
   }
   const summary = await json(downloadsSummaryFile(address));
@@ -219,6 +234,17 @@ async function verifyDownload(address: ModuleAddress, entry: Manifest['modules']
   if (ctx.hashArchives) {
     const sha256 = createHash('sha256').update(data).digest('hex');
     if (sha256 !== entry.sha256) ctx.problem(archiveRel, `sha256 ${sha256} differs from the manifest's ${entry.sha256}`);
+  }
+}
+
+/** A version's README pointers name stored renderings (their bytes are checked in the walk). */
+async function verifyReadmePointers(key: string, version: string, ctx: Context): Promise<void> {
+  const rel = readmeFile(key, version);
+  const pointers = await ctx.json(rel, true);
+  if (!pointers) return;
+  for (const [path, digest] of Object.entries(pointers)) {
+    if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) ctx.problem(rel, `${JSON.stringify(path)}: ${JSON.stringify(digest)} is not a sha256 digest`);
+    else if (!existsSync(join(ctx.dir, renderedFile(digest)))) ctx.problem(rel, `${JSON.stringify(path)}: its rendering ${renderedFile(digest)} is missing`);
   }
 }
 
@@ -282,12 +308,13 @@ async function verifyVersionsIndex(manifest: Manifest, keys: string[], ctx: Pick
   }
 }
 
-async function verifyEveryJsonFile(dir: string, checked: (path: string) => boolean, problem: Context['problem']): Promise<void> {
+async function verifyEveryJsonFile(dir: string, checked: (path: string) => boolean, problem: Context['problem'], hashRenderings: boolean): Promise<void> {
   // Walked folder by folder rather than listed whole: a large mirror has hundreds of thousands of files.
   const walk = async (rel: string): Promise<void> => {
     for await (const entry of await opendir(join(dir, rel))) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) await walk(path);
+      else if (rel === RENDERED_DIR) await verifyRendering(dir, path, entry.name, problem, hashRenderings);
       else if (entry.isFile() && !/\.(tar\.gz|zip|html|js|css)$|_SHA256SUMS(\.sig)?$/.test(entry.name) && entry.name !== '_headers' && !checked(path)) {
         try {
           JSON.parse(await readFile(join(dir, path), 'utf8'));
@@ -300,3 +327,18 @@ async function verifyEveryJsonFile(dir: string, checked: (path: string) => boole
   await walk('');
 }
 
+
+/** A stored README rendering is named by the sha256 of its HTML, gzipped. */
+async function verifyRendering(dir: string, path: string, name: string, problem: Context['problem'], hash: boolean): Promise<void> {
+  const digest = RENDERED_NAME.exec(name)?.[1];
+  if (digest === undefined) return problem(path, 'is not a README rendering (sha256.html.gz)');
+  if (!hash) return;
+  let html: Buffer;
+  try {
+    html = gunzipSync(await readFile(join(dir, path)));
+  } catch (error) {
+    return problem(path, `does not decompress: ${(error as Error).message}`);
+  }
+  const actual = createHash('sha256').update(html).digest('hex');
+  if (actual !== digest) problem(path, `holds HTML whose sha256 is ${actual}`);
+}

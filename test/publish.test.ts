@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, makeRepo, mirrorLeftovers, ROOT, runCli, tempDir, writeFiles, treeOf } from './helpers.js';
+import { git, makeRepo, mirrorLeftovers, readmeHtml, ROOT, runCli, tempDir, writeFiles, treeOf } from './helpers.js';
 
 /** Staging and old folders, or a lock, left beside the mirror. */
 const leftovers = (dir: string) => mirrorLeftovers(dir);
@@ -227,10 +227,12 @@ describe('publish and READMEs', () => {
     expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.1.0'], dir)).code).toBe(0);
     expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
     expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
-    const html = readJson(join(dir, 'dist/browse/readme/acme/m/aws/1.1.0.json'));
+    const html = readmeHtml(join(dir, 'dist'), 'acme/m/aws', '1.1.0');
     expect(html['']).toContain('<h1>Beta</h1>');
     expect(html['modules/part']).toContain('<h1>Alpha</h1>');
     expect(html['examples/basic']).toContain('<em>new</em>');
+    // The two renderings 1.0.0 already had are shared, not stored again: one new file for the new text.
+    expect(readdirSync(join(dir, 'dist/browse/rendered'))).toHaveLength(3);
   });
 });
 

@@ -2,6 +2,7 @@
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { beforeEach, expect, it } from 'vitest';
 import { runCli, tempDir, writeFiles } from './helpers.js';
 
@@ -13,7 +14,9 @@ beforeEach(async () => {
   writeFiles(dir, {
     'mirror.config.yaml': 'sources:\n  - folder: mods\n',
     'mods/acme/a/aws/1.0.0/main.tf': 'variable "x" {}\n',
+    'mods/acme/a/aws/1.0.0/README.md': '# A\n\nThe same text in both versions.\n',
     'mods/acme/a/aws/1.1.0/main.tf': 'variable "x" {}\nvariable "y" {}\n',
+    'mods/acme/a/aws/1.1.0/README.md': '# A\n\nThe same text in both versions.\n',
     'mods/acme/b/aws/0.1.0/main.tf': 'output "o" { value = 1 }\n',
   });
   expect((await runCli(['build', '--clean'], dir)).code).toBe(0);
@@ -90,6 +93,18 @@ it('says when a folder is not a mirror', async () => {
   const r = await runCli(['verify', 'mods'], dir);
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/manifest\.json: missing: this is not a built mirror/);
+});
+
+it('catches a README rendering that is missing or does not hold the HTML its name says', async () => {
+  const pointers = JSON.parse(readFileSync(join(dist, 'browse/readme/acme/a/aws/1.1.0.json'), 'utf8'));
+  const rendering = `browse/rendered/${pointers['']}.html.gz`;
+  // Both versions point at the one rendering of their shared text.
+  expect(JSON.parse(readFileSync(join(dist, 'browse/readme/acme/a/aws/1.0.0.json'), 'utf8'))).toEqual(pointers);
+  writeFileSync(join(dist, rendering), gzipSync('<h1>Something else</h1>\n'));
+  expect((await verify()).problems).toEqual([{ path: rendering, message: expect.stringMatching(/^holds HTML whose sha256 is [0-9a-f]{64}$/) }]);
+  rmSync(join(dist, rendering));
+  const missing = (version: string) => ({ path: `browse/readme/acme/a/aws/${version}.json`, message: `"": its rendering ${rendering} is missing` });
+  expect((await verify()).problems).toEqual([missing('1.1.0'), missing('1.0.0')]);
 });
 
 it('reports each unreadable JSON file once, whether or not the manifest names it', async () => {

@@ -1,6 +1,6 @@
 // Renders a module's model as the files of a repository: main.tf,
 // variables.tf, outputs.tf, versions.tf and a terraform-docs style README per
-// unit, the examples, a LICENSE.
+// unit, the examples (each with its own README), a LICENSE and a CHANGELOG.
 
 import { hclString, inlineType, inlineValue, lit, renderType, renderValue } from './hcl.mjs';
 import { renderResource } from './resources.mjs';
@@ -94,14 +94,17 @@ function renderVersions(unit) {
   return ['terraform {', `  required_version = "${unit.requiredVersion}"`, '', '  required_providers {', ...providers, '  }', '}', ''].join('\n');
 }
 
-function renderReadme(unit, title, usageSource, moduleName) {
-  const esc = (s) => s.replace(/\|/g, '\\|').replace(/\n/g, '<br>');
+const esc = (s) => s.replace(/\|/g, '\\|').replace(/\n/g, '<br>');
+
+function renderReadme(unit, title, usageSource, moduleName, examples = []) {
   const L = [
     `# ${title}`,
     '',
     unit.summary,
     '',
     ...unit.notes.flatMap((n) => [n, '']),
+    ...(unit.sections ?? []).flatMap((s) => [`## ${s.title[0].toUpperCase()}${s.title.slice(1)}`, '', s.body, '', '```hcl', `module "${moduleName}" {`, `  source = "${usageSource}"`, '', `  # ${s.title}`, '  create = true', '}', '```', '']),
+    ...(examples.length > 0 ? ['## Examples', '', ...examples.map((ex) => `- [${ex.name}](https://example.com/${moduleName}/tree/main/examples/${ex.name})`), ''] : []),
     '## Usage',
     '',
     '```hcl',
@@ -201,6 +204,34 @@ function renderExample(mod, ex) {
     '$ terraform apply',
     '```',
     '',
+    'Note that this example may create resources which can cost money. Run `terraform destroy` when you don\'t need these resources.',
+    '',
+    '<!-- BEGIN_TF_DOCS -->',
+    '## Requirements',
+    '',
+    '| Name | Version |',
+    '|------|---------|',
+    `| <a name="requirement_terraform"></a> [terraform](#requirement\\_terraform) | ${mod.root.requiredVersion} |`,
+    ...Object.entries(mod.root.providers).map(([n, p]) => `| <a name="requirement_${n}"></a> [${n}](#requirement\\_${n}) | ${p.version} |`),
+    '',
+    '## Modules',
+    '',
+    '| Name | Source | Version |',
+    '|------|--------|---------|',
+    `| <a name="module_${mod.moduleName}"></a> [${mod.moduleName}](#module\\_${mod.moduleName}) | ../../ | n/a |`,
+    `| <a name="module_${mod.moduleName}_disabled"></a> [${mod.moduleName}\\_disabled](#module\\_${mod.moduleName}\\_disabled) | ../../ | n/a |`,
+    '',
+    '## Inputs',
+    '',
+    'No inputs.',
+    '',
+    '## Outputs',
+    '',
+    '| Name | Description |',
+    '|------|-------------|',
+    ...mod.root.outputs.map((o) => `| <a name="output_${o.name}"></a> [${o.name}](#output\\_${o.name}) | ${esc(o.description)} |`),
+    '<!-- END_TF_DOCS -->',
+    '',
   ].join('\n');
   return { main, outputs, readme };
 }
@@ -215,16 +246,18 @@ ${'   (synthetic licence text for the benchmark corpus)\n'.repeat(40)}`;
 /** Every file of the module at its current state: path -> content. */
 export function renderModule(mod) {
   const files = new Map();
-  const unitFiles = (prefix, unit, title, source) => {
+  const unitFiles = (prefix, unit, title, source, examples) => {
     files.set(`${prefix}main.tf`, renderMain(unit, mod.moduleName));
     files.set(`${prefix}variables.tf`, renderVariables(unit));
     files.set(`${prefix}outputs.tf`, renderOutputs(unit));
     files.set(`${prefix}versions.tf`, renderVersions(unit));
-    files.set(`${prefix}README.md`, renderReadme(unit, title, source, mod.moduleName));
+    files.set(`${prefix}README.md`, renderReadme(unit, title, source, mod.moduleName, examples));
   };
   files.set('.gitignore', '.terraform/\n*.tfstate\n*.tfstate.*\n.terraform.lock.hcl\n');
   files.set('LICENSE', LICENSE);
-  unitFiles('', mod.root, `AWS ${mod.moduleName} Terraform module`, `bench/${mod.moduleName}/aws`);
+  // Real modules keep a changelog that grows on every tag.
+  if (mod.changelog?.length) files.set('CHANGELOG.md', `# Changelog\n\n${[...mod.changelog].reverse().join('\n')}`);
+  unitFiles('', mod.root, `AWS ${mod.moduleName} Terraform module`, `bench/${mod.moduleName}/aws`, mod.examples);
   for (const s of mod.submodules) unitFiles(`modules/${s.name}/`, s.unit, `${mod.moduleName} ${s.name} submodule`, `bench/${mod.moduleName}/aws//modules/${s.name}`);
   for (const ex of mod.examples) {
     const { main, outputs, readme } = renderExample(mod, ex);

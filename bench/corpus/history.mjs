@@ -1,5 +1,6 @@
 // A module's history: the first tree in full, then per tag a few changes
-// (new variable, new default, README edit, ...) that touch only 1-3 files.
+// (new variable, new default, README edit, ...) that touch only 1-3 files,
+// plus the root README on most tags and the changelog on every one.
 
 import { newModule } from './module.mjs';
 import { renderModule } from './files.mjs';
@@ -90,9 +91,9 @@ function diff(before, after) {
  * The history of one module: its first tree in full, then for each later tag
  * only the files that changed (1-3 of them).
  */
-export function moduleHistory({ index, versions, seed, namePrefix = 'm' }) {
+export function moduleHistory({ index, versions, seed, namePrefix = 'm', size }) {
   const r = createRng((seed * 1_000_003 + index * 7919) >>> 0);
-  let mod = newModule(r, index, { namePrefix });
+  let mod = newModule(r, index, { namePrefix, size });
   let files = renderModule(mod);
   let version = r.chance(0.3) ? [0, r.int(1, 9), 0] : [1, 0, 0];
   const steps = [{ tag: `v${version.join('.')}`, files: new Map(files), message: 'Initial release' }];
@@ -119,12 +120,20 @@ export function moduleHistory({ index, versions, seed, namePrefix = 'm' }) {
       changed = diff(files, renderModule(mod));
       applied.push('editReadme');
     }
-    const nextFiles = renderModule(mod);
-    const delta = new Map([...changed].map((p) => [p, nextFiles.get(p)]));
-    files = nextFiles;
     if (r.chance(0.02)) version = [version[0] + 1, 0, 0];
     else if (feature) version = [version[0], version[1] + 1, 0];
     else version = [version[0], version[1], version[2] + 1];
+    // As in real histories, the README changes on most tags (release notes, regenerated tables) while most
+    // .tf files do not, and the changelog on every one.
+    if (r.chance(0.6)) {
+      const note = `Since ${version.join('.')}: ${sentence(r).toLowerCase()}.`;
+      if (mod.root.notes.length > 3 && r.chance(0.5)) mod.root.notes[r.int(0, mod.root.notes.length - 1)] = note;
+      else mod.root.notes.push(note);
+    }
+    mod.changelog.push(`## ${version.join('.')}\n\n* ${applied.join(', ')}: ${sentence(r).toLowerCase()}\n`);
+    const nextFiles = renderModule(mod);
+    const delta = new Map([...diff(files, nextFiles)].map((p) => [p, nextFiles.get(p)]));
+    files = nextFiles;
     steps.push({ tag: `v${version.join('.')}`, files: delta, message: `${feature ? 'feat' : 'fix'}: ${applied.join(', ')}` });
   }
   return { name: `terraform-aws-${namePrefix}${index}`, steps };

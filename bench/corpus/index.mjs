@@ -29,12 +29,12 @@ export { moduleHistory };
  * instead of fast-import (same commit ids, slower).
  * Returns the absolute repository paths and the total number of tags.
  */
-export async function generateCorpus({ dir, modules, versionsPerModule, seed = 1, method = 'fast-import', namePrefix = 'm', concurrency = 4 }) {
+export async function generateCorpus({ dir, modules, versionsPerModule, seed = 1, method = 'fast-import', namePrefix = 'm', concurrency = 4, size }) {
   const root = resolve(dir);
   await mkdir(root, { recursive: true });
   const indexes = Array.from({ length: modules }, (_, i) => i);
   const repos = await mapLimited(indexes, concurrency, async (index) => {
-    const history = moduleHistory({ index, versions: versionsPerModule, seed, namePrefix });
+    const history = moduleHistory({ index, versions: versionsPerModule, seed, namePrefix, size });
     const repo = join(root, history.name);
     await initRepo(repo);
     if (method === 'commit') await writeWithCommits(repo, index, history);
@@ -46,14 +46,14 @@ export async function generateCorpus({ dir, modules, versionsPerModule, seed = 1
 
 /** One module with a long history, like a popular public module (the AWS VPC module had 239 tags). */
 export function generateBigModule({ dir, versions = 240, seed = 1, method }) {
-  return generateCorpus({ dir, modules: 1, versionsPerModule: versions, seed, method });
+  return generateCorpus({ dir, modules: 1, versionsPerModule: versions, seed, method, size: 'huge' });
 }
 
 /** Every file of every tag, rendered in memory (no git): for checking the generator. */
-export function corpusSnapshots({ modules, versionsPerModule, seed = 1, namePrefix = 'm' }) {
+export function corpusSnapshots({ modules, versionsPerModule, seed = 1, namePrefix = 'm', size }) {
   const out = [];
   for (let index = 0; index < modules; index++) {
-    const history = moduleHistory({ index, versions: versionsPerModule, seed, namePrefix });
+    const history = moduleHistory({ index, versions: versionsPerModule, seed, namePrefix, size });
     let files = new Map();
     for (const step of history.steps) {
       files = new Map(files);

@@ -2,6 +2,8 @@
 // escaped (not interpreted), only http(s)/mailto/relative links kept, and
 // images from other hosts replaced by a link unless the config allows them.
 
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 
 export interface ReadmeOptions {
   /** Origins (`https://img.example.com`) whose images the page may load. */
@@ -37,4 +39,14 @@ export async function createReadmeRenderer(options: ReadmeOptions): Promise<(mar
     return defaultLink(tokens, idx, opts, env, self);
   };
   return (markdown) => md.render(markdown);
+}
+
+/** A rendering as it is stored: named by the sha256 of its HTML, gzipped (README HTML compresses about ninefold). */
+export interface StoredRendering {
+  digest: string;
+  data: Buffer;
+}
+
+export function storedRendering(html: string): StoredRendering {
+  return { digest: createHash('sha256').update(html).digest('hex'), data: gzipSync(html) };
 }

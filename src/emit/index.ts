@@ -4,7 +4,9 @@
 // it by build and publish, from the same records.
 
 import { DEPRECATIONS_FILE, deprecationsText, type Deprecation, type Deprecations } from '../deprecations.js';
-import type { BuiltVersion } from '../types.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BuiltVersion, ModuleAddress } from '../types.js';
 import { MANIFEST_FORMAT, type ForcedReplacement, type Manifest, type ManifestVersion, type ModuleRecord, type ProvidersManifest } from '../manifest.js';
 import {
   discoveryDocument,
@@ -14,7 +16,9 @@ import {
   listingDocument,
   moduleSummary,
   versionsDocument,
+  versionsDocumentContent,
   type ModuleSummary,
+  type VersionsDocumentContent,
 } from '../protocol/documents.js';
 import {
   addressKey,
@@ -33,7 +37,7 @@ import {
   versionsFile,
   VERSIONS_INDEX_FILE,
 } from '../protocol/paths.js';
-import type { Staging } from './staging.js';
+import { jsonText, type Staging } from './staging.js';
 import { latestVersion } from '../version-order.js';
 import { versionsIndexText } from './versions-index.js';
 
@@ -60,30 +64,77 @@ export async function emitModule(
   providers: string[],
   options: { baseUrl: string; deprecations?: Record<string, Deprecation> },
 ): Promise<ModuleRecord | undefined> {
-  const { baseUrl, deprecations = {} } = options;
   const first = versions[0];
   if (!first) return undefined;
-  const address = first.source.address;
-  const names = versions.map((v) => v.source.version);
-  const latest = latestVersion(names)!;
-  await staging.writeJson(versionsFile(address), versionsDocument(address, versions, deprecations));
-  for (const v of versions) {
-    const detail = detailDocument(v, names, providers, deprecations[v.source.version]);
-    await staging.writeJson(versionDetailFile(address, v.source.version), detail);
-    if (v.source.version === latest) await staging.writeJson(latestDetailFile(address), detail);
-    await staging.writeJson(downloadFile(address, v.source.version), downloadDocument(address, v.source.version, baseUrl));
-  }
-  await staging.writeJson(downloadsSummaryFile(address), downloadsSummaryDocument(address));
+  const writer = createModuleWriter(staging, first.source.address, versions.map((v) => v.source.version), providers, options);
+  for (const v of versions) await writer.add(v);
+  return writer.finish([]);
+}
+
+/** What the versions document and the module's record keep of a version once its detail is written. */
+type WrittenVersion = Omit<BuiltVersion, 'content'> & { content: VersionsDocumentContent };
+
+export interface ModuleWriter {
+  /** Writes the version's detail and download documents; its content can go once this resolves. */
+  add(version: BuiltVersion): Promise<void>;
+  /** Writes the module's own documents once every version is added; `failed` are the planned versions that were not. */
+  finish(failed: string[]): Promise<ModuleRecord | undefined>;
+}
+
+/**
+ * A module's documents written as each version is built, rather than once all
+ * of them are: a history of hundreds of versions with large READMEs is then
+ * never held whole. Each detail lists every version of the module, so it is
+ * written with the `planned` versions (newest first); the few details written
+ * before a version failed are corrected in `finish`.
+ */
+export function createModuleWriter(
+  staging: Staging,
+  address: ModuleAddress,
+  planned: string[],
+  providers: string[],
+  options: { baseUrl: string; deprecations?: Record<string, Deprecation> },
+): ModuleWriter {
+  const { deprecations = {} } = options;
+  const written = new Map<string, WrittenVersion>();
+  const plannedLatest = latestVersion(planned);
   return {
-    address,
-    latest: moduleSummary(versions.find((v) => v.source.version === latest)!),
-    versions: versions.map((v) => ({
-      version: v.source.version,
-      tag: v.source.tag,
-      sha256: v.archive.sha256,
-      size: v.archive.size,
-      published_at: v.source.publishedAt.toISOString(),
-    })),
+    async add(v) {
+      const version = v.source.version;
+      const detail = jsonText(detailDocument(v, planned, providers, deprecations[version]));
+      await staging.write(versionDetailFile(address, version), detail);
+      if (version === plannedLatest) await staging.write(latestDetailFile(address), detail);
+      await staging.writeJson(downloadFile(address, version), downloadDocument(address, version, options.baseUrl));
+      written.set(version, { source: v.source, archive: v.archive, description: v.description, content: versionsDocumentContent(v.content) });
+    },
+    async finish(failed) {
+      const names = planned.filter((n) => !failed.includes(n) && written.has(n));
+      const versions = names.map((n) => written.get(n)!);
+      if (versions.length === 0) return undefined;
+      const latest = latestVersion(names)!;
+      if (names.length !== planned.length) {
+        // Rare (a version failed): the details already written list it, so they are read back and corrected.
+        for (const name of names) {
+          const detail = JSON.parse(await readFile(join(staging.root, versionDetailFile(address, name)), 'utf8')) as { versions: string[] };
+          detail.versions = names;
+          await staging.writeJson(versionDetailFile(address, name), detail);
+          if (name === latest) await staging.writeJson(latestDetailFile(address), detail);
+        }
+      }
+      await staging.writeJson(versionsFile(address), versionsDocument(address, versions, deprecations));
+      await staging.writeJson(downloadsSummaryFile(address), downloadsSummaryDocument(address));
+      return {
+        address,
+        latest: moduleSummary(written.get(latest)!),
+        versions: versions.map((v) => ({
+          version: v.source.version,
+          tag: v.source.tag,
+          sha256: v.archive.sha256,
+          size: v.archive.size,
+          published_at: v.source.publishedAt.toISOString(),
+        })),
+      };
+    },
   };
 }
 

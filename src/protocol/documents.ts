@@ -20,7 +20,7 @@ export interface ModuleSummary {
 }
 
 /** Spec 2.6. `published_at` is ISO 8601 UTC with fractional seconds. */
-export function moduleSummary(v: BuiltVersion): ModuleSummary {
+export function moduleSummary(v: Pick<BuiltVersion, 'source' | 'description'>): ModuleSummary {
   const { address: a, meta } = v.source;
   return {
     id: `${addressKey(a)}/${v.source.version}`,
@@ -84,14 +84,29 @@ export function detailDocument(v: BuiltVersion, moduleVersions: string[], provid
   };
 }
 
+/** What the versions document shows of a version's content: its root's and submodules' providers and module calls. */
+export interface VersionsDocumentContent {
+  root: Pick<ModuleContent, 'providers' | 'moduleCalls'>;
+  submodules: Pick<ModuleContent, 'path' | 'providers' | 'moduleCalls'>[];
+}
+
+/** That part of a version's content alone, so the rest (READMEs, inputs) need not be kept for the versions document. */
+export function versionsDocumentContent(c: VersionsDocumentContent): VersionsDocumentContent {
+  return { root: { providers: c.root.providers, moduleCalls: c.root.moduleCalls }, submodules: c.submodules.map(({ path, providers, moduleCalls }) => ({ path, providers, moduleCalls })) };
+}
+
 /**
  * GET {base}/ns/name/provider/versions (spec 2.8); `versions` newest first. A
  * deprecated version carries `deprecation` as HCP Terraform's listing does;
  * Terraform and OpenTofu ignore fields they do not know.
  */
-export function versionsDocument(address: ModuleAddress, versions: BuiltVersion[], deprecations: Record<string, Deprecation> = {}) {
-  const providersOf = (c: ModuleContent) => c.providers.map((p) => ({ name: p.name, namespace: p.namespace, source: p.source, version: p.version }));
-  const dependenciesOf = (c: ModuleContent) => c.moduleCalls.map((m) => ({ name: m.name, source: m.source, version: m.version }));
+export function versionsDocument(
+  address: ModuleAddress,
+  versions: { source: { version: string }; content: VersionsDocumentContent }[],
+  deprecations: Record<string, Deprecation> = {},
+) {
+  const providersOf = (c: Pick<ModuleContent, 'providers'>) => c.providers.map((p) => ({ name: p.name, namespace: p.namespace, source: p.source, version: p.version }));
+  const dependenciesOf = (c: Pick<ModuleContent, 'moduleCalls'>) => c.moduleCalls.map((m) => ({ name: m.name, source: m.source, version: m.version }));
   return {
     modules: [
       {

@@ -9,6 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, ORGANIZATIONS, startPrivateSite, VISIBLE, type CallerKind, type PrivateSite } from './private-site.js';
@@ -63,7 +64,14 @@ describe('every registry endpoint x every caller', () => {
         const wantStatus = visible === undefined ? 401 : path.endsWith('.json') && !path.startsWith('browse') && !path.startsWith('.well-known') && caller !== 'admin' ? 404 : 200;
         expect(res.status, `${caller} ${path}`).toBe(wantStatus);
       }
+      // A README rendering, named by the digest its module's README file gives: any known token reads it.
+      const pointers = JSON.parse(readFileSync(join(site.dist, 'browse/readme/acme/hello/null/1.0.0.json'), 'utf8'));
+      const token = site.tokens[caller];
+      const rendering = await request(new URL(`browse/rendered/${pointers['']}.html.gz`, site.server.url), { headers: token ? { authorization: `Bearer ${token}` } : {} });
+      const body = Buffer.from(await rendering.body.arrayBuffer());
+      expect(rendering.statusCode, `${caller} README rendering`).toBe(visible ? 200 : 401);
       if (!visible) return;
+      expect(gunzipSync(body).toString('utf8')).toContain('<h1>Hello 1.0.0</h1>');
       expect(await namespacesPaged(caller, 'v1/modules')).toEqual(visible);
       expect(await namespacesPaged(caller, 'v1/modules/search?q=hello')).toEqual(visible);
       const browse = (await get(site, caller, 'browse/index.json')).json();

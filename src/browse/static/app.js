@@ -71,6 +71,25 @@ function signOutButton() {
   return button;
 }
 
+/**
+ * A version's READMEs as { module path: HTML }. The version's file points at
+ * renderings stored once each, gzipped; a host may already have undone the
+ * gzip on the wire (Content-Encoding), so the bytes decide.
+ */
+async function getReadmes(key, version) {
+  const pointers = await getJson(`browse/readme/${key}/${encodeURIComponent(version)}.json`);
+  const digests = [...new Set(Object.values(pointers))];
+  const html = await Promise.all(digests.map(async (digest) => {
+    const res = await fetch(`browse/rendered/${digest}.html.gz`, token() ? { headers: { Authorization: `Bearer ${token()}` } } : {});
+    if (!res.ok) throw new Error(`README ${digest}: ${res.status}`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const gzipped = bytes[0] === 0x1f && bytes[1] === 0x8b;
+    return gzipped ? new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text() : new TextDecoder().decode(bytes);
+  }));
+  const byDigest = new Map(digests.map((d, i) => [d, html[i]]));
+  return Object.fromEntries(Object.entries(pointers).map(([path, digest]) => [path, byDigest.get(digest)]));
+}
+
 const isPrerelease = (version) => /^[^+]*-/.test(version);
 const moduleHref = (ns, name, provider, version) => `#/${[ns, name, provider, version].filter(Boolean).map(encodeURIComponent).join('/')}`;
 const providerKey = (p) => `${p.hostname}/${p.namespace}/${p.type}`;
@@ -184,7 +203,7 @@ async function renderModule([ns, name, provider, wanted]) {
   const detail = await getJson(wanted ? `${base}${encodeURIComponent(wanted)}/index.json` : `${base}index.json`);
   const key = `${ns}/${name}/${provider}`;
   const [readmes, downloads, listed] = await Promise.all([
-    getJson(`browse/readme/${key}/${encodeURIComponent(detail.version)}.json`).catch(() => ({})),
+    getReadmes(key, detail.version).catch(() => ({})),
     getJson(`v2/modules/${key}/downloads/summary`).catch(() => undefined),
     getJson(`${base}versions`).catch(() => undefined),
   ]);
