@@ -13,7 +13,7 @@ import {
   type ResolvedConfig,
 } from '../config.js';
 import { isProviderHostname, isProviderPart } from '../protocol/providers.js';
-import { publishProviderRelease, type ProviderPublishResult } from '../publish-provider.js';
+import type { ProviderPublishResult } from '../publish-provider.js';
 import { MirrorError } from '../errors.js';
 import { isValidName } from '../protocol/paths.js';
 import { publish, type PublishResult } from '../publish.js';
@@ -133,6 +133,8 @@ async function runProviderPublish(values: Values): Promise<number> {
   for (const key of flagKeys ?? []) if (!existsSync(key)) throw new MirrorError('SOURCE_NOT_FOUND', `The key file "${key}" does not exist.`, { hint: 'Check the --public-key path.' });
   const signingKey = str('signing-key');
   const signing = signingKey !== undefined ? { keyFile: resolve(signingKey), passphraseEnv: config.signing?.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } : config.signing;
+  // Loaded only for a provider release: a module publish is the path release pipelines run most.
+  const { publishProviderRelease } = await import('../publish-provider.js');
   const result = await publishProviderRelease({
     outDir: config.outDir,
     cacheDir: config.cacheDir,

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 
 export interface PackageHashes {
   /** "h1:" + base64, over the entries. */
@@ -62,10 +62,12 @@ async function sha256Hex(stream: Readable): Promise<string> {
   return hash.digest('hex');
 }
 
-function openZip(file: string): Promise<yauzl.ZipFile> {
+async function openZip(file: string): Promise<yauzl.ZipFile> {
+  // Loaded when a zip is hashed, not by every command that imports this module (publish of a module among them).
+  const { default: zipReader } = await import('yauzl');
   return new Promise((resolve, reject) => {
     // Raw names (decodeStrings: false) are what Go hashes; yauzl would otherwise translate them.
-    yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: false }, (error, zip) => {
+    zipReader.open(file, { lazyEntries: true, autoClose: false, decodeStrings: false }, (error, zip) => {
       if (error) reject(new Error(`${file}: not a readable zip file: ${error.message}`));
       else resolve(zip);
     });

@@ -9,8 +9,11 @@
 // own key. One implementation for all of them.
 
 import { readFileSync } from 'node:fs';
-import * as openpgp from 'openpgp';
+import type * as OpenPGP from 'openpgp';
 import { messageOf } from '../errors.js';
+
+// openpgp.js takes about 20 ms to load: only the commands that check or make a signature pay for it.
+const openpgpLibrary = () => import('openpgp');
 
 /** A public key as a registry's download document lists it. */
 export interface SigningKey {
@@ -53,10 +56,11 @@ export function checkArchiveChecksum(actual: string, shasum: string): void {
  * unknown issuer", naming the key that made it.
  */
 export async function verifyChecksumSignature(document: Buffer, signatureBytes: Buffer, keys: SigningKey[], options: { keysAre?: string } = {}): Promise<string> {
+  const openpgp = await openpgpLibrary();
   // Who listed the keys, for messages: an upstream registry (sync) or the publisher's configuration.
   const keysAre = options.keysAre ?? 'the registry lists';
   if (keys.length === 0) throw new NoSigningKeyError(`${keysAre} no signing key (signing_keys.gpg_public_keys), so the package cannot be authenticated`);
-  let signature: openpgp.Signature;
+  let signature: OpenPGP.Signature;
   try {
     signature = await openpgp.readSignature({ binarySignature: signatureBytes });
   } catch (error) {
@@ -105,19 +109,20 @@ export async function keyStatus(key: SigningKey, now = new Date()): Promise<stri
 
 /** The site's signing key: an armored private key file, unlocked with a passphrase that never leaves memory. */
 export interface PrivateSigningKey {
-  key: openpgp.PrivateKey;
+  key: OpenPGP.PrivateKey;
   public: SigningKey;
 }
 
 /** The site's key file, read without its passphrase: its public half is known before anything is signed. */
 export async function readPrivateKeyFile(file: string): Promise<PrivateSigningKey> {
+  const openpgp = await openpgpLibrary();
   let armor: string;
   try {
     armor = readFileSync(file, 'utf8');
   } catch (error) {
     throw new AuthenticationError(`${file}: cannot read the signing key: ${messageOf(error)}`);
   }
-  let key: openpgp.PrivateKey;
+  let key: OpenPGP.PrivateKey;
   try {
     key = await openpgp.readPrivateKey({ armoredKey: armor });
   } catch (error) {
@@ -129,6 +134,7 @@ export async function readPrivateKeyFile(file: string): Promise<PrivateSigningKe
 
 /** The key unlocked for signing; only when a release needs a signature is the passphrase asked for. */
 export async function unlockSigningKey(signer: PrivateSigningKey, file: string, passphrase: string | undefined): Promise<PrivateSigningKey> {
+  const openpgp = await openpgpLibrary();
   if (signer.key.isDecrypted()) return signer;
   if (passphrase === undefined) throw new AuthenticationError(`${file}: the signing key is protected by a passphrase, and none is set`);
   try {
@@ -140,11 +146,13 @@ export async function unlockSigningKey(signer: PrivateSigningKey, file: string, 
 
 /** A binary detached signature of the checksum list, as GoReleaser's `gpg --detach-sign` makes it. */
 export async function signChecksums(document: Buffer, signer: PrivateSigningKey): Promise<Buffer> {
+  const openpgp = await openpgpLibrary();
   const signature = await openpgp.sign({ message: await openpgp.createMessage({ binary: document }), signingKeys: signer.key, detached: true, format: 'binary' });
   return Buffer.from(signature as Uint8Array);
 }
 
-async function readKey(armor: string, name: string): Promise<openpgp.Key> {
+async function readKey(armor: string, name: string): Promise<OpenPGP.Key> {
+  const openpgp = await openpgpLibrary();
   try {
     return await openpgp.readKey({ armoredKey: armor });
   } catch (error) {
@@ -158,6 +166,7 @@ async function readKey(armor: string, name: string): Promise<openpgp.Key> {
  * locked with `passphrase`.
  */
 export async function generateSigningKey(userId: { name: string; email?: string }, passphrase: string, expiresInSeconds?: number): Promise<{ publicArmor: string; privateArmor: string; keyId: string }> {
+  const openpgp = await openpgpLibrary();
   const { publicKey, privateKey } = await openpgp.generateKey({
     type: 'rsa',
     rsaBits: 4096,
