@@ -32,6 +32,8 @@ import { versionsIndexOf, type VersionsIndex } from './emit/versions-index.js';
 import { BROWSE_INDEX_FILE, readmeFile, RENDERED_DIR, RENDERED_NAME, renderedFile } from './browse/index.js';
 import type { ModuleAddress } from './types.js';
 import { verifyProviders } from './providers/verify.js';
+import { DEPRECATIONS_FILE, readDeprecations, type Deprecations } from './deprecations.js';
+import { messageOf } from './errors.js';
 
 export interface Problem {
   path: string;
@@ -93,13 +95,24 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
   const keys = options.modules ?? Object.keys(manifest.modules);
   // A mirror with the browse page has every version's README pointers.
   const browse = existsSync(join(dir, BROWSE_INDEX_FILE));
+  let deprecations: Deprecations = {};
+  try {
+    deprecations = readDeprecations(dir);
+  } catch (error) {
+    problem(DEPRECATIONS_FILE, messageOf(error));
+  }
+  for (const [key, versions] of Object.entries(deprecations)) {
+    for (const version of Object.keys(versions)) {
+      if (!manifest.modules[key]?.versions.some((v) => v.version === version)) problem(DEPRECATIONS_FILE, `deprecates ${key} ${version}, which the manifest does not list`);
+    }
+  }
   for (const key of keys) {
     const entry = manifest.modules[key];
     if (!entry) {
       problem(MANIFEST_FILE, `has no module ${key}`);
       continue;
     }
-    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true, browse });
+    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true, browse, deprecations });
   }
   await verifyIndexes(manifest, keys, { json, problem });
   if (options.modules === undefined || options.providers === true) {
@@ -149,6 +162,14 @@ interface Context {
   basePath: string;
   hashArchives: boolean;
   browse: boolean;
+  /** deprecations.json: what each version's `deprecation` in `versions` and in its detail must say. */
+  deprecations: Deprecations;
+}
+
+/** A document's `deprecation` must be the one deprecations.json records, or absent when it records none. */
+function checkDeprecation(shown: unknown, recorded: unknown, rel: string, where: string, problem: Context['problem']): void {
+  if (JSON.stringify(shown ?? null) === JSON.stringify(recorded ?? null)) return;
+  problem(rel, `${where}deprecation ${JSON.stringify(shown ?? null)} differs from ${DEPRECATIONS_FILE}'s ${JSON.stringify(recorded ?? null)}`);
 }
 
 function checkFields(doc: Json, fields: [string, string][], rel: string, where: string, problem: Context['problem']): void {
@@ -174,6 +195,10 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
   else if (listed && !sameList(listed.versions?.map((v) => v.version), versions)) {
     problem(versionsRel, `lists versions ${JSON.stringify(listed.versions?.map((v) => v.version))}, the manifest ${JSON.stringify(versions)}`);
   }
+  const deprecated = ctx.deprecations[key] ?? {};
+  for (const v of (listed?.versions ?? []) as { version?: string; deprecation?: unknown }[]) {
+    checkDeprecation(v.deprecation, deprecated[v.version ?? ''], versionsRel, `version ${v.version}: `, problem);
+  }
 
   const latest = latestVersion(versions);
   // Only the latest's detail is kept (to compare with the latest document): a module's details can be a hundred megabytes.
@@ -187,6 +212,7 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
       if (detail['id'] !== `${key}/${entry.version}`) problem(rel, `id is ${JSON.stringify(detail['id'])}, expected "${key}/${entry.version}"`);
       if (detail['published_at'] !== entry.published_at) problem(rel, `published_at ${JSON.stringify(detail['published_at'])} differs from the manifest's ${entry.published_at}`);
       if (!sameList(detail['versions'], versions)) problem(rel, 'versions differ from the manifest');
+      checkDeprecation(detail['deprecation'], deprecated[entry.version], rel, '', problem);
       const contents = [detail['root'], ...((detail['submodules'] as unknown[]) ?? []), ...((detail['examples'] as unknown[]) ?? [])];
       contents.forEach((c, i) => {
         if (typeof c === 'object' && c !== null) checkFields(c as Json, CONTENT_FIELDS, rel, i === 0 ? 'root.' : `module content ${i}: `, problem);

@@ -3,7 +3,7 @@
 // rebuild (incremental and --clean), publish, and bundle/unbundle into
 // another mirror. Read back from the documents a client gets.
 
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,28 @@ describe('modmirror deprecate', () => {
     expect(deprecationsIn()['1.1.0']).toEqual({ reason: 'temporary', link: null });
     await cli(['deprecate', 'acme/thing/aws', '1.1.0', '--undo']);
     expect(deprecationsIn()).toEqual({ '1.1.0': null, '1.0.0': OLD });
+  });
+
+  it('verify names a document whose deprecation differs from deprecations.json, and a deprecation of a version the mirror lacks', async () => {
+    const copy = (name: string) => {
+      cpSync(join(dir, 'dist'), join(dir, name), { recursive: true });
+      return join(dir, name);
+    };
+    const dropped = copy('dist-dropped');
+    const versions = read(`${mod}/versions`, 'dist-dropped');
+    delete versions.modules[0].versions.find((v: { version: string }) => v.version === '1.0.0').deprecation;
+    writeFileSync(join(dropped, `${mod}/versions`), JSON.stringify(versions));
+    const detail = read(`${mod}/1.1.0/index.json`, 'dist-dropped');
+    writeFileSync(join(dropped, `${mod}/1.1.0/index.json`), JSON.stringify({ ...detail, deprecation: { reason: 'made up', link: null } }));
+    const a = await cli(['verify', dropped], 1);
+    const said = a.stdout + a.stderr;
+    expect(said).toContain(`${mod}/versions: version 1.0.0: deprecation null differs from deprecations.json's {"reason":"Use 1.1`);
+    expect(said).toContain(`${mod}/1.1.0/index.json: deprecation {"reason":"made up","link":null} differs from deprecations.json's null`);
+
+    const stray = copy('dist-stray');
+    writeFileSync(join(stray, 'deprecations.json'), JSON.stringify({ 'acme/thing/aws': { '1.0.0': OLD, '9.9.9': { reason: 'x', link: null } } }));
+    const b = await cli(['verify', stray], 1);
+    expect(b.stdout + b.stderr).toContain('deprecations.json: deprecates acme/thing/aws 9.9.9, which the manifest does not list');
   });
 
   it('refuses what it cannot do, changing nothing', async () => {
