@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { freePort, startNginx } from '../hosting/nginx-server.js';
+import { startPrintedNginx } from '../hosting/nginx-server.js';
 import { makeCertificates, runCli, tempDir } from '../helpers.js';
 import { INPUT_PACKAGES, writeProviderInputs } from '../providers/zips.js';
 import { buildGoProgram } from './go-build.js';
@@ -75,12 +75,9 @@ beforeAll(async () => {
   tampered = await startServer({ dir: join(dir, 'dist-bad'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data-bad'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
 
   // nginx: the printed block on a plain port, and the same block with TLS on another.
-  const [plainPort, tlsPort] = [await freePort(), await freePort()];
-  const block = await runCli(['hosting', 'nginx', '--dir', 'dist', '--listen', `127.0.0.1:${plainPort}`], dir);
-  expect(block.code).toBe(0);
-  const tlsBlock = block.stdout.replace(`listen 127.0.0.1:${plainPort};`, `listen 127.0.0.1:${tlsPort} ssl;\n    ssl_certificate ${certs.cert};\n    ssl_certificate_key ${certs.key};`);
-  nginx = await startNginx(join(dir, 'nginx'), [block.stdout, tlsBlock], [plainPort]);
-  nginxBase = `https://127.0.0.1:${tlsPort}/providers/`;
+  const printed = await startPrintedNginx(join(dir, 'nginx'), join(dir, 'dist'), certs);
+  nginx = printed;
+  nginxBase = `https://127.0.0.1:${printed.tlsPort}/providers/`;
 }, 300_000);
 
 afterAll(async () => {

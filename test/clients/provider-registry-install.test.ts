@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { freePort, startNginx } from '../hosting/nginx-server.js';
+import { startPrintedNginx } from '../hosting/nginx-server.js';
 import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
 import { makeKey, signRelease, type TestKey } from '../providers/keys.js';
 import { writeReleaseFolder, writeZip } from '../providers/zips.js';
@@ -105,12 +105,9 @@ beforeAll(async () => {
   tampered = await startServer({ dir: join(dir, 'dist-bad'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data-bad'), tls, log: () => {} });
 
   // nginx: the printed block with TLS (Terraform discovers hosts over HTTPS only).
-  const [plainPort, tlsPort] = [await freePort(), await freePort()];
-  const block = await runCli(['hosting', 'nginx', '--dir', 'dist', '--listen', `127.0.0.1:${plainPort}`], dir);
-  expect(block.code).toBe(0);
-  const tlsBlock = block.stdout.replace(`listen 127.0.0.1:${plainPort};`, `listen 127.0.0.1:${tlsPort} ssl;\n    ssl_certificate ${certs.cert};\n    ssl_certificate_key ${certs.key};`);
-  nginx = await startNginx(join(dir, 'nginx'), [block.stdout, tlsBlock], [plainPort]);
-  nginxHost = `localhost:${tlsPort}`;
+  const printed = await startPrintedNginx(join(dir, 'nginx'), join(dir, 'dist'), certs);
+  nginx = printed;
+  nginxHost = `localhost:${printed.tlsPort}`;
 }, 300_000);
 
 afterAll(async () => {

@@ -5,8 +5,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { request } from 'undici';
+import { runCli } from '../helpers.js';
 
 const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx'];
 
@@ -78,4 +79,19 @@ export async function startNginx(prefix: string, blocks: string[], ports: number
   const log = () => `${output}${existsSync(join(prefix, 'logs/error.log')) ? readFileSync(join(prefix, 'logs/error.log'), 'utf8') : ''}`;
   for (const port of ports) await waitForPort(port, child, log);
   return { stop: () => void child.kill('SIGTERM') };
+}
+
+/**
+ * nginx serving `mirrorDir` with exactly the block `modmirror hosting nginx`
+ * prints, on a plain port and, with the given certificate, the same block
+ * over TLS on another (Terraform requires https for discovery and network
+ * mirrors).
+ */
+export async function startPrintedNginx(prefix: string, mirrorDir: string, certs: { cert: string; key: string }): Promise<{ stop: () => void; plainPort: number; tlsPort: number }> {
+  const [plainPort, tlsPort] = [await freePort(), await freePort()];
+  const printed = await runCli(['hosting', 'nginx', '--dir', mirrorDir, '--listen', `127.0.0.1:${plainPort}`], dirname(prefix));
+  if (printed.code !== 0) throw new Error(`hosting nginx failed: ${printed.stderr}`);
+  const tlsBlock = printed.stdout.replace(`listen 127.0.0.1:${plainPort};`, `listen 127.0.0.1:${tlsPort} ssl;\n    ssl_certificate ${certs.cert};\n    ssl_certificate_key ${certs.key};`);
+  const nginx = await startNginx(prefix, [printed.stdout, tlsBlock], [plainPort]);
+  return { ...nginx, plainPort, tlsPort };
 }

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { freePort, startNginx } from '../hosting/nginx-server.js';
+import { startPrintedNginx } from '../hosting/nginx-server.js';
 import { INPUT_PACKAGES, writeProviderInputs } from '../providers/zips.js';
 import { buildGoProgram } from '../clients/go-build.js';
 import { expectSameFiles, install, moduleInstallClient } from '../clients/install.js';
@@ -125,16 +125,12 @@ it('inside: bundle, unbundle and serve; the Go client installs every module of t
 it('inside: every provider package (synced, `terraform providers mirror` folder, release) passes the Go client\'s checks over HTTPS from serve and nginx', async () => {
   const certs = makeCertificates(inside);
   const tls = await startServer({ dir: join(inside, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(inside, 'data-tls'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
-  const [plainPort, tlsPort] = [await freePort(), await freePort()];
-  const block = await runCli(['hosting', 'nginx', '--dir', join(inside, 'dist'), '--listen', `127.0.0.1:${plainPort}`], inside);
-  expect(block.code).toBe(0);
-  const tlsBlock = block.stdout.replace(`listen 127.0.0.1:${plainPort};`, `listen 127.0.0.1:${tlsPort} ssl;\n    ssl_certificate ${certs.cert};\n    ssl_certificate_key ${certs.key};`);
-  const nginx = await startNginx(join(inside, 'nginx'), [block.stdout, tlsBlock], [plainPort]);
+  const nginx = await startPrintedNginx(join(inside, 'nginx'), join(inside, 'dist'), certs);
   try {
     const client = (await buildGoProgram(join(import.meta.dirname, '../clients/provider-install'))).binary;
     const synced = ['registry.terraform.io/acme/widget@1.1.0:linux_amd64', 'registry.opentofu.org/acme/widget@1.1.0:linux_amd64', 'registry.terraform.io/acme/gadget@3.0.0:linux_amd64'];
     const specs = [...synced, ...Object.keys(INPUT_PACKAGES)];
-    for (const [host, base] of [['serve', new URL('providers/', tls.url).href], ['nginx', `https://127.0.0.1:${tlsPort}/providers/`]] as const) {
+    for (const [host, base] of [['serve', new URL('providers/', tls.url).href], ['nginx', `https://127.0.0.1:${nginx.tlsPort}/providers/`]] as const) {
       const dest = join(inside, 'provider-install', host);
       mkdirSync(dest, { recursive: true });
       const { stdout } = await run(client, [base, dest, ...specs], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
