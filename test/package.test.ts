@@ -10,6 +10,8 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir, writeFiles } from './helpers.js';
+import { makeKey, signRelease } from './providers/keys.js';
+import { writeReleaseFolder } from './providers/zips.js';
 
 const run = promisify(execFile);
 const dir = tempDir('mm-package-');
@@ -113,6 +115,34 @@ describe('the installed package', () => {
       const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
       expect(sha(received)).toBe(sha(onDisk));
       expect(archive.headers.get('content-encoding')).toBeNull();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('builds, verifies and serves an in-house provider release, its signature checked (openpgp.js and yauzl as installed)', async () => {
+    const key = await makeKey(work, 'Package Release', { type: 'ecc' });
+    await writeReleaseFolder(join(work, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
+    await signRelease(join(work, 'releases'), 'widgets', '1.0.0', key);
+    writeFiles(work, {
+      'providers.yaml': `out: with-providers\nsources:\n  - folder: mods\nproviders:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.example.com\n    keys: [${key.publicFile}]\n`,
+    });
+    const built = await modmirror(['build', '--config', 'providers.yaml', '--json']);
+    expect(built.stderr).toBe('');
+    expect(JSON.parse(built.stdout)).toMatchObject({ providerPackages: 1, errors: [] });
+    expect((await modmirror(['verify', 'with-providers'])).code).toBe(0);
+    const server = await startInstalledServe('with-providers');
+    try {
+      const get = (path: string) => fetch(new URL(path, server.url), { headers: { 'accept-encoding': 'gzip' } });
+      const tree = 'providers/registry.example.com/acme/widgets';
+      const version = await get(`${tree}/1.0.0.json`);
+      expect(version.headers.get('content-type')).toMatch(/^application\/json/);
+      const { url } = ((await version.json()) as { archives: Record<string, { url: string }> }).archives['linux_amd64']!;
+      const zip = await get(`${tree}/${url}`);
+      expect(zip.headers.get('content-encoding')).toBeNull();
+      expect(Buffer.from(await zip.arrayBuffer()).equals(readFileSync(join(work, 'releases', url)))).toBe(true);
+      const versions = await get('v1/providers/acme/widgets/versions');
+      expect(((await versions.json()) as { versions: { version: string }[] }).versions.map((v) => v.version)).toEqual(['1.0.0']);
     } finally {
       await server.stop();
     }
