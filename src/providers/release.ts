@@ -24,6 +24,7 @@ import {
 import type { ProviderPackage } from './scan.js';
 import {
   AuthenticationError,
+  checksumEntries,
   readPrivateKeyFile,
   readPublicKeyFile,
   signChecksums,
@@ -126,10 +127,9 @@ async function authenticateRelease(
   const before = problems.length;
   // A platform the checksum list promises but the folder lacks would be a 404 to every user of that platform.
   const present = new Set(packages.map((p) => p.file.slice(dir.length + 1)));
-  for (const line of sums.toString('latin1').split('\n')) {
-    const name = line.trim().split(/\s+/)[1]?.replace(/^\*/, '');
-    const parsed = name === undefined ? undefined : parseProviderZipName(name);
-    if (parsed && parsed.type === address.type && parsed.version === version && !present.has(name!)) {
+  for (const [name] of checksumEntries(sums)) {
+    const parsed = parseProviderZipName(name);
+    if (parsed && parsed.type === address.type && parsed.version === version && !present.has(name)) {
       problems.push(`${sumsFile}: lists ${name}, which is not in ${dir}`);
     }
   }

@@ -36,13 +36,22 @@ export function checkChecksumList(document: Buffer, filename: string, shasum: st
   if (listed.toLowerCase() !== shasum) throw new AuthenticationError(`checksum list has unexpected SHA-256 hash ${listed.toLowerCase()} (expected ${shasum})`);
 }
 
-/** The hash a checksum list (sha256sum's `HEX  NAME` lines, `*` marking binary mode) gives `filename`. */
-export function checksumOf(document: Buffer, filename: string): string | undefined {
+/**
+ * A checksum list's entries read as Terraform reads them (sha256sum's `HEX  NAME`
+ * lines split on white space, `*` marking binary mode): [name, hash as written].
+ */
+export function checksumEntries(document: Buffer): [string, string][] {
+  const entries: [string, string][] = [];
   for (const line of document.toString('latin1').split('\n')) {
     const fields = line.trim().split(/\s+/);
-    if (fields.length > 1 && fields[1]!.replace(/^\*/, '') === filename) return fields[0]!;
+    if (fields.length > 1) entries.push([fields[1]!.replace(/^\*/, ''), fields[0]!]);
   }
-  return undefined;
+  return entries;
+}
+
+/** The hash a checksum list gives `filename`. */
+export function checksumOf(document: Buffer, filename: string): string | undefined {
+  return checksumEntries(document).find(([name]) => name === filename)?.[1];
 }
 
 /** Check 2, given the zip's sha256. */
