@@ -84,6 +84,26 @@ export class PrivateAccess {
     return view;
   }
 
+  /**
+   * A file fetched by a URL this registry signed (Terraform's archive and
+   * package fetches send no token) or with a known token (OpenTofu's
+   * use_registry_credentials, browsers). Undefined for a valid signature (whoever
+   * got the URL could read the file); else the caller; 401 without either,
+   * 403 for an expired or altered signature.
+   */
+  signedOrCaller(req: IncomingMessage, signedPath: string, query: URLSearchParams, what: string): Caller | undefined {
+    const signature = this.signer.check(signedPath, query);
+    if (signature === 'valid') return undefined;
+    const caller = this.callerIfAny(req);
+    if (caller) return caller;
+    if (signature === 'absent') {
+      this.refuse(req, 'anonymous', `${what} without a signature or a token`);
+      throw unauthorized();
+    }
+    this.refuse(req, 'anonymous', `${what} URL signature ${signature}`);
+    throw forbiddenSignature(signature);
+  }
+
   /** Records why a request was refused, for the audit line written when it is answered. */
   refuse(req: IncomingMessage, who: string, why: string): void {
     this.refusals.set(req, { who, why });

@@ -4,7 +4,6 @@
 
 import { jsonPayload, payload, type Payload } from '../../http/payload.js';
 import { ARCHIVE_TYPE, CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE_LONG, downloadHeaders } from '../../protocol/headers.js';
-import { forbiddenSignature, unauthorized } from '../access.js';
 import { whenSentWhole } from '../downloads.js';
 import { archiveFile, archiveName, downloadFile, latestDetailFile, versionDetailFile, versionsFile } from '../../protocol/paths.js';
 import { latestVersion } from '../../version-order.js';
@@ -80,21 +79,11 @@ export async function archive(r: RouteRequest): Promise<undefined> {
  */
 function authorizeArchive(r: RouteRequest): void {
   const access = r.registry.access!;
-  const full = r.index;
-  const signature = access.signer.check(archiveFile(addressOf(r), r.params['version'] ?? ''), r.query);
   // A valid signature names this very path and came from this registry: the module was readable by whoever got it.
-  if (signature === 'valid') return;
-  const caller = access.callerIfAny(r.req);
-  if (!caller) {
-    if (signature === 'absent') {
-      access.refuse(r.req, 'anonymous', 'archive without a signature or a token');
-      throw unauthorized();
-    }
-    access.refuse(r.req, 'anonymous', `archive URL signature ${signature}`);
-    throw forbiddenSignature(signature);
-  }
+  const caller = access.signedOrCaller(r.req, archiveFile(addressOf(r), r.params['version'] ?? ''), r.query, 'archive');
+  if (!caller) return;
   r.caller = caller;
-  r.index = access.view(full, caller);
+  r.index = access.view(r.index, caller);
 }
 
 /** Deeper paths under a module name nothing, but name the module first if it does not exist. */

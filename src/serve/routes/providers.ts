@@ -10,7 +10,6 @@ import { posix } from 'node:path';
 import { jsonPayload } from '../../http/payload.js';
 import { CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE, CACHE_PRIVATE_LONG, CACHE_SHORT, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../protocol/headers.js';
 import { isPlatform, providerDownloadFile, providerVersionsFile } from '../../protocol/providers.js';
-import { forbiddenSignature, unauthorized } from '../access.js';
 import { whenSentWhole } from '../downloads.js';
 import { notFound, type Answer, type RouteRequest } from '../registry.js';
 
@@ -31,7 +30,8 @@ export async function providerFile(r: RouteRequest, path: string): Promise<Answe
   }
   const releaseFile = r.index.providers.releaseFiles.get(path);
   const provider = r.index.providers.zips.get(path);
-  if (access) authorizeZip(r, path);
+  // Terraform fetches a zip by the signed URL in VERSION.json; other clients may send a token.
+  if (access) r.caller = access.signedOrCaller(r.req, path, r.query, 'provider package') ?? r.caller;
   if (releaseFile !== undefined) {
     // An in-house release's SHA256SUMS and signature, exactly as signed: Terraform checks the bytes.
     const type = path.endsWith('.sig') ? RELEASE_SIGNATURE_TYPE : RELEASE_SUMS_TYPE;
@@ -94,20 +94,3 @@ function signedUrl(r: RouteRequest, documentPath: string, url: string): string {
   return `${url}?${access.signer.query(file, access.archiveUrlTtlSeconds)}`;
 }
 
-/** A zip is fetched with a URL the registry signed (Terraform) or a known token (other clients, browsers). */
-function authorizeZip(r: RouteRequest, path: string): void {
-  const access = r.registry.access!;
-  const signature = access.signer.check(path, r.query);
-  if (signature === 'valid') return;
-  const caller = access.callerIfAny(r.req);
-  if (caller) {
-    r.caller = caller;
-    return;
-  }
-  if (signature === 'absent') {
-    access.refuse(r.req, 'anonymous', 'provider package without a signature or a token');
-    throw unauthorized();
-  }
-  access.refuse(r.req, 'anonymous', `provider package URL signature ${signature}`);
-  throw forbiddenSignature(signature);
-}
