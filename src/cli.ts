@@ -323,7 +323,8 @@ Usage: modmirror <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  // Padded to the longest name, so the summaries line up whatever commands are added.
+  .map(([name, c], _, all) => `  ${name.padEnd(Math.max(...all.map(([n]) => n.length)))} ${c.summary}`)
   .join('\n')}
 
 Options:
