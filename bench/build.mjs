@@ -4,12 +4,12 @@
 // benchBuildMemory (benchmark `build-memory`): the CLI build's peak resident
 // memory on a small and a ten times larger git corpus.
 
-import { writeFile, mkdir, rm } from 'node:fs/promises';
+import { writeFile, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCorpus } from './corpus/index.mjs';
-import { hasGnuTime, log, makeTempDir, mapLimited, median, removeTempDir, runCommand, runWithPeakRss } from './util.mjs';
+import { archiveFloor, hasGnuTime, log, makeTempDir, mapLimited, median, removeTempDir, runCommand, runWithPeakRss } from './util.mjs';
 
 const CLI = fileURLToPath(new URL('../bin/modmirror.js', import.meta.url));
 const EXTRACT = new URL('../lib/extract/index.js', import.meta.url).href;
@@ -67,17 +67,7 @@ async function compareBuild(tmp, name, corpus, runs) {
     await rm(out, { recursive: true, force: true });
     return { seconds, internal: summary.seconds };
   };
-  const runBaseline = async () => {
-    const out = join(tmp, `out-${outCount++}`);
-    await mkdir(out);
-    const started = performance.now();
-    await mapLimited(tags, availableParallelism(), ({ repo, tag }, i) =>
-      runCommand('sh', ['-c', 'git archive --format=tar "$1" | gzip -6 > "$2"', 'sh', tag, join(out, `${i}.tar.gz`)], { cwd: repo }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    await rm(out, { recursive: true, force: true });
-    return seconds;
-  };
+  const runBaseline = () => archiveFloor(join(tmp, `out-${outCount++}`), tags);
 
   log(`${name}: warm-up`);
   await runCli();

@@ -14,7 +14,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { log, makeTempDir, mapLimited, median, removeTempDir, runCommand, runWithPeakRss } from './util.mjs';
+import { archiveFloor, log, makeTempDir, median, removeTempDir, runCommand, runWithPeakRss } from './util.mjs';
 
 const CLI = fileURLToPath(new URL('../bin/modmirror.js', import.meta.url));
 const BUILD_TARGET = 1.5;
@@ -69,7 +69,7 @@ async function benchSet(tmp, name, paths, runs, { publish }) {
     cli.push(run.seconds);
     peaks.push(run.peakMB);
     await rm(out, { recursive: true, force: true });
-    floor.push(await archiveFloor(dir, tags));
+    floor.push(await archiveFloor(join(dir, 'floor'), tags));
     log(`history ${name}: run ${i + 1}/${runs}: modmirror ${run.seconds.toFixed(2)} s (peak ${run.peakMB.toFixed(0)} MB), floor ${floor[i].toFixed(2)} s`);
   }
   const m = median(cli);
@@ -134,17 +134,6 @@ function bytesByKind(out, cacheDir) {
   return bytes;
 }
 
-async function archiveFloor(dir, tags) {
-  const out = join(dir, 'floor');
-  await mkdir(out, { recursive: true });
-  const started = performance.now();
-  await mapLimited(tags, availableParallelism(), ({ repo, tag }, i) =>
-    runCommand('sh', ['-c', 'git archive --format=tar "$1" | gzip -6 > "$2"', 'sh', tag, join(out, `${i}.tar.gz`)], { cwd: repo }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  await rm(out, { recursive: true, force: true });
-  return seconds;
-}
 
 /**
  * The newest version published into a mirror built without it (from a clone

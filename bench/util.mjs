@@ -3,7 +3,8 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const tempDirs = new Set();
@@ -143,4 +144,20 @@ export async function runWithPeakRss(cmd, args, options = {}) {
       else reject(new Error(`${cmd} ${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
     });
   });
+}
+
+/**
+ * The build's floor: `git archive | gzip -6` of every tag into `out`, as many
+ * at a time as there are cores; its wall time in seconds. Every build row's
+ * baseline, so they all mean the same thing.
+ */
+export async function archiveFloor(out, tags) {
+  await mkdir(out, { recursive: true });
+  const started = performance.now();
+  await mapLimited(tags, availableParallelism(), ({ repo, tag }, i) =>
+    runCommand('sh', ['-c', 'git archive --format=tar "$1" | gzip -6 > "$2"', 'sh', tag, join(out, `${i}.tar.gz`)], { cwd: repo }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await rm(out, { recursive: true, force: true });
+  return seconds;
 }
