@@ -5,6 +5,7 @@ import { realpathSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join, sep } from 'node:path';
 import sirv from 'sirv';
+import { ARCHIVE_TYPE } from '../protocol/headers.js';
 import { notFound } from './registry.js';
 
 type Sirv = ReturnType<typeof sirv>;
@@ -30,7 +31,7 @@ function serveStatic(files: Sirv, root: string, req: IncomingMessage, res: Serve
     const originalUrl = req.url;
     req.url = `/${rel.split('/').map(encodeSegment).join('/')}`;
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    if (rel.endsWith('.gz')) sendWithoutContentEncoding(res);
+    if (rel.endsWith('.gz')) sendGzipAsStored(res, headers['Content-Type'] ?? ARCHIVE_TYPE);
     const done = () => {
       req.url = originalUrl;
       resolve();
@@ -56,16 +57,23 @@ function encodeSegment(segment: string): string {
 
 /**
  * sirv labels every `.gz` file `Content-Encoding: gzip`, whatever its options
- * say. For an archive that is wrong: the gzip is the file itself, and Go's
- * HTTP client (Terraform, OpenTofu, go-getter), browsers, fetch and
- * `curl --compressed` would all undo it and hand over a bare tar.
+ * say, and types it by the name inside (`x.html.gz` as text/html). For an
+ * archive or a stored README rendering that is wrong: the gzip is the file
+ * itself, and Go's HTTP client (Terraform, OpenTofu, go-getter), browsers,
+ * fetch and `curl --compressed` would all undo it and hand over the inside.
+ * Sent as stored instead, typed as a gzip file (as nginx types it) unless the
+ * route named a type.
  */
-function sendWithoutContentEncoding(res: ServerResponse): void {
+function sendGzipAsStored(res: ServerResponse, contentType: string): void {
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
     const headers = rest.find((arg): arg is Record<string, unknown> => typeof arg === 'object' && arg !== null && !Array.isArray(arg));
-    if (headers) delete headers['Content-Encoding'];
+    if (headers) {
+      delete headers['Content-Encoding'];
+      headers['Content-Type'] = contentType;
+    }
     this.removeHeader('Content-Encoding');
+    this.setHeader('Content-Type', contentType);
     return writeHead.apply(this, [status, ...rest] as Parameters<typeof writeHead>);
   } as typeof res.writeHead;
 }

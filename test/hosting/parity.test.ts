@@ -149,6 +149,24 @@ describe('every kind of file, from serve and from nginx', () => {
     }
   });
 
+  it('serves a stored README rendering (browse/rendered/*.html.gz) as it is on disk to fetch and curl --compressed, with the same headers', async () => {
+    const pointers = JSON.parse(readFileSync(join(dist, `browse/readme/${MODULE}/1.2.3.json`), 'utf8')) as Record<string, string>;
+    const file = `browse/rendered/${pointers['']}.html.gz`;
+    const onDisk = readFileSync(join(dist, file));
+    // The page unzips it itself: a host must send the gzip bytes, not decode them or label them.
+    expect(onDisk.subarray(0, 2).toString('hex')).toBe('1f8b');
+    const answers: Record<string, ReturnType<typeof visible>> = {};
+    for (const [host, base] of Object.entries(hosts)) {
+      for (const [client, seen] of [['fetch', await viaFetch(`${base}/${file}`)], ['curl', await viaCurl(`${base}/${file}`)]] as const) {
+        expect(seen.status, `${host} ${client}`).toBe(200);
+        expect(seen.body.equals(onDisk), `${host} ${client}: body differs from ${file}`).toBe(true);
+        answers[`${host} ${client}`] = visible(seen);
+      }
+    }
+    const [first] = Object.values(answers);
+    for (const [who, answer] of Object.entries(answers)) expect(answer, who).toEqual(first);
+  });
+
   it('answers the first listing page with the same modules', async () => {
     const [fromServe, fromNginx] = await Promise.all([viaFetch(`${hosts.serve}/v1/modules/`), viaFetch(`${hosts.nginx}/v1/modules/`)]);
     expect(fromServe.status).toBe(200);
