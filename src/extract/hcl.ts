@@ -76,6 +76,8 @@ const BINARY_PRECEDENCE: Record<string, number> = {
   '||': 1, '&&': 2, '==': 3, '!=': 3, '<': 4, '<=': 4, '>': 4, '>=': 4, '+': 5, '-': 5, '*': 6, '/': 6, '%': 6,
 };
 
+const OPERATOR_STARTS = new Set(Object.keys(BINARY_PRECEDENCE).map((op) => op.charCodeAt(0)));
+
 function isIdentStart(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === Ch.Underscore || c > 127;
 }
@@ -240,6 +242,8 @@ class Parser {
   }
 
   private binaryOperator(): string | undefined {
+    // Most terms have no operator after them: decided on one character, before making any string.
+    if (!OPERATOR_STARTS.has(this.code())) return undefined;
     const two = this.src.slice(this.pos, this.pos + 2);
     if (two in BINARY_PRECEDENCE) return two;
     const one = this.src[this.pos];
@@ -597,8 +601,10 @@ class Parser {
         literal += this.escape();
         continue;
       }
-      literal += this.src[this.pos];
-      this.pos++;
+      // A run of plain characters at once: most of a template is literal text.
+      const runStart = this.pos++;
+      for (let d = this.code(); d !== Ch.Dollar && d !== Ch.Percent && !(quoted && d === Ch.Backslash) && !atEnd(d); d = this.code()) this.pos++;
+      literal += this.src.slice(runStart, this.pos);
     }
     pushLiteral();
     if (directiveStack.length > 0) this.fail(`Missing %{ end${directiveStack.at(-1)} } in the template`);

@@ -59,6 +59,9 @@ describe('parseHcl values', () => {
     expect(valueOf('"a\\n\\t\\"\\\\ \\u00e9 \\U0001F600"')).toBe('a\n\t"\\ é 😀');
     expect(valueOf('"$${literal} %%{literal}"')).toBe('${literal} %{literal}');
     expect(valueOf('"cost: $5"')).toBe('cost: $5');
+    // Literal text is taken in runs that stop at `$`, `%` and a backslash: each of them also stands alone.
+    expect(valueOf('"100% of $x, ${"y"}z$"')).toBe('100% of $x, yz$');
+    expect(valueOf('"%$\\\\%"')).toBe('%$\\%');
   });
 
   it('evaluates templates of constants and gives up on references', () => {
