@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Runs the compiled CLI; `npm install` compiles src/ into lib/ (the `prepare` script).
+// Runs the CLI as bundled by `npm install` (the `prepare` script: src/ compiled into lib/, then bundled into lib/bundle/).
 import module from 'node:module';
 
 // Node 22.1+ keeps compiled modules on disk between runs: a publish then spends less of its time starting.
 module.enableCompileCache?.();
-const { main } = await import('../lib/cli.js');
+const { main } = await import('../lib/bundle/cli.js');
 
 process.exitCode = await main(process.argv.slice(2));

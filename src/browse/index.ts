@@ -12,12 +12,14 @@ import type { ModuleRecord } from '../manifest.js';
 import { addressKey } from '../protocol/paths.js';
 import type { Staging } from '../emit/staging.js';
 import type { BuiltVersion } from '../types.js';
+import { PACKAGE_ROOT } from '../version.js';
 import { createReadmeRenderer, storedRendering, type ReadmeOptions, type StoredRendering } from './markdown.js';
 
-// The same path from src/browse/ (tests) and lib/browse/ (the CLI), so both
-// read the one copy; package.json `files` ships this folder for that reason
-// (test/package.test.ts installs the packed tarball and builds with it).
-const STATIC = new URL('../../src/browse/static/', import.meta.url);
+// One copy, read by tests and the CLI alike; package.json `files` ships this
+// folder for that reason (test/package.test.ts installs the packed tarball and builds with it).
+const STATIC = join(PACKAGE_ROOT, 'src/browse/static');
+/** The compiled worker, also when this code runs bundled into the CLI (lib/bundle/) or from src/ in tests. */
+const RENDER_WORKER = join(PACKAGE_ROOT, 'lib/browse/render-worker.js');
 const ASSETS: [string, string][] = [
   ['index.html', 'index.html'],
   ['app.js', 'browse/app.js'],
@@ -161,7 +163,7 @@ function threadRenderer(options: ReadmeOptions): Renderer {
     waiting.clear();
   };
   const start = () => {
-    const w = new Worker(new URL('./render-worker.js', import.meta.url), { workerData: { imageHosts: options.imageHosts } });
+    const w = new Worker(RENDER_WORKER, { workerData: { imageHosts: options.imageHosts } });
     w.on('message', (m: { id: number; digest: string; data: Uint8Array; error?: string }) => {
       const entry = waiting.get(m.id);
       waiting.delete(m.id);
@@ -232,7 +234,7 @@ export async function emitBrowseSite(staging: Staging, sorted: ModuleRecord[], o
   await staging.write(BROWSE_INDEX_FILE, `${JSON.stringify(index)}\n`);
   const imageSources = options.imageHosts.map((h) => new URL(h).origin).join(' ');
   for (const [source, target] of ASSETS) {
-    let text = readFileSync(new URL(source, STATIC), 'utf8');
+    let text = readFileSync(join(STATIC, source), 'utf8');
     if (source === 'index.html') text = text.replace('IMG_SOURCES', imageSources);
     await staging.write(target, text);
   }
