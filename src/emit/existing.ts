@@ -3,7 +3,6 @@
 // the same bytes a clean build would).
 
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import type { BuiltVersion, ExtractedVersion, ModuleAddress, ModuleContent } from '../types.js';
@@ -81,7 +80,7 @@ export async function readModuleVersions(dir: string, manifest: Manifest, addres
   return Promise.all(
     entries.map(async (entry) => {
       const file = join(dir, versionDetailFile(address, entry.version));
-      const doc = JSON.parse(await readFile(file, 'utf8')) as DetailDocument;
+      const doc = JSON.parse(readFileSync(file, 'utf8')) as DetailDocument;
       const content: ExtractedVersion = { root: contentOf(doc.root), submodules: doc.submodules.map(contentOf), examples: doc.examples.map(contentOf) };
       return {
         source: {
