@@ -1,9 +1,11 @@
 // `modmirror bundle`: packs a mirror into one .tar.gz with the sha256 of
 // every file, to carry across an air gap. With `since` (the receiving
-// mirror's manifest.json), archives that mirror already has stay out; every
-// other file (documents, listings, search index, manifest) goes in whole,
-// because they are small and carrying them all makes the receiving mirror
-// equal to this one even when only metadata changed.
+// mirror's manifest.json), the bundle carries what that mirror lacks: the
+// archives it has stay out, and so do the other files of its versions
+// (./since.ts), listed as kept or derived so unbundle can check the receiver
+// has them. Shared documents (listings, indexes, manifest) are carried whole:
+// they are small, and carrying them makes the receiving mirror equal to this
+// one even when only metadata changed.
 
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
@@ -18,12 +20,13 @@ import type { Manifest } from '../manifest.js';
 import { ARCHIVE_MTIME } from '../pack.js';
 import { problemLines, withMirrorRead } from '../transaction.js';
 import { GENERATOR } from '../version.js';
-import { archivesOf, BUNDLE_FORMAT, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest } from './format.js';
+import { archivesOf, BUNDLE_FORMAT, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest, type DerivedFile } from './format.js';
+import { splitSince } from './since.js';
 
 export interface BundleOptions {
   dir: string;
   out: string;
-  /** A manifest.json file: leave out the archives whose versions it lists with the same sha256. */
+  /** A manifest.json file: leave out the archives whose versions it lists with the same sha256, and those versions' other files (./since.ts). */
   since?: string;
 }
 
@@ -37,6 +40,9 @@ export interface BundleResult {
   providerPackages: number;
   /** Versions and provider packages left out because the base has them. */
   skipped: number;
+  /** Other files left out because the receiver has them (kept) or rebuilds them (derived). */
+  kept: number;
+  derived: number;
   sha256: string;
 }
 
@@ -62,18 +68,28 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     );
     const base = options.since === undefined ? undefined : readBase(resolve(options.since));
     const { files, carried, carriedProviders, skipped } = await selectFiles(dir, manifest, base?.manifest);
-    const described: BundleFile[] = [];
+    const split = base ? splitSince(dir, new Set(files), manifest, base.manifest) : undefined;
+    const outside = new Set([...(split?.kept ?? []), ...(split?.derived ?? []).map((d) => d.path)]);
+    const inTar = files.filter((f) => !outside.has(f));
     // One file at a time: a mirror can hold more files than a process may open.
-    for (const rel of files) described.push(await describe(dir, rel));
+    const described: BundleFile[] = [];
+    for (const rel of inTar) described.push(await describe(dir, rel));
+    const kept: BundleFile[] = [];
+    for (const rel of split?.kept ?? []) kept.push(await describe(dir, rel));
+    const derived: DerivedFile[] = [];
+    for (const plan of split?.derived ?? []) derived.push({ ...(await describe(dir, plan.path)), ...plan });
     const bundleManifest: BundleManifest = {
       format: BUNDLE_FORMAT,
       generator: GENERATOR,
       ...(base ? { base: { sha256: base.sha256, versions: versionsOf(base.manifest).size } } : {}),
       files: described,
+      ...(split ? { kept, derived, shared: split.shared } : {}),
     };
     await writeBundle(dir, out, bundleManifest);
     const bytes = (await stat(out)).size;
-    return { out, files: files.length, bytes, versions: carried, providerPackages: carriedProviders, skipped, sha256: await sha256Of(out) };
+    return {
+      out, files: inTar.length, bytes, versions: carried, providerPackages: carriedProviders, skipped, kept: kept.length, derived: derived.length, sha256: await sha256Of(out),
+    };
   });
 }
 

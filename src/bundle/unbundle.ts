@@ -2,19 +2,22 @@
 // the local mirror so that it becomes equal to the mirror the bundle was made
 // from. Pass one checks every sha256 before anything is written; then, under
 // the mirror's lock, a hard-linked staging copy keeps the archives the bundle
-// leaves out, takes every file the bundle carries (pass two, hashed again),
-// is verified whole and swapped in. A bundle that would lose versions, change
-// a published version, or needs archives this mirror lacks is refused.
+// leaves out and the files a --since bundle lists as kept, takes every file
+// the bundle carries (pass two, hashed again) and rebuilds the derived ones
+// from this mirror's own, is verified whole and swapped in. A bundle that
+// would lose versions, change a published version, or needs archives or
+// other files this mirror lacks (or holds otherwise) is refused.
 
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { readManifest } from '../emit/existing.js';
 import type { Manifest } from '../manifest.js';
 import { problemLines, withMirrorWrite, type MirrorWriteOptions } from '../transaction.js';
-import { archivesOf, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleManifest } from './format.js';
+import { derivedText } from './derive.js';
+import { archivesOf, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest } from './format.js';
 import { verifyBundle, walkBundle, type VerifiedBundle } from './read.js';
 
 export interface UnbundleOptions {
@@ -50,9 +53,12 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
   };
   return withMirrorWrite(outDir, write, async (tx) => {
     const plan = planMerge(readManifest(outDir), bundle, file, outDir);
+    checkOutsideFiles(outDir, bundle.manifest, file);
+    for (const kept of bundle.manifest.kept ?? []) plan.keep.add(kept.path);
     await tx.stage(async (staging) => {
       await removeAllBut(staging.root, plan.keep);
       await writeEntries(file, staging.root, bundle.manifest);
+      writeDerived(outDir, staging.root, bundle.manifest, file);
       await removeEmptyFolders(staging.root);
     });
     const versions = versionsOf(bundle.mirrorManifest);
@@ -109,6 +115,51 @@ function planMerge(inside: Manifest | undefined, bundle: VerifiedBundle, file: s
 
 function baseNote(manifest: BundleManifest): string {
   return manifest.base ? ` (sha256 ${manifest.base.sha256.slice(0, 12)}..., ${manifest.base.versions} versions)` : '';
+}
+
+/**
+ * The files a --since bundle leaves out besides archives: each kept one must
+ * be here byte for byte, and each derived one must rebuild from this mirror's
+ * own copy to the sender's sha256. Checked before anything is written.
+ */
+function checkOutsideFiles(outDir: string, manifest: BundleManifest, file: string): void {
+  const problems: string[] = [];
+  for (const kept of manifest.kept ?? []) {
+    const problem = mismatch(outDir, kept, (own) => own);
+    if (problem) problems.push(`${kept.path} ${problem}`);
+  }
+  for (const derived of manifest.derived ?? []) {
+    const problem = mismatch(outDir, derived, (own) => derivedText(own.toString('utf8'), derived, manifest.shared?.[derived.module]));
+    if (problem) problems.push(`${derived.path} ${problem}`);
+  }
+  if (problems.length === 0) return;
+  throw new MirrorError('BUNDLE_CONFLICT', `The bundle ${file} was made --since a manifest${baseNote(manifest)}, and leaves out files ${outDir} should have but does not: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; ... (${problems.length})` : ''}. Nothing was changed.`, {
+    hint: "Make a full bundle (without --since), or a --since bundle from this mirror's current manifest.json.",
+  });
+}
+
+/** Why this mirror's file does not give `expected` through `make`, or undefined when it does. */
+function mismatch(outDir: string, expected: BundleFile, make: (own: Buffer) => string | Buffer | { problem: string }): string | undefined {
+  const path = join(outDir, ...expected.path.split('/'));
+  if (!existsSync(path)) return 'is missing';
+  const made = make(readFileSync(path));
+  if (typeof made === 'object' && !Buffer.isBuffer(made)) return made.problem;
+  const sha256 = createHash('sha256').update(made).digest('hex');
+  return sha256 === expected.sha256 ? undefined : `differs (sha256 ${sha256.slice(0, 12)}..., the sender's is ${expected.sha256.slice(0, 12)}...)`;
+}
+
+/** The derived files, rebuilt again from the live mirror (held under the lock) into the staging copy. */
+function writeDerived(outDir: string, root: string, manifest: BundleManifest, file: string): void {
+  for (const derived of manifest.derived ?? []) {
+    const made = derivedText(readFileSync(join(outDir, ...derived.path.split('/')), 'utf8'), derived, manifest.shared?.[derived.module]);
+    if (typeof made !== 'string' || createHash('sha256').update(made).digest('hex') !== derived.sha256) {
+      throw new MirrorError('BUNDLE_CONFLICT', `${derived.path} of ${outDir} changed while ${file} was unbundled. Nothing was changed.`, { hint: 'Run unbundle again.' });
+    }
+    const target = join(root, ...derived.path.split('/'));
+    mkdirSync(dirname(target), { recursive: true });
+    rmSync(target, { force: true });
+    writeFileSync(target, made, { flag: 'wx', mode: 0o644 });
+  }
 }
 
 /** Clears the staging copy but for `keep`; unlinking a hard link never touches the live mirror. */

@@ -64,6 +64,13 @@ function contentDocument(c: ModuleContent) {
 }
 
 /**
+ * The keys of a detail document that only the version's files (and the
+ * generator reading them) decide, and so never change once it is published;
+ * the rest (`versions`, `providers`, module metadata, `deprecation`) can.
+ */
+export const DETAIL_CONTENT_KEYS = ['root', 'submodules', 'examples'] as const;
+
+/**
  * GET {base}/ns/name/provider[/version]: summary plus detail (spec 2.7), and
  * `deprecation` ({reason, link}, as HCP Terraform's) when the version is deprecated.
  */
