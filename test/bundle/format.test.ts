@@ -48,8 +48,28 @@ describe('parseBundleManifest', () => {
   });
 
   it('refuses another format version, saying another modmirror made it', () => {
-    expect(refusal(manifestText({ format: 2 }))).toBe('/tmp/drop.tar.gz is not a usable modmirror bundle: format 2 is not 1; it was made by another modmirror version.');
-    expect(refusal(manifestText({ format: undefined }))).toMatch(/: format undefined is not 1;/);
+    expect(refusal(manifestText({ format: 3 }))).toBe('/tmp/drop.tar.gz is not a usable modmirror bundle: format 3 is not 1 or 2; it was made by another modmirror version.');
+    expect(refusal(manifestText({ format: undefined }))).toMatch(/: format undefined is not 1 or 2;/);
+  });
+
+  it('reads format 1, which lists only carried files', () => {
+    expect(BUNDLE_FORMAT).toBe(2);
+    expect(refusal(manifestText({ format: 1 }))).toBeUndefined();
+    expect(refusal(manifestText({ format: 1, kept: [file('browse/x')] }))).toMatch(/: modmirror-bundle\.json of format 1 lists files outside the bundle\.$/);
+  });
+
+  it('accepts kept and derived files, and refuses unusable ones or a path listed in two kinds', () => {
+    const derived = (extra: Record<string, unknown> = {}) => file('v1/modules/a/b/c/1.0.0/index.json', { module: 'a/b/c', keys: ['id', 'versions'], values: { id: 'a/b/c/1.0.0' }, ...extra });
+    const shared = { 'a/b/c': { versions: ['1.1.0', '1.0.0'] } };
+    expect(refusal(manifestText({ kept: [file('browse/readme/a/b/c/1.0.0.json')], derived: [derived()], shared }))).toBeUndefined();
+    for (const bad of [derived({ module: 7 }), derived({ keys: 'id' }), derived({ keys: ['id', 'id'] }), derived({ keys: [1] }), derived({ values: [] }), derived({ path: '../x' })]) {
+      expect(refusal(manifestText({ derived: [bad], shared })), JSON.stringify(bad)).toMatch(/: modmirror-bundle\.json has an unusable file entry /);
+    }
+    expect(refusal(manifestText({ kept: [file('x', { size: -1 })] }))).toMatch(/has an unusable file entry/);
+    expect(refusal(manifestText({ kept: {} }))).toMatch(/has an unusable "kept", "derived" or "shared"\.$/);
+    expect(refusal(manifestText({ derived: [derived()], shared: { 'a/b/c': 'x' } }))).toMatch(/has an unusable file entry/);
+    expect(refusal(manifestText({ kept: [file('v1/modules/a/b/c/versions')] }))).toMatch(/lists v1\/modules\/a\/b\/c\/versions twice\.$/);
+    expect(refusal(manifestText({ files: [file('v1/x')], kept: [file('manifest.json')] }))).toMatch(/: it carries no manifest\.json\.$/);
   });
 
   it('refuses a manifest without a files list, and one that carries no mirror manifest', () => {

@@ -1,0 +1,210 @@
+// `bundle --since` of a git module's history through the CLI: one new
+// version published (and an old one deprecated) after the receiver's
+// manifest was taken. The bundle carries the new version and the shared
+// documents, lists the old versions' details as derived and their README
+// pointers and renderings as kept; unbundle makes the receiver byte for byte
+// the sender's mirror, or refuses, changing nothing, when the receiver does
+// not hold what the bundle leaves out. Format 1 bundles are still read, and a
+// full bundle is still a tree `tar xzf` unpacks.
+
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Header, Pack, ReadEntry, list } from 'tar';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeRepo, mirrorLeftovers, runCli, tempDir, treeOf, writeFiles } from '../helpers.js';
+
+const dir = tempDir('mm-since-');
+const repo = join(dir, 'terraform-aws-net');
+const dist = join(dir, 'dist');
+/** The mirror as the receiver has it: built before the new version. */
+const snapshot = join(dir, 'snapshot');
+const sinceBundle = join(dir, 'since.tar.gz');
+const fullBundle = join(dir, 'full.tar.gz');
+const KEY = 'acme/net/aws';
+
+/** Text that compresses like prose, different for each seed: READMEs the size real ones have. */
+function prose(seed: number, words: number): string {
+  const vocabulary = ['subnet', 'route', 'table', 'gateway', 'vpc', 'cidr', 'nat', 'flow', 'log', 'endpoint', 'peering', 'tags', 'ipv6', 'dhcp', 'acl'];
+  let x = seed;
+  const out: string[] = [];
+  for (let i = 0; i < words; i++) {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    out.push(vocabulary[x % vocabulary.length]! + (x % 7 === 0 ? '.\n' : ''));
+  }
+  return out.join(' ');
+}
+
+function release(n: number): Record<string, string> {
+  return {
+    'main.tf': `variable "size" {\n  default = ${n}\n}\nresource "null_resource" "r${n}" {}\n`,
+    'README.md': `# Net\n\n${prose(n, 4000)}\n`,
+    'examples/simple/main.tf': 'module "net" {\n  source = "../.."\n}\n',
+    'examples/simple/README.md': `# Simple\n\n${prose(100, 2000)}\n`,
+  };
+}
+
+async function entriesOf(bundle: string): Promise<[string, Buffer][]> {
+  const entries: [string, Buffer][] = [];
+  await list({
+    file: bundle,
+    onReadEntry: (entry) => {
+      const chunks: Buffer[] = [];
+      entry.on('data', (c: Buffer) => chunks.push(c));
+      entry.on('end', () => entries.push([entry.path, Buffer.concat(chunks)]));
+    },
+  });
+  return entries;
+}
+
+/** A gzipped tar of exactly these entries: how an older modmirror's bundle is made here. */
+async function packEntries(file: string, entries: [string, Buffer][]): Promise<void> {
+  const pack = new Pack({ gzip: true, portable: true });
+  const chunks: Buffer[] = [];
+  const done = new Promise<void>((resolve, reject) => {
+    pack.on('data', (c: Buffer) => chunks.push(c));
+    pack.on('end', resolve);
+    pack.on('error', reject);
+  });
+  for (const [path, data] of entries) {
+    const entry = new ReadEntry(new Header({ path, type: 'File', mode: 0o644, size: data.length, mtime: new Date(0) }));
+    entry.end(data);
+    pack.add(entry);
+  }
+  pack.end();
+  await done;
+  writeFileSync(file, Buffer.concat(chunks));
+}
+
+/** A fresh receiver: a copy of the snapshot, named `name`. */
+function receiver(name: string): string {
+  const target = join(dir, name);
+  cpSync(snapshot, target, { recursive: true });
+  return target;
+}
+
+beforeAll(async () => {
+  makeRepo(repo, [
+    { date: '2024-01-01T00:00:00Z', files: release(1), tags: ['v1.0.0'] },
+    { date: '2024-02-01T00:00:00Z', files: release(2), tags: ['v1.1.0'] },
+    // Same README as 1.1.0: one rendering for both.
+    { date: '2024-03-01T00:00:00Z', files: { 'main.tf': 'variable "size" {\n  default = 3\n}\n' }, tags: ['v1.2.0'] },
+  ]);
+  writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - git: terraform-aws-net\n    namespace: acme\n' });
+  expect((await runCli(['build'], dir)).code).toBe(0);
+  cpSync(dist, snapshot, { recursive: true });
+  writeFileSync(join(dir, 'base.json'), readFileSync(join(dist, 'manifest.json')));
+
+  makeRepo(repo, [{ date: '2024-04-01T00:00:00Z', files: release(4), tags: ['v1.3.0'] }]);
+  expect((await runCli(['publish', '--git', 'terraform-aws-net', '--ref', 'v1.3.0'], dir)).code).toBe(0);
+  // A change to an old version's detail besides `versions`: carried as that detail's own value.
+  expect((await runCli(['deprecate', KEY, '1.0.0', '--reason', 'use 1.3', '--out', 'dist'], dir)).code).toBe(0);
+
+  const made = await runCli(['bundle', '--out', sinceBundle, '--since', 'base.json'], dir);
+  expect(made.stderr).toBe('');
+  expect(made.code).toBe(0);
+  expect(made.stdout).toMatch(/1 new or changed version\(s\); 3 archive\(s\) left out that the base has; 6 file\(s\) the receiver keeps and 3 it rebuilds, checked by unbundle/);
+  expect((await runCli(['bundle', '--out', fullBundle], dir)).code).toBe(0);
+}, 60_000);
+
+describe('a --since bundle of one new version', () => {
+  it("leaves out the old versions' details, README pointers and renderings, and lists them", async () => {
+    const entries = await entriesOf(sinceBundle);
+    const paths = entries.map(([path]) => path);
+    const old = ['1.0.0', '1.1.0', '1.2.0'];
+    for (const version of old) {
+      expect(paths).not.toContain(`v1/modules/${KEY}/${version}/index.json`);
+      expect(paths).not.toContain(`browse/readme/${KEY}/${version}.json`);
+      expect(paths).not.toContain(`v1/modules/${KEY}/${version}/net-aws-${version}.tar.gz`);
+    }
+    const snapshotRendered = Object.keys(treeOf(snapshot)).filter((p) => p.startsWith('browse/rendered/'));
+    expect(snapshotRendered.length).toBeGreaterThan(1);
+    expect(paths.filter((p) => snapshotRendered.includes(p))).toEqual([]);
+    expect(paths).toContain(`v1/modules/${KEY}/1.3.0/net-aws-1.3.0.tar.gz`);
+    expect(paths).toContain(`v1/modules/${KEY}/1.3.0/index.json`);
+
+    const listed = JSON.parse(entries[0]![1].toString()) as { format: number; derived: { path: string; values: Record<string, unknown> }[]; kept: { path: string }[] };
+    expect(listed.format).toBe(2);
+    expect(listed.derived.map((d) => d.path).sort()).toEqual(old.map((v) => `v1/modules/${KEY}/${v}/index.json`));
+    expect(listed.derived.find((d) => d.path.includes('/1.0.0/'))!.values.deprecation).toEqual({ reason: 'use 1.3', link: null });
+    expect(listed.kept.map((k) => k.path).sort()).toEqual([...old.map((v) => `browse/readme/${KEY}/${v}.json`), ...snapshotRendered].sort());
+    // The shared documents and the new version's files are most of it; the old details were the bulk before.
+    expect(statSync(sinceBundle).size).toBeLessThan(statSync(fullBundle).size / 2);
+  });
+
+  it("makes the receiver byte for byte the sender's mirror, and verify accepts it", async () => {
+    const inside = receiver('inside');
+    const r = await runCli(['unbundle', sinceBundle, '--out', inside], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/1 new version\(s\); the mirror has 4 versions of 1 modules/);
+    expect(treeOf(inside)).toEqual(treeOf(dist));
+    expect((await runCli(['verify', inside], dir)).code).toBe(0);
+    expect(await mirrorLeftovers(dir, 'inside')).toEqual([]);
+  });
+
+  async function refused(inside: string, message: RegExp): Promise<void> {
+    const before = treeOf(inside);
+    const r = await runCli(['unbundle', sinceBundle, '--out', inside], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toMatch(/Nothing was changed\.\nhint: Make a full bundle \(without --since\), or a --since bundle from this mirror's current manifest\.json\./);
+    expect(treeOf(inside)).toEqual(before);
+    expect(await mirrorLeftovers(dir, inside.slice(dir.length + 1))).toEqual([]);
+  }
+
+  it('is refused, changing nothing, by a receiver whose old detail differs by one byte', async () => {
+    const inside = receiver('detail-differs');
+    const detail = join(inside, `v1/modules/${KEY}/1.1.0/index.json`);
+    writeFileSync(detail, readFileSync(detail, 'utf8').replace('# Net', '# Nat'));
+    await refused(inside, new RegExp(`leaves out files .* should have but does not: v1/modules/${KEY}/1\\.1\\.0/index\\.json differs \\(sha256 [0-9a-f]{12}\\.\\.\\., the sender's is [0-9a-f]{12}\\.\\.\\.\\)`));
+  });
+
+  it('is refused by a receiver whose rendering differs by one byte', async () => {
+    const inside = receiver('rendering-differs');
+    const rendered = Object.keys(treeOf(inside)).find((p) => p.startsWith('browse/rendered/'))!;
+    const bytes = readFileSync(join(inside, rendered));
+    bytes[bytes.length - 1]! ^= 1;
+    writeFileSync(join(inside, rendered), bytes);
+    await refused(inside, new RegExp(`should have but does not: ${rendered.replace(/\./g, '\\.')} differs`));
+  });
+
+  it('is refused by a receiver missing a kept file', async () => {
+    const inside = receiver('pointer-missing');
+    rmSync(join(inside, `browse/readme/${KEY}/1.0.0.json`));
+    await refused(inside, new RegExp(`should have but does not: browse/readme/${KEY}/1\\.0\\.0\\.json is missing`));
+  });
+});
+
+describe('older and full bundles', () => {
+  it('unbundles a format-1 bundle, full or --since, as before', async () => {
+    const [head, ...rest] = await entriesOf(fullBundle);
+    const listed = JSON.parse(head![1].toString()) as { format: number; kept?: unknown; base?: unknown; files: { path: string }[] };
+    expect(listed.kept).toBeUndefined();
+    const full1 = join(dir, 'full1.tar.gz');
+    await packEntries(full1, [['modmirror-bundle.json', Buffer.from(JSON.stringify({ ...listed, format: 1 }))], ...rest]);
+    const fresh = join(dir, 'fresh');
+    expect((await runCli(['unbundle', full1, '--out', fresh], dir)).code).toBe(0);
+    expect(treeOf(fresh)).toEqual(treeOf(dist));
+
+    // Format 1 --since: every file but the archives the base has.
+    const baseArchives = ['1.0.0', '1.1.0', '1.2.0'].map((v) => `v1/modules/${KEY}/${v}/net-aws-${v}.tar.gz`);
+    const since1 = join(dir, 'since1.tar.gz');
+    const files = listed.files.filter((f) => !baseArchives.includes(f.path));
+    const body = { ...listed, format: 1, base: { sha256: 'ab'.repeat(32), versions: 3 }, files };
+    await packEntries(since1, [['modmirror-bundle.json', Buffer.from(JSON.stringify(body))], ...rest.filter(([path]) => !baseArchives.includes(path))]);
+    const inside = receiver('inside-format1');
+    const r = await runCli(['unbundle', since1, '--out', inside], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(treeOf(inside)).toEqual(treeOf(dist));
+  });
+
+  it('is still a whole mirror that tar xzf unpacks', () => {
+    const unpacked = join(dir, 'unpacked');
+    mkdirSync(unpacked);
+    execFileSync('tar', ['xzf', fullBundle, '-C', unpacked]);
+    rmSync(join(unpacked, 'modmirror-bundle.json'));
+    expect(treeOf(unpacked)).toEqual(treeOf(dist));
+  });
+});
