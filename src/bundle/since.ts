@@ -61,7 +61,7 @@ function keepReadmes(dir: string, files: Set<string>, key: string, version: stri
   try {
     digests = Object.values(JSON.parse(readFileSync(join(dir, pointers), 'utf8')) as Record<string, unknown>);
   } catch {
-    return; // carried, then: verify judged the mirror, and a file it cannot read here is no file to keep
+    return; // not a pointer file this code reads: carried, then, like any file it cannot vouch for
   }
   const rendered = digests.map((d) => (typeof d === 'string' ? renderedFile(d) : ''));
   if (!rendered.every((path) => files.has(path))) return;
