@@ -1,7 +1,26 @@
-import { list } from 'tar';
+import { Header, list, Pack, ReadEntry } from 'tar';
 import { Readable } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { packVersion } from '../src/pack.js';
+import { ARCHIVE_MTIME, packVersion } from '../src/pack.js';
+import type { SourceFile } from '../src/types.js';
+
+/** The tar that tar's own portable Pack writes for the files: what every mirror's archives were before packVersion laid them out itself. */
+async function tarPackOf(files: SourceFile[]): Promise<Buffer> {
+  const pack = new Pack({ portable: true, mtime: ARCHIVE_MTIME, noDirRecurse: true });
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    pack.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+  });
+  for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+    const header = new Header({ path: file.path, type: 'File', mode: file.mode & 0o111 ? 0o755 : 0o644, size: file.data.length, mtime: ARCHIVE_MTIME, uid: 0, gid: 0 });
+    const entry = new ReadEntry(header);
+    entry.end(file.data);
+    pack.add(entry);
+  }
+  pack.end();
+  return done;
+}
 
 async function entries(data: Buffer): Promise<{ path: string; mode: number; mtime: string; uid: number; uname: string }[]> {
   const found: { path: string; mode: number; mtime: string; uid: number; uname: string }[] = [];
@@ -40,5 +59,22 @@ describe('packVersion', () => {
   it('changes the digest when a byte changes', async () => {
     const changed = files.map((f) => (f.path === 'a.tf' ? { ...f, data: Buffer.from('b') } : f));
     expect((await packVersion(changed)).sha256).not.toBe((await packVersion(files)).sha256);
+  });
+
+  it("lays out the tar byte for byte as tar's own Pack does, long and non-ASCII paths included", async () => {
+    const awkward: SourceFile[] = [
+      { path: 'empty.tf', mode: 0o644, data: Buffer.alloc(0) },
+      { path: 'exactly-one-block.txt', mode: 0o644, data: Buffer.alloc(512, 'x') },
+      { path: 'one-over.txt', mode: 0o755, data: Buffer.alloc(513, 'y') },
+      { path: 'modules/é-ü/读我.md', mode: 0o644, data: Buffer.from('# 读我\n') },
+      // Over 100 bytes: split into the ustar prefix.
+      { path: `${'deep/'.repeat(25)}main.tf`, mode: 0o644, data: Buffer.from('variable "x" {}\n') },
+      // A name over 100 bytes with no folder to split at: only a pax header holds it.
+      { path: `examples/${'n'.repeat(140)}.tf`, mode: 0o644, data: Buffer.from('output "y" { value = 1 }\n') },
+      { path: `${'p'.repeat(200)}/${'q'.repeat(120)}.tf`, mode: 0o755, data: Buffer.alloc(70_000, 'z') },
+    ];
+    const ours = gunzipSync((await packVersion(awkward)).data);
+    expect(ours.equals(await tarPackOf(awkward))).toBe(true);
+    expect((await entries((await packVersion(awkward)).data)).map((e) => e.path)).toEqual([...awkward.map((f) => f.path)].sort());
   });
 });
