@@ -18,6 +18,8 @@ const END_BLOCKS = 2 * BLOCK;
 const gzipAsync = promisify(gzip);
 
 export async function packVersion(files: SourceFile[]): Promise<PackedArchive> {
+  // On zlib's thread pool, so versions compress side by side; its output comes back to this thread in
+  // pieces, each a round trip, so in large ones (16 KB by default).
   const data = await gzipAsync(tarOf(files), { level: 6, chunkSize: 256 * 1024 });
   return { data, sha256: createHash('sha256').update(data).digest('hex') };
 }
