@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Header, Pack, ReadEntry, list } from 'tar';
+import { entriesOf, packEntries } from './tar-entries.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mirrorLeftovers, runCli, tempDir, writeFiles, treeOf } from '../helpers.js';
 
@@ -13,38 +13,6 @@ const sha256 = (file: string) => createHash('sha256').update(readFileSync(file))
 
 /** Leftovers of a writer beside a mirror: staging or old folders, or its lock. */
 const leftovers = mirrorLeftovers;
-
-async function entriesOf(bundle: string): Promise<[string, Buffer][]> {
-  const entries: [string, Buffer][] = [];
-  await list({
-    file: bundle,
-    onReadEntry: (entry) => {
-      const chunks: Buffer[] = [];
-      entry.on('data', (c: Buffer) => chunks.push(c));
-      entry.on('end', () => entries.push([entry.path, Buffer.concat(chunks)]));
-    },
-  });
-  return entries;
-}
-
-/** Writes a gzipped tar with exactly these entries, in order: how a tampered bundle is made. */
-async function packEntries(file: string, entries: [string, Buffer][]): Promise<void> {
-  const pack = new Pack({ gzip: true, portable: true });
-  const chunks: Buffer[] = [];
-  const done = new Promise<void>((resolve, reject) => {
-    pack.on('data', (c: Buffer) => chunks.push(c));
-    pack.on('end', resolve);
-    pack.on('error', reject);
-  });
-  for (const [path, data] of entries) {
-    const entry = new ReadEntry(new Header({ path, type: 'File', mode: 0o644, size: data.length, mtime: new Date(0) }));
-    entry.end(data);
-    pack.add(entry);
-  }
-  pack.end();
-  await done;
-  writeFileSync(file, Buffer.concat(chunks));
-}
 
 const outside = tempDir('mm-outside-');
 const inside = tempDir('mm-inside-');

@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Header, Pack, ReadEntry, list } from 'tar';
+import { entriesOf, packEntries } from './tar-entries.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, mirrorLeftovers, runCli, tempDir, treeOf, writeFiles } from '../helpers.js';
 
@@ -42,38 +42,6 @@ function release(n: number): Record<string, string> {
     'examples/simple/main.tf': 'module "net" {\n  source = "../.."\n}\n',
     'examples/simple/README.md': `# Simple\n\n${prose(100, 2000)}\n`,
   };
-}
-
-async function entriesOf(bundle: string): Promise<[string, Buffer][]> {
-  const entries: [string, Buffer][] = [];
-  await list({
-    file: bundle,
-    onReadEntry: (entry) => {
-      const chunks: Buffer[] = [];
-      entry.on('data', (c: Buffer) => chunks.push(c));
-      entry.on('end', () => entries.push([entry.path, Buffer.concat(chunks)]));
-    },
-  });
-  return entries;
-}
-
-/** A gzipped tar of exactly these entries: how an older modmirror's bundle is made here. */
-async function packEntries(file: string, entries: [string, Buffer][]): Promise<void> {
-  const pack = new Pack({ gzip: true, portable: true });
-  const chunks: Buffer[] = [];
-  const done = new Promise<void>((resolve, reject) => {
-    pack.on('data', (c: Buffer) => chunks.push(c));
-    pack.on('end', resolve);
-    pack.on('error', reject);
-  });
-  for (const [path, data] of entries) {
-    const entry = new ReadEntry(new Header({ path, type: 'File', mode: 0o644, size: data.length, mtime: new Date(0) }));
-    entry.end(data);
-    pack.add(entry);
-  }
-  pack.end();
-  await done;
-  writeFileSync(file, Buffer.concat(chunks));
 }
 
 /** A fresh receiver: a copy of the snapshot, named `name`. */
