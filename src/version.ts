@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * modmirror's own folder: the nearest one above this file holding
  * package.json. The same code runs from src/ (tests), lib/ (compiled) and
- * lib/bundle/ (the CLI), so files of the package are found from here, never
+ * lib/cli-bundle/ (the CLI), so files of the package are found from here, never
  * by a fixed number of `../`.
  */
 export const PACKAGE_ROOT: string = findPackageRoot(dirname(fileURLToPath(import.meta.url)));

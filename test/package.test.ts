@@ -5,7 +5,7 @@
 
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +70,9 @@ describe('the installed package', () => {
     expect(relative(ROOT, realpathSync(installed)).startsWith('..')).toBe(true);
     const version = await modmirror(['--version']);
     expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
+    // The bundled CLI that bin/ runs, beside tsc's whole output: the bundle's folder once was
+    // lib/bundle/, where src/bundle/ compiles to, and its clean-up emptied that.
+    for (const file of ['lib/cli-bundle/cli.js', 'lib/bundle/create.js', 'lib/browse/render-worker.js']) expect(existsSync(join(installed, file)), file).toBe(true);
   });
 
   it('builds the bundled samples with the shipped config, and a plain folder, each verified', async () => {

@@ -18,7 +18,7 @@ import { createReadmeRenderer, storedRendering, type ReadmeOptions, type StoredR
 // One copy, read by tests and the CLI alike; package.json `files` ships this
 // folder for that reason (test/package.test.ts installs the packed tarball and builds with it).
 const STATIC = join(PACKAGE_ROOT, 'src/browse/static');
-/** The compiled worker, also when this code runs bundled into the CLI (lib/bundle/) or from src/ in tests. */
+/** The compiled worker, also when this code runs bundled into the CLI (lib/cli-bundle/) or from src/ in tests. */
 const RENDER_WORKER = join(PACKAGE_ROOT, 'lib/browse/render-worker.js');
 const ASSETS: [string, string][] = [
   ['index.html', 'index.html'],
