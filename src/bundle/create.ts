@@ -20,7 +20,7 @@ import type { Manifest } from '../manifest.js';
 import { ARCHIVE_MTIME } from '../pack.js';
 import { problemLines, withMirrorRead } from '../transaction.js';
 import { GENERATOR } from '../version.js';
-import { archivesOf, BUNDLE_FORMAT, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest, type DerivedFile } from './format.js';
+import { archivesOf, BUNDLE_FORMAT, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest, type CopiedFile, type DerivedFile } from './format.js';
 import { splitSince } from './since.js';
 
 export interface BundleOptions {
@@ -74,6 +74,9 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     // One file at a time: a mirror can hold more files than a process may open.
     const described: BundleFile[] = [];
     for (const rel of inTar) described.push(await describe(dir, rel));
+    // A --since bundle carries each content once (a full one stays a complete tree for `tar xzf`);
+    // archives stay carried, as the manifests say which archives a bundle holds.
+    const { carried: inTarOnce, copies } = base ? carryOnce(described, new Set([...archivesOf(manifest).values()].map((a) => a.archive))) : { carried: described, copies: [] };
     const kept: BundleFile[] = [];
     for (const rel of split?.kept ?? []) kept.push(await describe(dir, rel));
     const derived: DerivedFile[] = [];
@@ -82,15 +85,32 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
       format: BUNDLE_FORMAT,
       generator: GENERATOR,
       ...(base ? { base: { sha256: base.sha256, versions: versionsOf(base.manifest).size } } : {}),
-      files: described,
-      ...(split ? { kept, derived, shared: split.shared } : {}),
+      files: inTarOnce,
+      ...(split ? { kept, derived, shared: split.shared, copies } : {}),
     };
     await writeBundle(dir, out, bundleManifest);
     const bytes = (await stat(out)).size;
     return {
-      out, files: inTar.length, bytes, versions: carried, providerPackages: carriedProviders, skipped, kept: kept.length, derived: derived.length, sha256: await sha256Of(out),
+      out, files: inTarOnce.length, bytes, versions: carried, providerPackages: carriedProviders, skipped, kept: kept.length, derived: derived.length, sha256: await sha256Of(out),
     };
   });
+}
+
+/** Files with the same bytes as one carried before them become copies of it (archives excepted). */
+function carryOnce(files: BundleFile[], archives: Set<string>): { carried: BundleFile[]; copies: CopiedFile[] } {
+  const first = new Map<string, BundleFile>();
+  const carried: BundleFile[] = [];
+  const copies: CopiedFile[] = [];
+  for (const file of files) {
+    const key = `${file.sha256}:${file.size}`;
+    const from = archives.has(file.path) ? undefined : first.get(key);
+    if (from) copies.push({ ...file, from: from.path });
+    else {
+      carried.push(file);
+      if (!archives.has(file.path)) first.set(key, file);
+    }
+  }
+  return { carried, copies };
 }
 
 function readBase(file: string): { manifest: Manifest; sha256: string } {

@@ -8,7 +8,9 @@
 // have, so unbundle can prove it ends up with exactly the sender's mirror:
 // `kept` files it must hold byte for byte, and `derived` files (version
 // details) it rebuilds from its own copy with the top-level keys the bundle
-// carries. Format 1 bundles have neither and are still read.
+// carries, and `copies` of a file the bundle carries under another path (a
+// module's latest detail is its newest version's). Format 1 bundles have
+// none of these and are still read.
 
 import { MirrorError } from '../errors.js';
 import { providerArchivesOf, type Manifest } from '../manifest.js';
@@ -38,6 +40,12 @@ export interface BundleManifest {
   derived?: DerivedFile[];
   /** Per module key (`ns/name/provider`): top-level values its derived files share, carried once. */
   shared?: Record<string, Record<string, unknown>>;
+  /** Files not in the bundle that are byte for byte a carried file, `from` (format 2). */
+  copies?: CopiedFile[];
+}
+
+export interface CopiedFile extends BundleFile {
+  from: string;
 }
 
 /**
@@ -99,11 +107,13 @@ export function parseBundleManifest(text: string, file: string): BundleManifest 
   if (typeof value !== 'object' || value === null) throw invalid(`${BUNDLE_MANIFEST} is not an object`);
   if (!READABLE_FORMATS.includes(value.format)) throw invalid(`format ${JSON.stringify(value.format)} is not ${READABLE_FORMATS.join(' or ')}; it was made by another modmirror version`);
   if (!Array.isArray(value.files)) throw invalid(`${BUNDLE_MANIFEST} has no "files" list`);
-  const { kept = [], derived = [], shared = {} } = value;
-  if (value.format === 1 && (value.kept !== undefined || value.derived !== undefined || value.shared !== undefined)) {
+  const { kept = [], derived = [], shared = {}, copies = [] } = value;
+  if (value.format === 1 && (value.kept !== undefined || value.derived !== undefined || value.shared !== undefined || value.copies !== undefined)) {
     throw invalid(`${BUNDLE_MANIFEST} of format 1 lists files outside the bundle`);
   }
-  if (!Array.isArray(kept) || !Array.isArray(derived) || !isObject(shared)) throw invalid(`${BUNDLE_MANIFEST} has an unusable "kept", "derived" or "shared"`);
+  if (!Array.isArray(kept) || !Array.isArray(derived) || !isObject(shared) || !Array.isArray(copies)) {
+    throw invalid(`${BUNDLE_MANIFEST} has an unusable "kept", "derived", "shared" or "copies"`);
+  }
   const seen = new Set<string>();
   const check = (f: BundleFile, ok: boolean) => {
     if (!ok || !isFileEntry(f)) throw invalid(`${BUNDLE_MANIFEST} has an unusable file entry ${JSON.stringify(f).slice(0, 200)}`);
@@ -116,6 +126,12 @@ export function parseBundleManifest(text: string, file: string): BundleManifest 
     const ok = isObject(f) && typeof f.module === 'string' && (shared[f.module] === undefined || isObject(shared[f.module])) &&
       Array.isArray(f.keys) && f.keys.every((k) => typeof k === 'string') && new Set(f.keys).size === f.keys.length && isObject(f.values);
     check(f, ok);
+  }
+  const carried = new Map(value.files.map((f) => [f.path, f]));
+  for (const f of copies) {
+    // A copy names a carried file with the same bytes, so checking that file checks the copy.
+    const from = isObject(f) && typeof f.from === 'string' ? carried.get(f.from) : undefined;
+    check(f, from !== undefined && from.sha256 === f.sha256 && from.size === f.size);
   }
   if (!value.files.some((f) => f.path === MANIFEST_FILE)) throw invalid('it carries no manifest.json');
   return value;

@@ -3,13 +3,13 @@
 // from. Pass one checks every sha256 before anything is written; then, under
 // the mirror's lock, a hard-linked staging copy keeps the archives the bundle
 // leaves out and the files a --since bundle lists as kept, takes every file
-// the bundle carries (pass two, hashed again) and rebuilds the derived ones
-// from this mirror's own, is verified whole and swapped in. A bundle that
+// the bundle carries (pass two, hashed again) and its copies, rebuilds the
+// derived ones from this mirror's own, is verified whole and swapped in. A bundle that
 // would lose versions, change a published version, or needs archives or
 // other files this mirror lacks (or holds otherwise) is refused.
 
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MirrorError } from '../errors.js';
@@ -58,6 +58,7 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
     await tx.stage(async (staging) => {
       await removeAllBut(staging.root, plan.keep);
       await writeEntries(file, staging.root, bundle.manifest);
+      writeCopies(staging.root, bundle.manifest);
       writeDerived(outDir, staging.root, bundle.manifest, file);
       await removeEmptyFolders(staging.root);
     });
@@ -159,6 +160,17 @@ function writeDerived(outDir: string, root: string, manifest: BundleManifest, fi
     mkdirSync(dirname(target), { recursive: true });
     rmSync(target, { force: true });
     writeFileSync(target, made, { flag: 'wx', mode: 0o644 });
+  }
+}
+
+/** Each copy from the file the bundle carried with its bytes (checked against its sha256 as it was written). */
+function writeCopies(root: string, manifest: BundleManifest): void {
+  for (const copy of manifest.copies ?? []) {
+    const target = join(root, ...copy.path.split('/'));
+    mkdirSync(dirname(target), { recursive: true });
+    // Never through a hard link of the live mirror: the old file goes first.
+    rmSync(target, { force: true });
+    copyFileSync(join(root, ...copy.from.split('/')), target, constants.COPYFILE_EXCL);
   }
 }
 

@@ -66,10 +66,22 @@ describe('parseBundleManifest', () => {
       expect(refusal(manifestText({ derived: [bad], shared })), JSON.stringify(bad)).toMatch(/: modmirror-bundle\.json has an unusable file entry /);
     }
     expect(refusal(manifestText({ kept: [file('x', { size: -1 })] }))).toMatch(/has an unusable file entry/);
-    expect(refusal(manifestText({ kept: {} }))).toMatch(/has an unusable "kept", "derived" or "shared"\.$/);
+    expect(refusal(manifestText({ kept: {} }))).toMatch(/has an unusable "kept", "derived", "shared" or "copies"\.$/);
     expect(refusal(manifestText({ derived: [derived()], shared: { 'a/b/c': 'x' } }))).toMatch(/has an unusable file entry/);
     expect(refusal(manifestText({ kept: [file('v1/modules/a/b/c/versions')] }))).toMatch(/lists v1\/modules\/a\/b\/c\/versions twice\.$/);
     expect(refusal(manifestText({ files: [file('v1/x')], kept: [file('manifest.json')] }))).toMatch(/: it carries no manifest\.json\.$/);
+  });
+
+  it('accepts a copy only of a file it carries with the same bytes', () => {
+    const copy = (extra: Record<string, unknown> = {}) => file('v1/modules/a/b/c/index.json', { from: 'v1/modules/a/b/c/versions', ...extra });
+    expect(refusal(manifestText({ copies: [copy()] }))).toBeUndefined();
+    // Of a file not carried (kept files are the receiver's, not the bundle's), of other bytes, of no file.
+    for (const bad of [copy({ from: 'browse/x' }), copy({ sha256: 'cd'.repeat(32) }), copy({ size: 11 }), copy({ from: undefined })]) {
+      expect(refusal(manifestText({ copies: [bad], kept: [file('browse/x')] })), JSON.stringify(bad)).toMatch(/has an unusable file entry/);
+    }
+    expect(refusal(manifestText({ copies: [copy({ path: 'manifest.json' })] }))).toMatch(/lists manifest\.json twice\.$/);
+    expect(refusal(manifestText({ copies: {} }))).toMatch(/has an unusable "kept", "derived", "shared" or "copies"\.$/);
+    expect(refusal(manifestText({ format: 1, copies: [] }))).toMatch(/of format 1 lists files outside the bundle\.$/);
   });
 
   it('refuses a manifest without a files list, and one that carries no mirror manifest', () => {

@@ -90,9 +90,19 @@ describe('a --since bundle of one new version', () => {
     expect(paths.filter((p) => snapshotRendered.includes(p))).toEqual([]);
     expect(paths).toContain(`v1/modules/${KEY}/1.3.0/net-aws-1.3.0.tar.gz`);
     expect(paths).toContain(`v1/modules/${KEY}/1.3.0/index.json`);
+    // The module's own detail is its latest version's, byte for byte: carried once, listed as a copy.
+    expect(paths).not.toContain(`v1/modules/${KEY}/index.json`);
 
-    const listed = JSON.parse(entries[0]![1].toString()) as { format: number; derived: { path: string; values: Record<string, unknown> }[]; kept: { path: string }[] };
+    const listed = JSON.parse(entries[0]![1].toString()) as {
+      format: number; derived: { path: string; values: Record<string, unknown> }[]; kept: { path: string }[]; copies: { path: string; from: string }[];
+    };
     expect(listed.format).toBe(2);
+    expect(listed.copies.map(({ path, from }) => ({ path, from }))).toContainEqual({ path: `v1/modules/${KEY}/index.json`, from: `v1/modules/${KEY}/1.3.0/index.json` });
+    // Any file with the bytes of one carried before it (here also the listings, alike with one module).
+    for (const { path, from } of listed.copies) {
+      expect(paths).not.toContain(path);
+      expect(readFileSync(join(dist, path)).equals(readFileSync(join(dist, from)))).toBe(true);
+    }
     expect(listed.derived.map((d) => d.path).sort()).toEqual(old.map((v) => `v1/modules/${KEY}/${v}/index.json`));
     expect(listed.derived.find((d) => d.path.includes('/1.0.0/'))!.values.deprecation).toEqual({ reason: 'use 1.3', link: null });
     expect(listed.kept.map((k) => k.path).sort()).toEqual([...old.map((v) => `browse/readme/${KEY}/${v}.json`), ...snapshotRendered].sort());
