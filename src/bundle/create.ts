@@ -19,6 +19,7 @@ import { readManifest } from '../emit/existing.js';
 import type { Manifest } from '../manifest.js';
 import { ARCHIVE_MTIME } from '../pack.js';
 import { problemLines, withMirrorRead } from '../transaction.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
 import { GENERATOR } from '../version.js';
 import { archivesOf, BUNDLE_FORMAT, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest, type CopiedFile, type DerivedFile } from './format.js';
 import { splitSince } from './since.js';
@@ -96,14 +97,18 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
   });
 }
 
-/** Files with the same bytes as one carried before them become copies of it (archives excepted). */
+/**
+ * Files with the same bytes as one carried before them become copies of it,
+ * but for archives and the mirror's manifest.json: unbundle reads those from
+ * the bundle itself.
+ */
 function carryOnce(files: BundleFile[], archives: Set<string>): { carried: BundleFile[]; copies: CopiedFile[] } {
   const first = new Map<string, BundleFile>();
   const carried: BundleFile[] = [];
   const copies: CopiedFile[] = [];
   for (const file of files) {
     const key = `${file.sha256}:${file.size}`;
-    const from = archives.has(file.path) ? undefined : first.get(key);
+    const from = archives.has(file.path) || file.path === MANIFEST_FILE ? undefined : first.get(key);
     if (from) copies.push({ ...file, from: from.path });
     else {
       carried.push(file);
