@@ -66,7 +66,7 @@ describe('a private registry’s provider network mirror', () => {
     // The signature names one zip: the same query on another one, or an altered one, is refused.
     const query = url.slice(url.indexOf('?'));
     expect((await get(`providers/registry.terraform.io/hashicorp/random/terraform-provider-random_3.6.0_darwin_arm64.zip${query}`)).status).toBe(403);
-    const altered = await get(`providers/registry.terraform.io/hashicorp/random/${url.replace(/signature=./, 'signature=A')}`);
+    const altered = await get(`providers/registry.terraform.io/hashicorp/random/${url.replace(/signature=(.)/, (_, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`)}`);
     expect(altered.status).toBe(403);
     expect(JSON.parse(altered.body.toString('utf8')).errors[0]).toMatch(/not one the registry signed/);
   });
