@@ -21,7 +21,7 @@ import { ARCHIVE_MTIME } from '../pack.js';
 import { problemLines, withMirrorRead } from '../transaction.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { GENERATOR } from '../version.js';
-import { archivesOf, BUNDLE_FORMAT, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest, type CopiedFile, type DerivedFile } from './format.js';
+import { archivesOf, BUNDLE_FORMAT, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest, type CopiedFile } from './format.js';
 import { splitSince } from './since.js';
 
 export interface BundleOptions {
@@ -80,8 +80,7 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     const { carried: inTarOnce, copies } = base ? carryOnce(described, new Set([...archivesOf(manifest).values()].map((a) => a.archive))) : { carried: described, copies: [] };
     const kept: BundleFile[] = [];
     for (const rel of split?.kept ?? []) kept.push(await describe(dir, rel));
-    const derived: DerivedFile[] = [];
-    for (const plan of split?.derived ?? []) derived.push({ ...(await describe(dir, plan.path)), ...plan });
+    const derived = split?.derived ?? [];
     const bundleManifest: BundleManifest = {
       format: BUNDLE_FORMAT,
       generator: GENERATOR,

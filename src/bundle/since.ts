@@ -6,6 +6,7 @@
 // receiver rebuilds each from its own copy with the keys the bundle carries).
 // Every other file is carried; unbundle checks all of it before writing.
 
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readmeFile, renderedFile } from '../browse/index.js';
@@ -17,12 +18,9 @@ import { latestVersion } from '../version-order.js';
 import { derivedText } from './derive.js';
 import type { DerivedFile } from './format.js';
 
-/** A derived file before its sha256 and size are known (the sender's own file's). */
-export type DerivedPlan = Omit<DerivedFile, 'sha256' | 'size'>;
-
 export interface SinceSplit {
   kept: string[];
-  derived: DerivedPlan[];
+  derived: DerivedFile[];
   shared: Record<string, Record<string, unknown>>;
 }
 
@@ -109,11 +107,12 @@ function deriveModule(dir: string, module: string, paths: string[], split: Since
       if (CONTENT_KEYS.has(key) || Object.hasOwn(shared, key)) continue;
       values[key] = Object.hasOwn(differing, key) ? differing[key] : firstValues(key);
     }
-    const plan: DerivedPlan = { path, module, keys, values };
-    const own = readFileSync(join(dir, path), 'utf8');
+    const bytes = readFileSync(join(dir, path));
+    const own = bytes.toString('utf8');
     // A file emit did not write this way (or whose keys a reader reorders) is carried instead.
-    if (derivedText(own, plan, shared) !== own) continue;
-    split.derived.push(plan);
+    if (derivedText(own, { keys, values }, shared) !== own) continue;
+    // Described from the bytes just read, so the file is not read a third time to list it.
+    split.derived.push({ path, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, module, keys, values });
     derivedAny = true;
   }
   if (derivedAny) split.shared[module] = shared;

@@ -2,11 +2,12 @@
 // the local mirror so that it becomes equal to the mirror the bundle was made
 // from. Pass one checks every sha256 before anything is written; then, under
 // the mirror's lock, a hard-linked staging copy keeps the archives the bundle
-// leaves out and the files a --since bundle lists as kept, takes every file
-// the bundle carries (pass two, hashed again) and its copies, rebuilds the
-// derived ones from this mirror's own, is verified whole and swapped in. A bundle that
-// would lose versions, change a published version, or needs archives or
-// other files this mirror lacks (or holds otherwise) is refused.
+// leaves out, the files a --since bundle lists as kept and the derived ones
+// rebuilt from this mirror's own (each checked against the sender's sha256
+// before anything is unpacked), takes every file the bundle carries (pass
+// two, hashed again) and its copies, is verified whole and swapped in. A
+// bundle that would lose versions, change a published version, or needs
+// archives or other files this mirror lacks (or holds otherwise) is refused.
 
 import { createHash } from 'node:crypto';
 import { closeSync, constants, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -53,13 +54,11 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
   };
   return withMirrorWrite(outDir, write, async (tx) => {
     const plan = planMerge(readManifest(outDir), bundle, file, outDir);
-    checkOutsideFiles(outDir, bundle.manifest, file);
-    for (const kept of bundle.manifest.kept ?? []) plan.keep.add(kept.path);
     await tx.stage(async (staging) => {
+      for (const path of takeOutsideFiles(outDir, staging.root, bundle.manifest, file)) plan.keep.add(path);
       await removeAllBut(staging.root, plan.keep);
       await writeEntries(file, staging.root, bundle.manifest);
       writeCopies(staging.root, bundle.manifest);
-      writeDerived(outDir, staging.root, bundle.manifest, file);
       await removeEmptyFolders(staging.root);
     });
     const versions = versionsOf(bundle.mirrorManifest);
@@ -119,48 +118,47 @@ function baseNote(manifest: BundleManifest): string {
 }
 
 /**
- * The files a --since bundle leaves out besides archives: each kept one must
- * be here byte for byte, and each derived one must rebuild from this mirror's
- * own copy to the sender's sha256. Checked before anything is written.
+ * The files a --since bundle leaves out besides archives, taken before the
+ * carried files are unpacked: each kept one must be here byte for byte, and
+ * each derived one, rebuilt once from this mirror's own copy, must have the
+ * sender's sha256 and is written into the staging copy. Any mismatch refuses
+ * the bundle (the staging copy is discarded). Returns the paths to keep.
  */
-function checkOutsideFiles(outDir: string, manifest: BundleManifest, file: string): void {
+function takeOutsideFiles(outDir: string, root: string, manifest: BundleManifest, file: string): string[] {
   const problems: string[] = [];
+  const keep: string[] = [];
   for (const kept of manifest.kept ?? []) {
-    const problem = mismatch(outDir, kept, (own) => own);
-    if (problem) problems.push(`${kept.path} ${problem}`);
+    const checked = matching(outDir, kept, (own) => own);
+    if ('problem' in checked) problems.push(`${kept.path} ${checked.problem}`);
+    else keep.push(kept.path);
   }
   for (const derived of manifest.derived ?? []) {
-    const problem = mismatch(outDir, derived, (own) => derivedText(own.toString('utf8'), derived, manifest.shared?.[derived.module]));
-    if (problem) problems.push(`${derived.path} ${problem}`);
+    const checked = matching(outDir, derived, (own) => derivedText(own.toString('utf8'), derived, manifest.shared?.[derived.module]));
+    if ('problem' in checked) {
+      problems.push(`${derived.path} ${checked.problem}`);
+      continue;
+    }
+    const target = join(root, ...derived.path.split('/'));
+    mkdirSync(dirname(target), { recursive: true });
+    // Never through the staging copy's hard link to the live mirror: the old file goes first.
+    rmSync(target, { force: true });
+    writeFileSync(target, checked.made, { flag: 'wx', mode: 0o644 });
+    keep.push(derived.path);
   }
-  if (problems.length === 0) return;
+  if (problems.length === 0) return keep;
   throw new MirrorError('BUNDLE_CONFLICT', `The bundle ${file} was made --since a manifest${baseNote(manifest)}, and leaves out files ${outDir} should have but does not: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; ... (${problems.length})` : ''}. Nothing was changed.`, {
     hint: "Make a full bundle (without --since), or a --since bundle from this mirror's current manifest.json.",
   });
 }
 
-/** Why this mirror's file does not give `expected` through `make`, or undefined when it does. */
-function mismatch(outDir: string, expected: BundleFile, make: (own: Buffer) => string | Buffer | { problem: string }): string | undefined {
+/** What `make` gives from this mirror's file, if it has `expected`'s sha256; else why not. */
+function matching(outDir: string, expected: BundleFile, make: (own: Buffer) => string | Buffer | { problem: string }): { made: string | Buffer } | { problem: string } {
   const path = join(outDir, ...expected.path.split('/'));
-  if (!existsSync(path)) return 'is missing';
+  if (!existsSync(path)) return { problem: 'is missing' };
   const made = make(readFileSync(path));
-  if (typeof made === 'object' && !Buffer.isBuffer(made)) return made.problem;
+  if (typeof made === 'object' && !Buffer.isBuffer(made)) return made;
   const sha256 = createHash('sha256').update(made).digest('hex');
-  return sha256 === expected.sha256 ? undefined : `differs (sha256 ${sha256.slice(0, 12)}..., the sender's is ${expected.sha256.slice(0, 12)}...)`;
-}
-
-/** The derived files, rebuilt again from the live mirror (held under the lock) into the staging copy. */
-function writeDerived(outDir: string, root: string, manifest: BundleManifest, file: string): void {
-  for (const derived of manifest.derived ?? []) {
-    const made = derivedText(readFileSync(join(outDir, ...derived.path.split('/')), 'utf8'), derived, manifest.shared?.[derived.module]);
-    if (typeof made !== 'string' || createHash('sha256').update(made).digest('hex') !== derived.sha256) {
-      throw new MirrorError('BUNDLE_CONFLICT', `${derived.path} of ${outDir} changed while ${file} was unbundled. Nothing was changed.`, { hint: 'Run unbundle again.' });
-    }
-    const target = join(root, ...derived.path.split('/'));
-    mkdirSync(dirname(target), { recursive: true });
-    rmSync(target, { force: true });
-    writeFileSync(target, made, { flag: 'wx', mode: 0o644 });
-  }
+  return sha256 === expected.sha256 ? { made } : { problem: `differs (sha256 ${sha256.slice(0, 12)}..., the sender's is ${expected.sha256.slice(0, 12)}...)` };
 }
 
 /** Each copy from the file the bundle carried with its bytes (checked against its sha256 as it was written). */
