@@ -134,7 +134,6 @@ function bytesByKind(out, cacheDir) {
   return bytes;
 }
 
-
 /**
  * The newest version published into a mirror built without it (from a clone
  * lacking its tag), then `bundle --since` the mirror's manifest from before:

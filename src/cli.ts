@@ -317,14 +317,16 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+/** Help pads command names to the longest, so the summaries line up whatever commands are added. */
+const COMMAND_WIDTH = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+
 const HELP = `modmirror ${VERSION}: Terraform/OpenTofu modules -> a static module registry
 
 Usage: modmirror <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  // Padded to the longest name, so the summaries line up whatever commands are added.
-  .map(([name, c], _, all) => `  ${name.padEnd(Math.max(...all.map(([n]) => n.length)))} ${c.summary}`)
+  .map(([name, c]) => `  ${name.padEnd(COMMAND_WIDTH)} ${c.summary}`)
   .join('\n')}
 
 Options:
