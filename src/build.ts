@@ -14,7 +14,6 @@ import { MirrorError } from './errors.js';
 import { readDeprecations } from './deprecations.js';
 import { readManifest } from './emit/existing.js';
 import { createModuleWriter, groupBy } from './emit/index.js';
-import { createReadmeWriter } from './browse/index.js';
 import { providerArchivesOf, type ForcedReplacement, type Manifest, type ModuleRecord } from './manifest.js';
 import { emitProviders } from './providers/emit.js';
 import { authenticateReleases, type ProviderRelease } from './providers/release.js';
@@ -95,7 +94,6 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   const deprecations = readDeprecations(config.outDir);
   const staged = tx.stage(async (staging) => {
     const records: ModuleRecord[] = [];
-    const readmes = createReadmeWriter(staging, { imageHosts: config.imageHosts, thread: true });
     let done = 0;
     const buildOne = async (source: VersionSource): Promise<BuiltVersion | undefined> => {
       try {
@@ -116,33 +114,28 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       }
     };
 
-    try {
-      await forEachLimited(takeEach(plan.modules), MODULE_CONCURRENCY, async (moduleVersions) => {
-        const first = moduleVersions[0]!;
-        const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
-        // Each version's documents are written as soon as it is built, so its content (READMEs, inputs) goes at once.
-        const writer = createModuleWriter(staging, first.address, moduleVersions.map((v) => v.version), providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)] });
-        const failed: string[] = [];
-        await forEachLimited(moduleVersions.values(), versionConcurrency(), async (source) => {
-          const built = await buildOne(source);
-          if (built === undefined) return void failed.push(source.version);
-          await writer.add(built);
-          await readmes.emit([built]);
-        });
-        // A repository's reader (a git process and its object cache) goes as soon as its last version is done,
-        // so a build of a thousand repositories holds one or two at a time.
-        for (const v of moduleVersions) {
-          if (v.origin.kind !== 'git') continue;
-          const left = pendingByRepo.get(v.origin.gitDir)! - 1;
-          pendingByRepo.set(v.origin.gitDir, left);
-          if (left === 0) caches.git.close(v.origin.gitDir);
-        }
-        const record = await writer.finish(failed);
-        if (record) records.push(record);
+    await forEachLimited(takeEach(plan.modules), MODULE_CONCURRENCY, async (moduleVersions) => {
+      const first = moduleVersions[0]!;
+      const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
+      // Each version's documents are written as soon as it is built, so its content (READMEs, inputs) goes at once.
+      const writer = createModuleWriter(staging, first.address, moduleVersions.map((v) => v.version), providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)] });
+      const failed: string[] = [];
+      await forEachLimited(moduleVersions.values(), versionConcurrency(), async (source) => {
+        const built = await buildOne(source);
+        if (built === undefined) return void failed.push(source.version);
+        await writer.add(built);
       });
-    } finally {
-      await readmes.close();
-    }
+      // A repository's reader (a git process and its object cache) goes as soon as its last version is done,
+      // so a build of a thousand repositories holds one or two at a time.
+      for (const v of moduleVersions) {
+        if (v.origin.kind !== 'git') continue;
+        const left = pendingByRepo.get(v.origin.gitDir)! - 1;
+        pendingByRepo.set(v.origin.gitDir, left);
+        if (left === 0) caches.git.close(v.origin.gitDir);
+      }
+      const record = await writer.finish(failed);
+      if (record) records.push(record);
+    });
     const providers = { path: config.providersPath, entries: await emitProviders(staging, plan.providers, config.providersPath, plan.releases) };
     await writeMirrorIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: plan.forced, providers, deprecations });
     const counts = { modules: records.length, count: records.reduce((n, r) => n + r.versions.length, 0) };

@@ -4,7 +4,7 @@
 
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument, type Document } from 'yaml';
 import { MirrorError } from './errors.js';
 import type { ModuleAddress, ModuleMeta } from './types.js';
 import { addressKey, isValidName } from './protocol/paths.js';

@@ -9,7 +9,6 @@ import { readDeprecations, type Deprecations } from './deprecations.js';
 import { MirrorError } from './errors.js';
 import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
 import { emitModule } from './emit/index.js';
-import { createReadmeWriter, readRenderedReadmes } from './browse/index.js';
 import type { ForcedReplacement, Manifest, ModuleRecord } from './manifest.js';
 import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
@@ -102,7 +101,7 @@ async function publishLocked(tx: MirrorWrite, source: VersionSource, options: Pu
     const baseUrl = readBaseUrl(options.outDir) ?? options.baseUrl;
     const deprecations = readDeprecations(options.outDir);
     await staging.write(archiveFile(source.address, source.version), archive.data);
-    const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, imageHosts: options.imageHosts, deprecations });
+    const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, deprecations });
     const records = mergeRecords(Object.keys(manifest.modules).length > 0 ? readRecords(options.outDir, manifest) : [], rewritten);
     // The provider files are in the staging copy as they were; the manifest keeps listing them.
     const providers = manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
@@ -124,7 +123,7 @@ async function emitAffected(
   outDir: string,
   manifest: Manifest,
   built: BuiltVersion,
-  options: { baseUrl: string; imageHosts: string[]; deprecations: Deprecations },
+  options: { baseUrl: string; deprecations: Deprecations },
 ): Promise<ModuleRecord[]> {
   const { namespace, name, provider } = built.source.address;
   const siblings = Object.keys(manifest.modules)
@@ -141,12 +140,7 @@ async function emitAffected(
     if (p === provider) {
       versions = [...versions.filter((v) => v.source.version !== built.source.version), built].sort((a, b) => compareVersionsDesc(a.source.version, b.source.version));
     }
-    // Only the new version's READMEs are rendered (the rest are in the tree), reusing the newest other version's where the text is the same.
-    const previous = versions.find((v) => v !== built);
     const record = await emitModule(staging, versions, providers, { baseUrl: options.baseUrl, deprecations: options.deprecations[addressKey(address)] });
-    if (p === provider) {
-      await createReadmeWriter(staging, { imageHosts: options.imageHosts }).emit([built], previous ? readRenderedReadmes(outDir, previous) : undefined);
-    }
     if (record) records.push(record);
   }
   return records;

@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { opendir, readFile } from 'node:fs/promises';
-import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { latestVersion } from './version-order.js';
 import type { Manifest } from './manifest.js';
@@ -29,7 +28,7 @@ import {
   VERSIONS_INDEX_FILE,
 } from './protocol/paths.js';
 import { versionsIndexOf, type VersionsIndex } from './emit/versions-index.js';
-import { BROWSE_INDEX_FILE, readmeFile, RENDERED_DIR, RENDERED_NAME, renderedFile } from './browse/index.js';
+import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE } from './browse/index.js';
 import type { ModuleAddress } from './types.js';
 import { verifyProviders } from './providers/verify.js';
 import { DEPRECATIONS_FILE, readDeprecations, type Deprecations } from './deprecations.js';
@@ -51,7 +50,6 @@ export interface VerifyOptions {
 
 type Json = Record<string, unknown>;
 
-const README_POINTERS = 'browse/readme/';
 
 const SUMMARY_FIELDS: [string, string][] = [
   ['id', 'string'], ['owner', 'string'], ['namespace', 'string'], ['name', 'string'], ['version', 'string'], ['provider', 'string'],
@@ -94,8 +92,10 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
   const basePath = typeof modulesV1 === 'string' ? basePathOfModulesService(modulesV1) : '/';
 
   const keys = options.modules ?? Object.keys(manifest.modules);
-  // A mirror with the browse page has every version's README pointers.
-  const browse = existsSync(join(dir, BROWSE_INDEX_FILE));
+  // A mirror with the browse page has all of it: without markdown-it's file, say, it would show no README.
+  if (existsSync(join(dir, BROWSE_INDEX_FILE))) {
+    for (const file of BROWSE_ASSET_FILES) if (!existsSync(join(dir, file))) problem(file, 'missing: the browse page needs it');
+  }
   let deprecations: Deprecations = {};
   try {
     deprecations = readDeprecations(dir);
@@ -113,7 +113,7 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
       problem(MANIFEST_FILE, `has no module ${key}`);
       continue;
     }
-    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true, browse, deprecations });
+    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true, deprecations });
   }
   await verifyIndexes(manifest, keys, { json, problem });
   if (options.modules === undefined || options.providers === true) {
@@ -121,7 +121,7 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
   }
   if (options.modules === undefined) {
     const isVersionFile = versionFileCheck(manifest);
-    await verifyEveryJsonFile(dir, (path) => checked.has(path) || isVersionFile(path), problem, options.hashArchives ?? true);
+    await verifyEveryJsonFile(dir, (path) => checked.has(path) || isVersionFile(path), problem);
   }
   return problems;
 }
@@ -141,10 +141,6 @@ function versionFileCheck(manifest: Manifest): (path: string) => boolean {
     return last.versions;
   };
   return (path) => {
-    if (path.startsWith(README_POINTERS) && path.endsWith('.json')) {
-      const parts = path.slice(README_POINTERS.length, -'.json'.length).split('/');
-      return parts.length === 4 && versionsOf(parts.slice(0, 3).join('/')).has(parts[3]!) && path === readmeFile(parts.slice(0, 3).join('/'), parts[3]!);
-    }
     if (!path.startsWith(MODULES_BASE) || !(path.endsWith('/index.json') || path.endsWith('/download'))) return false;
     const parts = path.slice(MODULES_BASE.length).split('/');
     if (parts.length !== 5) return false;
@@ -162,7 +158,6 @@ interface Context {
   problem: (path: string, message: string) => void;
   basePath: string;
   hashArchives: boolean;
-  browse: boolean;
   /** deprecations.json: what each version's `deprecation` in `versions` and in its detail must say. */
   deprecations: Deprecations;
 }
@@ -220,7 +215,6 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
       });
     }
     await verifyDownload(address, entry, ctx);
-    if (ctx.browse) await verifyReadmePointers(key, entry.version, ctx);
   }
 
   const latestRel = latestDetailFile(address);
@@ -261,17 +255,6 @@ async function verifyDownload(address: ModuleAddress, entry: Manifest['modules']
   if (ctx.hashArchives) {
     const sha256 = createHash('sha256').update(data).digest('hex');
     if (sha256 !== entry.sha256) ctx.problem(archiveRel, `sha256 ${sha256} differs from the manifest's ${entry.sha256}`);
-  }
-}
-
-/** A version's README pointers name stored renderings (their bytes are checked in the walk). */
-async function verifyReadmePointers(key: string, version: string, ctx: Context): Promise<void> {
-  const rel = readmeFile(key, version);
-  const pointers = await ctx.json(rel, true);
-  if (!pointers) return;
-  for (const [path, digest] of Object.entries(pointers)) {
-    if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) ctx.problem(rel, `${JSON.stringify(path)}: ${JSON.stringify(digest)} is not a sha256 digest`);
-    else if (!existsSync(join(ctx.dir, renderedFile(digest)))) ctx.problem(rel, `${JSON.stringify(path)}: its rendering ${renderedFile(digest)} is missing`);
   }
 }
 
@@ -335,13 +318,12 @@ async function verifyVersionsIndex(manifest: Manifest, keys: string[], ctx: Pick
   }
 }
 
-async function verifyEveryJsonFile(dir: string, checked: (path: string) => boolean, problem: Context['problem'], hashRenderings: boolean): Promise<void> {
+async function verifyEveryJsonFile(dir: string, checked: (path: string) => boolean, problem: Context['problem']): Promise<void> {
   // Walked folder by folder rather than listed whole: a large mirror has hundreds of thousands of files.
   const walk = async (rel: string): Promise<void> => {
     for await (const entry of await opendir(join(dir, rel))) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) await walk(path);
-      else if (rel === RENDERED_DIR) await verifyRendering(dir, path, entry.name, problem, hashRenderings);
       else if (entry.isFile() && !/\.(tar\.gz|zip|html|js|css)$|_SHA256SUMS(\.sig)?$/.test(entry.name) && entry.name !== '_headers' && !checked(path)) {
         try {
           JSON.parse(readFileSync(join(dir, path), 'utf8'));
@@ -352,20 +334,4 @@ async function verifyEveryJsonFile(dir: string, checked: (path: string) => boole
     }
   };
   await walk('');
-}
-
-
-/** A stored README rendering is named by the sha256 of its HTML, gzipped. */
-async function verifyRendering(dir: string, path: string, name: string, problem: Context['problem'], hash: boolean): Promise<void> {
-  const digest = RENDERED_NAME.exec(name)?.[1];
-  if (digest === undefined) return problem(path, 'is not a README rendering (sha256.html.gz)');
-  if (!hash) return;
-  let html: Buffer;
-  try {
-    html = gunzipSync(readFileSync(join(dir, path)));
-  } catch (error) {
-    return problem(path, `does not decompress: ${(error as Error).message}`);
-  }
-  const actual = createHash('sha256').update(html).digest('hex');
-  if (actual !== digest) problem(path, `holds HTML whose sha256 is ${actual}`);
 }

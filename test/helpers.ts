@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { afterAll } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -122,12 +121,6 @@ export function treeOf(dir: string): Record<string, string> {
   };
   walk(dir);
   return files;
-}
-
-/** A built mirror's READMEs of one version as the browse page shows them: module path -> HTML, through the version's pointers. */
-export function readmeHtml(dist: string, key: string, version: string): Record<string, string> {
-  const pointers = JSON.parse(readFileSync(join(dist, 'browse/readme', key, `${version}.json`), 'utf8')) as Record<string, string>;
-  return Object.fromEntries(Object.entries(pointers).map(([path, digest]) => [path, gunzipSync(readFileSync(join(dist, 'browse/rendered', `${digest}.html.gz`))).toString('utf8')]));
 }
 
 /** A CA and a server certificate for 127.0.0.1, made with openssl in `dir`. */

@@ -2,7 +2,6 @@
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { beforeEach, expect, it } from 'vitest';
 import { runCli, tempDir, writeFiles } from './helpers.js';
 
@@ -95,23 +94,16 @@ it('says when a folder is not a mirror', async () => {
   expect(r.stderr).toMatch(/manifest\.json: missing: this is not a built mirror/);
 });
 
-it('catches a README rendering that is missing or does not hold the HTML its name says', async () => {
-  const pointers = JSON.parse(readFileSync(join(dist, 'browse/readme/acme/a/aws/1.1.0.json'), 'utf8'));
-  const rendering = `browse/rendered/${pointers['']}.html.gz`;
-  // Both versions point at the one rendering of their shared text.
-  expect(JSON.parse(readFileSync(join(dist, 'browse/readme/acme/a/aws/1.0.0.json'), 'utf8'))).toEqual(pointers);
-  writeFileSync(join(dist, rendering), gzipSync('<h1>Something else</h1>\n'));
-  expect((await verify()).problems).toEqual([{ path: rendering, message: expect.stringMatching(/^holds HTML whose sha256 is [0-9a-f]{64}$/) }]);
-  rmSync(join(dist, rendering));
-  const missing = (version: string) => ({ path: `browse/readme/acme/a/aws/${version}.json`, message: `"": its rendering ${rendering} is missing` });
-  expect((await verify()).problems).toEqual([missing('1.1.0'), missing('1.0.0')]);
+it("catches a browse page that lacks one of its files (without markdown-it's it would show no README)", async () => {
+  rmSync(join(dist, 'browse/markdown-it.min.js'));
+  expect((await verify()).problems).toEqual([{ path: 'browse/markdown-it.min.js', message: 'missing: the browse page needs it' }]);
 });
 
 it('reports each unreadable JSON file once, whether or not the manifest names it', async () => {
   const detail = 'v1/modules/acme/a/aws/1.0.0/index.json';
   writeFileSync(join(dist, detail), readFileSync(join(dist, detail), 'utf8').slice(0, 30));
-  // A version folder the manifest does not list, and a README page: only the walk over every file reads these.
-  writeFiles(dist, { 'v1/modules/acme/a/aws/9.9.9/index.json': '{"id":', 'browse/readme/acme/b/aws/0.1.0.json': '{' });
+  // A version folder the manifest does not list, and a stray file: only the walk over every file reads these.
+  writeFiles(dist, { 'v1/modules/acme/a/aws/9.9.9/index.json': '{"id":', 'browse/notes/0.1.0.json': '{' });
   const r = await verify();
   expect(r.code).toBe(1);
   const parse = expect.stringMatching(/^does not parse: /);
@@ -120,7 +112,7 @@ it('reports each unreadable JSON file once, whether or not the manifest names it
     expect.arrayContaining([
       { path: detail, message: parse },
       { path: 'v1/modules/acme/a/aws/9.9.9/index.json', message: parse },
-      { path: 'browse/readme/acme/b/aws/0.1.0.json', message: parse },
+      { path: 'browse/notes/0.1.0.json', message: parse },
     ]),
   );
 });

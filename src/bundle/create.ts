@@ -2,8 +2,8 @@
 // every file, to carry across an air gap. With `since` (the receiving
 // mirror's manifest.json), the bundle carries what that mirror lacks: the
 // archives it has stay out, and so do the other files of its versions
-// (./since.ts), listed as kept or derived so unbundle can check the receiver
-// has them. Shared documents (listings, indexes, manifest) are carried whole:
+// (./since.ts), listed as derived so unbundle can check the receiver
+// rebuilds them. Shared documents (listings, indexes, manifest) are carried whole:
 // they are small, and carrying them makes the receiving mirror equal to this
 // one even when only metadata changed.
 
@@ -41,8 +41,7 @@ export interface BundleResult {
   providerPackages: number;
   /** Versions and provider packages left out because the base has them. */
   skipped: number;
-  /** Other files left out because the receiver has them (kept) or rebuilds them (derived). */
-  kept: number;
+  /** Other files left out because the receiver rebuilds them (derived). */
   derived: number;
   sha256: string;
 }
@@ -70,7 +69,7 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     const base = options.since === undefined ? undefined : readBase(resolve(options.since));
     const { files, carried, carriedProviders, skipped } = await selectFiles(dir, manifest, base?.manifest);
     const split = base ? splitSince(dir, new Set(files), manifest, base.manifest) : undefined;
-    const outside = new Set([...(split?.kept ?? []), ...(split?.derived ?? []).map((d) => d.path)]);
+    const outside = new Set((split?.derived ?? []).map((d) => d.path));
     const inTar = files.filter((f) => !outside.has(f));
     // One file at a time: a mirror can hold more files than a process may open.
     const described: BundleFile[] = [];
@@ -78,20 +77,18 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     // A --since bundle carries each content once (a full one stays a complete tree for `tar xzf`);
     // archives stay carried, as the manifests say which archives a bundle holds.
     const { carried: inTarOnce, copies } = base ? carryOnce(described, new Set([...archivesOf(manifest).values()].map((a) => a.archive))) : { carried: described, copies: [] };
-    const kept: BundleFile[] = [];
-    for (const rel of split?.kept ?? []) kept.push(await describe(dir, rel));
     const derived = split?.derived ?? [];
     const bundleManifest: BundleManifest = {
       format: BUNDLE_FORMAT,
       generator: GENERATOR,
       ...(base ? { base: { sha256: base.sha256, versions: versionsOf(base.manifest).size } } : {}),
       files: inTarOnce,
-      ...(split ? { kept, derived, shared: split.shared, copies } : {}),
+      ...(split ? { derived, shared: split.shared, copies } : {}),
     };
     await writeBundle(dir, out, bundleManifest);
     const bytes = (await stat(out)).size;
     return {
-      out, files: inTarOnce.length, bytes, versions: carried, providerPackages: carriedProviders, skipped, kept: kept.length, derived: derived.length, sha256: await sha256Of(out),
+      out, files: inTarOnce.length, bytes, versions: carried, providerPackages: carriedProviders, skipped, derived: derived.length, sha256: await sha256Of(out),
     };
   });
 }

@@ -1,15 +1,13 @@
 // What a `bundle --since` leaves out besides the archives the base has. The
 // sender knows only the receiver's manifest.json, so it decides only for the
-// files of versions that manifest lists with the same archive: their browse
-// README pointers and the renderings they point at are kept (the receiver
-// must hold them byte for byte), and their detail documents are derived (the
-// receiver rebuilds each from its own copy with the keys the bundle carries).
-// Every other file is carried; unbundle checks all of it before writing.
+// files of versions that manifest lists with the same archive: their detail
+// documents are derived (the receiver rebuilds each from its own copy with
+// the keys the bundle carries). Every other file is carried; unbundle checks
+// all of it before writing.
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readmeFile, renderedFile } from '../browse/index.js';
 import type { Manifest } from '../manifest.js';
 import { DETAIL_CONTENT_KEYS } from '../protocol/documents.js';
 import { latestDetailFile, versionDetailFile } from '../protocol/paths.js';
@@ -19,7 +17,6 @@ import { derivedText } from './derive.js';
 import type { DerivedFile } from './format.js';
 
 export interface SinceSplit {
-  kept: string[];
   derived: DerivedFile[];
   shared: Record<string, Record<string, unknown>>;
 }
@@ -27,19 +24,17 @@ export interface SinceSplit {
 const CONTENT_KEYS = new Set<string>(DETAIL_CONTENT_KEYS);
 
 /**
- * Kept and derived files of the mirror in `dir` for a receiver at `base`.
- * Nothing but archives is left out when another modmirror version wrote the
- * base: its documents and renderings may differ in ways no key replaces.
+ * Derived files of the mirror in `dir` for a receiver at `base`. Nothing
+ * but archives is left out when another modmirror version wrote the base:
+ * its documents may differ in ways no key replaces.
  */
 export function splitSince(dir: string, files: Set<string>, manifest: Manifest, base: Manifest): SinceSplit {
-  const split: SinceSplit = { kept: [], derived: [], shared: {} };
+  const split: SinceSplit = { derived: [], shared: {} };
   if (base.generator !== manifest.generator) return split;
-  const kept = new Set<string>();
   for (const [key, { versions }] of Object.entries(manifest.modules)) {
     const baseSha = new Map((base.modules[key]?.versions ?? []).map((v) => [v.version, v.sha256]));
     const old = versions.filter((v) => baseSha.get(v.version) === v.sha256).map((v) => v.version);
     if (old.length === 0) continue;
-    for (const version of old) keepReadmes(dir, files, key, version, kept);
     const address = addressOf(key);
     const details = old.map((version) => versionDetailFile(address, version));
     // The module's own detail is its latest version's: the base had that version too when it is old.
@@ -47,24 +42,7 @@ export function splitSince(dir: string, files: Set<string>, manifest: Manifest, 
     if (latest !== undefined && old.includes(latest)) details.push(latestDetailFile(address));
     deriveModule(dir, key, details.filter((path) => files.has(path)), split);
   }
-  split.kept = [...kept].sort();
   return split;
-}
-
-/** A version's README pointers and each rendering they name. */
-function keepReadmes(dir: string, files: Set<string>, key: string, version: string, kept: Set<string>): void {
-  const pointers = readmeFile(key, version);
-  if (!files.has(pointers)) return;
-  let digests: unknown[];
-  try {
-    digests = Object.values(JSON.parse(readFileSync(join(dir, pointers), 'utf8')) as Record<string, unknown>);
-  } catch {
-    return; // not a pointer file this code reads: carried, then, like any file it cannot vouch for
-  }
-  const rendered = digests.map((d) => (typeof d === 'string' ? renderedFile(d) : ''));
-  if (!rendered.every((path) => files.has(path))) return;
-  kept.add(pointers);
-  for (const path of rendered) kept.add(path);
 }
 
 /**

@@ -10,7 +10,7 @@ export async function runBundle(values: Values): Promise<number> {
   const result = await createBundle({ dir, out, since: stringFlag(values, 'since') });
   const providers = result.providerPackages > 0 ? `, ${result.providerPackages} provider package(s)` : '';
   const what = result.skipped > 0 ? `${result.versions} new or changed version(s)${providers}; ${result.skipped} archive(s) left out that the base has` : `${result.versions} version(s)${providers}`;
-  const outside = result.kept + result.derived > 0 ? `; ${result.kept} file(s) the receiver keeps and ${result.derived} it rebuilds, checked by unbundle` : '';
+  const outside = result.derived > 0 ? `; ${result.derived} file(s) the receiver rebuilds, checked by unbundle` : '';
   console.log(`Wrote ${relative(process.cwd(), result.out) || result.out}: ${result.files} files, ${what}${outside}, ${formatBytes(result.bytes)}.`);
   // Printed so the copy on the other side can be checked before unbundling.
   console.log(`sha256 ${result.sha256}`);

@@ -17,7 +17,6 @@ import {
   moduleSummary,
   versionsDocument,
   versionsDocumentContent,
-  type ModuleSummary,
   type VersionsDocumentContent,
 } from '../protocol/documents.js';
 import {

@@ -27,6 +27,8 @@ export interface Staging {
   writeChunks(rel: string, chunks: Iterable<string>): Promise<void>;
   /** Puts an existing file (a cached archive) at `rel`, by hard link where the file system allows. */
   linkFrom(source: string, rel: string): Promise<void>;
+  /** Removes a file or folder (with everything in it) if it is there. */
+  remove(rel: string): Promise<void>;
   /** Swaps the staging folder in as the output folder. */
   commit(): Promise<void>;
   discard(): Promise<void>;
@@ -101,6 +103,8 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
         copyFileSync(source, file);
       }
     },
+    // A seeded staging holds hard links: removing them leaves the live mirror's files as they are.
+    remove: async (rel) => rmSync(join(root, rel), { recursive: true, force: true }),
     async commit() {
       const old = sibling(outDir, `old-${process.pid}`);
       crashPoint('staged');
@@ -303,6 +307,7 @@ export function dryRunStaging(outDir: string): Staging & { changed: string[] } {
       if (!same || offset !== current!.length) changed.add(rel);
     },
     linkFrom: async (_source, rel) => void changed.add(rel),
+    remove: async (rel) => void (existsSync(join(outDir, rel)) && changed.add(rel)),
     commit: async () => {},
     discard: async () => {},
   };

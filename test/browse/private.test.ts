@@ -69,7 +69,7 @@ describe('browse page, private registry', () => {
     expect(await page.textContent('#deprecation')).toBe('Deprecated: Use 1.2 <b>now</b> · more');
     expect(await page.getAttribute('#deprecation a', 'href')).toBe('https://example.com/upgrade');
     expect(await page.locator('#version option').allTextContents()).toEqual(['1.2.0', '1.0.0 (deprecated)']);
-    // The README comes from its stored rendering, fetched with the token.
+    // The README is rendered from the version's detail document, fetched with the token.
     await expect.poll(() => page.locator('main > .readme h1').allTextContents()).toEqual(['Hello 1.0.0']);
     await page.screenshot({ path: join(SHOTS, 'private-deprecated.png'), fullPage: true });
     await page.goto(`${site.server.url}#/acme/hello/null/1.2.0`);
@@ -80,9 +80,9 @@ describe('browse page, private registry', () => {
     for (const r of requests) for (const t of tokens) expect(r.url).not.toContain(t);
     const index = requests.filter((r) => r.url.endsWith('browse/index.json') && r.authorization === `Bearer ${site.tokens.user}`);
     expect(index.length).toBeGreaterThan(0);
-    const renderings = requests.filter((r) => r.url.includes('/browse/rendered/'));
-    expect(renderings.length).toBeGreaterThan(0);
-    for (const r of renderings) expect(r.authorization).toBe(`Bearer ${site.tokens.user}`);
+    const details = requests.filter((r) => r.url.endsWith('/v1/modules/acme/hello/null/1.0.0/index.json'));
+    expect(details.length).toBeGreaterThan(0);
+    for (const r of details) expect(r.authorization).toBe(`Bearer ${site.tokens.user}`);
   });
 
   it('keeps the token in this tab only: another tab asks again', async () => {

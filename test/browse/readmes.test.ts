@@ -1,53 +1,71 @@
-// The browse page's READMEs: each distinct rendering stored once, named by
-// the sha256 of its HTML, with every version pointing at its renderings.
+/// <reference lib="dom" />
+// The browse page's READMEs in a real headless Chromium: the mirror stores no
+// HTML of its own, and the page renders each README of the version it shows
+// (root, submodules, examples) from the registry's detail document.
 
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { expect, it } from 'vitest';
-import { readmeHtml, runCli, tempDir, writeFiles } from '../helpers.js';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/serve/index.js';
+import { runCli, tempDir, writeFiles } from '../helpers.js';
 
-it('stores each distinct rendering once, across versions and modules, and points every version at its own', async () => {
-  const dir = tempDir();
-  const shared = '# Shared\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
-  const example = '# Example\n\nRun *it*.\n';
+const CHROMIUM = '/usr/bin/chromium';
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+let dist: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+  const dir = tempDir('mm-readmes-');
   writeFiles(dir, {
     'mirror.config.yaml': 'sources:\n  - folder: mods\n',
     'mods/acme/a/aws/1.0.0/main.tf': 'variable "x" {}\n',
-    'mods/acme/a/aws/1.0.0/README.md': shared,
-    'mods/acme/a/aws/1.1.0/main.tf': 'variable "x" {}\nvariable "y" {}\n',
-    'mods/acme/a/aws/1.1.0/README.md': shared,
+    'mods/acme/a/aws/1.0.0/README.md': '# First\n\nThe *first* release.\n',
+    'mods/acme/a/aws/1.1.0/main.tf': 'variable "x" {}\n',
+    'mods/acme/a/aws/1.1.0/README.md': '# Second\n\n| name | value |\n|---|---|\n| x | 1 |\n',
+    'mods/acme/a/aws/1.1.0/modules/part/main.tf': 'variable "y" {}\n',
+    'mods/acme/a/aws/1.1.0/modules/part/README.md': '# Part\n\nSee [the docs](https://example.com/part).\n',
     'mods/acme/a/aws/1.1.0/examples/basic/main.tf': 'module "a" {\n  source = "../.."\n}\n',
-    'mods/acme/a/aws/1.1.0/examples/basic/README.md': example,
-    // Another module with the same root README, and an example without one.
-    'mods/acme/b/aws/0.1.0/main.tf': 'output "o" { value = 1 }\n',
-    'mods/acme/b/aws/0.1.0/README.md': shared,
-    'mods/acme/b/aws/0.1.0/examples/bare/main.tf': 'module "b" {\n  source = "../.."\n}\n',
+    'mods/acme/a/aws/1.1.0/examples/basic/README.md': '# Basic\n\nRun `terraform apply`.\n',
+    // An example without a README shows none.
+    'mods/acme/a/aws/1.1.0/examples/bare/main.tf': 'module "a" {\n  source = "../.."\n}\n',
   });
-  const build = await runCli(['build', '--clean'], dir);
-  expect(build.code, build.stderr).toBe(0);
-  const dist = join(dir, 'dist');
+  const built = await runCli(['build', '--clean'], dir);
+  expect(built.code, built.stderr).toBe(0);
+  dist = join(dir, 'dist');
+  server = await startServer({ dir: dist, host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'] });
+  page = await browser.newPage();
+});
 
-  const stored = readdirSync(join(dist, 'browse/rendered')).sort();
-  expect(stored).toHaveLength(2);
-  for (const name of stored) {
-    const html = gunzipSync(readFileSync(join(dist, 'browse/rendered', name)));
-    expect(name).toBe(`${createHash('sha256').update(html).digest('hex')}.html.gz`);
-  }
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
-  const a0 = readmeHtml(dist, 'acme/a/aws', '1.0.0');
-  const a1 = readmeHtml(dist, 'acme/a/aws', '1.1.0');
-  const b0 = readmeHtml(dist, 'acme/b/aws', '0.1.0');
-  expect(Object.keys(a0)).toEqual(['']);
-  expect(Object.keys(a1).sort()).toEqual(['', 'examples/basic']);
-  // An empty README has no pointer (the page shows none).
-  expect(Object.keys(b0)).toEqual(['']);
-  expect(a0['']).toContain('<table>');
-  expect(a1['']).toBe(a0['']);
-  expect(b0['']).toBe(a0['']);
-  expect(a1['examples/basic']).toContain('<em>it</em>');
+async function openVersion(version: string): Promise<void> {
+  await page.goto(`${server.url}#/acme/a/aws/${version}`);
+  await page.waitForFunction((v) => (document.getElementById('version') as HTMLSelectElement | null)?.value === v, version);
+}
 
-  const verify = await runCli(['verify', 'dist'], dir);
-  expect(verify.code, verify.stderr).toBe(0);
+const readmeOf = (section: string) => page.locator(`${section} > .readme`).first().innerHTML();
+
+it('stores no README HTML: the page carries one renderer', () => {
+  expect(readdirSync(join(dist, 'browse')).sort()).toEqual(['app.js', 'index.json', 'markdown-it.min.js', 'readme.js', 'style.css']);
+});
+
+it("renders the shown version's READMEs, each in its own section", async () => {
+  await openVersion('1.1.0');
+  expect(await readmeOf('#main')).toContain('<h1>Second</h1>');
+  expect(await readmeOf('#main')).toContain('<table>');
+  expect(await readmeOf('details.submodule')).toContain('<a href="https://example.com/part" rel="noopener noreferrer nofollow">the docs</a>');
+  expect(await readmeOf('details.example:has(summary:text-is("examples/basic"))')).toContain('<code>terraform apply</code>');
+  expect(await page.locator('details.example:has(summary:text-is("examples/bare")) .readme').count()).toBe(0);
+
+  await page.selectOption('#version', '1.0.0');
+  await page.waitForFunction(() => document.querySelector('#main > .readme h1')?.textContent === 'First');
+  expect(await readmeOf('#main')).toContain('<em>first</em>');
+  expect(await page.locator('details.submodule').count()).toBe(0);
 });

@@ -3,8 +3,8 @@
 // (#/namespace/name/provider[/version]) and a provider view
 // (#/-/providers/hostname/namespace/type; "-" is no module namespace), built
 // from the registry's own documents. Every value from the mirror is put into
-// the page as text; only the README, rendered and sanitized at build time,
-// is inserted as HTML.
+// the page as text; only the README, rendered by readme.js with raw HTML
+// escaped and links checked, is inserted as HTML.
 'use strict';
 
 const main = document.getElementById('main');
@@ -71,24 +71,9 @@ function signOutButton() {
   return button;
 }
 
-/**
- * A version's READMEs as { module path: HTML }. The version's file points at
- * renderings stored once each, gzipped; a host may already have undone the
- * gzip on the wire (Content-Encoding), so the bytes decide.
- */
-async function getReadmes(key, version) {
-  const pointers = await getJson(`browse/readme/${key}/${encodeURIComponent(version)}.json`);
-  const digests = [...new Set(Object.values(pointers))];
-  const html = await Promise.all(digests.map(async (digest) => {
-    const res = await fetch(`browse/rendered/${digest}.html.gz`, token() ? { headers: { Authorization: `Bearer ${token()}` } } : {});
-    if (!res.ok) throw new Error(`README ${digest}: ${res.status}`);
-    const bytes = new Uint8Array(await res.arrayBuffer());
-    const gzipped = bytes[0] === 0x1f && bytes[1] === 0x8b;
-    return gzipped ? new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text() : new TextDecoder().decode(bytes);
-  }));
-  const byDigest = new Map(digests.map((d, i) => [d, html[i]]));
-  return Object.fromEntries(Object.entries(pointers).map(([path, digest]) => [path, byDigest.get(digest)]));
-}
+/** The README renderer (readme.js, markdown-it), made on the first README shown. */
+let renderReadme;
+const readmeHtml = (markdown) => (renderReadme ??= createReadmeRenderer(markdownit, index.imageHosts ?? []))(markdown);
 
 const isPrerelease = (version) => /^[^+]*-/.test(version);
 const moduleHref = (ns, name, provider, version) => `#/${[ns, name, provider, version].filter(Boolean).map(encodeURIComponent).join('/')}`;
@@ -170,11 +155,11 @@ function table(caption, headers, items, cells) {
 
 const code = (text) => (text === '' ? '' : el('code', { text }));
 
-function contentSection(content, readmeHtml) {
+function contentSection(content) {
   const section = [];
-  if (readmeHtml) {
+  if (content.readme) {
     const readme = el('div', { class: 'readme' });
-    readme.innerHTML = readmeHtml; // rendered with raw HTML escaped and links checked at build time
+    readme.innerHTML = readmeHtml(content.readme); // raw HTML escaped, links checked (readme.js)
     section.push(readme);
   }
   section.push(
@@ -202,8 +187,7 @@ async function renderModule([ns, name, provider, wanted]) {
   const base = `v1/modules/${[ns, name, provider].map(encodeURIComponent).join('/')}/`;
   const detail = await getJson(wanted ? `${base}${encodeURIComponent(wanted)}/index.json` : `${base}index.json`);
   const key = `${ns}/${name}/${provider}`;
-  const [readmes, downloads, listed] = await Promise.all([
-    getReadmes(key, detail.version).catch(() => ({})),
+  const [downloads, listed] = await Promise.all([
     getJson(`v2/modules/${key}/downloads/summary`).catch(() => undefined),
     getJson(`${base}versions`).catch(() => undefined),
   ]);
@@ -237,11 +221,11 @@ async function renderModule([ns, name, provider, wanted]) {
       deprecationLink ? el('span', {}, ' · ', el('a', { href: deprecationLink, rel: 'noopener noreferrer', text: 'more' })) : null) : null,
     tabs,
     el('div', { class: 'snippet' }, el('pre', { id: 'usage', text: usage }), copy),
-    ...contentSection(detail.root, readmes['']),
+    ...contentSection(detail.root),
     detail.submodules.length ? el('h2', { text: 'Submodules' }) : null,
-    ...detail.submodules.map((s) => el('details', { class: 'submodule' }, el('summary', { text: s.path }), ...contentSection(s, readmes[s.path]))),
+    ...detail.submodules.map((s) => el('details', { class: 'submodule' }, el('summary', { text: s.path }), ...contentSection(s))),
     detail.examples.length ? el('h2', { text: 'Examples' }) : null,
-    ...detail.examples.map((e) => el('details', { class: 'example' }, el('summary', { text: e.path }), ...contentSection(e, readmes[e.path]))),
+    ...detail.examples.map((e) => el('details', { class: 'example' }, el('summary', { text: e.path }), ...contentSection(e))),
   );
   document.title = `${key} ${detail.version}`;
   // For keyboard and screen reader users the new content is where they are; style.css draws no box around it.

@@ -8,7 +8,7 @@
 
 import { posix } from 'node:path';
 import { jsonPayload } from '../../http/payload.js';
-import { CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE, CACHE_PRIVATE_LONG, CACHE_SHORT, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../protocol/headers.js';
+import { CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE_LONG, CACHE_SHORT, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../protocol/headers.js';
 import { isPlatform, providerDownloadFile, providerVersionsFile } from '../../protocol/providers.js';
 import { whenSentWhole } from '../downloads.js';
 import { notFound, type Answer, type RouteRequest } from '../registry.js';

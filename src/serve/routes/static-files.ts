@@ -2,12 +2,11 @@
 // the browse page and its scripts, the indexes, the manifest. In private mode
 // the page itself (which holds no data) is open to all, so a browser can load
 // it and ask for a token; its module index is cut to what the caller may
-// read, a README to callers who may read its module (a stored rendering, named
-// by its digest, to any caller with a known token), and the whole-mirror
-// files (manifest, search and versions indexes, deprecations) to site administrators;
+// read (READMEs come from the detail documents, guarded as the registry's),
+// and the whole-mirror files (manifest, search and versions indexes, deprecations) to site administrators;
 // the provider network mirror to any caller with a known token (providers.ts).
 
-import { BROWSE_INDEX_FILE, RENDERED_DIR } from '../../browse/index.js';
+import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE } from '../../browse/index.js';
 import { jsonPayload } from '../../http/payload.js';
 import { CACHE_PRIVATE, CACHE_SHORT } from '../../protocol/headers.js';
 import { PROVIDERS_INDEX_FILE } from '../../protocol/providers.js';
@@ -15,9 +14,7 @@ import { cachedAnswer, notFound, type Answer, type RouteRequest } from '../regis
 import { providerFile } from './providers.js';
 
 /** The browse page's own files: no module data in them. */
-const PAGE_FILES = new Set(['', 'index.html', 'browse/app.js', 'browse/style.css']);
-const README_PREFIX = 'browse/readme/';
-const RENDERED_PREFIX = `${RENDERED_DIR}/`;
+const PAGE_FILES = new Set(['', ...BROWSE_ASSET_FILES]);
 
 /** GET /*path: a file of the tree; dot files (`.well-known` aside, which has its route) are not served. */
 export async function staticFile(r: RouteRequest): Promise<Answer | undefined> {
@@ -34,10 +31,7 @@ export async function staticFile(r: RouteRequest): Promise<Answer | undefined> {
     const caller = (r.caller = access.caller(r.req));
     r.index = access.view(r.index, caller);
     if (path === BROWSE_INDEX_FILE) return { payload: await browseIndexFor(r) };
-    // A README rendering is named by the sha256 of its HTML, which only a caller who could read a version showing
-    // it (through that version's README file) or who has the text already can know: any known token reads it.
-    const readable = path.startsWith(README_PREFIX) ? r.index.byKey.has(segments.slice(2, 5).join('/')) : path.startsWith(RENDERED_PREFIX) || caller.readers.everything;
-    if (!readable) {
+    if (!caller.readers.everything) {
       access.refuse(r.req, caller.label, `${path} is not readable by this caller`);
       throw notFound();
     }

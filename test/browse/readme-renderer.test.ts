@@ -1,7 +1,19 @@
-import { describe, expect, it } from 'vitest';
-import { createReadmeRenderer } from '../../src/browse/markdown.js';
+// The README renderer exactly as the browse page runs it: the two scripts the
+// page loads (markdown-it's browser build and src/browse/static/readme.js),
+// run in a fresh VM context as a browser would run them.
 
-const render = await createReadmeRenderer({ imageHosts: ['https://img.example.com'] });
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers.js';
+
+const scripts = [createRequire(import.meta.url).resolve('markdown-it/dist/markdown-it.min.js'), join(ROOT, 'src/browse/static/readme.js')];
+const page: Record<string, unknown> = { URL };
+for (const script of scripts) runInNewContext(readFileSync(script, 'utf8'), page);
+const create = page['createReadmeRenderer'] as (markdownit: unknown, imageHosts: string[]) => (markdown: string) => string;
+const render = create(page['markdownit'], ['https://img.example.com']);
 
 describe('README rendering', () => {
   it('escapes raw HTML instead of interpreting it', () => {
@@ -23,5 +35,10 @@ describe('README rendering', () => {
     expect(foreign).not.toContain('<img');
     expect(foreign).toContain('<a href="https://evil.example/p.png" rel="noopener noreferrer nofollow">[image: tracker]</a>');
     expect(render('![diagram](docs/d.png)')).toContain('<span class="image-missing">[image: diagram]</span>');
+  });
+
+  it('renders tables and leaves the page one global', () => {
+    expect(render('| a | b |\n|---|---|\n| 1 | 2 |\n')).toContain('<table>');
+    expect(Object.keys(page).sort()).toEqual(['URL', 'createReadmeRenderer', 'markdownit']);
   });
 });
