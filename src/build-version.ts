@@ -7,20 +7,29 @@
 import { join } from 'node:path';
 import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
 import { createExtractCache, descriptionFromReadme, extractDocumentation, syntaxError, type ExtractCache } from './extract/index.js';
-import { packVersion } from './pack.js';
+import { inlinePacker, threadPacker, type Packer } from './pack-thread.js';
 import { readVersionFiles } from './scan/files.js';
 import { GitReaders } from './scan/git-objects.js';
 import type { BuiltVersion, PackedArchive, VersionSource } from './types.js';
 
-/** What versions built one after another share: git readers, parsed files, the version cache. */
+/** What versions built one after another share: git readers, parsed files, the version cache, the packer. */
 export interface VersionCaches {
   git: GitReaders;
   parsed: ExtractCache;
   versions: VersionCache;
+  packer: Packer;
 }
 
-export function createVersionCaches(cacheDir: string): VersionCaches {
-  return { git: new GitReaders(), parsed: createExtractCache(), versions: new VersionCache(join(cacheDir, 'versions')) };
+/** `packThread`: pack in a worker thread (a build of many versions), not on this one (a publish's one version). */
+export function createVersionCaches(cacheDir: string, options: { packThread?: boolean } = {}): VersionCaches {
+  const packer = options.packThread ? threadPacker() : inlinePacker();
+  return { git: new GitReaders(), parsed: createExtractCache(), versions: new VersionCache(join(cacheDir, 'versions')), packer };
+}
+
+/** Ends the git readers and the packing thread. */
+export async function closeVersionCaches(caches: VersionCaches): Promise<void> {
+  caches.git.closeAll();
+  await caches.packer.close();
 }
 
 export interface BuildVersionOptions {
@@ -57,7 +66,7 @@ export async function buildVersion(source: VersionSource, caches: VersionCaches,
   read ??= await readVersionFiles(source, caches.git);
   const { content, problems } = extractDocumentation(read.files, caches.parsed);
   if (options.strict && problems.length > 0) throw syntaxError(problems);
-  const archive = await packVersion(read.files);
+  const archive = await caches.packer.pack(read.files);
   const warnings = read.warnings;
   let stored: Promise<string> | undefined;
   return {

@@ -21,7 +21,7 @@ import { scanProviders, type ProviderPackage, type ProviderScan } from './provid
 import { providerKey, type ProviderAddress } from './protocol/providers.js';
 import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
-import { buildVersion, createVersionCaches } from './build-version.js';
+import { buildVersion, closeVersionCaches, createVersionCaches } from './build-version.js';
 import { recordBuild, upToDateReport, type BuildReport } from './build-state.js';
 import { forEachLimited, takeEach } from './concurrency.js';
 import { scan } from './scan/index.js';
@@ -86,7 +86,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   const errors: BuildProblem[] = [];
   const partial: PartialVersion[] = [];
   const versionWarnings: string[] = [];
-  const caches = createVersionCaches(config.cacheDir);
+  const caches = createVersionCaches(config.cacheDir, { packThread: true });
   const versionOptions = { reuse: options.clean !== true, strict: options.strict === true };
   let cacheHits = 0;
   const { total, providersByName, pendingByRepo } = plan;
@@ -143,8 +143,8 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
     records.length = 0;
     return counts;
   });
-  // A repository reader is a git process: none outlives the build, whether it is committed or discarded.
-  const { modules, count } = await staged.finally(() => caches.git.closeAll());
+  // A repository reader is a git process, the packer a thread: none outlives the build, whether it is committed or discarded.
+  const { modules, count } = await staged.finally(() => closeVersionCaches(caches));
   // Versions finish in any order; the report should not.
   partial.sort((a, b) => (a.module === b.module ? compareVersionsDesc(a.version, b.version) : a.module < b.module ? -1 : 1));
   const report = { partial, warnings: versionWarnings.sort() };

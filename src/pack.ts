@@ -3,8 +3,7 @@
 // owner names or ids, modes normalised to 0644/0755, gzip without a timestamp.
 
 import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { Header, Pax } from 'tar';
 import type { PackedArchive, SourceFile } from './types.js';
 
@@ -15,12 +14,16 @@ const BLOCK = 512;
 /** A tar archive ends with two zero blocks. */
 const END_BLOCKS = 2 * BLOCK;
 
-const gzipAsync = promisify(gzip);
-
-export async function packVersion(files: SourceFile[]): Promise<PackedArchive> {
-  // On zlib's thread pool, so versions compress side by side; its output comes back to this thread in
-  // pieces, each a round trip, so in large ones (16 KB by default).
-  const data = await gzipAsync(tarOf(files), { level: 6, chunkSize: 256 * 1024 });
+/**
+ * Synchronous: a build packs on its own packing thread (pack-thread.ts), one
+ * version after another, and a publish packs its one version with nothing
+ * else to do meanwhile. zlib's asynchronous gzip cost more there: its thread
+ * pool's compressions competed with the build's other threads for the cores,
+ * and each round trip cost this thread some work.
+ */
+export function packVersion(files: SourceFile[]): PackedArchive {
+  // Output in large pieces: fewer to gather than 16 KB ones.
+  const data = gzipSync(tarOf(files), { level: 6, chunkSize: 256 * 1024 });
   return { data, sha256: createHash('sha256').update(data).digest('hex') };
 }
 

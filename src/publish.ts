@@ -4,7 +4,7 @@
 // hard-linked staging copy swapped in whole. Same content again is a no-op;
 // different content for a published version is refused unless forced.
 
-import { buildVersion, createVersionCaches, type VersionBuild } from './build-version.js';
+import { buildVersion, closeVersionCaches, createVersionCaches, type VersionBuild } from './build-version.js';
 import { readDeprecations, type Deprecations } from './deprecations.js';
 import { MirrorError } from './errors.js';
 import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
@@ -68,7 +68,7 @@ async function publishLocked(tx: MirrorWrite, source: VersionSource, options: Pu
     // Publish stays strict (a release pipeline wants its own module's syntax errors to fail it) and builds afresh.
     version = await buildVersion(source, caches, { reuse: false, strict: true });
   } finally {
-    caches.git.closeAll();
+    await closeVersionCaches(caches);
   }
   const { built } = version;
   const archive = version.packed!;

@@ -40,15 +40,15 @@ describe('packVersion', () => {
   ];
 
   it('gives the same bytes for the same files in any order', async () => {
-    const one = await packVersion(files);
-    const two = await packVersion([...files].reverse());
+    const one = packVersion(files);
+    const two = packVersion([...files].reverse());
     expect(one.data.equals(two.data)).toBe(true);
     expect(one.sha256).toBe(two.sha256);
     expect(one.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('sorts entries, fixes the mtime, drops owners and normalises modes', async () => {
-    const found = await entries((await packVersion(files)).data);
+    const found = await entries(packVersion(files).data);
     expect(found).toEqual([
       { path: 'a.tf', mode: 0o644, mtime: '2000-01-01T00:00:00.000Z', uid: 0, uname: '' },
       { path: 'scripts/run.sh', mode: 0o755, mtime: '2000-01-01T00:00:00.000Z', uid: 0, uname: '' },
@@ -58,7 +58,7 @@ describe('packVersion', () => {
 
   it('changes the digest when a byte changes', async () => {
     const changed = files.map((f) => (f.path === 'a.tf' ? { ...f, data: Buffer.from('b') } : f));
-    expect((await packVersion(changed)).sha256).not.toBe((await packVersion(files)).sha256);
+    expect(packVersion(changed).sha256).not.toBe(packVersion(files).sha256);
   });
 
   it("lays out the tar byte for byte as tar's own Pack does, long and non-ASCII paths included", async () => {
@@ -73,8 +73,8 @@ describe('packVersion', () => {
       { path: `examples/${'n'.repeat(140)}.tf`, mode: 0o644, data: Buffer.from('output "y" { value = 1 }\n') },
       { path: `${'p'.repeat(200)}/${'q'.repeat(120)}.tf`, mode: 0o755, data: Buffer.alloc(70_000, 'z') },
     ];
-    const ours = gunzipSync((await packVersion(awkward)).data);
+    const ours = gunzipSync(packVersion(awkward).data);
     expect(ours.equals(await tarPackOf(awkward))).toBe(true);
-    expect((await entries((await packVersion(awkward)).data)).map((e) => e.path)).toEqual([...awkward.map((f) => f.path)].sort());
+    expect((await entries(packVersion(awkward).data)).map((e) => e.path)).toEqual([...awkward.map((f) => f.path)].sort());
   });
 });

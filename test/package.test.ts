@@ -5,7 +5,7 @@
 
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,8 +71,9 @@ describe('the installed package', () => {
     const version = await modmirror(['--version']);
     expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
     // The bundled CLI that bin/ runs, beside tsc's whole output: the bundle's folder once was
-    // lib/bundle/, where src/bundle/ compiles to, and its clean-up emptied that.
-    for (const file of ['lib/cli-bundle/cli.js', 'lib/bundle/create.js']) expect(existsSync(join(installed, file)), file).toBe(true);
+    // lib/bundle/, where src/bundle/ compiles to, and its clean-up emptied that. The build's packing thread
+    // runs tsc's lib/pack-worker.js.
+    for (const file of ['lib/cli-bundle/cli.js', 'lib/bundle/create.js', 'lib/pack-worker.js']) expect(existsSync(join(installed, file)), file).toBe(true);
   });
 
   it('builds the bundled samples with the shipped config, and a plain folder, each verified', async () => {
@@ -150,6 +151,23 @@ describe('the installed package', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('fails a build whose packing thread cannot start, saying why, and leaves the mirror as it was', async () => {
+    // An install that lost its worker file: the build must stop with the reason, not wait for archives forever.
+    const worker = join(installed, 'lib', 'pack-worker.js');
+    const before = readFileSync(join(work, 'plain', 'manifest.json'));
+    renameSync(worker, `${worker}.gone`);
+    try {
+      const failed = await modmirror(['build', '--clean', '--modules', 'mods', '--out', 'plain']);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain('error: The archive packing thread failed:');
+      expect(failed.stderr).toContain('pack-worker.js');
+    } finally {
+      renameSync(`${worker}.gone`, worker);
+    }
+    expect(readFileSync(join(work, 'plain', 'manifest.json')).equals(before)).toBe(true);
+    expect((await modmirror(['verify', 'plain'])).code).toBe(0);
   });
 });
 
