@@ -5,12 +5,12 @@
 // swapped in, so a refused or dry-run publish leaves the cache as it was.
 
 import { join } from 'node:path';
-import { filesIdentity, gitIdentity, VersionCache } from './cache.js';
-import { createExtractCache, descriptionFromReadme, extractDocumentation, syntaxError, type ExtractCache } from './extract/index.js';
+import { filesIdentity, gitIdentity, VersionCache, type ReadmeReader } from './cache.js';
+import { createExtractCache, descriptionFromReadme, extractDocumentation, fileId, syntaxError, type ExtractCache } from './extract/index.js';
 import { inlinePacker, threadPacker, type Packer } from './pack-thread.js';
 import { readVersionFiles } from './scan/files.js';
 import { GitReaders } from './scan/git-objects.js';
-import type { BuiltVersion, PackedArchive, VersionSource } from './types.js';
+import type { BuiltVersion, PackedArchive, SourceFile, VersionSource } from './types.js';
 
 /** What versions built one after another share: git readers, parsed files, the version cache, the packer. */
 export interface VersionCaches {
@@ -57,14 +57,14 @@ export async function buildVersion(source: VersionSource, caches: VersionCaches,
   // A git version's identity is its tree id, known without reading; a folder's is the digest of its files.
   let read = source.origin.kind === 'git' ? undefined : await readVersionFiles(source, caches.git);
   const identity = gitIdentity(source) ?? filesIdentity(read!.files);
-  const cached = options.reuse ? await caches.versions.get(identity) : undefined;
+  const cached = options.reuse ? await caches.versions.get(identity, readmeReader(source, caches, read?.files)) : undefined;
   if (cached) {
     if (options.strict && cached.problems.length > 0) throw syntaxError(cached.problems);
     const built = builtVersion(source, cached.content, { sha256: cached.sha256, size: cached.size });
     return { built, problems: cached.problems, warnings: cached.warnings, cached: true, packed: undefined, store: async () => cached.archivePath };
   }
   read ??= await readVersionFiles(source, caches.git);
-  const { content, problems } = extractDocumentation(read.files, caches.parsed);
+  const { content, problems, readmes } = extractDocumentation(read.files, caches.parsed);
   if (options.strict && problems.length > 0) throw syntaxError(problems);
   const archive = await caches.packer.pack(read.files);
   const warnings = read.warnings;
@@ -75,7 +75,26 @@ export async function buildVersion(source: VersionSource, caches: VersionCaches,
     warnings,
     cached: false,
     packed: archive,
-    store: () => (stored ??= caches.versions.put(identity, { content, problems, warnings }, archive)),
+    store: () => (stored ??= caches.versions.put(identity, { content, problems, warnings }, readmes, archive)),
+  };
+}
+
+/**
+ * A cache hit's READMEs, from the version's source: a git version's by object
+ * id (git checks the content is the one named), a folder version's from the
+ * files already read to find its entry (whose address is their digest).
+ */
+function readmeReader(source: VersionSource, caches: VersionCaches, files: SourceFile[] | undefined): ReadmeReader {
+  const { origin } = source;
+  return async ({ path, id }) => {
+    if (origin.kind === 'git') {
+      const { type, data } = await caches.git.get(origin.gitDir).read(id);
+      if (type !== 'blob') throw new Error(`${id} is a ${type}`);
+      return data.toString('utf8');
+    }
+    const file = files?.find((f) => f.path === path);
+    if (file === undefined || fileId(file) !== id) throw new Error(`${path} is not the README the cache names`);
+    return file.data.toString('utf8');
   };
 }
 

@@ -36,6 +36,20 @@ const OVERRIDE_FILE = /(^|_)override\.tf(\.json)?$/;
 export interface Extraction {
   content: ExtractedVersion;
   problems: string[];
+  /** Each content's README file, in the content's order: the version cache stores where a README is, not its text. */
+  readmes: ContentReadmes;
+}
+
+/** A README file of a version: its path and content id (git's blob id, else the sha1 of its bytes). */
+export interface ReadmeSource {
+  path: string;
+  id: string;
+}
+
+export interface ContentReadmes {
+  root: ReadmeSource | null;
+  submodules: (ReadmeSource | null)[];
+  examples: (ReadmeSource | null)[];
 }
 
 /** Throws MirrorError HCL_SYNTAX naming every file:line:column that failed to parse. */
@@ -62,25 +76,31 @@ export function extractDocumentation(files: SourceFile[], cache: ExtractCache = 
   }
   const problems: string[] = [];
   const content = (dir: string) => moduleContent(dir, byDir.get(dir) ?? [], cache, problems);
+  const readme = (dir: string): ReadmeSource | null => {
+    const file = readmeFileOf(byDir.get(dir) ?? []);
+    return file ? { path: file.path, id: fileId(file) } : null;
+  };
   const childDirs = (parent: string) =>
     [...byDir.keys()]
       .filter((dir) => posix.dirname(dir) === parent && (byDir.get(dir) ?? []).some((f) => CONFIG_FILE.test(f.path)))
       .sort();
+  const submodules = childDirs('modules');
+  const examples = childDirs('examples');
   return {
-    content: {
-      root: content(''),
-      submodules: childDirs('modules').map(content),
-      examples: childDirs('examples').map(content),
-    },
+    content: { root: content(''), submodules: submodules.map(content), examples: examples.map(content) },
     problems,
+    readmes: { root: readme(''), submodules: submodules.map(readme), examples: examples.map(readme) },
   };
 }
+
+/** A file's content id: git's blob id, else the sha1 of its bytes. */
+export const fileId = (file: SourceFile): string => file.id ?? createHash('sha1').update(file.data).digest('hex');
 
 type Syntax = 'hcl' | 'hcl1' | 'json';
 const PARSERS: Record<Syntax, (text: string) => FileDeclarations> = { hcl: declarationsFromHcl, hcl1: declarationsFromHcl1, json: declarationsFromJson };
 
 function parseFile(file: SourceFile, syntax: Syntax, cache: ExtractCache): FileDeclarations | HclSyntaxError {
-  const key = `${syntax[0]}${syntax === 'hcl1' ? '1' : ''}${file.id ?? createHash('sha1').update(file.data).digest('hex')}`;
+  const key = `${syntax[0]}${syntax === 'hcl1' ? '1' : ''}${fileId(file)}`;
   const hit = cache.entries.get(key);
   if (hit) {
     // Re-inserted so the Map's order stays least recently used first.
@@ -138,7 +158,7 @@ function moduleContent(dir: string, files: SourceFile[], cache: ExtractCache, pr
   const merged = merge(primary, overrides);
   return {
     path: dir,
-    readme: readmeOf(files),
+    readme: readmeFileOf(files)?.data.toString('utf8') ?? '',
     empty: configFiles.length === 0,
     inputs: [...merged.variables.values()]
       .map((v) => ({
@@ -241,12 +261,12 @@ function byName(a: { name: string }, b: { name: string }): number {
 
 const README_NAMES = ['readme.md', 'readme.markdown', 'readme'];
 
-function readmeOf(files: SourceFile[]): string {
+function readmeFileOf(files: SourceFile[]): SourceFile | undefined {
   for (const wanted of README_NAMES) {
     const file = files.find((f) => posix.basename(f.path).toLowerCase() === wanted);
-    if (file) return file.data.toString('utf8');
+    if (file) return file;
   }
-  return '';
+  return undefined;
 }
 
 /** The first paragraph of prose in a README: what a registry shows as a module's description. */
