@@ -29,6 +29,7 @@ import { problemLines, withMirrorWrite, type MirrorWrite, type MirrorWriteOption
 import type { BuildProblem, BuiltVersion, PartialVersion, VersionSource } from './types.js';
 import { compareVersionsDesc } from './version-order.js';
 import { GENERATOR } from './version.js';
+import { WrittenDetails } from './verify.js';
 
 export interface BuildResult {
   outDir: string;
@@ -59,18 +60,20 @@ export interface BuildOptions {
 }
 
 export function build(config: ResolvedConfig, options: BuildOptions = {}): Promise<BuildResult> {
+  const written = new WrittenDetails();
   const write: MirrorWriteOptions = {
-    // Archives were hashed as they were packed (or when cached): check their sizes here, not their bytes again.
-    verify: () => ({ hashArchives: false }),
+    // Archives were hashed as they were packed (or when cached), and details checked as they were written:
+    // check their sizes here, not read their bytes again.
+    verify: () => ({ hashArchives: false, written }),
     failure: (problems) =>
       new MirrorError('BUILD_FAILED', `The built mirror failed verification; the previous one is left in place:\n${problemLines(problems)}`, {
         hint: 'This is a bug in modmirror or a corrupted cache: run again with --clean, and report it if it persists.',
       }),
   };
-  return withMirrorWrite(config.outDir, write, (tx) => buildLocked(tx, config, options));
+  return withMirrorWrite(config.outDir, write, (tx) => buildLocked(tx, config, options, written));
 }
 
-async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: BuildOptions): Promise<BuildResult> {
+async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: BuildOptions, written: WrittenDetails): Promise<BuildResult> {
   const started = performance.now();
   const plan = await planBuild(config, options);
   const { warnings } = plan;
@@ -118,7 +121,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       const first = moduleVersions[0]!;
       const providers = providersByName.get(`${first.address.namespace}/${first.address.name}`) ?? [];
       // Each version's documents are written as soon as it is built, so its content (READMEs, inputs) goes at once.
-      const writer = createModuleWriter(staging, first.address, moduleVersions.map((v) => v.version), providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)] });
+      const writer = createModuleWriter(staging, first.address, moduleVersions.map((v) => v.version), providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)], onDetail: written.add });
       const failed: string[] = [];
       await forEachLimited(moduleVersions.values(), versionConcurrency(), async (source) => {
         const built = await buildOne(source);

@@ -5,7 +5,7 @@
 // fields.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { opendir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { latestVersion } from './version-order.js';
@@ -42,10 +42,46 @@ export interface Problem {
 export interface VerifyOptions {
   /** Check only these modules (`ns/name/provider`) and the indexes; default every module and every file. */
   modules?: string[];
-  /** Hash every archive and stored README rendering (default true). */
+  /** Hash every archive (default true). */
   hashArchives?: boolean;
   /** With `modules`, check the providers too (a provider publish). */
   providers?: boolean;
+  /** Details the writer checked as it wrote them (WrittenDetails): each is then checked on disk by its size, not read back. */
+  written?: WrittenDetails;
+}
+
+/**
+ * What a build knows of the detail documents it wrote, so verify need not
+ * read them back (a history's details are tens of megabytes of README text
+ * that parsing back only proves JSON.stringify wrote JSON). Each document is
+ * checked for the protocol's fields as it is written; what is kept is its
+ * size on disk and the few values verify compares with the manifest.
+ */
+export class WrittenDetails {
+  private readonly details = new Map<string, WrittenDetail>();
+
+  /** A DetailListener (emit/index.ts). */
+  readonly add = (rel: string, doc: object, text: string, copyOf?: string): void => {
+    const detail = doc as Json;
+    const problems: Problem[] = [];
+    checkDetailFields(detail, rel, (path, message) => problems.push({ path, message }));
+    const { id, published_at, versions, deprecation } = detail;
+    this.details.set(rel, { size: Buffer.byteLength(text), id, published_at, versions, deprecation, problems, copyOf });
+  };
+
+  get(rel: string): WrittenDetail | undefined {
+    return this.details.get(rel);
+  }
+}
+
+interface WrittenDetail {
+  size: number;
+  id: unknown;
+  published_at: unknown;
+  versions: unknown;
+  deprecation: unknown;
+  problems: Problem[];
+  copyOf: string | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -113,7 +149,7 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
       problem(MANIFEST_FILE, `has no module ${key}`);
       continue;
     }
-    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true, deprecations });
+    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true, deprecations, written: options.written, seen: (rel) => checked.add(rel) });
   }
   await verifyIndexes(manifest, keys, { json, problem });
   if (options.modules === undefined || options.providers === true) {
@@ -160,12 +196,46 @@ interface Context {
   hashArchives: boolean;
   /** deprecations.json: what each version's `deprecation` in `versions` and in its detail must say. */
   deprecations: Deprecations;
+  written: WrittenDetails | undefined;
+  /** Marks a file as checked, so the walk over every file does not read it again. */
+  seen: (rel: string) => void;
 }
 
 /** A document's `deprecation` must be the one deprecations.json records, or absent when it records none. */
 function checkDeprecation(shown: unknown, recorded: unknown, rel: string, where: string, problem: Context['problem']): void {
   if (JSON.stringify(shown ?? null) === JSON.stringify(recorded ?? null)) return;
   problem(rel, `${where}deprecation ${JSON.stringify(shown ?? null)} differs from ${DEPRECATIONS_FILE}'s ${JSON.stringify(recorded ?? null)}`);
+}
+
+/** A detail's own fields, and each of its contents' (root, submodules, examples). */
+function checkDetailFields(detail: Json, rel: string, problem: Context['problem']): void {
+  checkFields(detail, [...SUMMARY_FIELDS, ['tag', 'string'], ['root', 'object'], ['submodules', 'array'], ['examples', 'array'], ['providers', 'array'], ['versions', 'array']], rel, '', problem);
+  const contents = [detail['root'], ...((detail['submodules'] as unknown[]) ?? []), ...((detail['examples'] as unknown[]) ?? [])];
+  contents.forEach((c, i) => {
+    if (typeof c === 'object' && c !== null) checkFields(c as Json, CONTENT_FIELDS, rel, i === 0 ? 'root.' : `module content ${i}: `, problem);
+  });
+}
+
+/**
+ * A detail the writer checked as it wrote it (WrittenDetails): its problems,
+ * then its kept values; null when the file on disk is not the size it wrote
+ * (said here), undefined when the writer did not write it.
+ */
+function writtenDetail(rel: string, ctx: Context): Json | null | undefined {
+  const written = ctx.written?.get(rel);
+  if (!written) return undefined;
+  let size: number | undefined;
+  try {
+    size = statSync(join(ctx.dir, rel)).size;
+  } catch {
+    size = undefined;
+  }
+  if (size !== written.size) {
+    ctx.problem(rel, size === undefined ? 'missing' : `is ${size} bytes, not the ${written.size} the build wrote`);
+    return null;
+  }
+  for (const p of written.problems) ctx.problem(p.path, p.message);
+  return { id: written.id, published_at: written.published_at, versions: written.versions, deprecation: written.deprecation, copyOf: written.copyOf };
 }
 
 function checkFields(doc: Json, fields: [string, string][], rel: string, where: string, problem: Context['problem']): void {
@@ -201,26 +271,31 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
   let latestDetail: Json | undefined;
   for (const entry of entries) {
     const rel = versionDetailFile(address, entry.version);
-    const detail = await json(rel, true);
+    const written = writtenDetail(rel, ctx);
+    const detail = written === undefined ? await json(rel, true) : written;
     if (detail) {
-      if (entry.version === latest) latestDetail = detail;
-      checkFields(detail, [...SUMMARY_FIELDS, ['tag', 'string'], ['root', 'object'], ['submodules', 'array'], ['examples', 'array'], ['providers', 'array'], ['versions', 'array']], rel, '', problem);
+      if (entry.version === latest && written === undefined) latestDetail = detail;
+      if (written === undefined) checkDetailFields(detail, rel, problem);
       if (detail['id'] !== `${key}/${entry.version}`) problem(rel, `id is ${JSON.stringify(detail['id'])}, expected "${key}/${entry.version}"`);
       if (detail['published_at'] !== entry.published_at) problem(rel, `published_at ${JSON.stringify(detail['published_at'])} differs from the manifest's ${entry.published_at}`);
       if (!sameList(detail['versions'], versions)) problem(rel, 'versions differ from the manifest');
       checkDeprecation(detail['deprecation'], deprecated[entry.version], rel, '', problem);
-      const contents = [detail['root'], ...((detail['submodules'] as unknown[]) ?? []), ...((detail['examples'] as unknown[]) ?? [])];
-      contents.forEach((c, i) => {
-        if (typeof c === 'object' && c !== null) checkFields(c as Json, CONTENT_FIELDS, rel, i === 0 ? 'root.' : `module content ${i}: `, problem);
-      });
     }
     await verifyDownload(address, entry, ctx);
   }
 
   const latestRel = latestDetailFile(address);
-  const latestDoc = await json(latestRel);
-  if (latest !== undefined && latestDoc && JSON.stringify(latestDoc) !== JSON.stringify(latestDetail)) {
-    problem(latestRel, `is not the detail of the latest version ${latest}`);
+  const latestWritten = writtenDetail(latestRel, ctx);
+  if (latestWritten !== undefined) {
+    ctx.seen(latestRel);
+    // Written as the very text of the latest version's detail, and that one is checked above.
+    if (latestWritten && latestWritten['copyOf'] !== (latest && versionDetailFile(address, latest))) problem(latestRel, `is not the detail of the latest version ${latest}`);
+  } else {
+    latestDetail ??= latest === undefined ? undefined : await json(versionDetailFile(address, latest), true);
+    const latestDoc = await json(latestRel);
+    if (latest !== undefined && latestDoc && JSON.stringify(latestDoc) !== JSON.stringify(latestDetail)) {
+      problem(latestRel, `is not the detail of the latest version ${latest}`);
+    }
   }
   const summary = await json(downloadsSummaryFile(address));
   if (summary && (summary['data'] as Json | undefined)?.['type'] !== 'module-downloads-summary') {

@@ -2,7 +2,8 @@
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { verifyMirror, WrittenDetails } from '../src/verify.js';
 import { runCli, tempDir, writeFiles } from './helpers.js';
 
 const dir = tempDir();
@@ -115,4 +116,49 @@ it('reports each unreadable JSON file once, whether or not the manifest names it
       { path: 'browse/notes/0.1.0.json', message: parse },
     ]),
   );
+});
+
+describe("a build's own check of the details it wrote (WrittenDetails)", () => {
+  const details = ['v1/modules/acme/a/aws/1.0.0/index.json', 'v1/modules/acme/a/aws/1.1.0/index.json', 'v1/modules/acme/b/aws/0.1.0/index.json'];
+  const latest = { 'v1/modules/acme/a/aws/index.json': 'v1/modules/acme/a/aws/1.1.0/index.json', 'v1/modules/acme/b/aws/index.json': 'v1/modules/acme/b/aws/0.1.0/index.json' };
+  /** What the build told verify as it wrote each detail: the documents it wrote, read here from the mirror. */
+  const writtenAsBuilt = (alter: (rel: string, doc: Record<string, unknown>) => void = () => {}) => {
+    const written = new WrittenDetails();
+    for (const rel of details) {
+      const text = readFileSync(join(dist, rel), 'utf8');
+      const doc = JSON.parse(text);
+      alter(rel, doc);
+      written.add(rel, doc, text);
+    }
+    for (const [rel, copyOf] of Object.entries(latest)) written.add(rel, JSON.parse(readFileSync(join(dist, rel), 'utf8')), readFileSync(join(dist, rel), 'utf8'), copyOf);
+    return written;
+  };
+
+  it('passes the mirror it describes, without reading a detail', async () => {
+    expect(await verifyMirror(dist, { written: writtenAsBuilt() })).toEqual([]);
+    // Unreadable on disk now, but checked as written: only their sizes are looked at.
+    const before = writtenAsBuilt();
+    for (const rel of details) writeFileSync(join(dist, rel), '{'.padEnd(readFileSync(join(dist, rel)).length, ' '));
+    expect(await verifyMirror(dist, { written: before })).toEqual([]);
+    // Without what the build knew, verify reads them, and finds them broken.
+    expect((await verifyMirror(dist)).map((p) => p.path)).toEqual(expect.arrayContaining(details));
+  });
+
+  it('catches a detail whose size on disk is not what was written, and the problems of what was written', async () => {
+    const written = writtenAsBuilt((rel, doc) => {
+      if (rel === details[0]) doc['verified'] = 'no';
+    });
+    writeFileSync(join(dist, details[2]!), `${readFileSync(join(dist, details[2]!), 'utf8')} `);
+    expect(await verifyMirror(dist, { written })).toEqual([
+      { path: details[0], message: 'verified: expected a boolean, got "no"' },
+      { path: details[2], message: expect.stringMatching(/^is \d+ bytes, not the \d+ the build wrote$/) },
+    ]);
+  });
+
+  it("catches a module's own detail that is not its latest version's text", async () => {
+    const written = writtenAsBuilt();
+    const rel = 'v1/modules/acme/a/aws/index.json';
+    written.add(rel, JSON.parse(readFileSync(join(dist, rel), 'utf8')), readFileSync(join(dist, rel), 'utf8'), details[0]);
+    expect(await verifyMirror(dist, { written })).toEqual([{ path: rel, message: 'is not the detail of the latest version 1.1.0' }]);
+  });
 });

@@ -73,6 +73,14 @@ export async function emitModule(
 /** What the versions document and the module's record keep of a version once its detail is written. */
 type WrittenVersion = Omit<BuiltVersion, 'content'> & { content: VersionsDocumentContent };
 
+/**
+ * Told of each detail document as it is written, with the document and its
+ * text; `copyOf` when the file is the same text as another detail (the
+ * module's own is its latest version's). The build checks them there, rather
+ * than reading every detail back (verify.ts, WrittenDetails).
+ */
+export type DetailListener = (rel: string, doc: object, text: string, copyOf?: string) => void;
+
 export interface ModuleWriter {
   /** Writes the version's detail and download documents; its content can go once this resolves. */
   add(version: BuiltVersion): Promise<void>;
@@ -92,17 +100,24 @@ export function createModuleWriter(
   address: ModuleAddress,
   planned: string[],
   providers: string[],
-  options: { baseUrl: string; deprecations?: Record<string, Deprecation> },
+  options: { baseUrl: string; deprecations?: Record<string, Deprecation>; onDetail?: DetailListener },
 ): ModuleWriter {
-  const { deprecations = {} } = options;
+  const { deprecations = {}, onDetail } = options;
   const written = new Map<string, WrittenVersion>();
   const plannedLatest = latestVersion(planned);
+  const writeDetail = async (version: string, doc: object, text: string, latest: boolean) => {
+    const rel = versionDetailFile(address, version);
+    await staging.write(rel, text);
+    onDetail?.(rel, doc, text);
+    if (!latest) return;
+    await staging.write(latestDetailFile(address), text);
+    onDetail?.(latestDetailFile(address), doc, text, rel);
+  };
   return {
     async add(v) {
       const version = v.source.version;
-      const detail = jsonText(detailDocument(v, planned, providers, deprecations[version]));
-      await staging.write(versionDetailFile(address, version), detail);
-      if (version === plannedLatest) await staging.write(latestDetailFile(address), detail);
+      const doc = detailDocument(v, planned, providers, deprecations[version]);
+      await writeDetail(version, doc, jsonText(doc), version === plannedLatest);
       await staging.writeJson(downloadFile(address, version), downloadDocument(address, version, options.baseUrl));
       written.set(version, { source: v.source, archive: v.archive, description: v.description, content: versionsDocumentContent(v.content) });
     },
@@ -116,8 +131,7 @@ export function createModuleWriter(
         for (const name of names) {
           const detail = JSON.parse(await readFile(join(staging.root, versionDetailFile(address, name)), 'utf8')) as { versions: string[] };
           detail.versions = names;
-          await staging.writeJson(versionDetailFile(address, name), detail);
-          if (name === latest) await staging.writeJson(latestDetailFile(address), detail);
+          await writeDetail(name, detail, jsonText(detail), name === latest);
         }
       }
       await staging.writeJson(versionsFile(address), versionsDocument(address, versions, deprecations));
