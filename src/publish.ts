@@ -8,7 +8,7 @@ import { buildVersion, closeVersionCaches, createVersionCaches, type VersionBuil
 import { readDeprecations, type Deprecations } from './deprecations.js';
 import { MirrorError } from './errors.js';
 import { readBaseUrl, readManifest, readModuleVersions, readRecords } from './emit/existing.js';
-import { emitModule } from './emit/index.js';
+import { emitModule, type DetailListener } from './emit/index.js';
 import type { ForcedReplacement, Manifest, ModuleRecord } from './manifest.js';
 import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
@@ -17,7 +17,7 @@ import type { Staging } from './emit/staging.js';
 import { problemLines, withMirrorWrite, type MirrorWrite, type MirrorWriteOptions } from './transaction.js';
 import type { BuiltVersion, VersionSource } from './types.js';
 import { compareVersionsDesc } from './version-order.js';
-import type { VerifyOptions } from './verify.js';
+import { WrittenDetails, type VerifyOptions } from './verify.js';
 import { GENERATOR } from './version.js';
 
 export interface PublishOptions {
@@ -48,7 +48,8 @@ export interface PublishResult {
 
 export function publish(source: VersionSource, options: PublishOptions): Promise<PublishResult> {
   // Only the modules this version rewrote, and the indexes, are checked: they are known once written.
-  const check: VerifyOptions = { modules: [] };
+  // Their details were checked as they were written (WrittenDetails), so verify looks at their sizes.
+  const check: VerifyOptions = { modules: [], written: new WrittenDetails() };
   const write: MirrorWriteOptions = {
     seed: true,
     dryRun: options.dryRun === true,
@@ -101,7 +102,7 @@ async function publishLocked(tx: MirrorWrite, source: VersionSource, options: Pu
     const baseUrl = readBaseUrl(options.outDir) ?? options.baseUrl;
     const deprecations = readDeprecations(options.outDir);
     await staging.write(archiveFile(source.address, source.version), archive.data);
-    const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, deprecations });
+    const rewritten = await emitAffected(staging, options.outDir, manifest, built, { baseUrl, deprecations, onDetail: check.written!.add });
     const records = mergeRecords(Object.keys(manifest.modules).length > 0 ? readRecords(options.outDir, manifest) : [], rewritten);
     // The provider files are in the staging copy as they were; the manifest keeps listing them.
     const providers = manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
@@ -123,7 +124,7 @@ async function emitAffected(
   outDir: string,
   manifest: Manifest,
   built: BuiltVersion,
-  options: { baseUrl: string; deprecations: Deprecations },
+  options: { baseUrl: string; deprecations: Deprecations; onDetail: DetailListener },
 ): Promise<ModuleRecord[]> {
   const { namespace, name, provider } = built.source.address;
   const siblings = Object.keys(manifest.modules)
@@ -140,7 +141,7 @@ async function emitAffected(
     if (p === provider) {
       versions = [...versions.filter((v) => v.source.version !== built.source.version), built].sort((a, b) => compareVersionsDesc(a.source.version, b.source.version));
     }
-    const record = await emitModule(staging, versions, providers, { baseUrl: options.baseUrl, deprecations: options.deprecations[addressKey(address)] });
+    const record = await emitModule(staging, versions, providers, { baseUrl: options.baseUrl, deprecations: options.deprecations[addressKey(address)], onDetail: options.onDetail });
     if (record) records.push(record);
   }
   return records;

@@ -61,7 +61,7 @@ export async function emitModule(
   staging: Staging,
   versions: BuiltVersion[],
   providers: string[],
-  options: { baseUrl: string; deprecations?: Record<string, Deprecation> },
+  options: { baseUrl: string; deprecations?: Record<string, Deprecation>; onDetail?: DetailListener },
 ): Promise<ModuleRecord | undefined> {
   const first = versions[0];
   if (!first) return undefined;
