@@ -86,7 +86,6 @@ interface WrittenDetail {
 
 type Json = Record<string, unknown>;
 
-
 const SUMMARY_FIELDS: [string, string][] = [
   ['id', 'string'], ['owner', 'string'], ['namespace', 'string'], ['name', 'string'], ['version', 'string'], ['provider', 'string'],
   ['description', 'string'], ['source', 'string'], ['published_at', 'string'], ['downloads', 'number'], ['verified', 'boolean'],
