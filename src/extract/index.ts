@@ -284,5 +284,7 @@ export function descriptionFromReadme(readme: string): string {
     paragraph.push(line);
   }
   const text = paragraph.join(' ');
-  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+  // A string of its own: a line of the README is a slice of the whole text in V8 (and a one-line paragraph's
+  // join is that line), so the short description kept for a module's listing kept its whole README alive.
+  return Buffer.from(text.length > 300 ? `${text.slice(0, 297)}...` : text).toString();
 }
