@@ -4,15 +4,15 @@
 // playwright-core): search, filters, module pages, versions, providers, the
 // usage snippet, download counts, and a malicious README that stays inert.
 
-import { existsSync, mkdirSync, utimesSync } from 'node:fs';
+import { mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './chromium.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'test-results', 'browse');
 const EVIL_README = [
   '# Evil',
@@ -47,7 +47,6 @@ let page: Page;
 const foreignRequests: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
   const dir = tempDir('mm-browse-');
   writeFiles(dir, {
     'mirror.config.yaml': `sources:\n  - folder: ${JSON.stringify(join(ROOT, 'modules'))}\n  - folder: extra\n`,
@@ -60,10 +59,7 @@ beforeAll(async () => {
   const built = await runCli(['build', '--json'], dir);
   expect(built.code, built.stderr).toBe(0);
   server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') });
   page = await context.newPage();

@@ -4,14 +4,14 @@
 // header (never in a URL), shows what that caller may read, and marks a
 // version deprecated through the management API with its reason.
 
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers.js';
 import { startPrivateSite, type PrivateSite } from '../serve/private-site.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'test-results', 'browse');
 
 let site: PrivateSite;
@@ -20,7 +20,6 @@ let page: Page;
 const requests: { url: string; authorization?: string }[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
   site = await startPrivateSite();
   const deprecated = await site.api(
     'PATCH',
@@ -29,7 +28,7 @@ beforeAll(async () => {
     site.tokens.owner,
   );
   expect(deprecated.status).toBe(200);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   page.on('request', (r) => requests.push({ url: r.url(), authorization: r.headers()['authorization'] }));
   mkdirSync(SHOTS, { recursive: true });

@@ -7,23 +7,21 @@
 // it when the mirror holds it; and opening a page moves focus to the content
 // without drawing a box around it.
 
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
 import { makeKey, signRelease, type TestKey } from '../providers/keys.js';
 import { writeReleaseFolder } from '../providers/zips.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 let server: RunningServer;
 let browser: Browser;
 let page: Page;
 let acme: TestKey;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
   const dir = tempDir('mm-browse-providers-');
   // The sample modules: acme/network/aws requires hashicorp/aws, which this mirror carries; acme/dns/google's google it does not.
   writeFiles(dir, {
@@ -38,7 +36,7 @@ beforeAll(async () => {
   const built = await runCli(['build', '--json'], dir);
   expect(built.code, built.stderr).toBe(0);
   server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
 }, 120_000);
 

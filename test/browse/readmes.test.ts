@@ -3,21 +3,20 @@
 // HTML of its own, and the page renders each README of the version it shows
 // (root, submodules, examples) from the registry's detail document.
 
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './chromium.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 let server: RunningServer;
 let browser: Browser;
 let page: Page;
 let dist: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
   const dir = tempDir('mm-readmes-');
   writeFiles(dir, {
     'mirror.config.yaml': 'sources:\n  - folder: mods\n',
@@ -36,7 +35,7 @@ beforeAll(async () => {
   expect(built.code, built.stderr).toBe(0);
   dist = join(dir, 'dist');
   server = await startServer({ dir: dist, host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'] });
+  browser = await launchChromium();
   page = await browser.newPage();
 });
 

@@ -3,7 +3,8 @@
 // the block `modmirror hosting nginx` prints, driven in Debian's Chromium.
 
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './chromium.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort, startNginx } from '../hosting/nginx-server.js';
 import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
@@ -21,7 +22,7 @@ beforeAll(async () => {
   expect(block.code, block.stderr).toBe(0);
   nginx = await startNginx(join(dir, 'nginx'), [block.stdout], [port]);
   url = `http://127.0.0.1:${port}/`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
