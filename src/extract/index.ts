@@ -75,21 +75,22 @@ export function extractDocumentation(files: SourceFile[], cache: ExtractCache = 
     list.push(file);
   }
   const problems: string[] = [];
-  const content = (dir: string) => moduleContent(dir, byDir.get(dir) ?? [], cache, problems);
-  const readme = (dir: string): ReadmeSource | null => {
-    const file = readmeFileOf(byDir.get(dir) ?? []);
-    return file ? { path: file.path, id: fileId(file) } : null;
+  const folder = (dir: string) => {
+    const files = byDir.get(dir) ?? [];
+    const readme = readmeFileOf(files);
+    return { content: moduleContent(dir, files, readme, cache, problems), readme: readme ? { path: readme.path, id: fileId(readme) } : null };
   };
   const childDirs = (parent: string) =>
     [...byDir.keys()]
       .filter((dir) => posix.dirname(dir) === parent && (byDir.get(dir) ?? []).some((f) => CONFIG_FILE.test(f.path)))
       .sort();
-  const submodules = childDirs('modules');
-  const examples = childDirs('examples');
+  const root = folder('');
+  const submodules = childDirs('modules').map(folder);
+  const examples = childDirs('examples').map(folder);
   return {
-    content: { root: content(''), submodules: submodules.map(content), examples: examples.map(content) },
+    content: { root: root.content, submodules: submodules.map((f) => f.content), examples: examples.map((f) => f.content) },
     problems,
-    readmes: { root: readme(''), submodules: submodules.map(readme), examples: examples.map(readme) },
+    readmes: { root: root.readme, submodules: submodules.map((f) => f.readme), examples: examples.map((f) => f.readme) },
   };
 }
 
@@ -142,7 +143,7 @@ function readLegacy(configFiles: SourceFile[], cache: ExtractCache): FileDeclara
   return legacyDuplicate(parsed.filter((_, i) => !isOverride(configFiles[i]!))) === undefined ? parsed : undefined;
 }
 
-function moduleContent(dir: string, files: SourceFile[], cache: ExtractCache, problems: string[]): ModuleContent {
+function moduleContent(dir: string, files: SourceFile[], readme: SourceFile | undefined, cache: ExtractCache, problems: string[]): ModuleContent {
   const configFiles = files
     .filter((f) => CONFIG_FILE.test(f.path) && !posix.basename(f.path).startsWith('.'))
     .sort((a, b) => (a.path < b.path ? -1 : 1));
@@ -158,7 +159,7 @@ function moduleContent(dir: string, files: SourceFile[], cache: ExtractCache, pr
   const merged = merge(primary, overrides);
   return {
     path: dir,
-    readme: readmeFileOf(files)?.data.toString('utf8') ?? '',
+    readme: readme?.data.toString('utf8') ?? '',
     empty: configFiles.length === 0,
     inputs: [...merged.variables.values()]
       .map((v) => ({
