@@ -13,16 +13,17 @@ import type { Staging } from '../emit/staging.js';
 import { PACKAGE_ROOT } from '../version.js';
 
 const STATIC = join(PACKAGE_ROOT, 'src/browse/static');
-/** The page's own files, and markdown-it's browser build, which renders the READMEs. */
-const ASSETS: [source: string, target: string][] = [
-  [join(STATIC, 'index.html'), 'index.html'],
-  [join(STATIC, 'app.js'), 'browse/app.js'],
-  [join(STATIC, 'readme.js'), 'browse/readme.js'],
-  [join(STATIC, 'style.css'), 'browse/style.css'],
-  [createRequire(import.meta.url).resolve('markdown-it/dist/markdown-it.min.js'), 'browse/markdown-it.min.js'],
-];
+/** The page's own files, and markdown-it's browser build, which renders the READMEs: where each is written from. */
+const ASSETS: Record<string, () => string> = {
+  'index.html': () => join(STATIC, 'index.html'),
+  'browse/app.js': () => join(STATIC, 'app.js'),
+  'browse/readme.js': () => join(STATIC, 'readme.js'),
+  'browse/style.css': () => join(STATIC, 'style.css'),
+  // Found only when the page is written: serve and verify need the names alone.
+  'browse/markdown-it.min.js': () => createRequire(import.meta.url).resolve('markdown-it/dist/markdown-it.min.js'),
+};
 export const BROWSE_INDEX_FILE = 'browse/index.json';
-export const BROWSE_ASSET_FILES = ASSETS.map(([, target]) => target);
+export const BROWSE_ASSET_FILES = Object.keys(ASSETS);
 /** Where mirrors written before the page rendered READMEs itself kept their renderings: gone at the next write. */
 const LEGACY_README_DIRS = ['browse/readme', 'browse/rendered'];
 const RECENT = 20;
@@ -43,8 +44,8 @@ export async function emitBrowseSite(staging: Staging, sorted: ModuleRecord[], o
     imageHosts: imageOrigins,
   };
   await staging.write(BROWSE_INDEX_FILE, `${JSON.stringify(index)}\n`);
-  for (const [source, target] of ASSETS) {
-    let text = readFileSync(source, 'utf8');
+  for (const [target, source] of Object.entries(ASSETS)) {
+    let text = readFileSync(source(), 'utf8');
     if (target === 'index.html') text = text.replace('IMG_SOURCES', imageOrigins.join(' '));
     // markdown-it's source map is not shipped: no browser should ask for it.
     if (target.endsWith('.js')) text = text.replace(/^\/\/# sourceMappingURL=.*$/m, '');
