@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { latestVersion } from './version-order.js';
 import type { Manifest } from './manifest.js';
 import {
+  addressKey,
   archiveFile,
   basePathOfModulesService,
   DISCOVERY_FILE,
@@ -54,34 +55,56 @@ export interface VerifyOptions {
  * What a build knows of the detail documents it wrote, so verify need not
  * read them back (a history's details are tens of megabytes of README text
  * that parsing back only proves JSON.stringify wrote JSON). Each document is
- * checked for the protocol's fields as it is written; what is kept is its
- * size on disk and the few values verify compares with the manifest.
+ * checked for the protocol's fields and its id as it is written; what is kept
+ * is its size on disk and the few values verify compares with the manifest,
+ * held by module and version so that a build of 100,000 versions keeps no
+ * path or id string per detail.
  */
 export class WrittenDetails {
-  private readonly details = new Map<string, WrittenDetail>();
+  private readonly modules = new Map<string, { versions: Map<string, WrittenDetail>; own?: ModuleDetail }>();
 
   /** A DetailListener (emit/index.ts). */
-  readonly add = (rel: string, doc: object, text: string, copyOf?: string): void => {
+  readonly add = (address: ModuleAddress, version: string, doc: object, text: string, ofModule: boolean): void => {
+    const key = addressKey(address);
+    let module = this.modules.get(key);
+    if (!module) this.modules.set(key, (module = { versions: new Map() }));
+    const size = Buffer.byteLength(text);
+    if (ofModule) {
+      module.own = { size, copyOf: version };
+      return;
+    }
     const detail = doc as Json;
+    const rel = versionDetailFile(address, version);
     const problems: Problem[] = [];
-    checkDetailFields(detail, rel, (path, message) => problems.push({ path, message }));
-    const { id, published_at, versions, deprecation } = detail;
-    this.details.set(rel, { size: Buffer.byteLength(text), id, published_at, versions, deprecation, problems, copyOf });
+    const problem = (path: string, message: string) => problems.push({ path, message });
+    checkDetailFields(detail, rel, problem);
+    checkDetailId(detail, key, version, rel, problem);
+    const { published_at, versions, deprecation } = detail;
+    module.versions.set(version, { size, published_at, versions, deprecation, ...(problems.length > 0 ? { problems } : {}) });
   };
 
-  get(rel: string): WrittenDetail | undefined {
-    return this.details.get(rel);
+  /** A version's detail, as written. */
+  version(key: string, version: string): WrittenDetail | undefined {
+    return this.modules.get(key)?.versions.get(version);
+  }
+
+  /** The module's own detail, as written: the very text of version `copyOf`'s. */
+  moduleDetail(key: string): ModuleDetail | undefined {
+    return this.modules.get(key)?.own;
   }
 }
 
 interface WrittenDetail {
   size: number;
-  id: unknown;
   published_at: unknown;
   versions: unknown;
   deprecation: unknown;
-  problems: Problem[];
-  copyOf: string | undefined;
+  problems?: Problem[];
+}
+
+interface ModuleDetail {
+  size: number;
+  copyOf: string;
 }
 
 type Json = Record<string, unknown>;
@@ -90,6 +113,7 @@ const SUMMARY_FIELDS: [string, string][] = [
   ['id', 'string'], ['owner', 'string'], ['namespace', 'string'], ['name', 'string'], ['version', 'string'], ['provider', 'string'],
   ['description', 'string'], ['source', 'string'], ['published_at', 'string'], ['downloads', 'number'], ['verified', 'boolean'],
 ];
+const DETAIL_FIELDS: [string, string][] = [...SUMMARY_FIELDS, ['tag', 'string'], ['root', 'object'], ['submodules', 'array'], ['examples', 'array'], ['providers', 'array'], ['versions', 'array']];
 const CONTENT_FIELDS: [string, string][] = [
   ['path', 'string'], ['readme', 'string'], ['empty', 'boolean'], ['inputs', 'array'], ['outputs', 'array'],
   ['dependencies', 'array'], ['provider_dependencies', 'array'], ['resources', 'array'],
@@ -208,7 +232,7 @@ function checkDeprecation(shown: unknown, recorded: unknown, rel: string, where:
 
 /** A detail's own fields, and each of its contents' (root, submodules, examples). */
 function checkDetailFields(detail: Json, rel: string, problem: Context['problem']): void {
-  checkFields(detail, [...SUMMARY_FIELDS, ['tag', 'string'], ['root', 'object'], ['submodules', 'array'], ['examples', 'array'], ['providers', 'array'], ['versions', 'array']], rel, '', problem);
+  checkFields(detail, DETAIL_FIELDS, rel, '', problem);
   const contents = [detail['root'], ...((detail['submodules'] as unknown[]) ?? []), ...((detail['examples'] as unknown[]) ?? [])];
   contents.forEach((c, i) => {
     if (typeof c === 'object' && c !== null) checkFields(c as Json, CONTENT_FIELDS, rel, i === 0 ? 'root.' : `module content ${i}: `, problem);
@@ -216,25 +240,23 @@ function checkDetailFields(detail: Json, rel: string, problem: Context['problem'
 }
 
 /**
- * A detail the writer checked as it wrote it (WrittenDetails): its problems,
- * then its kept values; null when the file on disk is not the size it wrote
- * (said here), undefined when the writer did not write it.
+ * Whether a file is the size the writer wrote (WrittenDetails); says so when
+ * it is not. The writer checked its content as it wrote it.
  */
-function writtenDetail(rel: string, ctx: Context): Json | null | undefined {
-  const written = ctx.written?.get(rel);
-  if (!written) return undefined;
+function sizeAsWritten(rel: string, written: { size: number }, ctx: Context): boolean {
   let size: number | undefined;
   try {
     size = statSync(join(ctx.dir, rel)).size;
   } catch {
     size = undefined;
   }
-  if (size !== written.size) {
-    ctx.problem(rel, size === undefined ? 'missing' : `is ${size} bytes, not the ${written.size} the build wrote`);
-    return null;
-  }
-  for (const p of written.problems) ctx.problem(p.path, p.message);
-  return { id: written.id, published_at: written.published_at, versions: written.versions, deprecation: written.deprecation, copyOf: written.copyOf };
+  if (size === written.size) return true;
+  ctx.problem(rel, size === undefined ? 'missing' : `is ${size} bytes, not the ${written.size} the build wrote`);
+  return false;
+}
+
+function checkDetailId(detail: Json, key: string, version: string, rel: string, problem: Context['problem']): void {
+  if (detail['id'] !== `${key}/${version}`) problem(rel, `id is ${JSON.stringify(detail['id'])}, expected "${key}/${version}"`);
 }
 
 function checkFields(doc: Json, fields: [string, string][], rel: string, where: string, problem: Context['problem']): void {
@@ -268,27 +290,38 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
   const latest = latestVersion(versions);
   // Only the latest's detail is kept (to compare with the latest document): a module's details can be a hundred megabytes.
   let latestDetail: Json | undefined;
+  // What each detail must agree on with the manifest, read back or as written.
+  const checkAgainstManifest = (detail: { published_at?: unknown; versions?: unknown; deprecation?: unknown }, entry: (typeof entries)[number], rel: string) => {
+    if (detail.published_at !== entry.published_at) problem(rel, `published_at ${JSON.stringify(detail.published_at)} differs from the manifest's ${entry.published_at}`);
+    if (!sameList(detail.versions, versions)) problem(rel, 'versions differ from the manifest');
+    checkDeprecation(detail.deprecation, deprecated[entry.version], rel, '', problem);
+  };
   for (const entry of entries) {
     const rel = versionDetailFile(address, entry.version);
-    const written = writtenDetail(rel, ctx);
-    const detail = written === undefined ? await json(rel, true) : written;
-    if (detail) {
-      if (entry.version === latest && written === undefined) latestDetail = detail;
-      if (written === undefined) checkDetailFields(detail, rel, problem);
-      if (detail['id'] !== `${key}/${entry.version}`) problem(rel, `id is ${JSON.stringify(detail['id'])}, expected "${key}/${entry.version}"`);
-      if (detail['published_at'] !== entry.published_at) problem(rel, `published_at ${JSON.stringify(detail['published_at'])} differs from the manifest's ${entry.published_at}`);
-      if (!sameList(detail['versions'], versions)) problem(rel, 'versions differ from the manifest');
-      checkDeprecation(detail['deprecation'], deprecated[entry.version], rel, '', problem);
+    const written = ctx.written?.version(key, entry.version);
+    if (written) {
+      if (sizeAsWritten(rel, written, ctx)) {
+        for (const p of written.problems ?? []) problem(p.path, p.message);
+        checkAgainstManifest(written, entry, rel);
+      }
+    } else {
+      const detail = await json(rel, true);
+      if (detail) {
+        if (entry.version === latest) latestDetail = detail;
+        checkDetailFields(detail, rel, problem);
+        checkDetailId(detail, key, entry.version, rel, problem);
+        checkAgainstManifest(detail, entry, rel);
+      }
     }
     await verifyDownload(address, entry, ctx);
   }
 
   const latestRel = latestDetailFile(address);
-  const latestWritten = writtenDetail(latestRel, ctx);
+  const latestWritten = ctx.written?.moduleDetail(key);
   if (latestWritten !== undefined) {
     ctx.seen(latestRel);
     // Written as the very text of the latest version's detail, and that one is checked above.
-    if (latestWritten && latestWritten['copyOf'] !== (latest && versionDetailFile(address, latest))) problem(latestRel, `is not the detail of the latest version ${latest}`);
+    if (sizeAsWritten(latestRel, latestWritten, ctx) && latestWritten.copyOf !== latest) problem(latestRel, `is not the detail of the latest version ${latest}`);
   } else {
     latestDetail ??= latest === undefined ? undefined : await json(versionDetailFile(address, latest), true);
     const latestDoc = await json(latestRel);

@@ -3,6 +3,8 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { latestDetailFile, versionDetailFile } from '../src/protocol/paths.js';
+import type { ModuleAddress } from '../src/types.js';
 import { verifyMirror, WrittenDetails } from '../src/verify.js';
 import { runCli, tempDir, writeFiles } from './helpers.js';
 
@@ -119,18 +121,25 @@ it('reports each unreadable JSON file once, whether or not the manifest names it
 });
 
 describe("a build's own check of the details it wrote (WrittenDetails)", () => {
-  const details = ['v1/modules/acme/a/aws/1.0.0/index.json', 'v1/modules/acme/a/aws/1.1.0/index.json', 'v1/modules/acme/b/aws/0.1.0/index.json'];
-  const latest = { 'v1/modules/acme/a/aws/index.json': 'v1/modules/acme/a/aws/1.1.0/index.json', 'v1/modules/acme/b/aws/index.json': 'v1/modules/acme/b/aws/0.1.0/index.json' };
+  const a = { namespace: 'acme', name: 'a', provider: 'aws' };
+  const b = { namespace: 'acme', name: 'b', provider: 'aws' };
+  const versions: [ModuleAddress, string][] = [[a, '1.0.0'], [a, '1.1.0'], [b, '0.1.0']];
+  const latest: [ModuleAddress, string][] = [[a, '1.1.0'], [b, '0.1.0']];
+  const details = versions.map(([address, version]) => versionDetailFile(address, version));
   /** What the build told verify as it wrote each detail: the documents it wrote, read here from the mirror. */
   const writtenAsBuilt = (alter: (rel: string, doc: Record<string, unknown>) => void = () => {}) => {
     const written = new WrittenDetails();
-    for (const rel of details) {
+    for (const [address, version] of versions) {
+      const rel = versionDetailFile(address, version);
       const text = readFileSync(join(dist, rel), 'utf8');
       const doc = JSON.parse(text);
       alter(rel, doc);
-      written.add(rel, doc, text);
+      written.add(address, version, doc, text, false);
     }
-    for (const [rel, copyOf] of Object.entries(latest)) written.add(rel, JSON.parse(readFileSync(join(dist, rel), 'utf8')), readFileSync(join(dist, rel), 'utf8'), copyOf);
+    for (const [address, version] of latest) {
+      const text = readFileSync(join(dist, latestDetailFile(address)), 'utf8');
+      written.add(address, version, JSON.parse(text), text, true);
+    }
     return written;
   };
 
@@ -147,18 +156,22 @@ describe("a build's own check of the details it wrote (WrittenDetails)", () => {
   it('catches a detail whose size on disk is not what was written, and the problems of what was written', async () => {
     const written = writtenAsBuilt((rel, doc) => {
       if (rel === details[0]) doc['verified'] = 'no';
+      if (rel === details[1]) doc['id'] = 'acme/a/aws/1.0.0';
     });
     writeFileSync(join(dist, details[2]!), `${readFileSync(join(dist, details[2]!), 'utf8')} `);
     expect(await verifyMirror(dist, { written })).toEqual([
+      { path: details[1], message: 'id is "acme/a/aws/1.0.0", expected "acme/a/aws/1.1.0"' },
       { path: details[0], message: 'verified: expected a boolean, got "no"' },
       { path: details[2], message: expect.stringMatching(/^is \d+ bytes, not the \d+ the build wrote$/) },
     ]);
   });
 
-  it("catches a module's own detail that is not its latest version's text", async () => {
+  it("catches a module's own detail that is not its latest version's text, or not the size written", async () => {
     const written = writtenAsBuilt();
-    const rel = 'v1/modules/acme/a/aws/index.json';
-    written.add(rel, JSON.parse(readFileSync(join(dist, rel), 'utf8')), readFileSync(join(dist, rel), 'utf8'), details[0]);
-    expect(await verifyMirror(dist, { written })).toEqual([{ path: rel, message: 'is not the detail of the latest version 1.1.0' }]);
+    const text = readFileSync(join(dist, latestDetailFile(a)), 'utf8');
+    written.add(a, '1.0.0', JSON.parse(text), text, true);
+    expect(await verifyMirror(dist, { written })).toEqual([{ path: latestDetailFile(a), message: 'is not the detail of the latest version 1.1.0' }]);
+    written.add(a, '1.1.0', JSON.parse(text), `${text} `, true);
+    expect(await verifyMirror(dist, { written })).toEqual([{ path: latestDetailFile(a), message: expect.stringMatching(/^is \d+ bytes, not the \d+ the build wrote$/) }]);
   });
 });

@@ -75,11 +75,11 @@ type WrittenVersion = Omit<BuiltVersion, 'content'> & { content: VersionsDocumen
 
 /**
  * Told of each detail document as it is written, with the document and its
- * text; `copyOf` when the file is the same text as another detail (the
- * module's own is its latest version's). The build checks them there, rather
- * than reading every detail back (verify.ts, WrittenDetails).
+ * text: `version`'s own, or with `ofModule` the module's, which is the very
+ * text of `version`'s (its latest). The build checks them there, rather than
+ * reading every detail back (verify.ts, WrittenDetails).
  */
-export type DetailListener = (rel: string, doc: object, text: string, copyOf?: string) => void;
+export type DetailListener = (address: ModuleAddress, version: string, doc: object, text: string, ofModule: boolean) => void;
 
 export interface ModuleWriter {
   /** Writes the version's detail and download documents; its content can go once this resolves. */
@@ -106,12 +106,11 @@ export function createModuleWriter(
   const written = new Map<string, WrittenVersion>();
   const plannedLatest = latestVersion(planned);
   const writeDetail = async (version: string, doc: object, text: string, latest: boolean) => {
-    const rel = versionDetailFile(address, version);
-    await staging.write(rel, text);
-    onDetail?.(rel, doc, text);
+    await staging.write(versionDetailFile(address, version), text);
+    onDetail?.(address, version, doc, text, false);
     if (!latest) return;
     await staging.write(latestDetailFile(address), text);
-    onDetail?.(latestDetailFile(address), doc, text, rel);
+    onDetail?.(address, version, doc, text, true);
   };
   return {
     async add(v) {
