@@ -20,10 +20,13 @@ export interface VersionCaches {
   packer: Packer;
 }
 
-/** `packThread`: pack in a worker thread (a build of many versions), not on this one (a publish's one version). */
-export function createVersionCaches(cacheDir: string, options: { packThread?: boolean } = {}): VersionCaches {
+/**
+ * `packThread`: pack in a worker thread (a build of many versions), not on this one (a publish's one version).
+ * `git`: readers already started (publish looked its ref up through them); closed with the caches.
+ */
+export function createVersionCaches(cacheDir: string, options: { packThread?: boolean; git?: GitReaders } = {}): VersionCaches {
   const packer = options.packThread ? threadPacker() : inlinePacker();
-  return { git: new GitReaders(), parsed: createExtractCache(), versions: new VersionCache(join(cacheDir, 'versions')), packer };
+  return { git: options.git ?? new GitReaders(), parsed: createExtractCache(), versions: new VersionCache(join(cacheDir, 'versions')), packer };
 }
 
 /** Ends the git readers and the packing thread. */

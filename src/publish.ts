@@ -14,6 +14,7 @@ import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
 import { DEFAULT_PROVIDERS_PATH } from './protocol/providers.js';
 import type { Staging } from './emit/staging.js';
+import type { GitReaders } from './scan/git-objects.js';
 import { problemLines, withMirrorWrite, type MirrorWrite, type MirrorWriteOptions } from './transaction.js';
 import type { BuiltVersion, VersionSource } from './types.js';
 import { compareVersionsDesc } from './version-order.js';
@@ -29,6 +30,8 @@ export interface PublishOptions {
   imageHosts: string[];
   force?: boolean;
   dryRun?: boolean;
+  /** The git readers the source was scanned with, so the version is read through the same `git cat-file`; closed by publish. */
+  git?: GitReaders;
 }
 
 export interface PublishResult {
@@ -63,7 +66,7 @@ async function publishLocked(tx: MirrorWrite, source: VersionSource, options: Pu
   const started = performance.now();
   const key = addressKey(source.address);
   const manifest: Manifest = readManifest(options.outDir) ?? { format: 1, generator: GENERATOR, modules: {} };
-  const caches = createVersionCaches(options.cacheDir);
+  const caches = createVersionCaches(options.cacheDir, options.git ? { git: options.git } : {});
   let version: VersionBuild;
   try {
     // Publish stays strict (a release pipeline wants its own module's syntax errors to fail it) and builds afresh.

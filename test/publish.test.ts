@@ -39,6 +39,15 @@ describe('publish from git', () => {
     expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
     expect(readJson(join(dir, 'dist/v1/modules/acme/thing/aws/index.json')).version).toBe('1.1.0');
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+
+    // The ref is looked up through the git process the version would be read with: a missing one ends it too.
+    const before = treeOf(join(dir, 'dist'));
+    for (const ref of ['v9.9.9', 'v1.1.0\nv1.0.0']) {
+      const missing = await runCli(['publish', '--git', 'terraform-aws-thing', '--ref', ref], dir);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain(`has no commit "${ref}"`);
+    }
+    expect(treeOf(join(dir, 'dist'))).toEqual(before);
   });
 });
 

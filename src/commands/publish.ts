@@ -19,6 +19,7 @@ import { isValidName } from '../protocol/paths.js';
 import { publish, type PublishResult } from '../publish.js';
 import { describeFolder } from '../scan/folder.js';
 import { scanGitRef } from '../scan/git.js';
+import { GitReaders } from '../scan/git-objects.js';
 import type { ModuleAddress, VersionSource } from '../types.js';
 import { validVersion } from '../version-order.js';
 import { stringFlag, usageError, type Values } from './args.js';
@@ -40,15 +41,23 @@ export async function runPublish(values: Values): Promise<number> {
 
   // The config, when there is one, gives module addresses, metadata and git settings; publish needs none.
   const config = resolveMirrorConfig({ config: str('config'), out: str('out'), baseUrl: baseUrlFlag(str('base-url'), 'publish') });
-  const source = str('git') !== undefined ? await gitVersion(values, config, version) : await folderVersion(values, config, version);
-  const result = await publish(source, {
-    outDir: config.outDir,
-    cacheDir: config.cacheDir,
-    baseUrl: config.baseUrl,
-    imageHosts: config.imageHosts,
-    force: values['force'] === true,
-    dryRun: values['dry-run'] === true,
-  });
+  // One `git cat-file` reads the ref and then the version's files; it must end however the publish does.
+  const git = new GitReaders();
+  let result: PublishResult;
+  try {
+    const source = str('git') !== undefined ? await gitVersion(values, config, version, git) : await folderVersion(values, config, version);
+    result = await publish(source, {
+      outDir: config.outDir,
+      cacheDir: config.cacheDir,
+      baseUrl: config.baseUrl,
+      imageHosts: config.imageHosts,
+      force: values['force'] === true,
+      dryRun: values['dry-run'] === true,
+      git,
+    });
+  } finally {
+    git.closeAll();
+  }
   if (values['json'] === true) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
   else printHuman(result);
   return 0;
@@ -67,7 +76,7 @@ function flagAddress(values: Values, fallback?: Partial<ModuleAddress>): ModuleA
   return address;
 }
 
-async function gitVersion(values: Values, config: ResolvedConfig, version: string | undefined): Promise<VersionSource> {
+async function gitVersion(values: Values, config: ResolvedConfig, version: string | undefined, git: GitReaders): Promise<VersionSource> {
   const repoFlag = values['git'] as string;
   const remote = isRemoteRepository(repoFlag);
   const repo = remote ? repoFlag : resolve(repoFlag);
@@ -77,7 +86,7 @@ async function gitVersion(values: Values, config: ResolvedConfig, version: strin
   const source: GitSource = configured
     ? { ...configured, address }
     : { kind: 'git', repo, remote, address, path: '', tagPrefix: '', tagPattern: new RegExp(DEFAULT_TAG_PATTERN), meta: {} };
-  return scanGitRef(source, moduleMeta(config, address, source.meta), values['ref'] as string, version, config.cacheDir);
+  return scanGitRef(source, moduleMeta(config, address, source.meta), values['ref'] as string, version, config.cacheDir, git);
 }
 
 async function folderVersion(values: Values, config: ResolvedConfig, versionFlag: string | undefined): Promise<VersionSource> {

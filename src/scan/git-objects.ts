@@ -8,11 +8,21 @@ import { MirrorError } from '../errors.js';
 import type { SourceFile } from '../types.js';
 import type { SymlinkEntry } from './links.js';
 
-interface Pending {
+/** An object as cat-file gives it: its id, its type and its content. */
+export interface GitObject {
   oid: string;
-  resolve: (object: { type: string; data: Buffer }) => void;
+  type: string;
+  data: Buffer;
+}
+
+interface Pending {
+  name: string;
+  resolve: (object: GitObject | undefined) => void;
   reject: (error: Error) => void;
 }
+
+/** `<oid> <type> <size>`: SHA-1 or SHA-256 ids. */
+const OBJECT_HEADER = /^([0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+) ([0-9]+)$/;
 
 /** Objects are immutable, and most of a module's files and folders repeat from tag to tag. */
 const CACHE_BYTES = 64 * 1024 * 1024;
@@ -20,7 +30,7 @@ const CACHE_BYTES = 64 * 1024 * 1024;
 export class GitObjectReader {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly pending: Pending[] = [];
-  private readonly cache = new Map<string, Promise<{ type: string; data: Buffer }>>();
+  private readonly cache = new Map<string, Promise<GitObject>>();
   private cacheBytes = 0;
   private buffer: Buffer = Buffer.alloc(0);
   private failure: Error | undefined;
@@ -41,20 +51,34 @@ export class GitObjectReader {
     });
   }
 
-  read(oid: string): Promise<{ type: string; data: Buffer }> {
-    if (this.failure) return Promise.reject(this.failure);
+  read(oid: string): Promise<GitObject> {
     const cached = this.cache.get(oid);
     if (cached) return cached;
-    const object = new Promise<{ type: string; data: Buffer }>((resolve, reject) => {
-      this.pending.push({ oid, resolve, reject });
-      this.child.stdin.write(`${oid}\n`);
-    });
+    const object = this.request(oid).then((found) => found ?? Promise.reject(new MirrorError('GIT_FAILED', `git object ${oid} is missing from ${this.gitDir}`)));
     this.cache.set(oid, object);
     object.then(
       ({ data }) => this.account(data.length),
       () => this.cache.delete(oid),
     );
     return object;
+  }
+
+  /**
+   * The object any revision names (`v1.2.0^{commit}`, `<commit>:modules/vpc`),
+   * undefined when the repository has none by that name. Not cached: a branch moves.
+   */
+  lookup(revision: string): Promise<GitObject | undefined> {
+    // One name a line: a line break would make cat-file answer two requests for one.
+    if (revision === '' || /[\0-\x1f\x7f]/.test(revision)) return Promise.resolve(undefined);
+    return this.request(revision);
+  }
+
+  private request(name: string): Promise<GitObject | undefined> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ name, resolve, reject });
+      this.child.stdin.write(`${name}\n`);
+    });
   }
 
   private account(bytes: number): void {
@@ -69,28 +93,28 @@ export class GitObjectReader {
     this.child.stdin.end();
   }
 
-  /** Responses come in request order: `<oid> <type> <size>\n<content>\n`, or `<oid> missing\n`. */
+  /** Responses come in request order: `<oid> <type> <size>\n<content>\n`, or `<name> missing\n` (or `ambiguous`). */
   private onData(chunk: Buffer): void {
     this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
     for (;;) {
       const newline = this.buffer.indexOf(10);
       if (newline === -1) return;
-      const header = this.buffer.subarray(0, newline).toString('utf8').split(' ');
       const request = this.pending[0];
       if (!request) return;
-      if (header[1] === 'missing' || header.length < 3) {
+      // Anything but an object's header answers a name with no object: `<name> missing`, `<name> ambiguous`.
+      const header = OBJECT_HEADER.exec(this.buffer.subarray(0, newline).toString('latin1'));
+      if (!header) {
         this.buffer = this.buffer.subarray(newline + 1);
         this.pending.shift();
-        request.reject(new MirrorError('GIT_FAILED', `git object ${request.oid} is missing from ${this.gitDir}`));
+        request.resolve(undefined);
         continue;
       }
-      const size = Number(header[2]);
-      const end = newline + 1 + size;
+      const end = newline + 1 + Number(header[3]);
       if (this.buffer.length < end + 1) return;
       const data = Buffer.from(this.buffer.subarray(newline + 1, end));
       this.buffer = this.buffer.subarray(end + 1);
       this.pending.shift();
-      request.resolve({ type: header[1]!, data });
+      request.resolve({ oid: header[1]!, type: header[2]!, data });
     }
   }
 }

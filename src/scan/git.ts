@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import type { GitSource } from '../config.js';
 import type { ModuleMeta, VersionSource } from '../types.js';
+import type { GitReaders } from './git-objects.js';
 import { readTagScan, tagRefsStamp, writeTagScan, type ScannedTag, type TagScan } from './tag-cache.js';
 import { validVersion } from '../version-order.js';
 
@@ -150,27 +151,38 @@ export async function scanGitRef(
   ref: string,
   version: string | undefined,
   cacheDir: string,
+  readers: GitReaders,
 ): Promise<VersionSource> {
   const gitDir = await localGitDir(source, cacheDir);
-  // Commit, root tree and date in one git call (each process start shows in a pipeline's publish time).
-  const out = await git(['show', '-s', '--format=%H %T %ct', '--end-of-options', `${ref}^{commit}`], { cwd: gitDir }).catch(() => undefined);
-  const [commit, rootTree, date] = out?.toString('utf8').trim().split(' ') ?? [];
-  if (!commit || !rootTree || !date) throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo} has no commit "${ref}".`, { hint: 'Pass --ref with a tag, branch or commit of that repository.' });
+  // Through the reader the version is then built with: a publish starts no git process of its own for the ref.
+  const reader = readers.get(gitDir);
+  const found = await reader.lookup(`${ref}^{commit}`);
+  const commit = found && commitFields(found.data);
+  if (!found || !commit) throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo} has no commit "${ref}".`, { hint: 'Pass --ref with a tag, branch or commit of that repository.' });
   const tag = ref.replace(/^refs\/tags\//, '');
   const resolved = version ?? versionFromTag(tag, source.tagPrefix, source.tagPattern);
   if (resolved === undefined) {
     throw new MirrorError('VERSION_INVALID', `"${tag}" is not a version${source.tagPrefix ? ` with the prefix "${source.tagPrefix}"` : ''}.`, { hint: 'Pass --version X.Y.Z, or --ref with a version tag such as v1.2.3.' });
   }
-  const [tree] = source.path === '' ? [rootTree] : await treesAt(gitDir, [commit], source.path);
+  const tree = source.path === '' ? commit.tree : await reader.lookup(`${found.oid}:${source.path}`).then((o) => (o?.type === 'tree' ? o.oid : undefined));
   if (tree === undefined) throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo}@${ref} has no folder "${source.path}".`);
   return {
     address: source.address,
     meta,
     version: resolved,
     tag,
-    publishedAt: new Date(Number(date) * 1000),
-    origin: { kind: 'git', gitDir, commit, tree, subdir: source.path },
+    publishedAt: commit.committedAt,
+    origin: { kind: 'git', gitDir, commit: found.oid, tree, subdir: source.path },
     label: `${source.repo}@${tag}`,
     fingerprint: `git:${tree}`,
   };
+}
+
+/** A commit object's root tree and committer date (what `%T` and `%ct` give). */
+function commitFields(data: Buffer): { tree: string; committedAt: Date } | undefined {
+  // The headers end at the first empty line; the message after it may hold anything.
+  const text = data.toString('utf8').split('\n\n', 1)[0]!;
+  const tree = /^tree ([0-9a-f]+)$/m.exec(text)?.[1];
+  const seconds = /^committer .* (\d+) [+-]\d{4}$/m.exec(text)?.[1];
+  return tree && seconds ? { tree, committedAt: new Date(Number(seconds) * 1000) } : undefined;
 }

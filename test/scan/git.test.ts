@@ -3,9 +3,10 @@
 // annotated tags, a monorepo prefix and folder, and the tags a build skips.
 
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TAG_PATTERN, type GitSource } from '../../src/config.js';
 import { scanGit, scanGitRef, versionFromTag } from '../../src/scan/git.js';
+import { GitReaders } from '../../src/scan/git-objects.js';
 import type { ModuleMeta } from '../../src/types.js';
 import { git, makeRepo, tempDir } from '../helpers.js';
 
@@ -145,18 +146,37 @@ describe('scanGit', () => {
 describe('scanGitRef', () => {
   const repo = makeRepo(join(tempDir(), 'repo'), [
     { date: '2024-05-01T12:00:00Z', files: { 'modules/vpc/main.tf': '' }, tags: ['vpc/v1.2.0', 'candidate'] },
+    { date: '2024-06-02T08:30:00Z', files: { 'modules/vpc/main.tf': 'variable "a" {}\n' }, tags: ['vpc/v1.3.0'], annotated: true },
+    { date: '2024-07-03T09:00:00Z', remove: ['modules/vpc/main.tf'], files: { 'README.md': 'moved\n' }, tags: ['vpc/v2.0.0'] },
   ]);
   const source = gitSource(repo, { path: 'modules/vpc', tagPrefix: 'vpc/' });
+  const readers = new GitReaders();
+  afterAll(() => readers.closeAll());
 
   it('takes the version from the ref\'s tag, or from --version for any other ref', async () => {
-    const tagged = await scanGitRef(source, META, 'vpc/v1.2.0', undefined, tempDir());
+    const tagged = await scanGitRef(source, META, 'vpc/v1.2.0', undefined, tempDir(), readers);
     expect([tagged.version, tagged.tag, tagged.publishedAt.toISOString()]).toEqual(['1.2.0', 'vpc/v1.2.0', '2024-05-01T12:00:00.000Z']);
-    expect(tagged.origin).toMatchObject({ subdir: 'modules/vpc', tree: git(repo, ['rev-parse', 'HEAD:modules/vpc']).trim() });
-    expect((await scanGitRef(source, META, 'candidate', '1.3.0-rc.1', tempDir())).version).toBe('1.3.0-rc.1');
+    expect(tagged.origin).toMatchObject({ subdir: 'modules/vpc', tree: git(repo, ['rev-parse', 'vpc/v1.2.0:modules/vpc']).trim(), commit: git(repo, ['rev-parse', 'vpc/v1.2.0']).trim() });
+    expect((await scanGitRef(source, META, 'candidate', '1.3.0-rc.1', tempDir(), readers)).version).toBe('1.3.0-rc.1');
   });
 
-  it('refuses a ref that names no version, and a ref that does not exist', async () => {
-    await expect(scanGitRef(source, META, 'candidate', undefined, tempDir())).rejects.toMatchObject({ code: 'VERSION_INVALID', message: '"candidate" is not a version with the prefix "vpc/".' });
-    await expect(scanGitRef(source, META, 'no-such-ref', undefined, tempDir())).rejects.toMatchObject({ code: 'SOURCE_NOT_FOUND' });
+  it('peels an annotated tag to its commit, and takes a branch or a commit id with --version', async () => {
+    const annotated = await scanGitRef(source, META, 'refs/tags/vpc/v1.3.0', undefined, tempDir(), readers);
+    const commit = git(repo, ['rev-parse', 'vpc/v1.3.0^{commit}']).trim();
+    expect(annotated).toMatchObject({ version: '1.3.0', tag: 'vpc/v1.3.0', origin: { commit, tree: git(repo, ['rev-parse', `${commit}:modules/vpc`]).trim() } });
+    expect(annotated.publishedAt.toISOString()).toBe('2024-06-02T08:30:00.000Z');
+    const root = await scanGitRef(gitSource(repo), META, commit, '1.3.0', tempDir(), readers);
+    expect(root.origin).toMatchObject({ commit, tree: git(repo, ['rev-parse', `${commit}^{tree}`]).trim(), subdir: '' });
+    expect((await scanGitRef(gitSource(repo), META, 'main', '2.0.0', tempDir(), readers)).origin).toMatchObject({ commit: git(repo, ['rev-parse', 'main']).trim() });
+  });
+
+  it('refuses a ref that names no version, a ref that does not exist, and a commit without the module\'s folder', async () => {
+    await expect(scanGitRef(source, META, 'candidate', undefined, tempDir(), readers)).rejects.toMatchObject({ code: 'VERSION_INVALID', message: '"candidate" is not a version with the prefix "vpc/".' });
+    await expect(scanGitRef(source, META, 'no-such-ref', undefined, tempDir(), readers)).rejects.toMatchObject({ code: 'SOURCE_NOT_FOUND' });
+    await expect(scanGitRef(source, META, 'vpc/v2.0.0', undefined, tempDir(), readers)).rejects.toMatchObject({ code: 'SOURCE_NOT_FOUND', message: `${repo}@vpc/v2.0.0 has no folder "modules/vpc".` });
+    // A ref of two lines would be two requests to the one cat-file the version is then read through.
+    await expect(scanGitRef(source, META, 'vpc/v1.2.0\nvpc/v1.3.0', undefined, tempDir(), readers)).rejects.toMatchObject({ code: 'SOURCE_NOT_FOUND' });
+    // The reader is still in step after those answers.
+    expect((await scanGitRef(source, META, 'vpc/v1.2.0', undefined, tempDir(), readers)).version).toBe('1.2.0');
   });
 });
