@@ -11,6 +11,9 @@ import type { PackedArchive, SourceFile } from './types.js';
 export const ARCHIVE_MTIME = new Date('2000-01-01T00:00:00Z');
 
 const BLOCK = 512;
+/** zlib's bounds on an output piece, within Node's limits: large pieces are fewer to gather for a large archive. */
+const MIN_CHUNK = 1024;
+const MAX_CHUNK = 256 * 1024;
 /** A tar archive ends with two zero blocks. */
 const END_BLOCKS = 2 * BLOCK;
 
@@ -22,8 +25,10 @@ const END_BLOCKS = 2 * BLOCK;
  * and each round trip cost this thread some work.
  */
 export function packVersion(files: SourceFile[]): PackedArchive {
-  // Output in large pieces: fewer to gather than 16 KB ones.
-  const data = gzipSync(tarOf(files), { level: 6, chunkSize: 256 * 1024 });
+  const tar = tarOf(files);
+  // gzip's output buffer is allocated whole for each archive: one the tar's size (a compressed tar is smaller)
+  // holds it in one piece without making a 256 KB buffer of garbage for each of a build's many small archives.
+  const data = gzipSync(tar, { level: 6, chunkSize: Math.min(Math.max(tar.length, MIN_CHUNK), MAX_CHUNK) });
   return { data, sha256: createHash('sha256').update(data).digest('hex') };
 }
 

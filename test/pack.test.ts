@@ -1,6 +1,7 @@
 import { Header, list, Pack, ReadEntry } from 'tar';
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ARCHIVE_MTIME, packVersion } from '../src/pack.js';
 import type { SourceFile } from '../src/types.js';
@@ -76,5 +77,21 @@ describe('packVersion', () => {
     const ours = gunzipSync(packVersion(awkward).data);
     expect(ours.equals(await tarPackOf(awkward))).toBe(true);
     expect((await entries(packVersion(awkward).data)).map((e) => e.path)).toEqual([...awkward.map((f) => f.path)].sort());
+  });
+
+  it("gives zlib's own bytes whatever the size of its output pieces", async () => {
+    const shapes: SourceFile[][] = [
+      [{ path: 'main.tf', mode: 0o644, data: Buffer.from('variable "x" {}\n') }],
+      // Incompressible: the gzip is nearly the size of the tar, its one output piece.
+      [{ path: 'blob.bin', mode: 0o644, data: randomBytes(40_000) }],
+      // Larger than the largest piece: several, gathered.
+      [{ path: 'big.txt', mode: 0o644, data: Buffer.alloc(600_000, 'a') }, { path: 'noise.bin', mode: 0o644, data: randomBytes(300_000) }],
+    ];
+    for (const files of shapes) {
+      const tar = await tarPackOf(files);
+      const archive = packVersion(files).data;
+      expect(archive.equals(gzipSync(tar, { level: 6 }))).toBe(true);
+      expect(gunzipSync(archive).equals(tar)).toBe(true);
+    }
   });
 });
