@@ -139,6 +139,8 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       const record = await writer.finish(failed);
       if (record) records.push(record);
     });
+    // Every version is built: the packing thread (its heap and buffers) ends before the indexes and verify, when memory peaks.
+    await closeVersionCaches(caches);
     const providers = { path: config.providersPath, entries: await emitProviders(staging, plan.providers, config.providersPath, plan.releases) };
     await writeMirrorIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, forced: plan.forced, providers, deprecations });
     const counts = { modules: records.length, count: records.reduce((n, r) => n + r.versions.length, 0) };
