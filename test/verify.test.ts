@@ -56,6 +56,20 @@ it('catches a changed archive', async () => {
   expect(r.problems).toEqual([{ path: 'v1/modules/acme/a/aws/1.1.0/a-aws-1.1.0.tar.gz', message: expect.stringMatching(/^sha256 [0-9a-f]{64} differs from the manifest's [0-9a-f]{64}$/) }]);
 });
 
+it("checks archives by size alone when told not to hash them (a build's own check)", async () => {
+  const changed = join(dist, 'v1/modules/acme/a/aws/1.1.0/a-aws-1.1.0.tar.gz');
+  const bytes = readFileSync(changed);
+  // The same size, other bytes: only hashing would tell.
+  writeFileSync(changed, Buffer.alloc(bytes.length, 0x20));
+  expect(await verifyMirror(dist, { hashArchives: false })).toEqual([]);
+  writeFileSync(changed, bytes.subarray(1));
+  rmSync(join(dist, 'v1/modules/acme/a/aws/1.0.0/a-aws-1.0.0.tar.gz'));
+  expect(await verifyMirror(dist, { hashArchives: false })).toEqual([
+    { path: 'v1/modules/acme/a/aws/1.1.0/a-aws-1.1.0.tar.gz', message: `size ${bytes.length - 1} differs from the manifest's ${bytes.length}` },
+    { path: 'v1/modules/acme/a/aws/1.0.0/a-aws-1.0.0.tar.gz', message: 'missing: the download location points at no archive' },
+  ]);
+});
+
 it('catches a listing that disagrees with the search index', async () => {
   const file = join(dist, 'v1/modules/index.json');
   const listing = JSON.parse(readFileSync(file, 'utf8'));
