@@ -112,11 +112,11 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
       crashPoint('between-renames');
       await rename(root, outDir);
       crashPoint('swapped');
+      removeInBackground(old);
       await retireSpare(outDir);
       // Only writers that start from a copy (publish, unbundle) leave one for the next: after a build,
       // often a CI job that deletes its workspace next, a copy still being made would be in the way.
-      if (seeded) makeSpareInBackground(outDir, old);
-      else removeInBackground(old);
+      if (seeded) makeSpareInBackground(outDir);
     },
     discard: () => rm(root, { recursive: true, force: true }),
   };
@@ -201,31 +201,27 @@ async function retireSpare(outDir: string): Promise<void> {
 
 /**
  * Copies the mirror into the spare in a detached shell, after this writer
- * has returned, then removes the replaced mirror `old` (one process start
- * for both: each shows in a publish's time). It pins the mirror's manifest
- * first and promotes the copy only if the mirror still has that manifest
- * when the copy is done, so a swap during the copy (which would make it a
- * mix) discards it. `mv -T` refuses to move into an existing spare. Any
- * failure (no `cp -al` or `mv -T`, a full disk) only means the next publish
- * links the tree itself.
+ * has returned. It pins the mirror's manifest first and promotes the copy
+ * only if the mirror still has that manifest when the copy is done, so a
+ * swap during the copy (which would make it a mix) discards it. `mv -T`
+ * refuses to move into an existing spare. Any failure (no `cp -al` or
+ * `mv -T`, a full disk) only means the next publish links the tree itself.
  */
-function makeSpareInBackground(outDir: string, old: string): void {
+function makeSpareInBackground(outDir: string): void {
   const script = [
     'exec 2>/dev/null',
-    'out="$1"; tmp="$2-$$"; spare="$3"; old="$4"',
+    'out="$1"; tmp="$2-$$"; spare="$3"',
     'mkdir "$tmp" && ln "$out/manifest.json" "$tmp/.pin" && cp -al "$out/." "$tmp" && [ "$tmp/.pin" -ef "$out/manifest.json" ] && rm "$tmp/.pin" && mv -T "$tmp" "$spare" || rm -rf "$tmp"',
-    'rm -rf "$old"',
   ].join('\n');
   try {
-    const child = spawn('sh', ['-c', script, 'sh', outDir, sibling(outDir, 'spare-tmp'), sibling(outDir, 'spare'), old], {
+    const child = spawn('sh', ['-c', script, 'sh', outDir, sibling(outDir, 'spare-tmp'), sibling(outDir, 'spare')], {
       stdio: 'ignore',
       detached: true,
     });
-    child.on('error', () => removeInBackground(old));
+    child.on('error', () => {});
     child.unref();
   } catch {
     // No shell: publishes link the tree themselves.
-    removeInBackground(old);
   }
 }
 
