@@ -6,7 +6,6 @@
 
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { latestVersion } from './version-order.js';
 import type { Manifest } from './manifest.js';
@@ -355,7 +354,8 @@ async function verifyDownload(address: ModuleAddress, entry: Manifest['modules']
   let data: Buffer | undefined;
   let size: number;
   try {
-    if (ctx.hashArchives) size = (data = await readFile(join(ctx.dir, archiveRel))).length;
+    // Read synchronously, as every document here is: a promise-based read is round trips through the thread pool.
+    if (ctx.hashArchives) size = (data = readFileSync(join(ctx.dir, archiveRel))).length;
     else size = statSync(join(ctx.dir, archiveRel)).size;
   } catch {
     ctx.problem(archiveRel, 'missing: the download location points at no archive');
