@@ -3,7 +3,7 @@
 // versions from the cache reads the READMEs back from their source, git's
 // objects or a folder's files, giving the same mirror as a clean build.
 
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { makeRepo, runCli, tempDir, treeOf, writeFiles } from './helpers.js';
@@ -11,17 +11,10 @@ import { makeRepo, runCli, tempDir, treeOf, writeFiles } from './helpers.js';
 const ROOT_README = '# Net\n\nThe **network** module, README text the cache does not keep.\n';
 const EXAMPLE_README = '# Example\n\nAn example README, also only referenced.\n';
 
-function entries(dir: string): string[] {
-  const found: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.json')) found.push(readFileSync(path, 'utf8'));
-    }
-  };
-  walk(join(dir, '.modmirror-cache/versions'));
-  return found;
+/** The cache's entry files (each beside its archive). */
+function entryFiles(dir: string): string[] {
+  const versions = join(dir, '.modmirror-cache/versions');
+  return (readdirSync(versions, { recursive: true }) as string[]).filter((name) => name.endsWith('.json')).map((name) => join(versions, name));
 }
 
 it('keeps READMEs by reference and reads them back from git and from folders on a hit', async () => {
@@ -38,7 +31,7 @@ it('keeps READMEs by reference and reads them back from git and from folders on 
   const first = JSON.parse((await runCli(['build', '--json'], dir)).stdout);
   expect(first).toMatchObject({ versions: 3, cached: 0, errors: [] });
 
-  const stored = entries(dir);
+  const stored = entryFiles(dir).map((file) => readFileSync(file, 'utf8'));
   expect(stored).toHaveLength(3);
   for (const text of stored) {
     expect(text).not.toContain('README text the cache does not keep');
@@ -54,9 +47,7 @@ it('keeps READMEs by reference and reads them back from git and from folders on 
   expect(detail.examples[0].readme).toBe(EXAMPLE_README);
 
   // An entry naming a README its source does not have is a miss: the version is built again, not shown wrong.
-  for (const name of readdirSync(join(dir, '.modmirror-cache/versions'), { recursive: true }) as string[]) {
-    const path = join(dir, '.modmirror-cache/versions', name);
-    if (!name.endsWith('.json')) continue;
+  for (const path of entryFiles(dir)) {
     const entry = JSON.parse(readFileSync(path, 'utf8'));
     entry.content.root.readme.id = '0'.repeat(40);
     writeFileSync(path, JSON.stringify(entry));
