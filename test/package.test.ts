@@ -9,7 +9,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSyn
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, tempDir, writeFiles } from './helpers.js';
+import { makeRepo, ROOT, tempDir, writeFiles } from './helpers.js';
 import { makeKey, signRelease } from './providers/keys.js';
 import { writeReleaseFolder } from './providers/zips.js';
 
@@ -90,6 +90,20 @@ describe('the installed package', () => {
       expect(readFileSync(join(work, out, 'browse/markdown-it.min.js'), 'utf8')).toMatch(/^\/\*! markdown-it /);
       expect((await modmirror(['verify', out])).code, `verify ${out}`).toBe(0);
     }
+  });
+
+  it('publishes a tagged version from git into the mirror, and refuses a ref the repository lacks', async () => {
+    makeRepo(join(work, 'terraform-aws-net'), [{ date: '2024-03-01T00:00:00Z', files: { 'main.tf': 'variable "cidr" {}\n', 'README.md': '# net\n' }, tags: ['v1.2.0'] }]);
+    const published = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v1.2.0', '--namespace', 'acme', '--out', 'plain', '--json']);
+    expect(published.stderr).toBe('');
+    const result = JSON.parse(published.stdout);
+    expect(result).toMatchObject({ module: 'acme/net/aws', version: '1.2.0', outcome: 'published' });
+    const archive = readFileSync(join(work, 'plain/v1/modules/acme/net/aws/1.2.0/net-aws-1.2.0.tar.gz'));
+    expect(createHash('sha256').update(archive).digest('hex')).toBe(result.sha256);
+    expect((await modmirror(['verify', 'plain'])).code).toBe(0);
+    const missing = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v9.9.9', '--namespace', 'acme', '--out', 'plain']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('has no commit "v9.9.9"');
   });
 
   it('prints an nginx config for the mirror', async () => {
