@@ -4,7 +4,11 @@
 // Siblings of an output folder `dist` (all hidden, all in the same parent so
 // every move is a rename):
 //   .dist.staging-PID      a writer's staging folder (removed if its writer died)
-//   .dist.old-PID          the replaced mirror, removed in the background
+//   .dist.old-ID           the replaced mirror between the swap's renames; after a crash
+//                          there, the one folder to put back
+//   .dist.trash-ID         anything replaced, renamed so once the swap is done, and removed
+//                          in the background; never put back, so a half-removed folder
+//                          cannot be mistaken for a mirror
 //   .dist.spare            a hard-linked copy of the current mirror made in the
 //                          background after each publish, so the next publish starts
 //                          from it instead of linking every entry while a pipeline waits
@@ -13,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { crashPoint } from '../crash.js';
 import { MirrorError } from '../errors.js';
@@ -106,13 +111,14 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
     // A seeded staging holds hard links: removing them leaves the live mirror's files as they are.
     remove: async (rel) => rmSync(join(root, rel), { recursive: true, force: true }),
     async commit() {
-      const old = sibling(outDir, `old-${process.pid}`);
+      const old = sibling(outDir, `old-${uniqueId()}`);
       crashPoint('staged');
-      if (existsSync(outDir)) await rename(outDir, old);
+      const replacing = existsSync(outDir);
+      if (replacing) await rename(outDir, old);
       crashPoint('between-renames');
       await rename(root, outDir);
       crashPoint('swapped');
-      removeInBackground(old);
+      if (replacing) await throwAway(outDir, old);
       await retireSpare(outDir);
       // Only writers that start from a copy (publish, unbundle) leave one for the next: after a build,
       // often a CI job that deletes its workspace next, a copy still being made would be in the way.
@@ -132,15 +138,33 @@ export async function recoverInterruptedSwap(outDir: string): Promise<void> {
   const base = basename(outDir);
   if (!existsSync(parent)) return;
   const names = readdirSync(parent);
-  // A spare still being copied belongs to a live background process: removing it under that process could leave a partial copy.
-  const deadSpareCopies = names.filter((n) => n.startsWith(`.${base}.spare-tmp-`) && !isProcessAlive(Number(n.slice(`.${base}.spare-tmp-`.length))));
-  const leftovers = [...names.filter((n) => n.startsWith(`.${base}.staging-`) || n.startsWith(`.${base}.old-`)), ...deadSpareCopies];
-  const old = leftovers.find((n) => n.startsWith(`.${base}.old-`));
-  if (!existsSync(outDir) && old !== undefined) {
-    await rename(join(parent, old), outDir);
+  const named = (kind: string) => names.filter((n) => n.startsWith(`.${base}.${kind}-`));
+  // Before trash-ID, retired spares were removed as old-spare-PID: never a mirror to put back.
+  const setAside = named('old').filter((n) => !n.startsWith(`.${base}.old-spare-`));
+  if (!existsSync(outDir) && setAside.length > 0) {
+    // A writer renames its old folder to trash before it returns, so one crash leaves one; were there more, the last renamed is the newest.
+    const newest = setAside.map((n) => ({ n, changed: statSync(join(parent, n)).ctimeMs })).sort((a, b) => b.changed - a.changed)[0]!.n;
+    await rename(join(parent, newest), outDir);
     // The spare, if any, was copied from what is now the previous mirror again; it still matches, so it stays.
   }
-  for (const name of leftovers) if (existsSync(join(parent, name))) removeInBackground(join(parent, name));
+  // A spare still being copied belongs to a live background process: removing it under that process could leave a partial copy.
+  const deadSpareCopies = named('spare-tmp').filter((n) => !isProcessAlive(Number(n.slice(`.${base}.spare-tmp-`.length))));
+  for (const name of [...named('staging'), ...named('old'), ...named('trash'), ...deadSpareCopies]) {
+    if (existsSync(join(parent, name))) await throwAway(outDir, join(parent, name));
+  }
+}
+
+/** Unique among a process's writes and across processes, so a folder still being removed never blocks a rename. */
+function uniqueId(): string {
+  return `${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Renames `dir` to a trash name (instant, under the writer's lock) and removes it in the background. */
+async function throwAway(outDir: string, dir: string): Promise<void> {
+  if (basename(dir).startsWith(`.${basename(outDir)}.trash-`)) return removeInBackground(dir);
+  const trash = sibling(outDir, `trash-${uniqueId()}`);
+  await rename(dir, trash);
+  removeInBackground(trash);
 }
 
 function sibling(outDir: string, suffix: string): string {
@@ -190,13 +214,10 @@ async function spareInProgress(outDir: string): Promise<void> {
 /** Linking takes about 0.05 ms an entry here (0.3 s at 1,000 versions): enough for ~100,000 versions. */
 const SPARE_WAIT_MS = 30_000;
 
-/** A spare of an earlier mirror is moved aside (under the writer's lock) and removed in the background. */
+/** A spare of an earlier mirror is thrown away. */
 async function retireSpare(outDir: string): Promise<void> {
   const spare = sibling(outDir, 'spare');
-  if (!existsSync(spare)) return;
-  const aside = sibling(outDir, `old-spare-${process.pid}`);
-  await rename(spare, aside);
-  removeInBackground(aside);
+  if (existsSync(spare)) await throwAway(outDir, spare);
 }
 
 /**
