@@ -21,7 +21,7 @@ import { scanProviders, type ProviderPackage, type ProviderScan } from './provid
 import { providerKey, type ProviderAddress } from './protocol/providers.js';
 import { writeMirrorIndexes } from './mirror-indexes.js';
 import { addressKey, archiveFile } from './protocol/paths.js';
-import { buildVersion, closeVersionCaches, createVersionCaches } from './build-version.js';
+import { buildVersion, closeVersionCaches, createVersionCaches, forModule, type VersionCaches } from './build-version.js';
 import { recordBuild, upToDateReport, type BuildReport } from './build-state.js';
 import { forEachLimited, takeEach } from './concurrency.js';
 import { scan } from './scan/index.js';
@@ -98,9 +98,9 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   const staged = tx.stage(async (staging) => {
     const records: ModuleRecord[] = [];
     let done = 0;
-    const buildOne = async (source: VersionSource): Promise<BuiltVersion | undefined> => {
+    const buildOne = async (source: VersionSource, moduleCaches: VersionCaches): Promise<BuiltVersion | undefined> => {
       try {
-        const version = await buildVersion(source, caches, versionOptions);
+        const version = await buildVersion(source, moduleCaches, versionOptions);
         // Written once, into the cache, and linked into the mirror as a cache hit is.
         await staging.linkFrom(await version.store(), archiveFile(source.address, source.version));
         if (version.cached) cacheHits++;
@@ -123,8 +123,9 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       // Each version's documents are written as soon as it is built, so its content (READMEs, inputs) goes at once.
       const writer = createModuleWriter(staging, first.address, moduleVersions.map((v) => v.version), providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(first.address)], onDetail: written.add });
       const failed: string[] = [];
+      const moduleCaches = forModule(caches);
       await forEachLimited(moduleVersions.values(), versionConcurrency(), async (source) => {
-        const built = await buildOne(source);
+        const built = await buildOne(source, moduleCaches);
         if (built === undefined) return void failed.push(source.version);
         await writer.add(built);
       });
