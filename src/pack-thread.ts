@@ -43,9 +43,10 @@ const INLINE_PACK_BYTES = 16 * 1024;
 
 /**
  * Started on the first version to pack that is not small, so a build that
- * takes everything from the cache, or has only small versions, starts no thread. Once the thread fails, every pack waiting and
- * every later one is refused with the reason, so the build stops instead of
- * waiting for an answer that will not come.
+ * takes everything from the cache, or has only small versions, starts no
+ * thread. Once the thread fails, every pack waiting and every later one is
+ * refused with the reason, so the build stops instead of waiting for an
+ * answer that will not come.
  */
 export function threadPacker(): Packer & { readonly threadStarted: boolean } {
   const here = inlinePacker();

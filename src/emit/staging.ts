@@ -15,9 +15,9 @@
 //   .dist.spare-tmp-PID    that copy while it is being made
 
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { crashPoint } from '../crash.js';
 import { MirrorError } from '../errors.js';
@@ -118,7 +118,8 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
       crashPoint('between-renames');
       await rename(root, outDir);
       crashPoint('swapped');
-      if (replacing) await throwAway(outDir, old);
+      // The new mirror is in: an old folder that cannot be renamed now is thrown away by the next writer's recovery.
+      if (replacing) await throwAway(outDir, old).catch(() => {});
       await retireSpare(outDir);
       // Only writers that start from a copy (publish, unbundle) leave one for the next: after a build,
       // often a CI job that deletes its workspace next, a copy still being made would be in the way.
