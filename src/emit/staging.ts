@@ -119,11 +119,12 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
       await rename(root, outDir);
       crashPoint('swapped');
       // The new mirror is in: an old folder that cannot be renamed now is thrown away by the next writer's recovery.
-      if (replacing) await throwAway(outDir, old).catch(() => {});
+      const trash = replacing ? await toTrash(outDir, old).catch(() => undefined) : undefined;
       await retireSpare(outDir);
       // Only writers that start from a copy (publish, unbundle) leave one for the next: after a build,
       // often a CI job that deletes its workspace next, a copy still being made would be in the way.
-      if (seeded) makeSpareInBackground(outDir);
+      if (seeded) makeSpareInBackground(outDir, trash);
+      else if (trash) removeInBackground(trash);
     },
     discard: () => rm(root, { recursive: true, force: true }),
   };
@@ -160,12 +161,16 @@ function uniqueId(): string {
   return `${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
-/** Renames `dir` to a trash name (instant, under the writer's lock) and removes it in the background. */
-async function throwAway(outDir: string, dir: string): Promise<void> {
-  if (basename(dir).startsWith(`.${basename(outDir)}.trash-`)) return removeInBackground(dir);
+/** Renames `dir` to a trash name (instant, under the writer's lock), unless it has one, and returns it. */
+async function toTrash(outDir: string, dir: string): Promise<string> {
+  if (basename(dir).startsWith(`.${basename(outDir)}.trash-`)) return dir;
   const trash = sibling(outDir, `trash-${uniqueId()}`);
   await rename(dir, trash);
-  removeInBackground(trash);
+  return trash;
+}
+
+async function throwAway(outDir: string, dir: string): Promise<void> {
+  removeInBackground(await toTrash(outDir, dir));
 }
 
 function sibling(outDir: string, suffix: string): string {
@@ -223,27 +228,33 @@ async function retireSpare(outDir: string): Promise<void> {
 
 /**
  * Copies the mirror into the spare in a detached shell, after this writer
- * has returned. It pins the mirror's manifest first and promotes the copy
- * only if the mirror still has that manifest when the copy is done, so a
- * swap during the copy (which would make it a mix) discards it. `mv -T`
- * refuses to move into an existing spare. Any failure (no `cp -al` or
- * `mv -T`, a full disk) only means the next publish links the tree itself.
+ * has returned, then removes `trash` (the replaced mirror): one process
+ * start for both, since each shows in a publish's time. The trash has a name
+ * of its own, so it can wait for the copy. The shell pins the mirror's
+ * manifest first and promotes the copy only if the mirror still has that
+ * manifest when the copy is done, so a swap during the copy (which would
+ * make it a mix) discards it. `mv -T` refuses to move into an existing
+ * spare. Any failure (no `cp -al` or `mv -T`, a full disk) only means the
+ * next publish links the tree itself.
  */
-function makeSpareInBackground(outDir: string): void {
+function makeSpareInBackground(outDir: string, trash: string | undefined): void {
   const script = [
     'exec 2>/dev/null',
-    'out="$1"; tmp="$2-$$"; spare="$3"',
+    'out="$1"; tmp="$2-$$"; spare="$3"; trash="$4"',
     'mkdir "$tmp" && ln "$out/manifest.json" "$tmp/.pin" && cp -al "$out/." "$tmp" && [ "$tmp/.pin" -ef "$out/manifest.json" ] && rm "$tmp/.pin" && mv -T "$tmp" "$spare" || rm -rf "$tmp"',
+    '[ -z "$trash" ] || rm -rf "$trash"',
   ].join('\n');
+  const removeTrash = () => trash !== undefined && removeInBackground(trash);
   try {
-    const child = spawn('sh', ['-c', script, 'sh', outDir, sibling(outDir, 'spare-tmp'), sibling(outDir, 'spare')], {
+    const child = spawn('sh', ['-c', script, 'sh', outDir, sibling(outDir, 'spare-tmp'), sibling(outDir, 'spare'), trash ?? ''], {
       stdio: 'ignore',
       detached: true,
     });
-    child.on('error', () => {});
+    child.on('error', removeTrash);
     child.unref();
   } catch {
     // No shell: publishes link the tree themselves.
+    removeTrash();
   }
 }
 
