@@ -3,9 +3,7 @@
 // output cost that thread time, and zlib's pool compressed several archives at
 // once beside it, competing with it for two cores. One worker thread packs
 // them in turn instead, with pack.ts's one rule. A publish packs one version,
-// less work than starting a thread costs, so it packs where it is; so does a
-// build for a version of a few small files, where posting the files costs
-// about what packing them does.
+// less work than starting a thread costs, so it packs where it is.
 
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -35,21 +33,12 @@ export function inlinePacker(): Packer {
 }
 
 /**
- * Below this many bytes of files a version is packed on the calling thread. A
- * folder-layout mirror of 100,000 one-file versions then starts no thread at
- * all: its heap and buffers were 25-30 MB of that build's peak.
+ * Started on the first version to pack, so a build that takes everything from
+ * the cache starts no thread. Once the thread fails, every pack waiting and
+ * every later one is refused with the reason, so the build stops instead of
+ * waiting for an answer that will not come.
  */
-const INLINE_PACK_BYTES = 16 * 1024;
-
-/**
- * Started on the first version to pack that is not small, so a build that
- * takes everything from the cache, or has only small versions, starts no
- * thread. Once the thread fails, every pack waiting and every later one is
- * refused with the reason, so the build stops instead of waiting for an
- * answer that will not come.
- */
-export function threadPacker(): Packer & { readonly threadStarted: boolean } {
-  const here = inlinePacker();
+export function threadPacker(): Packer {
   let worker: Worker | undefined;
   let failure: Error | undefined;
   let nextId = 0;
@@ -73,12 +62,8 @@ export function threadPacker(): Packer & { readonly threadStarted: boolean } {
     return w;
   };
   return {
-    get threadStarted() {
-      return worker !== undefined;
-    },
     pack(files) {
       if (failure) return Promise.reject(failure);
-      if (files.reduce((bytes, f) => bytes + f.data.length, 0) < INLINE_PACK_BYTES) return here.pack(files);
       worker ??= start();
       const id = nextId++;
       const result = new Promise<PackedArchive>((resolve, reject) => waiting.set(id, { resolve, reject }));
