@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { writeFileAtomic } from '../atomic.js';
 import { MirrorError } from '../errors.js';
 
@@ -12,11 +13,17 @@ import { MirrorError } from '../errors.js';
  * Runs `count` once a GET's whole 200 body has been handed over. On 'close',
  * which always comes, rather than 'finish': a client that exits as soon as
  * it has read the last byte (Terraform, the Go test clients) can close the
- * socket before 'finish'. `writableEnded` says the body was written to its end.
+ * socket before 'finish'. Nor is `writableEnded` enough: sirv pipes a file
+ * stream that learns it is at the end only from one more disk read, so a
+ * quick client can hang up after the last byte but before `end()`. The bytes
+ * the piped body has handed over, against Content-Length, say it was whole.
  */
 export function whenSentWhole(req: IncomingMessage, res: ServerResponse, count: () => void): void {
+  let handedOver = 0;
+  res.once('pipe', (body: Readable) => body.on('data', (chunk: Buffer) => (handedOver += chunk.length)));
   res.once('close', () => {
-    if (req.method === 'GET' && res.statusCode === 200 && res.writableEnded) count();
+    if (req.method !== 'GET' || res.statusCode !== 200) return;
+    if (res.writableEnded || handedOver === Number(res.getHeader('content-length'))) count();
   });
 }
 
