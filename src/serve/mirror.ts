@@ -39,13 +39,17 @@ export interface MirrorIndex {
   };
 }
 
-const CHECK_INTERVAL_MS = 200;
+/**
+ * A mirror that fails to load (one being copied in file by file) is tried
+ * again at most this often; the last good one is served meanwhile.
+ */
+const RETRY_AFTER_FAILURE_MS = 200;
 /** Enough for the hot documents of a large mirror while the whole server stays under 200 MB at 100,000 versions. */
 const CACHE_BYTES = 32 * 1024 * 1024;
 
 export class Mirror {
   private index: MirrorIndex;
-  private checkedAt = 0;
+  private failed: { generation: string; at: number } | undefined;
   private cache = new Map<string, Payload>();
   private cacheBytes = 0;
 
@@ -53,28 +57,26 @@ export class Mirror {
     this.index = loadIndex(root);
   }
 
-  /** The current index, reloaded when dist/ has been replaced since the last look. */
+  /**
+   * The current index, reloaded when dist/ has been replaced. Looked at on
+   * every call (one stat, under a microsecond), so the first request after a
+   * build or publish returns sees what it wrote.
+   */
   current(): MirrorIndex {
-    const now = Date.now();
-    if (now - this.checkedAt >= CHECK_INTERVAL_MS) {
-      this.checkedAt = now;
-      const generation = generationOf(this.root);
-      if (generation !== undefined && generation !== this.index.generation) {
-        try {
-          this.index = loadIndex(this.root);
-          this.cache.clear();
-          this.cacheBytes = 0;
-        } catch {
-          // A swap in progress: keep serving the previous generation until the next look.
-        }
-      }
+    const generation = generationOf(this.root);
+    // Undefined between a swap's two renames: the old index is all there is.
+    if (generation === undefined || generation === this.index.generation) return this.index;
+    const now = performance.now();
+    if (this.failed?.generation === generation && now - this.failed.at < RETRY_AFTER_FAILURE_MS) return this.index;
+    try {
+      this.index = loadIndex(this.root);
+      this.failed = undefined;
+      this.cache.clear();
+      this.cacheBytes = 0;
+    } catch {
+      this.failed = { generation, at: now };
     }
     return this.index;
-  }
-
-  /** Look at dist/ again on the next request, rather than within CHECK_INTERVAL_MS: this process just replaced it. */
-  refresh(): void {
-    this.checkedAt = 0;
   }
 
   /** A file of the tree as a payload; 404 when it does not exist. */

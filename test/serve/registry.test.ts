@@ -1,7 +1,7 @@
 // The registry server over real HTTP on 127.0.0.1: every endpoint, query
 // parameter, error status and the traversal list of the serve issue.
 
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -272,8 +272,33 @@ describe('HTTP behaviour', () => {
   it('serves a rebuilt mirror without a restart', async () => {
     writeFiles(dir, { 'mods/gamma/fresh/aws/1.0.0/main.tf': 'variable "z" {}\n' });
     expect((await runCli(['build', '--json'], dir)).code).toBe(0);
-    await new Promise((r) => setTimeout(r, 250));
     expect((await get('/v1/modules/gamma/fresh/aws')).json().id).toBe('gamma/fresh/aws/1.0.0');
     expect((await get('/v1/modules/search?q=fresh')).json().modules).toHaveLength(1);
+  });
+
+  it('answers from a mirror another program swapped in on the very next request', async () => {
+    writeFiles(dir, { 'mods/gamma/swift/aws/1.0.0/main.tf': 'variable "z" {}\n' });
+    expect((await runCli(['build', '--out', 'dist-next', '--json'], dir)).code).toBe(0);
+    expect((await get('/v1/modules/gamma/swift/aws')).status).toBe(404);
+    // Two renames, as a deploy script swaps a mirror in: far quicker than any polling interval.
+    renameSync(dist, join(dir, 'dist-before-swift'));
+    renameSync(join(dir, 'dist-next'), dist);
+    expect((await get('/v1/modules/gamma/swift/aws')).json().id).toBe('gamma/swift/aws/1.0.0');
+    expect((await get('/v1/modules/gamma/swift/aws/versions')).json().modules[0].versions.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
+  });
+
+  it('keeps answering from the last good mirror while a broken one is in place, then takes it once whole', async () => {
+    writeFiles(dir, { 'mods/gamma/late/aws/1.0.0/main.tf': 'variable "z" {}\n' });
+    expect((await runCli(['build', '--out', 'dist-next', '--json'], dir)).code).toBe(0);
+    // Copied in file by file: the manifest is there, the search index not yet.
+    const searchIndex = readFileSync(join(dir, 'dist-next/search-index.json'));
+    rmSync(join(dir, 'dist-next/search-index.json'));
+    renameSync(dist, join(dir, 'dist-before-late'));
+    renameSync(join(dir, 'dist-next'), dist);
+    expect((await get('/v1/modules/gamma/late/aws')).status).toBe(404);
+    expect((await get('/v1/modules/gamma/swift/aws')).status).toBe(200);
+    writeFileSync(join(dist, 'search-index.json'), searchIndex);
+    await expect.poll(async () => (await get('/v1/modules/gamma/late/aws')).status).toBe(200);
+    expect((await get('/v1/modules/search?q=late')).json().modules).toHaveLength(1);
   });
 });
