@@ -50,9 +50,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const mirror = new Mirror(root);
   const downloads = new DownloadCounter(options.dataDir);
   const management = createManagementApi(options.dataDir, {
-    // The API's deprecation call writes the mirror this server serves; the next request sees it.
+    // The API's deprecation call writes the mirror this server serves, then looks at it again at once.
     deprecate: async (address, version, deprecation) => {
       await setDeprecation(root, address, version, deprecation);
+      mirror.refresh();
     },
   });
   const access = options.access === 'private' ? new PrivateAccess(management.store, new ArchiveSigner(options.dataDir), options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS) : undefined;

@@ -40,6 +40,14 @@ export interface MirrorIndex {
 }
 
 /**
+ * How long one look at dist/ (a stat of manifest.json) stands. Less than
+ * any writer takes between its swap and returning (a publish still starts a
+ * process and exits; a script's `mv` exits before its next command starts),
+ * so a request sent after a write returned is answered from what it wrote;
+ * under load, one look serves many requests.
+ */
+const LOOK_STANDS_MS = 1;
+/**
  * A mirror that fails to load (one being copied in file by file) is tried
  * again at most this often; the last good one is served meanwhile.
  */
@@ -49,24 +57,25 @@ const CACHE_BYTES = 32 * 1024 * 1024;
 
 export class Mirror {
   private index: MirrorIndex;
+  private readonly manifest: string;
+  private lookedAt = -Infinity;
   private failed: { generation: string; at: number } | undefined;
   private cache = new Map<string, Payload>();
   private cacheBytes = 0;
 
   constructor(readonly root: string) {
+    this.manifest = join(root, MANIFEST_FILE);
     this.index = loadIndex(root);
   }
 
-  /**
-   * The current index, reloaded when dist/ has been replaced. Looked at on
-   * every call (one stat, under a microsecond), so the first request after a
-   * build or publish returns sees what it wrote.
-   */
+  /** The current index, reloaded when dist/ has been replaced since the last look. */
   current(): MirrorIndex {
-    const generation = generationOf(this.root);
+    const now = performance.now();
+    if (now - this.lookedAt < LOOK_STANDS_MS) return this.index;
+    this.lookedAt = now;
+    const generation = fileStamp(this.manifest);
     // Undefined between a swap's two renames: the old index is all there is.
     if (generation === undefined || generation === this.index.generation) return this.index;
-    const now = performance.now();
     if (this.failed?.generation === generation && now - this.failed.at < RETRY_AFTER_FAILURE_MS) return this.index;
     try {
       this.index = loadIndex(this.root);
@@ -77,6 +86,11 @@ export class Mirror {
       this.failed = { generation, at: now };
     }
     return this.index;
+  }
+
+  /** Look at dist/ again on the next call: this process just replaced it. */
+  refresh(): void {
+    this.lookedAt = -Infinity;
   }
 
   /** A file of the tree as a payload; 404 when it does not exist. */

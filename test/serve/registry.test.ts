@@ -1,7 +1,8 @@
 // The registry server over real HTTP on 127.0.0.1: every endpoint, query
 // parameter, error status and the traversal list of the serve issue.
 
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -276,13 +277,17 @@ describe('HTTP behaviour', () => {
     expect((await get('/v1/modules/search?q=fresh')).json().modules).toHaveLength(1);
   });
 
+  const swapIn = (next: string, previous: string) => {
+    execFileSync('mv', ['-T', dist, join(dir, previous)]);
+    execFileSync('mv', ['-T', join(dir, next), dist]);
+  };
+
   it('answers from a mirror another program swapped in on the very next request', async () => {
     writeFiles(dir, { 'mods/gamma/swift/aws/1.0.0/main.tf': 'variable "z" {}\n' });
     expect((await runCli(['build', '--out', 'dist-next', '--json'], dir)).code).toBe(0);
     expect((await get('/v1/modules/gamma/swift/aws')).status).toBe(404);
-    // Two renames, as a deploy script swaps a mirror in: far quicker than any polling interval.
-    renameSync(dist, join(dir, 'dist-before-swift'));
-    renameSync(join(dir, 'dist-next'), dist);
+    // A deploy script's swap: two `mv`s, done in a few milliseconds.
+    swapIn('dist-next', 'dist-before-swift');
     expect((await get('/v1/modules/gamma/swift/aws')).json().id).toBe('gamma/swift/aws/1.0.0');
     expect((await get('/v1/modules/gamma/swift/aws/versions')).json().modules[0].versions.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
   });
@@ -293,8 +298,7 @@ describe('HTTP behaviour', () => {
     // Copied in file by file: the manifest is there, the search index not yet.
     const searchIndex = readFileSync(join(dir, 'dist-next/search-index.json'));
     rmSync(join(dir, 'dist-next/search-index.json'));
-    renameSync(dist, join(dir, 'dist-before-late'));
-    renameSync(join(dir, 'dist-next'), dist);
+    swapIn('dist-next', 'dist-before-late');
     expect((await get('/v1/modules/gamma/late/aws')).status).toBe(404);
     expect((await get('/v1/modules/gamma/swift/aws')).status).toBe(200);
     writeFileSync(join(dist, 'search-index.json'), searchIndex);
