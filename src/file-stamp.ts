@@ -13,3 +13,30 @@ export function fileStamp(file: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * How long one look at such a file stands: less than any writer takes
+ * between replacing it and returning (a CLI command still exits; a script's
+ * `mv` exits before its next command starts), so a request sent after a
+ * write returned is answered from what it wrote, while under load one look
+ * (a stat) serves many requests.
+ */
+const LOOK_STANDS_MS = 1;
+
+/** Paces the looks at files another process may replace. */
+export class Looks {
+  private lookedAt = -Infinity;
+
+  /** True when the last look no longer stands: look now. */
+  due(): boolean {
+    const now = performance.now();
+    if (now - this.lookedAt < LOOK_STANDS_MS) return false;
+    this.lookedAt = now;
+    return true;
+  }
+
+  /** This process just replaced the files: the next call is due. */
+  again(): void {
+    this.lookedAt = -Infinity;
+  }
+}

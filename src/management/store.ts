@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../atomic.js';
 import { MirrorError } from '../errors.js';
 import { withLock } from '../lock.js';
 import { EDITIONS, type Collection, type Data } from './types.js';
-import { fileStamp } from '../file-stamp.js';
+import { fileStamp, Looks } from '../file-stamp.js';
 
 const FILES: Record<Collection, string> = {
   settings: 'settings.json',
@@ -23,13 +23,12 @@ const FILES: Record<Collection, string> = {
   taskResults: 'task-results.json',
 };
 const COLLECTIONS = Object.keys(FILES) as Collection[];
-const RELOAD_CHECK_MS = 200;
 
 export class Store {
   private data: Data;
   private stamps = new Map<Collection, string>();
   private queue: Promise<unknown> = Promise.resolve();
-  private checkedAt = 0;
+  private readonly looks = new Looks();
   private changes = 0;
 
   constructor(readonly dir: string) {
@@ -41,11 +40,7 @@ export class Store {
 
   /** The current data, reloading files another process has replaced. Treat it as read-only. */
   read(): Data {
-    const now = Date.now();
-    if (now - this.checkedAt >= RELOAD_CHECK_MS) {
-      this.checkedAt = now;
-      this.reloadChanged();
-    }
+    if (this.looks.due()) this.reloadChanged();
     return this.data;
   }
 

@@ -11,7 +11,7 @@ import { MirrorError } from '../errors.js';
 import { payload, type Payload } from '../http/payload.js';
 import type { ModuleSummary } from '../protocol/documents.js';
 import { MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../protocol/paths.js';
-import { fileStamp } from '../file-stamp.js';
+import { fileStamp, Looks } from '../file-stamp.js';
 import { PROVIDERS_INDEX_FILE, providerKey, providerSignatureFile, providerSumsFile, providerZipFile, type ProvidersIndex } from '../protocol/providers.js';
 
 export interface IndexedModule {
@@ -40,14 +40,6 @@ export interface MirrorIndex {
 }
 
 /**
- * How long one look at dist/ (a stat of manifest.json) stands. Less than
- * any writer takes between its swap and returning (a publish still starts a
- * process and exits; a script's `mv` exits before its next command starts),
- * so a request sent after a write returned is answered from what it wrote;
- * under load, one look serves many requests.
- */
-const LOOK_STANDS_MS = 1;
-/**
  * A mirror that fails to load (one being copied in file by file) is tried
  * again at most this often; the last good one is served meanwhile.
  */
@@ -58,7 +50,7 @@ const CACHE_BYTES = 32 * 1024 * 1024;
 export class Mirror {
   private index: MirrorIndex;
   private readonly manifest: string;
-  private lookedAt = -Infinity;
+  private readonly looks = new Looks();
   private failed: { generation: string; at: number } | undefined;
   private cache = new Map<string, Payload>();
   private cacheBytes = 0;
@@ -70,12 +62,11 @@ export class Mirror {
 
   /** The current index, reloaded when dist/ has been replaced since the last look. */
   current(): MirrorIndex {
-    const now = performance.now();
-    if (now - this.lookedAt < LOOK_STANDS_MS) return this.index;
-    this.lookedAt = now;
+    if (!this.looks.due()) return this.index;
     const generation = fileStamp(this.manifest);
     // Undefined between a swap's two renames: the old index is all there is.
     if (generation === undefined || generation === this.index.generation) return this.index;
+    const now = performance.now();
     if (this.failed?.generation === generation && now - this.failed.at < RETRY_AFTER_FAILURE_MS) return this.index;
     try {
       this.index = loadIndex(this.root);
@@ -90,7 +81,7 @@ export class Mirror {
 
   /** Look at dist/ again on the next call: this process just replaced it. */
   refresh(): void {
-    this.lookedAt = -Infinity;
+    this.looks.again();
   }
 
   /** A file of the tree as a payload; 404 when it does not exist. */

@@ -11,10 +11,9 @@ import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { writeFileAtomicWith } from '../atomic.js';
 import { MirrorError } from '../errors.js';
-import { fileStamp } from '../file-stamp.js';
+import { fileStamp, Looks } from '../file-stamp.js';
 
 export const SIGNING_KEY_FILE = 'archive-signing.key';
-const RELOAD_CHECK_MS = 200;
 const KEY_BYTES = 32;
 
 export type SignatureCheck = 'valid' | 'absent' | 'expired' | 'invalid';
@@ -26,7 +25,7 @@ export class ArchiveSigner {
   private readonly file: string;
   private key: Buffer;
   private stamp: string | undefined;
-  private checkedAt = 0;
+  private readonly looks = new Looks();
 
   constructor(dataDir: string) {
     this.file = join(dataDir, SIGNING_KEY_FILE);
@@ -63,11 +62,7 @@ export class ArchiveSigner {
   }
 
   private current(): Buffer {
-    const now = Date.now();
-    if (now - this.checkedAt >= RELOAD_CHECK_MS) {
-      this.checkedAt = now;
-      if (fileStamp(this.file) !== this.stamp) this.key = this.load();
-    }
+    if (this.looks.due() && fileStamp(this.file) !== this.stamp) this.key = this.load();
     return this.key;
   }
 
@@ -81,7 +76,7 @@ export class ArchiveSigner {
   }
 }
 
-/** Replaces the key; a running server takes it within RELOAD_CHECK_MS. */
+/** Replaces the key; a running server signs and checks with it from its next request. */
 export async function rotateSigningKey(dataDir: string): Promise<string> {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, SIGNING_KEY_FILE);

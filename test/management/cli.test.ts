@@ -33,12 +33,10 @@ describe('bootstrap', () => {
     const token = userToken.stdout.trim();
     expect(readFileSync(join(h.data, 'tokens.json'), 'utf8')).not.toContain(token);
     expect(readFileSync(join(h.data, 'users.json'), 'utf8')).not.toContain('carol-password-1');
-    await new Promise((r) => setTimeout(r, 250));
     expect((await get(token, '/api/v2/account/details')).json.data.attributes.username).toBe('carol');
 
     const teamToken = (await cli(['token', 'create', '--team', 'ops', '--org', 'omega'])).stdout.trim();
     const orgToken = (await cli(['token', 'create', '--org', 'omega'])).stdout.trim();
-    await new Promise((r) => setTimeout(r, 250));
     expect((await get(teamToken, '/api/v2/account/details')).json.data.relationships['authenticated-resource'].data.type).toBe('teams');
     expect((await get(orgToken, '/api/v2/account/details')).json.data.relationships['authenticated-resource'].data).toEqual({ id: 'omega', type: 'organizations' });
   });
@@ -64,7 +62,6 @@ describe('run-task record', () => {
     expect(ids).toEqual({ run: 'run-pipeline01', stage: expect.stringMatching(/^ts-/), result: expect.stringMatching(/^taskrs-/) });
     const second = JSON.parse((await cli(['run-task', 'record', '--run', 'run-pipeline01', '--task', 'lint', '--status', 'failed', '--message', 'two errors\nsee the log', '--stage-status', 'awaiting_override'])).stdout);
     expect(second).toEqual(ids);
-    await new Promise((r) => setTimeout(r, 250));
     const stage = await get('mm.sample-user-token', `/api/v2/task-stages/${ids.stage}?include=task-results`);
     expect(stage.json.data.attributes.status).toBe('awaiting_override');
     expect(stage.json.included[0].attributes).toMatchObject({ status: 'failed', message: 'two errors\nsee the log', 'task-name': 'lint', 'workspace-task-enforcement-level': 'mandatory' });
@@ -79,10 +76,8 @@ describe('run-task record', () => {
       JSON.parse((await cli(['run-task', 'record', '--run', 'run-pipeline02', '--org', 'acme', '--workspace', 'app', '--task', task, '--status', status, '--enforcement', enforcement])).stdout);
     const { stage } = await rec('a', 'passed');
     await rec('b', 'failed', 'advisory');
-    await new Promise((r) => setTimeout(r, 250));
     expect((await get('mm.sample-user-token', `/api/v2/task-stages/${stage}`)).json.data.attributes.status).toBe('passed');
     await rec('c', 'failed');
-    await new Promise((r) => setTimeout(r, 250));
     expect((await get('mm.sample-user-token', `/api/v2/task-stages/${stage}`)).json.data.attributes.status).toBe('failed');
   });
 

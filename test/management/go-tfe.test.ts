@@ -76,7 +76,6 @@ describe('TaskStages (go-tfe v1.109.0 task_stages.go)', () => {
     const record = await runCli(['run-task', 'record', '--run', 'run-gotfe00001', '--org', 'acme', '--workspace', 'app', '--task', 'lint', '--status', 'failed', '--stage-status', 'awaiting_override', '--data', h.data], h.dir);
     expect(record.code, record.stderr).toBe(0);
     const second = JSON.parse(record.stdout).stage as string;
-    await new Promise((r) => setTimeout(r, 250));
     const withComment = await goTfe('user', 'POST', `${STAGE}/actions/override`, '{"comment":"accepted by the security team"}');
     expect(withComment.status).toBe(200);
     expect(withComment.json.data).toMatchObject({ id: 'ts-sampleAwaiting00001', type: 'task-stages', attributes: { status: 'running' } });

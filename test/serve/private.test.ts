@@ -198,7 +198,6 @@ describe('archive URLs', () => {
     const { runCli } = await import('../helpers.js');
     const rotated = await runCli(['signing-key', 'rotate', '--data', site.data]);
     expect(rotated.code, rotated.stderr).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 250));
     expect((await fetchBare(url)).status).toBe(403);
     expect((await fetchBare(archiveUrl(await download('user')))).status).toBe(200);
   });
