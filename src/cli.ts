@@ -113,9 +113,9 @@ const COMMANDS: Record<string, Command> = {
   publish: {
     summary: 'Add one version to an existing mirror, atomically; refuses to change a published version',
     usage: `modmirror publish (--source DIR | --git REPO --ref REF) [--namespace NS --name NAME --provider P] [--version X.Y.Z]
-                 [--out DIR] [--config FILE] [--force] [--dry-run] [--json]
+                 [--out DIR] [--config FILE] [--force] [--dry-run] [--no-spare] [--json]
        modmirror publish --provider-release DIR --namespace NS --type TYPE [--public-key FILE ...] [--hostname HOST]
-                 [--signing-key FILE] [--out DIR] [--config FILE] [--dry-run] [--json]
+                 [--signing-key FILE] [--out DIR] [--config FILE] [--dry-run] [--no-spare] [--json]
 
   --source DIR     a folder holding the version's files (.../<namespace>/<name>/<provider>/<version> names its address)
   --git REPO       a repository (path or clone URL); the config's entry for it gives address, path and tag prefix
@@ -125,6 +125,8 @@ const COMMANDS: Record<string, Command> = {
   --out DIR        the mirror (default: the config's "out", else ./dist)
   --force          replace a published version whose content differs (recorded in the manifest)
   --dry-run        say what would change, change nothing
+  --no-spare       leave no spare copy for the next publish: nothing is still writing beside the
+                   mirror when publish returns (for a folder deleted right after)
   --json           print the result as JSON
 
   In-house providers (served over the provider registry protocol, providers.v1):
@@ -154,6 +156,7 @@ const COMMANDS: Record<string, Command> = {
       'base-url': { type: 'string' },
       force: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
+      'no-spare': { type: 'boolean' },
       json: { type: 'boolean' },
     },
     run: async (values) => (await import('./commands/publish.js')).runPublish(values),
@@ -256,12 +259,14 @@ const COMMANDS: Record<string, Command> = {
   },
   unbundle: {
     summary: 'Check every sha256 of a bundle, then merge it into a mirror atomically',
-    usage: `modmirror unbundle FILE.tar.gz [--out DIR]
+    usage: `modmirror unbundle FILE.tar.gz [--out DIR] [--no-spare]
 
   FILE        a bundle made by modmirror bundle
-  --out DIR   the mirror to merge into (default: dist; created if missing)`,
+  --out DIR   the mirror to merge into (default: dist; created if missing)
+  --no-spare  leave no spare copy for the next writer (as publish --no-spare)`,
     options: {
       out: { type: 'string' },
+      'no-spare': { type: 'boolean' },
     },
     positionals: { names: ['FILE.tar.gz'], required: 1, missing: 'Name the bundle: modmirror unbundle FILE.tar.gz [--out DIR].' },
     run: async (values, positionals) => (await import('./commands/unbundle.js')).runUnbundle(values, positionals),

@@ -45,6 +45,8 @@ export interface ProviderPublishOptions {
   publicKeys: string[];
   signing?: SigningConfig;
   dryRun?: boolean;
+  /** False: leave no spare copy for the next publish (MirrorWriteOptions.spare). */
+  spare?: boolean;
 }
 
 export interface ProviderPublishResult {
@@ -63,6 +65,7 @@ export interface ProviderPublishResult {
 export function publishProviderRelease(options: ProviderPublishOptions): Promise<ProviderPublishResult> {
   const write: MirrorWriteOptions = {
     seed: true,
+    spare: options.spare,
     dryRun: options.dryRun === true,
     verify: () => ({ modules: [], providers: true }),
     failure: (problems) => new MirrorError('BUILD_FAILED', `The mirror failed verification after publishing; it is left as it was:\n${problemLines(problems)}`),

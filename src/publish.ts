@@ -30,6 +30,8 @@ export interface PublishOptions {
   imageHosts: string[];
   force?: boolean;
   dryRun?: boolean;
+  /** False: leave no spare copy for the next publish (MirrorWriteOptions.spare). */
+  spare?: boolean;
   /** The git readers the source was scanned with, so the version is read through the same `git cat-file`; closed by publish. */
   git?: GitReaders;
 }
@@ -55,6 +57,7 @@ export function publish(source: VersionSource, options: PublishOptions): Promise
   const check: VerifyOptions = { modules: [], written: new WrittenDetails() };
   const write: MirrorWriteOptions = {
     seed: true,
+    spare: options.spare,
     dryRun: options.dryRun === true,
     verify: () => check,
     failure: (problems) => new MirrorError('BUILD_FAILED', `The mirror failed verification after publishing; it is left as it was:\n${problemLines(problems)}`),

@@ -18,6 +18,12 @@ export type VerifyFailure = (problems: Problem[]) => MirrorError;
 export interface MirrorWriteOptions {
   /** Start from a hard-linked copy of the current mirror (publish, unbundle) rather than from nothing (build). */
   seed?: boolean;
+  /**
+   * With `seed`: after the swap, a detached process links the next writer's
+   * copy ahead of time (the default). False for a folder deleted right after:
+   * that process would still be adding files to it.
+   */
+  spare?: boolean;
   /** Write nothing: stage into a recorder of changed files, and neither verify nor commit. */
   dryRun?: boolean;
   /** What to check of the staged mirror (default everything); read once it is written, since publish checks only what it rewrote. */
@@ -39,7 +45,7 @@ export function withMirrorWrite<T>(outDir: string, options: MirrorWriteOptions, 
 }
 
 async function stageAndCommit<R>(outDir: string, options: MirrorWriteOptions, write: (staging: Staging & { changed?: string[] }) => Promise<R>): Promise<R> {
-  const staging = options.dryRun ? dryRunStaging(outDir) : await createStaging(outDir, { seed: options.seed === true });
+  const staging = options.dryRun ? dryRunStaging(outDir) : await createStaging(outDir, { seed: options.seed === true, spare: options.spare !== false });
   try {
     const result = await write(staging);
     if (options.dryRun) return result;

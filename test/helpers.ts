@@ -13,7 +13,8 @@ const CLI = join(ROOT, 'bin', 'modmirror.js');
 /** A temp folder removed after the test file. */
 export function tempDir(prefix = 'mm-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // Retried: a publish's detached helper may still be copying the spare or removing the old mirror in it.
+  afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
   return dir;
 }
 

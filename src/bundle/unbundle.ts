@@ -24,6 +24,8 @@ import { verifyBundle, walkBundle, type VerifiedBundle } from './read.js';
 export interface UnbundleOptions {
   file: string;
   outDir: string;
+  /** False: leave no spare copy for the next writer (MirrorWriteOptions.spare). */
+  spare?: boolean;
 }
 
 export interface UnbundleResult {
@@ -47,6 +49,7 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
   await mkdir(dirname(outDir), { recursive: true });
   const write: MirrorWriteOptions = {
     seed: true,
+    spare: options.spare,
     failure: (problems) =>
       new MirrorError('BUNDLE_INVALID', `After merging ${file}, the mirror fails verification, so ${outDir} is left as it was:\n${problemLines(problems, 20)}`, {
         hint: 'Make the bundle again from a mirror that modmirror verify accepts.',

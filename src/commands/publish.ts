@@ -53,6 +53,7 @@ export async function runPublish(values: Values): Promise<number> {
       imageHosts: config.imageHosts,
       force: values['force'] === true,
       dryRun: values['dry-run'] === true,
+      spare: values['no-spare'] !== true,
       git,
     });
   } finally {
@@ -156,6 +157,7 @@ async function runProviderPublish(values: Values): Promise<number> {
     publicKeys: flagKeys ?? entry?.registry?.keys ?? [],
     ...(signing ? { signing } : {}),
     dryRun: values['dry-run'] === true,
+    spare: values['no-spare'] !== true,
   });
   if (values['json'] === true) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
   else printProvider(result);

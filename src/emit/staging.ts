@@ -54,7 +54,7 @@ export function jsonText(value: unknown): string {
  * of the current mirror (cheap, and the live files are never written: every
  * write replaces the link with a new file).
  */
-export async function createStaging(outDir: string, options: { seed?: boolean } = {}): Promise<Staging> {
+export async function createStaging(outDir: string, options: { seed?: boolean; spare?: boolean } = {}): Promise<Staging> {
   assertReplaceable(outDir);
   const root = sibling(outDir, `staging-${process.pid}`);
   await rm(root, { recursive: true, force: true });
@@ -123,7 +123,7 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
       await retireSpare(outDir);
       // Only writers that start from a copy (publish, unbundle) leave one for the next: after a build,
       // often a CI job that deletes its workspace next, a copy still being made would be in the way.
-      if (seeded) makeSpareInBackground(outDir, trash);
+      if (seeded && options.spare !== false) makeSpareInBackground(outDir, trash);
       else if (trash) removeInBackground(trash);
     },
     discard: () => rm(root, { recursive: true, force: true }),
