@@ -5,7 +5,7 @@
 
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,13 +93,26 @@ describe('the installed package', () => {
   });
 
   it('publishes a tagged version from git into the mirror, and refuses a ref the repository lacks', async () => {
-    makeRepo(join(work, 'terraform-aws-net'), [{ date: '2024-03-01T00:00:00Z', files: { 'main.tf': 'variable "cidr" {}\n', 'README.md': '# net\n' }, tags: ['v1.2.0'] }]);
+    makeRepo(join(work, 'terraform-aws-net'), [
+      { date: '2024-03-01T00:00:00Z', files: { 'main.tf': 'variable "cidr" {}\n', 'README.md': '# net\n' }, tags: ['v1.2.0'] },
+      { date: '2024-04-01T00:00:00Z', files: { 'main.tf': 'variable "cidr" {}\nvariable "name" {}\n' }, tags: ['v1.3.0'] },
+    ]);
     const published = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v1.2.0', '--namespace', 'acme', '--out', 'plain', '--json']);
     expect(published.stderr).toBe('');
     const result = JSON.parse(published.stdout);
     expect(result).toMatchObject({ module: 'acme/net/aws', version: '1.2.0', outcome: 'published' });
     const archive = readFileSync(join(work, 'plain/v1/modules/acme/net/aws/1.2.0/net-aws-1.2.0.tar.gz'));
     expect(createHash('sha256').update(archive).digest('hex')).toBe(result.sha256);
+    expect((await modmirror(['verify', 'plain'])).code).toBe(0);
+    // --no-spare: the next publish leaves nothing being copied beside the mirror.
+    const next = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v1.3.0', '--namespace', 'acme', '--out', 'plain', '--no-spare']);
+    expect(next.stderr).toBe('');
+    expect(next.code).toBe(0);
+    const spares = () => readdirSync(work).filter((name) => name.startsWith('.plain.spare'));
+    expect(spares()).toEqual([]);
+    // Still none a moment later: a detached copy would have shown by now.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(spares()).toEqual([]);
     expect((await modmirror(['verify', 'plain'])).code).toBe(0);
     const missing = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v9.9.9', '--namespace', 'acme', '--out', 'plain']);
     expect(missing.code).toBe(1);

@@ -121,8 +121,8 @@ export async function createStaging(outDir: string, options: { seed?: boolean; s
       // The new mirror is in: an old folder that cannot be renamed now is thrown away by the next writer's recovery.
       const trash = replacing ? await toTrash(outDir, old).catch(() => undefined) : undefined;
       await retireSpare(outDir);
-      // Only writers that start from a copy (publish, unbundle) leave one for the next: after a build,
-      // often a CI job that deletes its workspace next, a copy still being made would be in the way.
+      // Only writers that start from a copy (publish, unbundle) leave one for the next, unless told not to
+      // (--no-spare): in a folder deleted next, as after a build in CI, a copy still being made is in the way.
       if (seeded && options.spare !== false) makeSpareInBackground(outDir, trash);
       else if (trash) removeInBackground(trash);
     },

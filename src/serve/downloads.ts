@@ -23,6 +23,7 @@ export function whenSentWhole(req: IncomingMessage, res: ServerResponse, count: 
   res.once('pipe', (body: Readable) => body.on('data', (chunk: Buffer) => (handedOver += chunk.length)));
   res.once('close', () => {
     if (req.method !== 'GET' || res.statusCode !== 200) return;
+    // Readable here because serveFile sets its headers before sirv's writeHead, which then merges into them.
     if (res.writableEnded || handedOver === Number(res.getHeader('content-length'))) count();
   });
 }

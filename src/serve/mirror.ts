@@ -49,21 +49,19 @@ const CACHE_BYTES = 32 * 1024 * 1024;
 
 export class Mirror {
   private index: MirrorIndex;
-  private readonly manifest: string;
   private readonly looks = new Looks();
   private failed: { generation: string; at: number } | undefined;
   private cache = new Map<string, Payload>();
   private cacheBytes = 0;
 
   constructor(readonly root: string) {
-    this.manifest = join(root, MANIFEST_FILE);
     this.index = loadIndex(root);
   }
 
   /** The current index, reloaded when dist/ has been replaced since the last look. */
   current(): MirrorIndex {
     if (!this.looks.due()) return this.index;
-    const generation = fileStamp(this.manifest);
+    const generation = generationOf(this.root);
     // Undefined between a swap's two renames: the old index is all there is.
     if (generation === undefined || generation === this.index.generation) return this.index;
     const now = performance.now();
