@@ -20,7 +20,8 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   build: {
     summary: 'Build the static registry from the configured module sources',
-    usage: `modmirror build [--config FILE] [--modules DIR] [--out DIR] [--base-url URL] [--clean] [--strict] [--json]
+    usage: `modmirror build [--config FILE] [--modules DIR] [--out DIR] [--base-url URL] [--clean] [--strict]
+                 [--prune] [--replace NS/NAME/PROVIDER@VERSION ...] [--json]
 
   --config FILE    config file (default: ./mirror.config.yaml)
   --modules DIR    build a folder laid out as <namespace>/<name>/<provider>/<version>/, no config needed
@@ -29,10 +30,19 @@ const COMMANDS: Record<string, Command> = {
   --clean          ignore the cache and rebuild every version (the result is the same, byte for byte)
   --strict         leave out a version with a file that cannot be read, and exit 1 (default: mirror it
                    with the documentation that could be read, and warn naming file:line:column)
-  --json           print one JSON summary and no progress`,
+  --prune          remove the published versions the sources no longer have (default: keep them);
+                   each removal is recorded in the manifest
+  --replace NS/NAME/PROVIDER@VERSION   take the sources' new content for that published version (a
+                   moved tag) instead of failing it; recorded in the manifest (repeatable)
+  --json           print one JSON summary and no progress
+
+  Published versions are immutable: a version whose source now has other content fails (exit 1) and
+  keeps its published archive; versions the sources no longer have stay until --prune.`,
     options: {
       clean: { type: 'boolean' },
       strict: { type: 'boolean' },
+      prune: { type: 'boolean' },
+      replace: { type: 'string', multiple: true },
       config: { type: 'string' },
       modules: { type: 'string' },
       out: { type: 'string' },
@@ -113,16 +123,19 @@ const COMMANDS: Record<string, Command> = {
   publish: {
     summary: 'Add one version to an existing mirror, atomically; refuses to change a published version',
     usage: `modmirror publish (--source DIR | --git REPO --ref REF) [--namespace NS --name NAME --provider P] [--version X.Y.Z]
-                 [--out DIR] [--config FILE] [--force] [--dry-run] [--no-spare] [--json]
+                 [--out DIR] [--config FILE] [--base-url URL] [--new-mirror] [--force] [--dry-run] [--no-spare] [--json]
        modmirror publish --provider-release DIR --namespace NS --type TYPE [--public-key FILE ...] [--hostname HOST]
-                 [--signing-key FILE] [--out DIR] [--config FILE] [--dry-run] [--no-spare] [--json]
+                 [--signing-key FILE] [--out DIR] [--config FILE] [--base-url URL] [--new-mirror] [--dry-run] [--no-spare] [--json]
 
-  --source DIR     a folder holding the version's files (.../<namespace>/<name>/<provider>/<version> names its address)
+  --source DIR     a folder holding the version's files; a folder .../<namespace>/<name>/<provider>/<version>
+                   whose last part is a version names its address, anything else needs the address flags
   --git REPO       a repository (path or clone URL); the config's entry for it gives address, path and tag prefix
   --ref REF        the tag (or commit) to publish; its name gives the version unless --version is set
   --namespace, --name, --provider   the module address, when the source does not say it
   --version X.Y.Z  the version, when the tag or folder name does not say it
-  --out DIR        the mirror (default: the config's "out", else ./dist)
+  --out DIR        the mirror (default: the config's "out", else ./dist); it must exist
+  --new-mirror     start a new mirror at --out when there is none (without it, a missing mirror is an error)
+  --base-url URL   a new mirror's base URL (an existing mirror keeps its own)
   --force          replace a published version whose content differs (recorded in the manifest)
   --dry-run        say what would change, change nothing
   --no-spare       leave no spare copy for the next publish: nothing is still writing beside the
@@ -154,6 +167,7 @@ const COMMANDS: Record<string, Command> = {
       out: { type: 'string' },
       config: { type: 'string' },
       'base-url': { type: 'string' },
+      'new-mirror': { type: 'boolean' },
       force: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       'no-spare': { type: 'boolean' },

@@ -2,7 +2,7 @@
 
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll } from 'vitest';
@@ -106,8 +106,21 @@ export async function settled<T>(read: () => T[], timeoutMs = 3000): Promise<T[]
  * lock), once background removals have settled. The spare, a hard-linked copy
  * kept for the next publish, is meant to stay.
  */
+/** What is left beside a mirror besides its live generation and the spare: a writer's leftovers. */
 export function mirrorLeftovers(parent: string, name = 'dist'): Promise<string[]> {
-  return settled(() => readdirSync(parent).filter((n) => (n.startsWith(`.${name}.`) && n !== `.${name}.spare`) || n === `${name}.lock`));
+  return settled(() => {
+    const live = liveGenerationName(join(parent, name));
+    return readdirSync(parent).filter((n) => (n.startsWith(`.${name}.`) && n !== `.${name}.spare` && n !== live) || n === `${name}.lock`);
+  });
+}
+
+/** The folder a mirror's link points to (the live generation), or undefined for a mirror that is a plain folder. */
+export function liveGenerationName(dist: string): string | undefined {
+  try {
+    return readlinkSync(dist);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every file under `dir` with its sha256: two trees are equal when these are. */

@@ -72,8 +72,8 @@ describe('the installed package', () => {
     expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
     // The bundled CLI that bin/ runs, beside tsc's whole output: the bundle's folder once was
     // lib/bundle/, where src/bundle/ compiles to, and its clean-up emptied that. The build's packing thread
-    // runs tsc's lib/pack-worker.js.
-    for (const file of ['lib/cli-bundle/cli.js', 'lib/bundle/create.js', 'lib/pack-worker.js']) expect(existsSync(join(installed, file)), file).toBe(true);
+    // runs tsc's lib/pack/worker.js.
+    for (const file of ['lib/cli-bundle/cli.js', 'lib/bundle/create.js', 'lib/pack/worker.js']) expect(existsSync(join(installed, file)), file).toBe(true);
   });
 
   it('builds the bundled samples with the shipped config, and a plain folder, each verified', async () => {
@@ -182,14 +182,14 @@ describe('the installed package', () => {
 
   it('fails a build whose packing thread cannot start, saying why, and leaves the mirror as it was', async () => {
     // An install that lost its worker file: the build must stop with the reason, not wait for archives forever.
-    const worker = join(installed, 'lib', 'pack-worker.js');
+    const worker = join(installed, 'lib', 'pack', 'worker.js');
     const before = readFileSync(join(work, 'plain', 'manifest.json'));
     renameSync(worker, `${worker}.gone`);
     try {
       const failed = await modmirror(['build', '--clean', '--modules', 'mods', '--out', 'plain']);
       expect(failed.code).toBe(1);
       expect(failed.stderr).toContain('error: The archive packing thread failed:');
-      expect(failed.stderr).toContain('pack-worker.js');
+      expect(failed.stderr).toContain('worker.js');
     } finally {
       renameSync(`${worker}.gone`, worker);
     }

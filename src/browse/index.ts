@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { ModuleRecord } from '../manifest.js';
-import type { Staging } from '../emit/staging.js';
+import type { ModuleRecord } from '../mirror/manifest.js';
+import type { Staging } from '../mirror/staging.js';
 import { PACKAGE_ROOT } from '../version.js';
 
 const STATIC = join(PACKAGE_ROOT, 'src/browse/static');

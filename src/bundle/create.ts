@@ -15,10 +15,11 @@ import { pipeline } from 'node:stream/promises';
 import { Header, Pack, ReadEntry } from 'tar';
 import { writeFileAtomicWith } from '../atomic.js';
 import { MirrorError, messageOf } from '../errors.js';
-import { readManifest } from '../emit/existing.js';
-import type { Manifest } from '../manifest.js';
-import { ARCHIVE_MTIME } from '../pack.js';
-import { problemLines, withMirrorRead } from '../transaction.js';
+import { readManifest } from '../mirror/manifest.js';
+import type { Manifest } from '../mirror/manifest.js';
+import { ARCHIVE_MTIME } from '../pack/index.js';
+import { problemLines, withMirrorRead } from '../mirror/transaction.js';
+import { verifyMirror } from '../verify/index.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { GENERATOR } from '../version.js';
 import { archivesOf, BUNDLE_FORMAT, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest, type CopiedFile } from './format.js';
@@ -61,7 +62,7 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     if (!manifest) {
       throw new MirrorError('OUTPUT_FAILED', `${dir} is not a built mirror (no manifest.json).`, { hint: 'Run modmirror build first, or pass --dir.' });
     }
-    await mirror.verify({}, (problems) =>
+    await mirror.check((root) => verifyMirror(root), (problems) =>
       new MirrorError('BUILD_FAILED', `${dir} fails verification, so it is not bundled:\n${problemLines(problems, 20)}`, {
         hint: 'Rebuild it with modmirror build --clean, then bundle again.',
       }),

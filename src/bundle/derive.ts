@@ -4,7 +4,7 @@
 // and serialized as emit writes documents, so its sha256 can be checked
 // against the sender's file; both sides call this one function.
 
-import { jsonText } from '../emit/staging.js';
+import { jsonText } from '../mirror/staging.js';
 import type { DerivedFile } from './format.js';
 
 /**

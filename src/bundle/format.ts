@@ -13,7 +13,7 @@
 // none of these and are still read.
 
 import { MirrorError } from '../errors.js';
-import { providerArchivesOf, type Manifest } from '../manifest.js';
+import { providerArchivesOf, type Manifest } from '../mirror/manifest.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 
 export const BUNDLE_MANIFEST = 'modmirror-bundle.json';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
 import { MirrorError, messageOf } from '../errors.js';
-import type { Manifest } from '../manifest.js';
+import { parseManifest, type Manifest } from '../mirror/manifest.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { BUNDLE_MANIFEST, parseBundleManifest, type BundleFile, type BundleManifest } from './format.js';
 
@@ -124,8 +124,7 @@ export async function verifyBundle(file: string): Promise<VerifiedBundle> {
   if (missing.length > 0) throw refuse(`it lacks ${missing.length} listed file(s): ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`);
   let mirrorManifest: Manifest;
   try {
-    mirrorManifest = JSON.parse(mirrorManifestText) as Manifest;
-    if (typeof mirrorManifest?.modules !== 'object' || mirrorManifest.modules === null) throw new Error('no "modules" object');
+    mirrorManifest = parseManifest(mirrorManifestText);
   } catch (error) {
     throw refuse(`its ${MANIFEST_FILE} is unusable (${messageOf(error)})`);
   }

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Manifest } from '../manifest.js';
+import type { Manifest } from '../mirror/manifest.js';
 import { DETAIL_CONTENT_KEYS } from '../protocol/documents.js';
 import { latestDetailFile, versionDetailFile } from '../protocol/paths.js';
 import type { ModuleAddress } from '../types.js';

@@ -14,9 +14,10 @@ import { closeSync, constants, copyFileSync, existsSync, mkdirSync, openSync, re
 import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MirrorError } from '../errors.js';
-import { readManifest } from '../emit/existing.js';
-import type { Manifest } from '../manifest.js';
-import { problemLines, withMirrorWrite, type MirrorWriteOptions } from '../transaction.js';
+import { readManifest } from '../mirror/manifest.js';
+import type { Manifest } from '../mirror/manifest.js';
+import { problemLines, withMirrorWrite, type MirrorWriteOptions } from '../mirror/transaction.js';
+import { verifyMirror } from '../verify/index.js';
 import { derivedText } from './derive.js';
 import { archivesOf, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest } from './format.js';
 import { verifyBundle, walkBundle, type VerifiedBundle } from './read.js';
@@ -50,6 +51,9 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
   const write: MirrorWriteOptions = {
     seed: true,
     spare: options.spare,
+    // A bundle may carry replacements and removals its sender made on purpose: each is recorded in its manifest.
+    allow: { replace: true, remove: true },
+    check: (root) => verifyMirror(root),
     failure: (problems) =>
       new MirrorError('BUNDLE_INVALID', `After merging ${file}, the mirror fails verification, so ${outDir} is left as it was:\n${problemLines(problems, 20)}`, {
         hint: 'Make the bundle again from a mirror that modmirror verify accepts.',

@@ -1,8 +1,9 @@
 import { relative } from 'node:path';
-import { build, type BuildResult } from '../build.js';
-import { baseUrlFlag, resolveConfig } from '../config.js';
-import { stringFlag, type Values } from './args.js';
-import { addressKey } from '../protocol/paths.js';
+import { build, type BuildResult } from '../build/index.js';
+import { baseUrlFlag, resolveConfig } from '../config/index.js';
+import { stringFlag, usageError, type Values } from './args.js';
+import { addressKey, isValidName } from '../protocol/paths.js';
+import { validVersion } from '../version-order.js';
 
 export async function runBuild(values: Values): Promise<number> {
   const json = values['json'] === true;
@@ -16,6 +17,8 @@ export async function runBuild(values: Values): Promise<number> {
   const result = await build(config, {
     clean: values['clean'] === true,
     strict: values['strict'] === true,
+    prune: values['prune'] === true,
+    replace: replaceFlags(values['replace'] as string[] | undefined),
     onProgress: progress
       ? (done, total, current) => {
           process.stderr.write(`\r\x1b[K[${done}/${total}] ${addressKey(current.address)} ${current.version}`);
@@ -26,6 +29,19 @@ export async function runBuild(values: Values): Promise<number> {
   if (json) console.log(JSON.stringify(summaryOf(result)));
   else printHuman(result);
   return result.errors.length > 0 ? 1 : 0;
+}
+
+/** `--replace NS/NAME/PROVIDER@VERSION`, each checked, in the build's own normal form of the version. */
+function replaceFlags(flags: string[] | undefined): string[] {
+  return (flags ?? []).map((flag) => {
+    const at = flag.lastIndexOf('@');
+    const parts = flag.slice(0, at).split('/');
+    const version = at > 0 ? validVersion(flag.slice(at + 1)) : null;
+    if (parts.length !== 3 || !parts.every(isValidName) || version === null) {
+      throw usageError('build', `--replace "${flag}" is not NAMESPACE/NAME/PROVIDER@VERSION (e.g. acme/network/aws@2.3.0).`);
+    }
+    return `${parts.join('/')}@${version}`;
+  });
 }
 
 function summaryOf(r: BuildResult) {
@@ -56,5 +72,5 @@ function printHuman(r: BuildResult): void {
   if (r.upToDate) console.log(`${out}/ is up to date: ${r.modules} modules, ${r.versions} versions${providers} (checked in ${r.seconds.toFixed(2)} s).`);
   else console.log(`Built ${r.modules} modules, ${r.versions} versions (${r.cached} from the cache)${providers} into ${out}/ in ${r.seconds.toFixed(2)} s.`);
   if (r.partial.length > 0) console.error(`${r.partial.length} version(s) mirrored with partial documentation; build --strict leaves them out and fails.`);
-  if (r.errors.length > 0) console.error(`${r.errors.length} version(s) failed and were left out; see the errors above.`);
+  if (r.errors.length > 0) console.error(`${r.errors.length} version(s) failed: a new one is left out, a published one keeps what it published; see the errors above.`);
 }

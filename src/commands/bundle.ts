@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { createBundle } from '../bundle/create.js';
-import { resolveMirrorConfig } from '../config.js';
+import { resolveMirrorConfig } from '../config/index.js';
 import { stringFlag, usageError, type Values } from './args.js';
 
 export async function runBundle(values: Values): Promise<number> {

@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
-import { resolveMirrorConfig } from '../config.js';
-import { setDeprecation } from '../deprecate.js';
-import { checkDeprecationLink } from '../deprecations.js';
+import { resolveMirrorConfig } from '../config/index.js';
+import { setDeprecation } from '../publish/deprecate.js';
+import { checkDeprecationLink } from '../mirror/deprecations.js';
 import { isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
 import { stringFlag, usageError, type Values } from './args.js';

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseUrlFlag, resolveMirrorConfig } from '../config.js';
+import { baseUrlFlag, resolveMirrorConfig } from '../config/index.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { caddySiteBlock } from '../hosting/caddy.js';
 import { nginxServerBlock } from '../hosting/nginx.js';
-import { readBaseUrl } from '../emit/existing.js';
+import { readBaseUrl } from '../mirror/read.js';
 import { assertSafeForConfig, parseListen, type HostingOptions } from '../hosting/rules.js';
 import { stringFlag, usageError, type Values } from './args.js';
 

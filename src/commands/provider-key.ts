@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_PASSPHRASE_ENV } from '../config.js';
+import { DEFAULT_PASSPHRASE_ENV } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { generateSigningKey } from '../providers/signature.js';
 import { stringFlag, usageError, type Values } from './args.js';

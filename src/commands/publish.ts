@@ -11,12 +11,12 @@ import {
   type GitSource,
   type ProviderFolder,
   type ResolvedConfig,
-} from '../config.js';
+} from '../config/index.js';
 import { isProviderHostname, isProviderPart } from '../protocol/providers.js';
-import type { ProviderPublishResult } from '../publish-provider.js';
+import type { ProviderPublishResult } from '../publish/provider.js';
 import { MirrorError } from '../errors.js';
 import { isValidName } from '../protocol/paths.js';
-import { publish, type PublishResult } from '../publish.js';
+import { publish, type PublishResult } from '../publish/module.js';
 import { describeFolder } from '../scan/folder.js';
 import { scanGitRef } from '../scan/git.js';
 import { GitReaders } from '../scan/git-objects.js';
@@ -52,6 +52,7 @@ export async function runPublish(values: Values): Promise<number> {
       baseUrl: config.baseUrl,
       imageHosts: config.imageHosts,
       force: values['force'] === true,
+      newMirror: values['new-mirror'] === true,
       dryRun: values['dry-run'] === true,
       spare: values['no-spare'] !== true,
       git,
@@ -64,14 +65,14 @@ export async function runPublish(values: Values): Promise<number> {
   return 0;
 }
 
-function flagAddress(values: Values, fallback?: Partial<ModuleAddress>): ModuleAddress {
+function flagAddress(values: Values, fallback?: Partial<ModuleAddress>, why = 'the source does not name it'): ModuleAddress {
   const address = {
     namespace: (values['namespace'] as string | undefined) ?? fallback?.namespace ?? '',
     name: (values['name'] as string | undefined) ?? fallback?.name ?? '',
     provider: (values['provider'] as string | undefined) ?? fallback?.provider ?? '',
   };
   for (const [part, value] of Object.entries(address)) {
-    if (value === '') throw usage(`Missing the module's ${part}: pass --${part}, or publish a source the config describes.`);
+    if (value === '') throw usage(`Missing the module's ${part} (${why}): pass --namespace, --name and --provider.`);
     if (!isValidName(value)) throw usage(`--${part} "${value}" is not a valid name (letters, digits, "-" and "_").`);
   }
   return address;
@@ -93,12 +94,14 @@ async function gitVersion(values: Values, config: ResolvedConfig, version: strin
 async function folderVersion(values: Values, config: ResolvedConfig, versionFlag: string | undefined): Promise<VersionSource> {
   const dir = resolve(values['source'] as string);
   if (!existsSync(dir)) throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${dir}" does not exist.`, { hint: 'Check the --source path.' });
-  // A folder in the drop layout names its own address: .../<namespace>/<name>/<provider>/<version>.
-  const [version, provider, name, namespace] = dir.split(/[/\\]/).reverse();
-  const fromLayout = [namespace, name, provider].every((p) => p !== undefined && isValidName(p)) ? { namespace, name, provider } : undefined;
-  const address = flagAddress(values, fromLayout);
-  const resolvedVersion = versionFlag ?? validVersion(basename(dir)) ?? undefined;
-  if (resolvedVersion === undefined) throw usage(`The folder name "${version}" is not a version: pass --version X.Y.Z.`);
+  // A folder in the drop layout names its own address: .../<namespace>/<name>/<provider>/<version>, and
+  // only when its last part is a version: any other folder's parents are not an address, however they are named.
+  const [, provider, name, namespace] = dir.split(/[/\\]/).reverse();
+  const layoutVersion = validVersion(basename(dir)) ?? undefined;
+  const fromLayout = layoutVersion !== undefined && [namespace, name, provider].every((p) => p !== undefined && isValidName(p)) ? { namespace, name, provider } : undefined;
+  const address = flagAddress(values, fromLayout, `${dir} is not in the drop layout .../NAMESPACE/NAME/PROVIDER/VERSION`);
+  const resolvedVersion = versionFlag ?? layoutVersion;
+  if (resolvedVersion === undefined) throw usage(`The folder name "${basename(dir)}" is not a version: pass --version X.Y.Z.`);
   const { publishedAt, fingerprint } = await describeFolder(dir);
   return {
     address,
@@ -144,7 +147,7 @@ async function runProviderPublish(values: Values): Promise<number> {
   const signingKey = str('signing-key');
   const signing = signingKey !== undefined ? { keyFile: resolve(signingKey), passphraseEnv: config.signing?.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } : config.signing;
   // Loaded only for a provider release: a module publish is the path release pipelines run most.
-  const { publishProviderRelease } = await import('../publish-provider.js');
+  const { publishProviderRelease } = await import('../publish/provider.js');
   const result = await publishProviderRelease({
     outDir: config.outDir,
     cacheDir: config.cacheDir,
@@ -156,6 +159,7 @@ async function runProviderPublish(values: Values): Promise<number> {
     ...(hostname ?? entry?.hostname ? { hostname: (hostname ?? entry?.hostname)! } : {}),
     publicKeys: flagKeys ?? entry?.registry?.keys ?? [],
     ...(signing ? { signing } : {}),
+    newMirror: values['new-mirror'] === true,
     dryRun: values['dry-run'] === true,
     spare: values['no-spare'] !== true,
   });

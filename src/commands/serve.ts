@@ -1,5 +1,5 @@
 import { relative, resolve } from 'node:path';
-import { ACCESS_MODES, baseUrlFlag, resolveMirrorConfig, type Access } from '../config.js';
+import { ACCESS_MODES, baseUrlFlag, resolveMirrorConfig, type Access } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { startServer } from '../serve/index.js';
 import { stringFlag, type Values } from './args.js';

@@ -1,12 +1,12 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { resolveMirrorConfig, type ResolvedConfig } from '../config.js';
+import { resolveMirrorConfig, type ResolvedConfig } from '../config/index.js';
 import { MirrorError } from '../errors.js';
-import type { SyncEntry } from '../sync/config.js';
-import { parseModuleSpec } from '../sync/constraint.js';
+import type { SyncEntry } from '../config/sync.js';
+import { parseModuleSpec } from '../protocol/constraint.js';
 import { sync, type DependencyOptions } from '../sync/index.js';
-import { normalizeHost, PUBLIC_REGISTRY_HOSTS, servedHosts } from '../sync/source-address.js';
-import { parseProviderSpec, type ProviderSpec } from '../sync/provider-address.js';
+import { normalizeHost, PUBLIC_REGISTRY_HOSTS, servedHosts } from '../protocol/source-address.js';
+import { parseProviderSpec, type ProviderSpec } from '../protocol/provider-address.js';
 import { isPlatform } from '../protocol/providers.js';
 import { stringFlag, type Values } from './args.js';
 import { printSummary, summaryJson, type UpstreamSummary } from './sync-report.js';

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { unbundle } from '../bundle/unbundle.js';
-import { resolveMirrorConfig } from '../config.js';
+import { resolveMirrorConfig } from '../config/index.js';
 import { stringFlag, type Values } from './args.js';
 
 export async function runUnbundle(values: Values, positionals: string[] = []): Promise<number> {

@@ -3,11 +3,11 @@
 // browse page (browse/) and the hosts' _headers (hosting/) are written beside
 // it by build and publish, from the same records.
 
-import { DEPRECATIONS_FILE, deprecationsText, type Deprecation, type Deprecations } from '../deprecations.js';
+import { DEPRECATIONS_FILE, deprecationsText, type Deprecation, type Deprecations } from '../mirror/deprecations.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BuiltVersion, ModuleAddress } from '../types.js';
-import { MANIFEST_FORMAT, type ForcedReplacement, type Manifest, type ManifestVersion, type ModuleRecord, type ProvidersManifest } from '../manifest.js';
+import { MANIFEST_FORMAT, type Ledger, type Manifest, type ManifestVersion, type ModuleRecord, type ProvidersManifest } from '../mirror/manifest.js';
 import {
   discoveryDocument,
   downloadDocument,
@@ -36,14 +36,15 @@ import {
   versionsFile,
   VERSIONS_INDEX_FILE,
 } from '../protocol/paths.js';
-import { jsonText, type Staging } from './staging.js';
+import { jsonText, type Staging } from '../mirror/staging.js';
 import { latestVersion } from '../version-order.js';
-import { versionsIndexText } from './versions-index.js';
+import { versionsIndexText } from '../mirror/versions-index.js';
 
 export interface IndexOptions {
   baseUrl: string;
   generator: string;
-  forced?: ForcedReplacement[];
+  /** The mirror's records of deliberate replacements and removals, carried forward (and added to) by every write. */
+  ledger?: Ledger;
   /** Write only the listings that show this namespace/name (a publish); default all. */
   only?: { namespace: string; name: string };
   /** The provider network mirror's folder and entries, listed in the manifest beside the modules. */
@@ -179,7 +180,8 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
   const head = {
     format: MANIFEST_FORMAT,
     generator: options.generator,
-    ...(options.forced?.length ? { forced: options.forced } : {}),
+    ...(options.ledger?.forced?.length ? { forced: options.ledger.forced } : {}),
+    ...(options.ledger?.removed?.length ? { removed: options.ledger.removed } : {}),
     // Beside modules, and optional: a manifest without them (an older mirror) still reads as one without providers.
     ...(providers ? { providers_path: providers.path, providers: providers.entries } : {}),
   };

@@ -9,9 +9,9 @@
 // Cloudflare Pages reads at most 100 rules: larger mirrors there need the
 // edge function in the README ("Scaling out").
 
-import type { ModuleRecord } from '../manifest.js';
+import type { ModuleRecord } from '../mirror/manifest.js';
 import { archiveLocation, basePathOf, downloadFile, downloadsSummaryFile, versionsFile } from '../protocol/paths.js';
-import type { Staging } from '../emit/staging.js';
+import type { Staging } from '../mirror/staging.js';
 import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, downloadHeaders, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../protocol/headers.js';
 import {
   providerDownloadFile,

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic.js';
 import { MirrorError } from '../errors.js';
-import { withLock } from '../lock.js';
+import { withLock } from '../mirror/lock.js';
 import { EDITIONS, type Collection, type Data } from './types.js';
 import { fileStamp, Looks } from '../file-stamp.js';
 

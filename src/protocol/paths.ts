@@ -30,6 +30,12 @@ export function addressKey(a: ModuleAddress): string {
   return `${a.namespace}/${a.name}/${a.provider}`;
 }
 
+/** The address an addressKey names. */
+export function parseAddressKey(key: string): ModuleAddress {
+  const [namespace = '', name = '', provider = ''] = key.split('/');
+  return { namespace, name, provider };
+}
+
 export function moduleDir(a: ModuleAddress): string {
   return `${MODULES_BASE}${addressKey(a)}/`;
 }

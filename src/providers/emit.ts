@@ -5,8 +5,9 @@
 // hard-linked from their input folder: written once, never changed.
 
 import { createHash } from 'node:crypto';
-import type { Staging } from '../emit/staging.js';
-import type { ProvidersManifest, ProviderVersion } from '../manifest.js';
+import { join } from 'node:path';
+import type { Staging } from '../mirror/staging.js';
+import type { ProvidersManifest, ProviderVersion } from '../mirror/manifest.js';
 import {
   parseProviderKey,
   providerDownloadDocument,
@@ -21,6 +22,7 @@ import {
   providerVersionDocument,
   providerVersionFile,
   providerZipFile,
+  type ProviderAddress,
   type ProvidersIndex,
 } from '../protocol/providers.js';
 import { compareVersionsDesc } from '../version-order.js';
@@ -70,21 +72,57 @@ function registryOf(release: ProviderRelease | undefined, path: string): Pick<Pr
   };
 }
 
-/** Writes every provider's documents and links its zips into the staging folder; returns the manifest section. */
-export async function emitProviders(staging: Staging, packages: ProviderPackage[], path: string, releases: ProviderRelease[] = []): Promise<ProvidersManifest> {
-  const manifest = providersManifestOf(packages, path, releases);
+/** Published provider versions a build carries forward from the mirror it replaces (`from`), as they are there. */
+export interface CarriedProviders {
+  from: string;
+  entries: ProvidersManifest;
+}
+
+/**
+ * Writes every provider's documents and links its zips into the staging
+ * folder; returns the manifest section. Carried versions keep every file they
+ * have in the mirror, linked from it: their bytes never change.
+ */
+export async function emitProviders(staging: Staging, packages: ProviderPackage[], path: string, releases: ProviderRelease[] = [], carried?: CarriedProviders): Promise<ProvidersManifest> {
+  const scanned = providersManifestOf(packages, path, releases);
+  const manifest = mergeProviders(scanned, carried?.entries ?? {});
   const files = new Map(packages.map((p) => [providerZipFile(path, p.address, p.version, p.platform), p.file]));
   for (const [key, entry] of Object.entries(manifest)) {
     const address = parseProviderKey(key);
     await staging.writeJson(providerIndexFile(path, address), providerIndexDocument(entry.versions.map((v) => v.version)));
-    for (const v of entry.versions) {
+    for (const v of scanned[key]?.versions ?? []) {
       const archives = v.archives.map((a) => ({ platform: a.platform, url: a.archive.slice(a.archive.lastIndexOf('/') + 1), hashes: a.hashes }));
       await staging.writeJson(providerVersionFile(path, address, v.version), providerVersionDocument(archives));
       for (const a of v.archives) await staging.linkFrom(files.get(a.archive)!, a.archive);
     }
+    for (const v of carried?.entries[key]?.versions ?? []) {
+      for (const file of providerVersionFiles(path, address, v)) await staging.linkFrom(join(carried!.from, file), file);
+    }
   }
-  await emitRegistry(staging, path, manifest, releases);
+  const carriedRegistry = Object.keys(carried?.entries ?? {}).filter((key) => carried!.entries[key]!.versions.some((v) => v.registry));
+  await emitRegistry(staging, path, manifest, releases, carriedRegistry);
   return manifest;
+}
+
+/** Every file of one published provider version in the mirror. */
+function providerVersionFiles(path: string, address: ProviderAddress, v: ProviderVersion): string[] {
+  const files = [providerVersionFile(path, address, v.version), ...v.archives.map((a) => a.archive)];
+  if (v.registry) {
+    files.push(v.registry.shasums.file, v.registry.signature.file);
+    for (const a of v.archives) files.push(providerDownloadFile(address.namespace, address.type, v.version, a.platform));
+  }
+  return files;
+}
+
+/** Both sections in one, keys sorted, versions newest first; `b` adds versions `a` lacks. */
+function mergeProviders(a: ProvidersManifest, b: ProvidersManifest): ProvidersManifest {
+  const merged: ProvidersManifest = {};
+  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    const versions = [...(a[key]?.versions ?? [])];
+    for (const v of b[key]?.versions ?? []) if (!versions.some((x) => x.version === v.version)) versions.push(v);
+    merged[key] = { versions: versions.sort((x, y) => compareVersionsDesc(x.version, y.version)) };
+  }
+  return merged;
 }
 
 /**
@@ -93,8 +131,8 @@ export async function emitProviders(staging: Staging, packages: ProviderPackage[
  * and the versions document of every provider `releases` touch (from the
  * manifest, which lists all its versions). publish passes its one release.
  */
-export async function emitRegistry(staging: Staging, path: string, manifest: ProvidersManifest, releases: ProviderRelease[]): Promise<void> {
-  const touched = new Set<string>();
+export async function emitRegistry(staging: Staging, path: string, manifest: ProvidersManifest, releases: ProviderRelease[], alsoTouched: string[] = []): Promise<void> {
+  const touched = new Set<string>(alsoTouched);
   for (const r of releases) {
     const key = providerKey(r.address);
     const version = manifest[key]?.versions.find((v) => v.version === r.version);

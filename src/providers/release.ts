@@ -10,7 +10,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProviderFolder, SigningConfig } from '../config.js';
+import type { ProviderFolder, SigningConfig } from '../config/index.js';
 import { MirrorError, messageOf } from '../errors.js';
 import {
   DEFAULT_PROVIDER_PROTOCOLS,

@@ -10,7 +10,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { readFile } from 'node:fs/promises';
-import type { Manifest, ProviderVersion } from '../manifest.js';
+import type { Manifest, ProviderVersion } from '../mirror/manifest.js';
 import {
   DEFAULT_PROVIDERS_PATH,
   parseProviderKey,

@@ -2,7 +2,7 @@
 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { FolderSource } from '../config.js';
+import type { FolderSource } from '../config/index.js';
 import { isValidName } from '../protocol/paths.js';
 import type { ModuleMeta, VersionSource } from '../types.js';
 import { listFolderFiles } from './files.js';

@@ -3,7 +3,7 @@
 
 import { resolve } from 'node:path';
 import { compareVersionsDesc } from '../version-order.js';
-import { moduleMeta, type ResolvedConfig } from '../config.js';
+import { moduleMeta, type ResolvedConfig } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { addressKey } from '../protocol/paths.js';
 import type { VersionSource } from '../types.js';

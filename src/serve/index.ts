@@ -2,6 +2,7 @@
 // static files cannot answer. One error path decides every failure status.
 
 import { readFileSync, realpathSync } from 'node:fs';
+import { homeOf, putBackSetAside } from '../mirror/home.js';
 import { createServer as createHttpServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +10,7 @@ import { MirrorError } from '../errors.js';
 import { errorAnswer, sendError, statusOf } from '../http/errors.js';
 import { AnswerCache, sendPayload } from '../http/payload.js';
 import { createManagementApi } from '../management/index.js';
-import { setDeprecation } from '../deprecate.js';
+import { setDeprecation } from '../publish/deprecate.js';
 import { CACHE_PRIVATE, CACHE_SHORT } from '../protocol/headers.js';
 import { PrivateAccess } from './access.js';
 import { DownloadCounter } from './downloads.js';
@@ -46,7 +47,8 @@ export interface RunningServer {
 }
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const root = realpathOrFail(options.dir);
+  await putBackSetAside(homeOf(options.dir));
+  const root = mirrorPathOrFail(options.dir);
   const mirror = new Mirror(root);
   const downloads = new DownloadCounter(options.dataDir);
   const management = createManagementApi(options.dataDir, {
@@ -155,9 +157,14 @@ function clientErrorResponse(error: ClientError): Buffer {
   return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]);
 }
 
-function realpathOrFail(dir: string): string {
+/**
+ * The mirror's path as its writers name it: not its real path, which is the
+ * generation live now (mirror/home.ts) and gone after the next write.
+ */
+function mirrorPathOrFail(dir: string): string {
   try {
-    return realpathSync(dir);
+    realpathSync(dir);
+    return homeOf(dir);
   } catch {
     throw new MirrorError('OUTPUT_FAILED', `The directory "${dir}" does not exist.`, { hint: 'Did you build the mirror? Run modmirror build first, or pass --dir.' });
   }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { versionsIndexOf } from '../emit/versions-index.js';
+import { versionsIndexOf } from '../mirror/versions-index.js';
 import { MirrorError } from '../errors.js';
 import { payload, type Payload } from '../http/payload.js';
 import type { ModuleSummary } from '../protocol/documents.js';

@@ -15,18 +15,38 @@ export function staticFiles(root: string): (req: IncomingMessage, res: ServerRes
   // No `gzip`: the tree holds no precompressed copies, and with it sirv would answer
   // `x.tar` with `x.tar.gz` encoded. JSON documents are compressed by sendPayload.
   const files = sirv(root, { dev: true, etag: true, dotfiles: false });
-  return (req, res, rel, headers) => serveStatic(files, root, req, res, rel, headers);
+  const inside = insideTree(root);
+  return (req, res, rel, headers) => serveStatic(files, root, inside, req, res, rel, headers);
+}
+
+/**
+ * Whether a real path is inside the tree. The tree's own real path changes
+ * with every write (its link names a new generation), so it is looked up again
+ * only when a path is not inside the one seen last.
+ */
+function insideTree(root: string): (real: string) => boolean {
+  let realRoot = '';
+  const within = (real: string) => real === realRoot || real.startsWith(realRoot + sep);
+  return (real) => {
+    if (realRoot !== '' && within(real)) return true;
+    try {
+      realRoot = realpathSync(root);
+    } catch {
+      return false;
+    }
+    return within(real);
+  };
 }
 
 /** Serves one file of the tree through sirv, after checking it (symlinks included) stays inside the tree. */
-function serveStatic(files: Sirv, root: string, req: IncomingMessage, res: ServerResponse, rel: string, headers: Record<string, string>): Promise<void> {
+function serveStatic(files: Sirv, root: string, inside: (real: string) => boolean, req: IncomingMessage, res: ServerResponse, rel: string, headers: Record<string, string>): Promise<void> {
   let real: string;
   try {
     real = realpathSync(join(root, rel));
   } catch {
     return Promise.reject(notFound());
   }
-  if (real !== root && !real.startsWith(root + sep)) return Promise.reject(notFound());
+  if (!inside(real)) return Promise.reject(notFound());
   return new Promise((resolve, reject) => {
     const originalUrl = req.url;
     req.url = `/${rel.split('/').map(encodeSegment).join('/')}`;

@@ -10,7 +10,7 @@ import fg from 'fast-glob';
 import { MirrorError, messageOf } from '../errors.js';
 import { extractVersion } from '../extract/index.js';
 import type { ModuleCall, ModuleContent, ProviderRequirement, SourceFile } from '../types.js';
-import { parseModuleSource } from './source-address.js';
+import { parseModuleSource } from '../protocol/source-address.js';
 
 export interface FoundCall {
   call: ModuleCall;

@@ -14,7 +14,7 @@ import { fail, mirrorCalls, mirrorNeed, type Need, type Walk } from './closure.j
 import { fetchLocation, GitRepos } from './fetch.js';
 import { HttpClient } from './http.js';
 import { parseLocation } from './location.js';
-import { servedHosts } from './source-address.js';
+import { servedHosts } from '../protocol/source-address.js';
 import { removeAbandoned, storeVersion } from './store.js';
 import type { SyncPlan, SyncResult } from './types.js';
 import { readDiscovery, serviceUrl, downloadLocation, publishedAt } from './upstream.js';

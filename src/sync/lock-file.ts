@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { HclSyntaxError, parseHcl, positionOf } from '../extract/hcl.js';
 import { providerKey } from '../protocol/providers.js';
-import { providerFromSource } from './provider-address.js';
+import { providerFromSource } from '../protocol/provider-address.js';
 
 export interface LockedProvider {
   version: string;

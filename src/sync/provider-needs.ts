@@ -7,9 +7,9 @@
 import { messageOf } from '../errors.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
 import type { ProviderRequirement } from '../types.js';
-import { parseConstraint } from './constraint.js';
+import { parseConstraint } from '../protocol/constraint.js';
 import type { LockedProvider } from './lock-file.js';
-import { isBuiltInProvider, providerFromSource } from './provider-address.js';
+import { isBuiltInProvider, providerFromSource } from '../protocol/provider-address.js';
 import type { ProviderNeed } from './providers.js';
 import type { SyncResult } from './types.js';
 

@@ -1,8 +1,8 @@
 // What `sync` is asked to do and what it reports: shared by the sync stage,
 // the dependency walk and the command that prints (or --json writes) it.
 
-import type { ModuleSpec } from './constraint.js';
-import type { ProviderSpec } from './provider-address.js';
+import type { ModuleSpec } from '../protocol/constraint.js';
+import type { ProviderSpec } from '../protocol/provider-address.js';
 
 export interface DependencyOptions {
   /** Follow the module calls of mirrored versions (default on; `--no-dependencies` turns it off). */

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { derivedText } from '../../src/bundle/derive.js';
-import { jsonText } from '../../src/emit/staging.js';
+import { jsonText } from '../../src/mirror/staging.js';
 
 const own = jsonText({ id: 'a/b/c/1.0.0', root: { readme: '# hi' }, versions: ['1.0.0'], deprecation: { reason: 'old', link: null } });
 

@@ -61,7 +61,7 @@ beforeAll(async () => {
   ]);
   writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - git: terraform-aws-net\n    namespace: acme\n' });
   expect((await runCli(['build'], dir)).code).toBe(0);
-  cpSync(dist, snapshot, { recursive: true });
+  cpSync(dist, snapshot, { recursive: true, dereference: true });
   writeFileSync(join(dir, 'base.json'), readFileSync(join(dist, 'manifest.json')));
 
   makeRepo(repo, [{ date: '2024-04-01T00:00:00Z', files: release(4), tags: ['v1.3.0'] }]);

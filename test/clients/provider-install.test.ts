@@ -67,7 +67,7 @@ beforeAll(async () => {
   serve = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
 
   // A copy whose VERSION.json lists a wrong h1: for one platform, as a corrupted mirror would.
-  cpSync(join(dir, 'dist'), join(dir, 'dist-bad'), { recursive: true });
+  cpSync(join(dir, 'dist'), join(dir, 'dist-bad'), { recursive: true, dereference: true });
   const bad = join(dir, 'dist-bad/providers/registry.terraform.io/hashicorp/random/3.6.0.json');
   const doc = JSON.parse(readFileSync(bad, 'utf8'));
   doc.archives.linux_amd64.hashes[0] = 'h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';

@@ -87,7 +87,7 @@ beforeAll(async () => {
   serve = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), tls, log: () => {} });
 
   // A copy with one fault per version: 1.0.0's linux zip replaced, 1.1.0 signed by an unknown key, 2.0.0's SHA256SUMS changed after signing.
-  cpSync(join(dir, 'dist'), join(dir, 'dist-bad'), { recursive: true });
+  cpSync(join(dir, 'dist'), join(dir, 'dist-bad'), { recursive: true, dereference: true });
   const folder = join(dir, 'dist-bad/providers/registry.example.com/acme/widgets');
   execFileSync('rm', [join(folder, 'terraform-provider-widgets_1.0.0_linux_amd64.zip')]);
   await writeZip(join(folder, 'terraform-provider-widgets_1.0.0_linux_amd64.zip'), [{ name: 'terraform-provider-widgets_v1.0.0', content: 'not what was signed' }]);

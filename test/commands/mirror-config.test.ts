@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { baseUrlFlag, isRemoteRepository, moduleMeta, normalizeBaseUrl, resolveMirrorConfig } from '../../src/config.js';
+import { baseUrlFlag, isRemoteRepository, moduleMeta, normalizeBaseUrl, resolveMirrorConfig } from '../../src/config/index.js';
 import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));

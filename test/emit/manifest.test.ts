@@ -3,8 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { manifestChunks } from '../../src/emit/index.js';
-import type { Manifest, ManifestVersion } from '../../src/manifest.js';
-import { jsonText } from '../../src/emit/staging.js';
+import type { Manifest, ManifestVersion } from '../../src/mirror/manifest.js';
+import { jsonText } from '../../src/mirror/staging.js';
 
 const version = (v: string, tag: string): ManifestVersion => ({
   version: v,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MirrorError, type ErrorCode } from '../../src/errors.js';
 import { errorAnswer, statusOf } from '../../src/http/errors.js';
-import { withLock } from '../../src/lock.js';
+import { withLock } from '../../src/mirror/lock.js';
 import { tempDir } from '../helpers.js';
 
 const json = (body: Buffer) => JSON.parse(body.toString('utf8'));

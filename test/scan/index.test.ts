@@ -3,7 +3,7 @@
 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config.js';
+import { resolveConfig } from '../../src/config/index.js';
 import { scan } from '../../src/scan/index.js';
 import { makeRepo, tempDir, writeFiles } from '../helpers.js';
 

@@ -48,7 +48,7 @@ it('rejects bad flags with exit 2 and a missing mirror with exit 1', async () =>
 });
 
 it('refuses a mirror without a versions index, saying how to add one', async () => {
-  cpSync(join(dir, 'dist'), join(dir, 'old'), { recursive: true });
+  cpSync(join(dir, 'dist'), join(dir, 'old'), { recursive: true, dereference: true });
   rmSync(join(dir, 'old/versions-index.json'));
   const old = await runCli(['serve', '--dir', 'old'], dir);
   expect(old.code).toBe(1);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractVersion } from '../../src/extract/index.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { parseModuleSource } from '../../src/sync/source-address.js';
+import { parseModuleSource } from '../../src/protocol/source-address.js';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
 import { expectSameFiles, install, moduleInstallClient } from '../clients/install.js';
 

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkChecksumList } from '../../src/providers/signature.js';
-import { isBuiltInProvider, parseProviderSpec, providerFromSource } from '../../src/sync/provider-address.js';
+import { isBuiltInProvider, parseProviderSpec, providerFromSource } from '../../src/protocol/provider-address.js';
 import { readLockFile } from '../../src/sync/lock-file.js';
 import { tempDir, writeFiles } from '../helpers.js';
 

@@ -2,7 +2,7 @@
 // specs, Retry-After, and the download location forms go-getter accepts.
 
 import { describe, expect, it } from 'vitest';
-import { parseConstraint, parseModuleSpec } from '../../src/sync/constraint.js';
+import { parseConstraint, parseModuleSpec } from '../../src/protocol/constraint.js';
 import { retryAfterMs } from '../../src/sync/http.js';
 import { parseLocation } from '../../src/sync/location.js';
 

@@ -8,7 +8,7 @@
 // hook the server passes in, so this folder knows nothing of the mirror.
 
 import type { IncomingMessage } from 'node:http';
-import { checkDeprecationLink, type Deprecation } from '../../deprecations.js';
+import { checkDeprecationLink, type Deprecation } from '../../mirror/deprecations.js';
 import type { ModuleAddress } from '../../types.js';
 import type { Principal } from '../auth.js';
 import { invalid, notFound, readBody, resourceBody } from '../jsonapi.js';

@@ -1,0 +1,119 @@
+// One version's pipeline, shared by build and publish: read its files,
+// extract the documentation, pack the archive, keep both in the version
+// cache. A build takes unchanged versions from the cache and stores each new
+// one at once; publish builds afresh and stores only after its mirror is
+// swapped in, so a refused or dry-run publish leaves the cache as it was.
+
+import { join } from 'node:path';
+import { filesIdentity, gitIdentity, VersionCache, type ReadmeReader } from './cache.js';
+import { createExtractCache, descriptionFromReadme, extractDocumentation, fileId, syntaxError, type ExtractCache } from '../extract/index.js';
+import { inlinePacker, threadPacker, type Packer } from '../pack/thread.js';
+import { readVersionFiles } from '../scan/files.js';
+import { GitReaders } from '../scan/git-objects.js';
+import type { BuiltVersion, PackedArchive, SourceFile, VersionSource } from '../types.js';
+
+/** What versions built one after another share: git readers, parsed files, the version cache, the packer. */
+export interface VersionCaches {
+  git: GitReaders;
+  /** One module's parsed files (forModule): its versions share most files, other modules rarely any. */
+  parsed: ExtractCache;
+  versions: VersionCache;
+  packer: Packer;
+}
+
+/**
+ * `packThread`: pack in a worker thread (a build of many versions), not on this one (a publish's one version).
+ * `git`: readers already started (publish looked its ref up through them); closed with the caches.
+ */
+export function createVersionCaches(cacheDir: string, options: { packThread?: boolean; git?: GitReaders } = {}): VersionCaches {
+  const packer = options.packThread ? threadPacker() : inlinePacker();
+  return { git: options.git ?? new GitReaders(), parsed: createExtractCache(), versions: new VersionCache(join(cacheDir, 'versions')), packer };
+}
+
+/**
+ * The caches for one module's versions, with a parse cache of their own. A
+ * build-wide one held the last 4 MB of source parsed, whichever module it came
+ * from: at 100,000 versions of distinct files, ~15 MB of parsed files that V8
+ * kept in its old generation, and grew that generation for, while nothing read
+ * them again.
+ */
+export function forModule(caches: VersionCaches): VersionCaches {
+  return { ...caches, parsed: createExtractCache() };
+}
+
+/** Ends the git readers and the packing thread. */
+export async function closeVersionCaches(caches: VersionCaches): Promise<void> {
+  caches.git.closeAll();
+  await caches.packer.close();
+}
+
+export interface BuildVersionOptions {
+  /** Take the version from the cache when it is there (false for `build --clean` and for publish). */
+  reuse: boolean;
+  /** Fail on a file no parser could read, rather than mirror the rest of the version. */
+  strict: boolean;
+}
+
+export interface VersionBuild {
+  built: BuiltVersion;
+  /** `file:line:column: message` for each file no parser could read (never with `strict`). */
+  problems: string[];
+  /** Links left out, without the version's label. */
+  warnings: string[];
+  /** True when everything came from the cache. */
+  cached: boolean;
+  /** The archive's bytes when it was packed now; undefined for a cache hit. */
+  packed: PackedArchive | undefined;
+  /** Puts the version into the cache (once) and returns its archive's path there. */
+  store(): Promise<string>;
+}
+
+export async function buildVersion(source: VersionSource, caches: VersionCaches, options: BuildVersionOptions): Promise<VersionBuild> {
+  // A git version's identity is its tree id, known without reading; a folder's is the digest of its files.
+  let read = source.origin.kind === 'git' ? undefined : await readVersionFiles(source, caches.git);
+  const identity = gitIdentity(source) ?? filesIdentity(read!.files);
+  const cached = options.reuse ? await caches.versions.get(identity, readmeReader(source, caches, read?.files)) : undefined;
+  if (cached) {
+    if (options.strict && cached.problems.length > 0) throw syntaxError(cached.problems);
+    const built = builtVersion(source, cached.content, { sha256: cached.sha256, size: cached.size });
+    return { built, problems: cached.problems, warnings: cached.warnings, cached: true, packed: undefined, store: async () => cached.archivePath };
+  }
+  read ??= await readVersionFiles(source, caches.git);
+  const { content, problems, readmes } = extractDocumentation(read.files, caches.parsed);
+  if (options.strict && problems.length > 0) throw syntaxError(problems);
+  const archive = await caches.packer.pack(read.files);
+  const warnings = read.warnings;
+  let stored: Promise<string> | undefined;
+  return {
+    built: builtVersion(source, content, { sha256: archive.sha256, size: archive.data.length }),
+    problems,
+    warnings,
+    cached: false,
+    packed: archive,
+    store: () => (stored ??= caches.versions.put(identity, { content, problems, warnings }, readmes, archive)),
+  };
+}
+
+/**
+ * A cache hit's READMEs, from the version's source: a git version's by object
+ * id (git checks the content is the one named), a folder version's from the
+ * files already read to find its entry (whose address is their digest).
+ */
+function readmeReader(source: VersionSource, caches: VersionCaches, files: SourceFile[] | undefined): ReadmeReader {
+  const { origin } = source;
+  return async ({ path, id }) => {
+    if (origin.kind === 'git') {
+      const { type, data } = await caches.git.get(origin.gitDir).read(id);
+      if (type !== 'blob') throw new Error(`${id} is a ${type}`);
+      return data.toString('utf8');
+    }
+    const file = files?.find((f) => f.path === path);
+    if (file === undefined || fileId(file) !== id) throw new Error(`${path} is not the README the cache names`);
+    return file.data.toString('utf8');
+  };
+}
+
+/** The one description rule: the module's own metadata, else the README's first paragraph. */
+function builtVersion(source: VersionSource, content: BuiltVersion['content'], archive: BuiltVersion['archive']): BuiltVersion {
+  return { source, content, archive, description: source.meta.description || descriptionFromReadme(content.root.readme) };
+}

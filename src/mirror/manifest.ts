@@ -1,0 +1,151 @@
+// The records a mirror is written from, and manifest.json's shape: a leaf
+// module that emit, browse, hosting, verify and bundle all read, so none of
+// them imports another stage for its types.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MirrorError, messageOf } from '../errors.js';
+import type { ModuleSummary } from '../protocol/documents.js';
+import { addressKey, MANIFEST_FILE } from '../protocol/paths.js';
+import type { ModuleAddress } from '../types.js';
+
+export const MANIFEST_FORMAT = 1;
+
+export interface ManifestVersion {
+  version: string;
+  tag: string;
+  archive: string;
+  sha256: string;
+  size: number;
+  published_at: string;
+}
+
+/** A version replaced on purpose (`publish --force`, `build --replace`): kept in the manifest so the replacement is on record. */
+export interface ForcedReplacement {
+  module: string;
+  version: string;
+  previous_sha256: string;
+  sha256: string;
+  at: string;
+  /** Who asked: `user@host` for the CLI. */
+  by?: string;
+}
+
+/** A version removed on purpose (`build --prune`): on record with the bytes it had, which it can never come back with other bytes than. */
+export interface Removal {
+  /** `ns/name/provider` for a module version, */
+  module?: string;
+  /** or `host/ns/type` for a provider version. */
+  provider?: string;
+  version: string;
+  /** A module version's archive sha256. */
+  sha256?: string;
+  /** A provider version's zips: platform -> sha256. */
+  archives?: Record<string, string>;
+  at: string;
+  by?: string;
+}
+
+/** The records of deliberate changes that every write carries forward and only ever adds to. */
+export type Ledger = Pick<Manifest, 'forced' | 'removed'>;
+
+/** One provider package (zip) of the network mirror. */
+export interface ProviderArchive {
+  /** os_arch, as the network mirror keys archives. */
+  platform: string;
+  /** The zip's path in the mirror. */
+  archive: string;
+  sha256: string;
+  size: number;
+  /** ["h1:...", "zh:..."]: what VERSION.json lists and lock files hold. */
+  hashes: string[];
+}
+
+export interface ProviderVersion {
+  version: string;
+  /** In platform order. */
+  archives: ProviderArchive[];
+  /** An in-house release, also served over the provider registry protocol (providers.v1). */
+  registry?: ProviderRegistryVersion;
+}
+
+/** What the provider registry protocol serves of an in-house release besides its zips. */
+export interface ProviderRegistryVersion {
+  /** Plugin protocol versions, as the release's manifest names them (default ["5.0"]). */
+  protocols: string[];
+  /** The release's SHA256SUMS and its binary detached signature, as paths in the mirror with their sha256. */
+  shasums: { file: string; sha256: string };
+  signature: { file: string; sha256: string };
+  /** The key that made the signature (upper-case hex), the one the download documents list. */
+  key_id: string;
+}
+
+/** Providers by `HOSTNAME/NAMESPACE/TYPE`, in key order; versions newest first. */
+export type ProvidersManifest = Record<string, { versions: ProviderVersion[] }>;
+
+/**
+ * `manifest.json`, the mirror's ledger: every version with its archive's
+ * digest, every provider package with its hashes, and every deliberate
+ * replacement and removal; what verify and every writer read back. `providers` and `providers_path` came with the provider
+ * network mirror: a manifest without them (an older mirror) has no providers.
+ */
+export interface Manifest {
+  format: number;
+  generator: string;
+  forced?: ForcedReplacement[];
+  removed?: Removal[];
+  modules: Record<string, { versions: ManifestVersion[] }>;
+  /** The network mirror's folder in the tree (set when there are providers). */
+  providers_path?: string;
+  providers?: ProvidersManifest;
+}
+
+/** A manifest's text, checked for what every reader relies on; throws a plain Error saying what is wrong. */
+export function parseManifest(text: string): Manifest {
+  const manifest = JSON.parse(text) as Manifest;
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) throw new Error('not a JSON object');
+  if (typeof manifest.modules !== 'object' || manifest.modules === null || Array.isArray(manifest.modules)) throw new Error('no "modules" object');
+  for (const list of ['forced', 'removed'] as const) if (manifest[list] !== undefined && !Array.isArray(manifest[list])) throw new Error(`"${list}" is not a list`);
+  return manifest;
+}
+
+/** The mirror's manifest, or undefined when `dir` holds none (no mirror yet). */
+export function readManifest(dir: string): Manifest | undefined {
+  const file = join(dir, MANIFEST_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    return parseManifest(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new MirrorError('OUTPUT_FAILED', `The mirror's manifest "${file}" is unreadable: ${messageOf(error)}`, {
+      hint: 'Run modmirror verify to see what else is wrong, then rebuild the mirror with modmirror build --clean.',
+      cause: error,
+    });
+  }
+}
+
+/** Every provider archive of a manifest, keyed `HOSTNAME/NAMESPACE/TYPE@VERSION:PLATFORM`. */
+export function providerArchivesOf(manifest: Pick<Manifest, 'providers'>): Map<string, ProviderArchive> {
+  const archives = new Map<string, ProviderArchive>();
+  for (const [key, entry] of Object.entries(manifest.providers ?? {})) {
+    for (const v of entry.versions) for (const a of v.archives) archives.set(`${key}@${v.version}:${a.platform}`, a);
+  }
+  return archives;
+}
+
+/**
+ * What the manifest and the listings keep of each module once its versions
+ * are written. Held for every version until the end of a build, so without
+ * the archive path: that follows from the address and version (archiveFile).
+ */
+export interface ModuleRecord {
+  address: ModuleAddress;
+  latest: ModuleSummary;
+  versions: VersionRecord[];
+}
+
+export type VersionRecord = Omit<ManifestVersion, 'archive'>;
+
+/** Records in address order, as every index, the browse page and _headers list them: sorted once per write. */
+export function sortRecords(records: ModuleRecord[]): ModuleRecord[] {
+  return [...records].sort((a, b) => (addressKey(a.address) < addressKey(b.address) ? -1 : 1));
+}

@@ -1,0 +1,131 @@
+// The one way to open a built mirror: its manifest, base URL, deprecations
+// and records, each read once; and its documents read back into the records
+// emit writes from, so a writer can rewrite one module with the same
+// functions a build uses (and so give the same bytes a clean build would).
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BuiltVersion, ExtractedVersion, ModuleAddress, ModuleContent } from '../types.js';
+import type { ModuleSummary } from '../protocol/documents.js';
+import { readDeprecations, type Deprecations } from './deprecations.js';
+import { readManifest, type Manifest, type ManifestVersion, type ModuleRecord } from './manifest.js';
+import { GENERATOR } from '../version.js';
+import { DISCOVERY_FILE, MODULES_BASE, SEARCH_INDEX_FILE, versionDetailFile } from '../protocol/paths.js';
+
+export interface OpenedMirror {
+  dir: string;
+  /** False when `dir` holds no mirror yet: the manifest is then an empty one. */
+  exists: boolean;
+  manifest: Manifest;
+  /** Its own base URL; undefined for a new mirror (the writer's config gives one). */
+  baseUrl: string | undefined;
+  deprecations: Deprecations;
+  /** Every module's record, read on first use. */
+  records(): ModuleRecord[];
+  /** The providers a module name exists for in the mirror, sorted: a detail document lists them. */
+  providersOf(namespace: string, name: string): string[];
+}
+
+export function openMirror(dir: string): OpenedMirror {
+  const found = readManifest(dir);
+  const manifest = found ?? { format: 1, generator: GENERATOR, modules: {} };
+  let records: ModuleRecord[] | undefined;
+  return {
+    dir,
+    exists: found !== undefined,
+    manifest,
+    baseUrl: found ? readBaseUrl(dir) : undefined,
+    deprecations: readDeprecations(dir),
+    records: () => (records ??= Object.keys(manifest.modules).length > 0 ? readRecords(dir, manifest) : []),
+    providersOf: (namespace, name) =>
+      Object.keys(manifest.modules)
+        .map((k) => k.split('/'))
+        .filter(([ns, n]) => ns === namespace && n === name)
+        .map(([, , p]) => p!)
+        .sort(),
+  };
+}
+
+/** Each module's manifest entry with its latest summary, as emitIndexes takes them. */
+export function readRecords(dir: string, manifest: Manifest): ModuleRecord[] {
+  const search = JSON.parse(readFileSync(join(dir, SEARCH_INDEX_FILE), 'utf8')) as { modules: ModuleSummary[] };
+  return search.modules.map((latest) => {
+    const key = `${latest.namespace}/${latest.name}/${latest.provider}`;
+    return {
+      address: { namespace: latest.namespace, name: latest.name, provider: latest.provider },
+      latest,
+      versions: (manifest.modules[key]?.versions ?? []).map(({ archive: _archive, ...v }) => v),
+    };
+  });
+}
+
+interface ContentDocument {
+  path: string;
+  readme: string;
+  empty: boolean;
+  inputs: { name: string; type: string; description: string; default: string; required: boolean; sensitive: boolean; nullable: boolean }[];
+  outputs: { name: string; description: string; sensitive: boolean }[];
+  dependencies: { name: string; source: string; version: string }[];
+  provider_dependencies: { name: string; namespace: string; source: string; version: string }[];
+  resources: { name: string; type: string }[];
+  data_sources: { name: string; type: string }[];
+  required_version: string;
+}
+
+interface DetailDocument extends ModuleSummary {
+  tag: string;
+  root: ContentDocument;
+  submodules: ContentDocument[];
+  examples: ContentDocument[];
+}
+
+function contentOf(doc: ContentDocument): ModuleContent {
+  return {
+    path: doc.path,
+    readme: doc.readme,
+    empty: doc.empty,
+    inputs: doc.inputs.map((i) => ({ ...i, default: i.required ? undefined : (JSON.parse(i.default) as unknown) })),
+    outputs: doc.outputs,
+    resources: doc.resources,
+    dataSources: doc.data_sources,
+    moduleCalls: doc.dependencies,
+    providers: doc.provider_dependencies,
+    requiredVersion: doc.required_version,
+  };
+}
+
+/** Every version of one module, newest first, from its detail documents and the manifest. */
+export async function readModuleVersions(dir: string, manifest: Manifest, address: ModuleAddress): Promise<BuiltVersion[]> {
+  const key = `${address.namespace}/${address.name}/${address.provider}`;
+  return (manifest.modules[key]?.versions ?? []).map((entry) => readBuiltVersion(dir, address, entry));
+}
+
+/** One published version as a build would have made it, from its detail document and manifest entry. */
+export function readBuiltVersion(dir: string, address: ModuleAddress, entry: Pick<ManifestVersion, 'version' | 'sha256' | 'size'>): BuiltVersion {
+  const doc = JSON.parse(readFileSync(join(dir, versionDetailFile(address, entry.version)), 'utf8')) as DetailDocument;
+  const content: ExtractedVersion = { root: contentOf(doc.root), submodules: doc.submodules.map(contentOf), examples: doc.examples.map(contentOf) };
+  return {
+    source: {
+      address,
+      meta: { owner: doc.owner, description: doc.description, source: doc.source, verified: doc.verified },
+      version: entry.version,
+      tag: doc.tag,
+      publishedAt: new Date(doc.published_at),
+    },
+    content,
+    archive: { sha256: entry.sha256, size: entry.size },
+    description: doc.description,
+  } satisfies BuiltVersion;
+}
+
+/** A built mirror's base URL: '' when its locations are relative, undefined when it has no discovery document. */
+export function readBaseUrl(dir: string): string | undefined {
+  let modulesV1: unknown;
+  try {
+    modulesV1 = (JSON.parse(readFileSync(join(dir, DISCOVERY_FILE), 'utf8')) as Record<string, unknown>)['modules.v1'];
+  } catch {
+    return undefined;
+  }
+  if (typeof modulesV1 !== 'string') return undefined;
+  return /^https?:\/\//.test(modulesV1) && modulesV1.endsWith(MODULES_BASE) ? modulesV1.slice(0, -MODULES_BASE.length) : '';
+}

@@ -1,0 +1,108 @@
+// The one way to change a mirror, and its one commit. Under the mirror's lock
+// (lock.ts), first repair what a writer that died left (home.ts), then write
+// a new generation (staging.ts), hold its manifest against the live one
+// (ledger.ts), check it (the writer's verification) and swap it in whole. On
+// any failure the new generation goes and the live mirror stays as it was.
+// Readers that must see one mirror throughout (bundle) hold the same lock.
+//
+// The check is the writer's to pass (verify/ reads the documents emit/
+// writes, which import this folder): the mirror's home knows its files, not
+// what a correct document says.
+
+import type { MirrorError } from '../errors.js';
+import { homeOf, recoverInterruptedSwap } from './home.js';
+import { ledgerRefusal, ledgerViolations, type LedgerPermissions } from './ledger.js';
+import { withLock } from './lock.js';
+import { readManifest } from './manifest.js';
+import { createStaging, dryRunStaging, type Staging } from './staging.js';
+
+export interface Problem {
+  path: string;
+  message: string;
+}
+
+/** Checks a mirror on disk (a new generation before it is swapped in, or the live one). */
+export type MirrorCheck = (root: string) => Promise<Problem[]>;
+
+/** The error to throw for a mirror that fails its check: each command says what it leaves behind. */
+export type VerifyFailure = (problems: Problem[]) => MirrorError;
+
+export interface MirrorWriteOptions {
+  /** Start from a hard-linked copy of the current mirror (publish, unbundle) rather than from nothing (build). */
+  seed?: boolean;
+  /**
+   * With `seed`: after the swap, a detached process links the next writer's
+   * copy ahead of time (the default). False for a folder deleted right after:
+   * that process would still be adding files to it.
+   */
+  spare?: boolean;
+  /** Write nothing: stage into a recorder of changed files, and neither check nor commit. */
+  dryRun?: boolean;
+  /** The changes to published versions this write may make, each recorded in its manifest's ledger; default none. */
+  allow?: LedgerPermissions;
+  /** Checks the new generation; read once it is written, since publish checks only what it rewrote. */
+  check: MirrorCheck;
+  failure: VerifyFailure;
+}
+
+export interface MirrorWrite {
+  /** The path of the live mirror, through any link of the user's own. */
+  readonly outDir: string;
+  /**
+   * Writes the new mirror with `write`, checks it and swaps it in, returning
+   * what `write` returned. Call it once, or not at all when there is nothing to write.
+   */
+  stage<R>(write: (staging: Staging & { changed?: string[] }) => Promise<R>): Promise<R>;
+}
+
+/** Runs `fn` under the mirror's lock, after recovery; `fn` writes through `tx.stage`. */
+export function withMirrorWrite<T>(outDir: string, options: MirrorWriteOptions, fn: (tx: MirrorWrite) => Promise<T>): Promise<T> {
+  const home = homeOf(outDir);
+  return withRecoveredMirror(home, () => fn({ outDir: home, stage: (write) => stageAndCommit(home, options, write) }));
+}
+
+async function stageAndCommit<R>(outDir: string, options: MirrorWriteOptions, write: (staging: Staging & { changed?: string[] }) => Promise<R>): Promise<R> {
+  const staging = options.dryRun ? dryRunStaging(outDir) : await createStaging(outDir, { seed: options.seed === true, spare: options.spare !== false });
+  try {
+    const result = await write(staging);
+    if (options.dryRun) return result;
+    const violations = ledgerViolations(readManifest(outDir), readManifest(staging.root) ?? { format: 1, generator: '', modules: {} }, options.allow);
+    if (violations.length > 0) throw ledgerRefusal(violations);
+    await checkOrThrow(staging.root, options.check, options.failure);
+    await staging.commit();
+    return result;
+  } catch (error) {
+    await staging.discard();
+    throw error;
+  }
+}
+
+export interface MirrorRead {
+  /** The path of the live mirror, through any link of the user's own. */
+  readonly dir: string;
+  /** Checks the live mirror, throwing `failure` when it has problems. */
+  check(check: MirrorCheck, failure: VerifyFailure): Promise<void>;
+}
+
+/** Runs `fn` under the mirror's lock, after recovery, so no writer swaps the mirror while it is read. */
+export function withMirrorRead<T>(dir: string, fn: (mirror: MirrorRead) => Promise<T>): Promise<T> {
+  const home = homeOf(dir);
+  return withRecoveredMirror(home, () => fn({ dir: home, check: (check, failure) => checkOrThrow(home, check, failure) }));
+}
+
+function withRecoveredMirror<T>(outDir: string, fn: () => Promise<T>): Promise<T> {
+  return withLock(outDir, async () => {
+    await recoverInterruptedSwap(outDir);
+    return fn();
+  });
+}
+
+async function checkOrThrow(dir: string, check: MirrorCheck, failure: VerifyFailure): Promise<void> {
+  const problems = await check(dir);
+  if (problems.length > 0) throw failure(problems);
+}
+
+/** Problems one a line, as every verification failure lists them; `limit` keeps a long list readable. */
+export function problemLines(problems: Problem[], limit = Infinity): string {
+  return problems.slice(0, limit).map((p) => `${p.path}: ${p.message}`).join('\n');
+}

@@ -1,0 +1,154 @@
+// `modmirror publish`: one new version into an existing mirror, rewriting
+// only what it changes (its module's documents, the listings that show it,
+// the search index, the manifest) with the same functions a build uses, in a
+// hard-linked staging copy swapped in whole. Same content again is a no-op;
+// different content for a published version is refused unless forced.
+
+import { buildVersion, closeVersionCaches, createVersionCaches, type VersionBuild } from '../build/version.js';
+import type { Deprecations } from '../mirror/deprecations.js';
+import { MirrorError } from '../errors.js';
+import { readModuleVersions, type OpenedMirror } from '../mirror/read.js';
+import { emitModule, type DetailListener } from '../emit/index.js';
+import type { ModuleRecord } from '../mirror/manifest.js';
+import { ledgerOf, requester } from '../mirror/ledger.js';
+import { writeMirrorIndexes } from '../emit/indexes.js';
+import { addressKey, archiveFile } from '../protocol/paths.js';
+import { DEFAULT_PROVIDERS_PATH } from '../protocol/providers.js';
+import type { Staging } from '../mirror/staging.js';
+import type { GitReaders } from '../scan/git-objects.js';
+import type { MirrorWrite } from '../mirror/transaction.js';
+import type { BuiltVersion, VersionSource } from '../types.js';
+import { compareVersionsDesc } from '../version-order.js';
+import { WrittenDetails, type VerifyOptions } from '../verify/index.js';
+import { GENERATOR } from '../version.js';
+import { withPartialWrite } from './write.js';
+
+export interface PublishOptions {
+  outDir: string;
+  cacheDir: string;
+  /** Base URL for a new mirror; an existing mirror keeps its own. */
+  baseUrl: string;
+  /** As the config's browse.imageHosts, so published pages match a build's. */
+  imageHosts: string[];
+  force?: boolean;
+  /** Start a new mirror when `outDir` holds none; without it, a missing mirror is refused (a typo must not start one). */
+  newMirror?: boolean;
+  dryRun?: boolean;
+  /** False: leave no spare copy for the next publish (MirrorWriteOptions.spare). */
+  spare?: boolean;
+  /** The git readers the source was scanned with, so the version is read through the same `git cat-file`; closed by publish. */
+  git?: GitReaders;
+}
+
+export interface PublishResult {
+  module: string;
+  version: string;
+  sha256: string;
+  /** published: new version; unchanged: already there with the same content; replaced: --force over different content. */
+  outcome: 'published' | 'unchanged' | 'replaced';
+  previousSha256?: string;
+  /** Symlinks left out of the version (outside the module, loops), each named; absent when none. */
+  warnings?: string[];
+  /** Files written (or, with dryRun, that would be). */
+  changed: string[];
+  dryRun: boolean;
+  seconds: number;
+}
+
+export function publish(source: VersionSource, options: PublishOptions): Promise<PublishResult> {
+  // Only the modules this version rewrote, and the indexes, are checked: they are known once written.
+  // Their details were checked as they were written (WrittenDetails), so verify looks at their sizes.
+  const check: VerifyOptions = { modules: [], written: new WrittenDetails() };
+  const write = { ...options, what: 'publishing', check: () => check, allow: { replace: options.force === true } };
+  return withPartialWrite(write, (tx, mirror) => publishLocked(tx, mirror, source, options, check));
+}
+
+async function publishLocked(tx: MirrorWrite, mirror: OpenedMirror, source: VersionSource, options: PublishOptions, check: VerifyOptions): Promise<PublishResult> {
+  const started = performance.now();
+  const key = addressKey(source.address);
+  const { manifest } = mirror;
+  const caches = createVersionCaches(options.cacheDir, options.git ? { git: options.git } : {});
+  let version: VersionBuild;
+  try {
+    // Publish stays strict (a release pipeline wants its own module's syntax errors to fail it) and builds afresh.
+    version = await buildVersion(source, caches, { reuse: false, strict: true });
+  } finally {
+    await closeVersionCaches(caches);
+  }
+  const { built } = version;
+  const archive = version.packed!;
+  const warnings = version.warnings.map((w) => `${source.label}: ${w}`);
+  const result = (outcome: PublishResult['outcome'], changed: string[], previousSha256?: string): PublishResult => ({
+    module: key,
+    version: source.version,
+    sha256: archive.sha256,
+    outcome,
+    ...(previousSha256 ? { previousSha256 } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+    changed,
+    dryRun: options.dryRun === true,
+    seconds: (performance.now() - started) / 1000,
+  });
+
+  const existing = manifest.modules[key]?.versions.find((v) => v.version === source.version);
+  if (existing?.sha256 === archive.sha256) return result('unchanged', []);
+  if (existing && !options.force) {
+    throw new MirrorError('VERSION_CONFLICT', `${key} ${source.version} is already published with different content:\n  published: sha256 ${existing.sha256}\n  this one:  sha256 ${archive.sha256}`, {
+      hint: 'Published versions are immutable: publish a new version number, or pass --force to replace it (recorded in the manifest).',
+    });
+  }
+
+  const ledger = ledgerOf(manifest);
+  if (existing) ledger.forced.push({ module: key, version: source.version, previous_sha256: existing.sha256, sha256: archive.sha256, at: new Date().toISOString(), by: requester() });
+
+  // A dry run's staging records the files that would change; a real one changes them and reports none.
+  const changed = await tx.stage(async (staging) => {
+    const baseUrl = mirror.baseUrl ?? options.baseUrl;
+    const { deprecations } = mirror;
+    await staging.write(archiveFile(source.address, source.version), archive.data);
+    const rewritten = await emitAffected(staging, mirror, built, { baseUrl, deprecations, onDetail: check.written!.add });
+    const records = mergeRecords(mirror.records(), rewritten);
+    // The provider files are in the staging copy as they were; the manifest keeps listing them.
+    const providers = manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
+    await writeMirrorIndexes(staging, records, { baseUrl, imageHosts: options.imageHosts, generator: GENERATOR, ledger, deprecations, only: { namespace: source.address.namespace, name: source.address.name }, providers });
+    check.modules = rewritten.map((r) => addressKey(r.address));
+    return staging.changed ?? [];
+  });
+  // The next incremental build finds this version already done.
+  if (!options.dryRun) await version.store();
+  return result(existing ? 'replaced' : 'published', changed, existing?.sha256);
+}
+
+/**
+ * The module gets the new version; modules of the same namespace/name for
+ * other providers are rewritten too, since their details list the providers.
+ */
+async function emitAffected(
+  staging: Staging,
+  mirror: OpenedMirror,
+  built: BuiltVersion,
+  options: { baseUrl: string; deprecations: Deprecations; onDetail: DetailListener },
+): Promise<ModuleRecord[]> {
+  const { namespace, name, provider } = built.source.address;
+  const siblings = mirror.providersOf(namespace, name);
+  const providers = [...new Set([...siblings, provider])].sort();
+  const newProvider = !siblings.includes(provider);
+  const records: ModuleRecord[] = [];
+  for (const p of providers) {
+    if (p !== provider && !newProvider) continue;
+    const address = { namespace, name, provider: p };
+    let versions = await readModuleVersions(mirror.dir, mirror.manifest, address);
+    if (p === provider) {
+      versions = [...versions.filter((v) => v.source.version !== built.source.version), built].sort((a, b) => compareVersionsDesc(a.source.version, b.source.version));
+    }
+    const record = await emitModule(staging, versions, providers, { baseUrl: options.baseUrl, deprecations: options.deprecations[addressKey(address)], onDetail: options.onDetail });
+    if (record) records.push(record);
+  }
+  return records;
+}
+
+function mergeRecords(existing: ModuleRecord[], rewritten: ModuleRecord[]): ModuleRecord[] {
+  const byKey = new Map(existing.map((r) => [addressKey(r.address), r]));
+  for (const r of rewritten) byKey.set(addressKey(r.address), r);
+  return [...byKey.values()];
+}

@@ -1,0 +1,162 @@
+// `modmirror publish --provider-release DIR`: one in-house provider version
+// from a release pipeline's output into an existing mirror, in the same
+// transaction as every mirror write. Every zip is checked against SHA256SUMS
+// and the signature against the given keys (or the release is signed with
+// the site's key) before anything is written; the same release again is a
+// no-op; different bytes for a published version are refused.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ProviderFolder, SigningConfig } from '../config/index.js';
+import { MirrorError } from '../errors.js';
+import type { ProviderVersion } from '../mirror/manifest.js';
+import { ledgerOf } from '../mirror/ledger.js';
+import { writeMirrorIndexes } from '../emit/indexes.js';
+import { emitRegistry, providersManifestOf } from '../providers/emit.js';
+import { authenticateReleases, type ProviderRelease } from '../providers/release.js';
+import { scanProviders } from '../providers/scan.js';
+import {
+  DEFAULT_PROVIDERS_PATH,
+  providerIndexDocument,
+  providerIndexFile,
+  providerKey,
+  providerVersionDocument,
+  providerVersionFile,
+  type ProviderAddress,
+} from '../protocol/providers.js';
+import { compareVersionsDesc } from '../version-order.js';
+import { GENERATOR } from '../version.js';
+import { withPartialWrite } from './write.js';
+
+export interface ProviderPublishOptions {
+  outDir: string;
+  cacheDir: string;
+  /** Base URL for a new mirror; an existing mirror keeps its own. */
+  baseUrl: string;
+  imageHosts: string[];
+  /** The release pipeline's output folder. */
+  dir: string;
+  namespace: string;
+  type: string;
+  /** The provider's host name in HOSTNAME/NAMESPACE/TYPE; default the mirror's own (its base URL's host). */
+  hostname?: string;
+  /** Armored public key files whose signatures the release may carry. */
+  publicKeys: string[];
+  signing?: SigningConfig;
+  /** Start a new mirror when `outDir` holds none. */
+  newMirror?: boolean;
+  dryRun?: boolean;
+  /** False: leave no spare copy for the next publish (MirrorWriteOptions.spare). */
+  spare?: boolean;
+}
+
+export interface ProviderPublishResult {
+  provider: string;
+  version: string;
+  platforms: string[];
+  keyId: string;
+  /** True when modmirror signed the release (it came without a .sig). */
+  signedHere: boolean;
+  outcome: 'published' | 'unchanged';
+  changed: string[];
+  dryRun: boolean;
+  seconds: number;
+}
+
+export function publishProviderRelease(options: ProviderPublishOptions): Promise<ProviderPublishResult> {
+  const write = { ...options, what: 'publishing', check: () => ({ modules: [], providers: true }) };
+  return withPartialWrite(write, async (tx, mirror) => {
+    const started = performance.now();
+    const { manifest } = mirror;
+    const path = manifest.providers_path ?? DEFAULT_PROVIDERS_PATH;
+    const baseUrl = mirror.baseUrl ?? options.baseUrl;
+    const hostname = (options.hostname ?? (baseUrl === '' ? '' : new URL(baseUrl).host)).toLowerCase();
+    if (hostname === '') {
+      throw new MirrorError('USAGE', 'The provider\'s host name is unknown: the mirror has no base URL.', {
+        hint: 'Pass --hostname registry.example.com (the host users write in required_providers), or build the mirror with a baseUrl.',
+      });
+    }
+    const folder: ProviderFolder = { kind: 'releases', dir: options.dir, hostname, namespace: options.namespace, registry: { keys: options.publicKeys } };
+    const { packages } = await scanProviders([folder], options.cacheDir);
+    const others = packages.filter((p) => p.address.type !== options.type);
+    if (others.length > 0) throw invalid(`${others[0]!.file}: is a release of ${others[0]!.address.type}, not ${options.type}; publish one provider's release folder at a time`);
+    const versions = [...new Set(packages.map((p) => p.version))];
+    if (versions.length === 0) throw invalid(`${options.dir}: holds no terraform-provider-${options.type}_VERSION_OS_ARCH.zip`);
+    if (versions.length > 1) throw invalid(`${options.dir}: holds releases of several versions (${versions.join(', ')}); publish one at a time`);
+    const address: ProviderAddress = { hostname, namespace: options.namespace, type: options.type };
+    const key = providerKey(address);
+    const version = versions[0]!;
+    const existing = manifest.providers?.[key]?.versions.find((v) => v.version === version);
+    const releases = await authenticateReleases([folder], packages, {
+      ...(options.signing ? { signing: options.signing } : {}),
+      previousSignature: () => (existing?.registry ? readIfThere(join(mirror.dir, existing.registry.signature.file)) : undefined),
+    });
+    const release = releases[0]!;
+    const entry = providersManifestOf(packages, path, [release])[key]!.versions[0]!;
+    const result = (outcome: ProviderPublishResult['outcome'], changed: string[]): ProviderPublishResult => ({
+      provider: key,
+      version,
+      platforms: entry.archives.map((a) => a.platform),
+      keyId: release.key.keyId,
+      signedHere: release.signedHere,
+      outcome,
+      changed,
+      dryRun: options.dryRun === true,
+      seconds: (performance.now() - started) / 1000,
+    });
+    if (existing) {
+      const differences = differencesOf(existing, entry);
+      if (differences.length === 0) return result('unchanged', []);
+      throw new MirrorError('VERSION_CONFLICT', `${key} ${version} is already published with different content:\n${differences.join('\n')}`, {
+        hint: 'Published versions are immutable (lock files hold their hashes): publish a new version number.',
+      });
+    }
+    const providers = { ...(manifest.providers ?? {}) };
+    providers[key] = { versions: [...(providers[key]?.versions ?? []), entry].sort((a, b) => compareVersionsDesc(a.version, b.version)) };
+    const entries = Object.fromEntries(Object.entries(providers).sort(([a], [b]) => (a < b ? -1 : 1)));
+    const changed = await tx.stage(async (staging) => {
+      for (const p of packages) await staging.linkFrom(p.file, entry.archives.find((a) => a.platform === p.platform)!.archive);
+      await staging.writeJson(providerIndexFile(path, address), providerIndexDocument(entries[key]!.versions.map((v) => v.version)));
+      const archives = entry.archives.map((a) => ({ platform: a.platform, url: a.archive.slice(a.archive.lastIndexOf('/') + 1), hashes: a.hashes }));
+      await staging.writeJson(providerVersionFile(path, address, version), providerVersionDocument(archives));
+      await emitRegistry(staging, path, entries, [release satisfies ProviderRelease]);
+      // No module changed: no module listing is rewritten (`only` matches none); the indexes, manifest and browse page are.
+      await writeMirrorIndexes(staging, mirror.records(), {
+        baseUrl,
+        imageHosts: options.imageHosts,
+        generator: GENERATOR,
+        ledger: ledgerOf(manifest),
+        deprecations: mirror.deprecations,
+        only: { namespace: '', name: '' },
+        providers: { path, entries },
+      });
+      return staging.changed ?? [];
+    });
+    return result('published', changed);
+  });
+}
+
+const invalid = (message: string) => new MirrorError('PROVIDER_INVALID', `${message}; nothing was written`);
+
+/** What differs between a published version and the release offered for it, one line each. */
+function differencesOf(published: ProviderVersion, offered: ProviderVersion): string[] {
+  const lines: string[] = [];
+  const platforms = new Set([...published.archives, ...offered.archives].map((a) => a.platform));
+  for (const platform of [...platforms].sort()) {
+    const a = published.archives.find((x) => x.platform === platform)?.sha256 ?? '(none)';
+    const b = offered.archives.find((x) => x.platform === platform)?.sha256 ?? '(none)';
+    if (a !== b) lines.push(`  ${platform}: published sha256 ${a}, this one ${b}`);
+  }
+  const sumsA = published.registry?.shasums.sha256 ?? '(not in the registry)';
+  const sumsB = offered.registry?.shasums.sha256;
+  if (lines.length === 0 && sumsA !== sumsB) lines.push(`  SHA256SUMS: published sha256 ${sumsA}, this one ${sumsB}`);
+  return lines;
+}
+
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}

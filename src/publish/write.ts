@@ -1,0 +1,56 @@
+// What every writer that changes part of a mirror does first (a module or a
+// provider publish, a deprecation): take the mirror's one write, starting from
+// a linked copy of it; open the mirror once; refuse a mirror that is not
+// there unless a new one was asked for, since a mistyped path must not look
+// like a first publish. What the write checks is the part it rewrote.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { MirrorError } from '../errors.js';
+import { homeOf, putBackSetAside } from '../mirror/home.js';
+import type { LedgerPermissions } from '../mirror/ledger.js';
+import { openMirror, type OpenedMirror } from '../mirror/read.js';
+import { problemLines, withMirrorWrite, type MirrorWrite } from '../mirror/transaction.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
+import { verifyMirror, type VerifyOptions } from '../verify/index.js';
+
+export interface PartialWriteOptions {
+  outDir: string;
+  /** How the failure names the write: "publishing", "the deprecation". */
+  what: string;
+  /** Start a new mirror when there is none. */
+  newMirror?: boolean;
+  dryRun?: boolean;
+  /** False: leave no spare copy for the next writer (MirrorWriteOptions.spare). */
+  spare?: boolean;
+  allow?: LedgerPermissions;
+  /** What to verify of the new mirror, known once it is written. */
+  check: () => VerifyOptions;
+}
+
+export async function withPartialWrite<T>(options: PartialWriteOptions, fn: (tx: MirrorWrite, mirror: OpenedMirror) => Promise<T>): Promise<T> {
+  const home = homeOf(options.outDir);
+  // Before the lock, which would make the folder's parents: a refused write leaves nothing behind.
+  await putBackSetAside(home);
+  if (options.newMirror !== true && !existsSync(join(home, MANIFEST_FILE))) throw missingMirror(home);
+  const write = {
+    seed: true,
+    spare: options.spare,
+    dryRun: options.dryRun === true,
+    ...(options.allow ? { allow: options.allow } : {}),
+    check: (root: string) => verifyMirror(root, options.check()),
+    failure: (problems: Parameters<typeof problemLines>[0]) =>
+      new MirrorError('BUILD_FAILED', `The mirror failed verification after ${options.what}; it is left as it was:\n${problemLines(problems)}`),
+  };
+  return withMirrorWrite(home, write, async (tx) => {
+    const mirror = openMirror(tx.outDir);
+    if (!mirror.exists && options.newMirror !== true) throw missingMirror(tx.outDir);
+    return fn(tx, mirror);
+  });
+}
+
+function missingMirror(dir: string): MirrorError {
+  return new MirrorError('USAGE', `There is no mirror at ${dir}.`, {
+    hint: 'Check the output folder (--out, or the config\'s out). To start a new mirror with this write, pass --new-mirror.',
+  });
+}

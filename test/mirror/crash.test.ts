@@ -1,0 +1,136 @@
+// Always a mirror: a writer killed at any point leaves the mirror's path
+// serving a complete mirror, old or new, to `modmirror serve` and to a real
+// nginx, and `verify` accepts it, before any later writer has repaired
+// anything. The crash points (MODMIRROR_CRASH_AT) stop a writer at each step
+// of its commit; real SIGKILLs at growing delays stop it anywhere.
+
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/serve/index.js';
+import { moduleFiles } from '../clients/install.js';
+import { mirrorLeftovers, ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import { freePort, startNginx } from '../hosting/nginx-server.js';
+
+const POINTS = ['locked', 'staged', 'between-renames', 'swapped'];
+const KEY = 'acme/m/aws';
+
+let dir: string;
+let dist: string;
+let serve: RunningServer;
+let nginx: { stop: () => void };
+let nginxUrl: string;
+
+beforeAll(async () => {
+  dir = tempDir();
+  dist = join(dir, 'dist');
+  writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
+  writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), moduleFiles('1.0.0'));
+  expect((await runCli(['build'], dir)).code).toBe(0);
+  serve = await startServer({ dir: dist, host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+  const port = await freePort();
+  nginx = await startNginx(join(dir, 'nginx'), [`server {\n  listen 127.0.0.1:${port};\n  root ${dist};\n}\n`], [port]);
+  nginxUrl = `http://127.0.0.1:${port}/`;
+});
+
+afterAll(async () => {
+  nginx?.stop();
+  await serve?.close();
+});
+
+const fetchBytes = async (url: string) => {
+  const res = await request(url);
+  const body = Buffer.from(await res.body.arrayBuffer());
+  return { status: res.statusCode, body };
+};
+
+/** What a reader finds at the mirror's path now: its versions, each archive checked against the manifest, through serve and nginx. */
+async function readersSee(): Promise<string[]> {
+  const fromServe = await fetchBytes(new URL(`v1/modules/${KEY}/versions`, serve.url).href);
+  expect(fromServe.status).toBe(200);
+  const versions = JSON.parse(fromServe.body.toString()).modules[0].versions.map((v: { version: string }) => v.version).sort();
+  const manifest = await fetchBytes(`${nginxUrl}manifest.json`);
+  expect(manifest.status).toBe(200);
+  const entries = JSON.parse(manifest.body.toString()).modules[KEY].versions as { version: string; archive: string; sha256: string }[];
+  expect(entries.map((e) => e.version).sort()).toEqual(versions);
+  for (const entry of entries) {
+    for (const base of [nginxUrl, serve.url]) {
+      const archive = await fetchBytes(new URL(entry.archive, base).href);
+      expect(archive.status, `${base}${entry.archive}`).toBe(200);
+      expect(createHash('sha256').update(archive.body).digest('hex')).toBe(entry.sha256);
+    }
+  }
+  expect((await runCli(['verify', 'dist', '--json'], dir)).code).toBe(0);
+  return versions;
+}
+
+describe('a writer killed at each step of its commit', () => {
+  it('publish: the path serves the old mirror or the new one, whole', async () => {
+    writeFiles(join(dir, 'next/acme/m/aws/1.1.0'), moduleFiles('1.1.0'));
+    for (const point of POINTS) {
+      const crashed = await runCli(['publish', '--source', 'next/acme/m/aws/1.1.0'], dir, { MODMIRROR_CRASH_AT: point });
+      expect(crashed.code, point).not.toBe(0);
+      expect(lstatSync(dist).isSymbolicLink(), point).toBe(true);
+      expect(await readersSee(), point).toEqual(point === 'swapped' ? ['1.0.0', '1.1.0'] : ['1.0.0']);
+      if (point === 'swapped') {
+        // Back to the start for the next point: prune what the folder source lacks, on record.
+        rmSync(join(dir, 'next'), { recursive: true });
+        expect((await runCli(['build', '--prune'], dir)).code).toBe(0);
+        writeFiles(join(dir, 'next/acme/m/aws/1.1.0'), moduleFiles('1.1.0'));
+      }
+    }
+    // The next writer clears what the crashes left; nothing of them stays.
+    expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.0.0'], dir)).code).toBe(0);
+    expect(await mirrorLeftovers(dir)).toEqual([]);
+  });
+
+  it('build: the same', async () => {
+    writeFiles(join(dir, 'mods/acme/m/aws/1.2.0'), moduleFiles('1.2.0'));
+    for (const point of POINTS.slice(0, 3)) {
+      expect((await runCli(['build'], dir, { MODMIRROR_CRASH_AT: point })).code, point).not.toBe(0);
+      expect(await readersSee(), point).toEqual(['1.0.0']);
+    }
+    expect((await runCli(['build'], dir, { MODMIRROR_CRASH_AT: 'swapped' })).code).not.toBe(0);
+    expect(await readersSee()).toEqual(['1.0.0', '1.2.0']);
+    expect((await runCli(['build'], dir)).code).toBe(0);
+    expect(await mirrorLeftovers(dir)).toEqual([]);
+  });
+
+  it('SIGKILL at any moment of a build: the path always serves a whole mirror', async () => {
+    const cli = join(ROOT, 'bin/modmirror.js');
+    let landed = false;
+    for (let delay = 40; delay < 4000 && !landed; delay = Math.round(delay * 1.5)) {
+      writeFiles(join(dir, 'mods/acme/m/aws/1.3.0'), moduleFiles('1.3.0'));
+      const child = spawn(process.execPath, [cli, 'build', '--clean'], { cwd: dir, stdio: 'ignore' });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      await new Promise((r) => setTimeout(r, delay));
+      child.kill('SIGKILL');
+      landed = (await exited) === 0;
+      const versions = await readersSee();
+      expect([['1.0.0', '1.2.0'], ['1.0.0', '1.2.0', '1.3.0']]).toContainEqual(versions);
+    }
+  });
+});
+
+it('a mirror written before links becomes one at its first write, and a crash in that one step is put back by any reader', async () => {
+  const old = tempDir();
+  writeFiles(old, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
+  writeFiles(join(old, 'mods/acme/m/aws/1.0.0'), moduleFiles('1.0.0'));
+  expect((await runCli(['build', '--out', 'built'], old)).code).toBe(0);
+  // A plain folder, as earlier versions of modmirror wrote it.
+  cpSync(join(old, 'built'), join(old, 'dist'), { recursive: true, dereference: true });
+  const manifest = readFileSync(join(old, 'dist/manifest.json'));
+  writeFiles(join(old, 'mods/acme/m/aws/1.1.0'), moduleFiles('1.1.0'));
+  expect((await runCli(['build'], old, { MODMIRROR_CRASH_AT: 'between-renames' })).code).not.toBe(0);
+  expect(existsSync(join(old, 'dist'))).toBe(false);
+  // verify (like serve) puts the set-aside mirror back before it reads.
+  const verified = await runCli(['verify', 'dist'], old);
+  expect(verified.code, verified.stderr).toBe(0);
+  expect(readFileSync(join(old, 'dist/manifest.json')).equals(manifest)).toBe(true);
+  expect((await runCli(['build'], old)).code).toBe(0);
+  expect(lstatSync(join(old, 'dist')).isSymbolicLink()).toBe(true);
+  expect(await mirrorLeftovers(old)).toEqual([]);
+});

@@ -1,0 +1,73 @@
+// The one mirror write (src/mirror/transaction.ts) on a real built mirror: a write
+// that fails verification, or throws, leaves the live mirror as it was and no
+// staging copy behind; one that verifies is swapped in whole.
+
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { expect, it } from 'vitest';
+import { MirrorError } from '../../src/errors.js';
+import { MANIFEST_FILE } from '../../src/protocol/paths.js';
+import { problemLines, withMirrorWrite } from '../../src/mirror/transaction.js';
+import { verifyMirror } from '../../src/verify/index.js';
+import { mirrorLeftovers, runCli, tempDir, writeFiles } from '../helpers.js';
+
+async function builtMirror(): Promise<string> {
+  const dir = tempDir();
+  writeFiles(dir, { 'mods/acme/thing/aws/1.0.0/main.tf': 'variable "x" {}\n' });
+  expect((await runCli(['build', '--modules', 'mods', '--json'], dir)).code).toBe(0);
+  return join(dir, 'dist');
+}
+
+const check = (root: string) => verifyMirror(root);
+const failure = (problems: Parameters<typeof problemLines>[0]) => new MirrorError('BUILD_FAILED', `verification failed:\n${problemLines(problems)}`);
+
+it('commits a staged change that verifies, and leaves nothing beside the mirror', async () => {
+  const dist = await builtMirror();
+  await withMirrorWrite(dist, { seed: true, check, failure }, (tx) => tx.stage(async (staging) => staging.write('notes.json', '{"hello": 1}\n')));
+  expect(readFileSync(join(dist, 'notes.json'), 'utf8')).toBe('{"hello": 1}\n');
+  expect(await mirrorLeftovers(dirname(dist))).toEqual([]);
+});
+
+it('keeps the live mirror when the staged one fails verification or the write throws', async () => {
+  const dist = await builtMirror();
+  const manifest = readFileSync(join(dist, MANIFEST_FILE), 'utf8');
+  const breakArchive = withMirrorWrite(dist, { seed: true, check, failure }, (tx) =>
+    tx.stage(async (staging) => {
+      await staging.write('v1/modules/acme/thing/aws/1.0.0/thing-aws-1.0.0.tar.gz', 'not an archive');
+    }),
+  );
+  await expect(breakArchive).rejects.toThrow(/verification failed:\n.*thing-aws-1.0.0.tar.gz/);
+  const throwing = withMirrorWrite(dist, { seed: true, check, failure }, (tx) =>
+    tx.stage(async (staging) => {
+      await staging.write('half.json', '{}');
+      throw new Error('disk full');
+    }),
+  );
+  await expect(throwing).rejects.toThrow('disk full');
+  expect(readFileSync(join(dist, MANIFEST_FILE), 'utf8')).toBe(manifest);
+  expect(existsSync(join(dist, 'half.json'))).toBe(false);
+  expect(await mirrorLeftovers(dirname(dist))).toEqual([]);
+});
+
+it("writes again at once while the last write's replaced mirror is still being removed", async () => {
+  // A server's writes share one process id. Here the last write's old mirror is still on disk,
+  // as a large one is while its background `rm -rf` runs; the next swap must not need its name.
+  const dist = await builtMirror();
+  const removing = join(dirname(dist), `.dist.old-${process.pid}`);
+  for (let d = 0; d < 40; d++) writeFiles(join(removing, `d${d}`), Object.fromEntries(Array.from({ length: 500 }, (_, f) => [`f${f}`, ''])));
+  await withMirrorWrite(dist, { seed: true, check, failure }, (tx) => tx.stage(async (staging) => staging.write('notes.json', '{"again": 1}\n')));
+  expect(readFileSync(join(dist, 'notes.json'), 'utf8')).toBe('{"again": 1}\n');
+  expect(await mirrorLeftovers(dirname(dist))).toEqual([]);
+});
+
+it('after a crash between the renames, puts back the mirror set aside, never a spare an older modmirror was removing', async () => {
+  const dist = await builtMirror();
+  const parent = dirname(dist);
+  const manifest = readFileSync(join(dist, MANIFEST_FILE), 'utf8');
+  writeFiles(join(parent, '.dist.old-spare-4242'), { [MANIFEST_FILE]: '{"half": "removed"}\n' });
+  writeFiles(join(parent, '.dist.trash-4242-0a0b0c0d'), { [MANIFEST_FILE]: '{"half": "removed"}\n' });
+  renameSync(dist, join(parent, '.dist.old-4242-01020304'));
+  await withMirrorWrite(dist, { seed: true, check, failure }, (tx) => tx.stage(async (staging) => staging.write('notes.json', '{}\n')));
+  expect(readFileSync(join(dist, MANIFEST_FILE), 'utf8')).toBe(manifest);
+  expect(await mirrorLeftovers(parent)).toEqual([]);
+});
