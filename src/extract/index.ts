@@ -113,8 +113,11 @@ function parseFile(file: SourceFile, syntax: Syntax, cache: ExtractCache): FileD
   try {
     parsed = PARSERS[syntax](file.data.toString('utf8'));
   } catch (error) {
-    if (!(error instanceof HclSyntaxError)) throw error;
-    parsed = error;
+    // The readers bound their nesting (MAX_NESTING); should some recursion still exhaust the stack (a
+    // RangeError), that is this file's problem, never the whole build's.
+    if (error instanceof RangeError) parsed = new HclSyntaxError(`Could not be read: ${error.message}`, 1, 1);
+    else if (!(error instanceof HclSyntaxError)) throw error;
+    else parsed = error;
   }
   cache.entries.set(key, { parsed, bytes: file.data.length });
   cache.bytes += file.data.length;
