@@ -7,6 +7,7 @@ import { posix } from 'node:path';
 import { MirrorError } from '../errors.js';
 import type { ExtractedVersion, ModuleContent, ProviderRequirement, SourceFile } from '../types.js';
 import { declarationsFromHcl, declarationsFromJson, type FileDeclarations, type ProviderDecl } from './declarations.js';
+import { showName } from '../scan/names.js';
 import { HclSyntaxError } from './hcl.js';
 import { declarationsFromHcl1, legacyDuplicate } from './legacy.js';
 
@@ -156,7 +157,7 @@ function moduleContent(dir: string, files: SourceFile[], readme: SourceFile | un
   const overrides: FileDeclarations[] = [];
   parsed.forEach((result, i) => {
     const file = configFiles[i]!;
-    if (result instanceof HclSyntaxError) problems.push(`${file.path}:${result.line}:${result.column}: ${result.message}`);
+    if (result instanceof HclSyntaxError) problems.push(`${showName(file.path)}:${result.line}:${result.column}: ${result.message}`);
     else (isOverride(file) ? overrides : primary).push(result);
   });
   const merged = merge(primary, overrides);

@@ -2,6 +2,8 @@
 // carried in a string without loss, and every UTF-8 name is its plain string.
 
 import { describe, expect, it } from 'vitest';
+import { extractDocumentation } from '../../src/extract/index.js';
+import { resolveLinks } from '../../src/scan/links.js';
 import { isTextName, nameBytes, nameFromBytes, showName } from '../../src/scan/names.js';
 
 const bytes = (...list: number[]) => Buffer.of(...list);
@@ -31,5 +33,12 @@ describe('names', () => {
     expect(isTextName(a)).toBe(false);
     expect(showName(a)).toBe('b\\xfe');
     expect(showName('€')).toBe('€');
+  });
+
+  it('is shown with its bytes escaped in problems and warnings', () => {
+    const bad = nameFromBytes(Buffer.concat([Buffer.from('bad'), bytes(0xff), Buffer.from('.tf')]));
+    const { problems } = extractDocumentation([{ path: bad, mode: 0o644, data: Buffer.from('variable "a" {\n  default = \n}\n') }]);
+    expect(problems).toEqual([expect.stringMatching(/^bad\\xff\.tf:2:\d+: /)]);
+    expect(resolveLinks([], [{ path: bad, target: '/etc/passwd' }]).warnings).toEqual(['bad\\xff.tf: left out: the link points outside the module (-> /etc/passwd)']);
   });
 });
