@@ -8,6 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ContentReadmes, ReadmeSource } from '../extract/index.js';
+import { nameBytes } from '../scan/names.js';
 import type { ExtractedVersion, ModuleContent, PackedArchive, SourceFile, VersionSource } from '../types.js';
 import { GENERATOR } from '../version.js';
 import { replaceFileSync } from '../atomic.js';
@@ -66,7 +67,9 @@ export function gitIdentity(source: VersionSource): string | undefined {
 export function filesIdentity(files: SourceFile[]): string {
   const hash = createHash('sha256');
   for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    hash.update(`${f.path}\0${f.mode & 0o111 ? 'x' : '-'}\0`);
+    // The name's bytes (scan/names.ts): two names that are not UTF-8 would hash alike as text.
+    hash.update(nameBytes(f.path));
+    hash.update(`\0${f.mode & 0o111 ? 'x' : '-'}\0`);
     hash.update(createHash('sha1').update(f.data).digest());
   }
   return `files:${hash.digest('hex')}`;

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { filesIdentity, gitIdentity, VersionCache, type ReadmeReader } from './cache.js';
 import { createExtractCache, descriptionFromReadme, extractDocumentation, fileId, syntaxError, type ExtractCache } from '../extract/index.js';
+import { MirrorError } from '../errors.js';
 import { inlinePacker, threadPacker, type Packer } from '../pack/thread.js';
 import { readVersionFiles } from '../scan/files.js';
 import { GitReaders } from '../scan/git-objects.js';
@@ -76,22 +77,35 @@ export async function buildVersion(source: VersionSource, caches: VersionCaches,
   if (cached) {
     if (options.strict && cached.problems.length > 0) throw syntaxError(cached.problems);
     const built = builtVersion(source, cached.content, { sha256: cached.sha256, size: cached.size });
-    return { built, problems: cached.problems, warnings: cached.warnings, cached: true, packed: undefined, store: async () => cached.archivePath };
+    return { built, problems: cached.problems, warnings: [...cached.warnings, ...rootWarnings(built)], cached: true, packed: undefined, store: async () => cached.archivePath };
   }
   read ??= await readVersionFiles(source, caches.git);
+  // An empty archive installs as an empty module, and the next apply plans to destroy what the module managed.
+  if (read.files.length === 0 && read.found > 0) {
+    throw new MirrorError('VERSION_READ_FAILED', `${source.label} has ${read.found} file(s) but none would be in its archive: .terraformignore or links that leave the module leave out every one.`, {
+      hint: 'Check its .terraformignore and its symbolic links; an empty archive is never published.',
+    });
+  }
   const { content, problems, readmes } = extractDocumentation(read.files, caches.parsed);
   if (options.strict && problems.length > 0) throw syntaxError(problems);
   const archive = await caches.packer.pack(read.files);
   const warnings = read.warnings;
+  const built = builtVersion(source, content, { sha256: archive.sha256, size: archive.data.length });
   let stored: Promise<string> | undefined;
   return {
-    built: builtVersion(source, content, { sha256: archive.sha256, size: archive.data.length }),
+    built,
     problems,
-    warnings,
+    warnings: [...warnings, ...rootWarnings(built)],
     cached: false,
     packed: archive,
     store: () => (stored ??= caches.versions.put(identity, { content, problems, warnings }, readmes, archive)),
   };
+}
+
+/** Said of every build of such a version, from the cache too: its content tells, so the cache need not. */
+function rootWarnings(built: BuiltVersion): string[] {
+  if (!built.content.root.empty) return [];
+  return ['holds no .tf or .tf.json file at its root: mirrored all the same, though Terraform will find no configuration in it'];
 }
 
 /**

@@ -3,7 +3,7 @@
 // Attributes that are absent stay undefined so override files can merge
 // attribute by attribute (see `merge` in ./index.ts).
 
-import { HclSyntaxError, parseHcl, positionOf, UNKNOWN, type Body, type Expr, type Value } from './hcl.js';
+import { HclSyntaxError, MAX_NESTING, parseHcl, positionOf, TOO_DEEP, UNKNOWN, type Body, type Expr, type Value } from './hcl.js';
 
 export interface VariableDecl {
   name: string;
@@ -180,6 +180,25 @@ function labelled(v: Json | undefined, depth: number): { labels: string[]; body:
   );
 }
 
+/**
+ * Where the first array or object past MAX_NESTING opens, or -1. JSON.parse
+ * reads any depth, but what walks a value later (JSON.stringify of a default,
+ * in the documents and the cache) recurses, so JSON is bounded as HCL is.
+ */
+function tooDeepAt(source: string): number {
+  let depth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: brackets in it do not count; a backslash escapes the next character.
+      for (i++; i < source.length && source.charCodeAt(i) !== 0x22; i++) if (source.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_NESTING) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return -1;
+}
+
 export function declarationsFromJson(source: string): FileDeclarations {
   let root: Json;
   try {
@@ -190,6 +209,11 @@ export function declarationsFromJson(source: string): FileDeclarations {
     throw new HclSyntaxError(`Invalid JSON: ${(error as Error).message}`, line, column);
   }
   if (!isObject(root)) throw new HclSyntaxError('The root of a .tf.json file must be an object', 1, 1);
+  const deep = tooDeepAt(source);
+  if (deep !== -1) {
+    const { line, column } = positionOf(source, deep);
+    throw new HclSyntaxError(TOO_DEEP, line, column);
+  }
   const out = emptyDeclarations();
   // With no evaluation context, JSON strings are literal (no template interpretation), as in HCL.
   for (const { labels, body } of labelled(root['variable'], 1)) {

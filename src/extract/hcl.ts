@@ -46,6 +46,19 @@ export class HclSyntaxError extends Error {
   }
 }
 
+/**
+ * How deep blocks and expressions may nest. Each level is a few frames of
+ * this recursive-descent parser (and of whatever walks the value after it),
+ * and a file nested past what the stack holds (1000 brackets, 2 KB) crashed
+ * the whole build. Real configurations nest a few levels of blocks and rarely
+ * more than 20-30 of expressions; 128 leaves them ample room and stays far
+ * below the stack's limit (about 1000 levels) wherever extraction runs.
+ */
+export const MAX_NESTING = 128;
+
+/** The syntax error of a file nested deeper than MAX_NESTING, in any of the readers. */
+export const TOO_DEEP = `Nested more than ${MAX_NESTING} levels deep (blocks, brackets, parentheses, operators), deeper than modmirror reads`;
+
 /** Parses one `.tf` file. Throws HclSyntaxError at the first syntax error. */
 export function parseHcl(source: string): Body {
   const parser = new Parser(source);
@@ -93,11 +106,24 @@ class Parser {
   /** Newlines end attributes at the top level of an expression but not inside brackets. */
   private newlinesSignificant: boolean[] = [true];
 
-  constructor(private readonly src: string) {}
+  /** `depth`: the nesting a heredoc's sub-parser starts at, its parent's. */
+  constructor(
+    private readonly src: string,
+    private depth = 0,
+  ) {}
 
   fail(message: string, at = this.pos): never {
     const { line, column } = positionOf(this.src, at);
     throw new HclSyntaxError(message, line, column);
+  }
+
+  /**
+   * One level deeper, for the recursions that follow the input's nesting
+   * (expressions, blocks, unary operators). Not undone when a syntax error
+   * is thrown: the parser is then discarded.
+   */
+  private deeper(): void {
+    if (++this.depth > MAX_NESTING) this.fail(TOO_DEEP);
   }
 
   expectEnd(): void {
@@ -216,15 +242,24 @@ class Parser {
       else this.fail(`Expected "=" or a block body "{" after "${type}", found ${this.describe()}`);
       this.skip(false);
     }
+    this.deeper();
     this.pos++;
     const body = this.withNewlines(true, () => this.body(true));
     this.expect('}');
+    this.depth--;
     return { type, labels, body };
   }
 
   // ---- expressions -------------------------------------------------------
 
   expression(): Expr {
+    this.deeper();
+    const expr = this.conditional();
+    this.depth--;
+    return expr;
+  }
+
+  private conditional(): Expr {
     const start = this.pos;
     const cond = this.binary(0);
     this.skipInExpr();
@@ -274,9 +309,11 @@ class Parser {
     const start = this.pos;
     const c = this.code();
     if (c === Ch.Minus || c === Ch.Bang) {
+      this.deeper();
       this.pos++;
       this.skipInExpr();
       const operand = this.unary();
+      this.depth--;
       let value: Value = UNKNOWN;
       if (c === Ch.Minus && typeof operand.value === 'number') value = -operand.value;
       if (c === Ch.Bang && typeof operand.value === 'boolean') value = !operand.value;
@@ -541,7 +578,7 @@ class Parser {
     if (flush) content = flushIndent(content);
     this.pos = contentEnd + match[0].length;
     // The content is a template of its own; parse it in a sub-parser over the (dedented) text.
-    const sub = new Parser(content);
+    const sub = new Parser(content, this.depth);
     try {
       return sub.template((c) => Number.isNaN(c), false);
     } catch (error) {

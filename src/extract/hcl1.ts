@@ -9,7 +9,7 @@
 // at the end of the file is no item), since the point is to read exactly what
 // terraform-config-inspect reads.
 
-import { HclSyntaxError } from './hcl.js';
+import { HclSyntaxError, MAX_NESTING, TOO_DEEP } from './hcl.js';
 
 export type Hcl1Token =
   | 'IDENT' | 'BOOL' | 'NUMBER' | 'FLOAT' | 'STRING' | 'HEREDOC'
@@ -206,6 +206,8 @@ class Scanner {
 class Parser {
   private token: Token | undefined;
   private buffered = false;
+  /** Objects and lists open around the current token, bounded as in the HCL2 parser (see MAX_NESTING). */
+  private depth = 0;
 
   constructor(private readonly scanner: Scanner) {}
 
@@ -259,7 +261,7 @@ class Parser {
       }
       if (t.type === 'LBRACE') {
         if (keys.length === 0) this.fail('expected: IDENT | STRING got: LBRACE', t);
-        return { keys, value: this.object() };
+        return { keys, value: this.object(t) };
       }
       if (keys.length > 0 && (t.type === 'EOF' || t.type === 'RBRACE')) this.fail(`key '${names}' expected start of object ('{') or assignment ('=')`, t);
       this.fail(`expected: IDENT | STRING | ASSIGN | LBRACE got: ${t.type}`, t);
@@ -269,22 +271,30 @@ class Parser {
   private value(): Hcl1Node | 'EOF' {
     const t = this.scan();
     if (LITERALS.has(t.type)) return { kind: 'literal', token: t };
-    if (t.type === 'LBRACE') return this.object();
-    if (t.type === 'LBRACK') return this.list();
+    if (t.type === 'LBRACE') return this.object(t);
+    if (t.type === 'LBRACK') return this.list(t);
     if (t.type === 'EOF') return 'EOF';
     this.fail(`Unknown token: ${t.type} ${JSON.stringify(t.text)}`, t);
   }
 
   /** After `{`. */
-  private object(): Hcl1Node {
+  private object(open: Token): Hcl1Node {
+    this.deeper(open);
     const items = this.objectList(true);
     const close = this.scan();
     if (close.type !== 'RBRACE') this.fail(`object expected closing RBRACE got: ${close.type}`, close);
+    this.depth--;
     return { kind: 'object', items };
   }
 
+  /** Not undone when a syntax error is thrown: the parser is then discarded. */
+  private deeper(open: Token): void {
+    if (++this.depth > MAX_NESTING) this.fail(TOO_DEEP, open);
+  }
+
   /** After `[`: commas between items (a nested list needs none after it, as in HCL1). */
-  private list(): Hcl1Node {
+  private list(open: Token): Hcl1Node {
+    this.deeper(open);
     const items: Hcl1Node[] = [];
     let needComma = false;
     for (;;) {
@@ -295,10 +305,13 @@ class Parser {
         needComma = true;
       } else if (t.type === 'COMMA') needComma = false;
       else if (t.type === 'LBRACE') {
-        items.push(this.object());
+        items.push(this.object(t));
         needComma = true;
-      } else if (t.type === 'LBRACK') items.push(this.list());
-      else if (t.type === 'RBRACK') return { kind: 'list', items };
+      } else if (t.type === 'LBRACK') items.push(this.list(t));
+      else if (t.type === 'RBRACK') {
+        this.depth--;
+        return { kind: 'list', items };
+      }
       else this.fail(`unexpected token while parsing list: ${t.type}`, t);
     }
   }

@@ -7,6 +7,7 @@ import { posix } from 'node:path';
 import { MirrorError } from '../errors.js';
 import type { ExtractedVersion, ModuleContent, ProviderRequirement, SourceFile } from '../types.js';
 import { declarationsFromHcl, declarationsFromJson, type FileDeclarations, type ProviderDecl } from './declarations.js';
+import { showName } from '../scan/names.js';
 import { HclSyntaxError } from './hcl.js';
 import { declarationsFromHcl1, legacyDuplicate } from './legacy.js';
 
@@ -113,8 +114,11 @@ function parseFile(file: SourceFile, syntax: Syntax, cache: ExtractCache): FileD
   try {
     parsed = PARSERS[syntax](file.data.toString('utf8'));
   } catch (error) {
-    if (!(error instanceof HclSyntaxError)) throw error;
-    parsed = error;
+    // The readers bound their nesting (MAX_NESTING); should some recursion still exhaust the stack (a
+    // RangeError), that is this file's problem, never the whole build's.
+    if (error instanceof RangeError) parsed = new HclSyntaxError(`Could not be read: ${error.message}`, 1, 1);
+    else if (!(error instanceof HclSyntaxError)) throw error;
+    else parsed = error;
   }
   cache.entries.set(key, { parsed, bytes: file.data.length });
   cache.bytes += file.data.length;
@@ -153,7 +157,7 @@ function moduleContent(dir: string, files: SourceFile[], readme: SourceFile | un
   const overrides: FileDeclarations[] = [];
   parsed.forEach((result, i) => {
     const file = configFiles[i]!;
-    if (result instanceof HclSyntaxError) problems.push(`${file.path}:${result.line}:${result.column}: ${result.message}`);
+    if (result instanceof HclSyntaxError) problems.push(`${showName(file.path)}:${result.line}:${result.column}: ${result.message}`);
     else (isOverride(file) ? overrides : primary).push(result);
   });
   const merged = merge(primary, overrides);

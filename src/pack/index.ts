@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { Header, Pax } from 'tar';
+import { isTextName, nameBytes } from '../scan/names.js';
 import type { PackedArchive, SourceFile } from '../types.js';
 
 /** A fixed timestamp for every entry (the tar format needs one; the real date is in the registry documents). */
@@ -18,7 +19,7 @@ const MAX_CHUNK = 256 * 1024;
 const END_BLOCKS = 2 * BLOCK;
 
 /**
- * Synchronous: a build packs on its own packing thread (pack-thread.ts), one
+ * Synchronous: a build packs on its own packing thread (thread.ts), one
  * version after another, and a publish packs its one version with nothing
  * else to do meanwhile. zlib's asynchronous gzip cost more there: its thread
  * pool's compressions competed with the build's other threads for the cores,
@@ -57,10 +58,37 @@ const padded = (n: number) => Math.ceil(n / BLOCK) * BLOCK;
 
 /** The entry's header block, after a pax header when a field does not fit the ustar header (a long path). */
 function headerBlocks(file: SourceFile): Buffer {
-  const fields = { path: file.path, mode: file.mode & 0o111 ? 0o755 : 0o644, size: file.data.length, mtime: ARCHIVE_MTIME, type: 'File' as const };
+  // A name that is not UTF-8 (scan/names.ts) is laid out under an ASCII stand-in of as many bytes, so the
+  // header splits it and sizes its pax record exactly as it would the name; then the name's own bytes go in.
+  const raw = isTextName(file.path) ? undefined : nameBytes(file.path);
+  const path = raw === undefined ? file.path : raw.toString('latin1').replace(/[^\x00-\x7f]/g, '_');
+  const fields = { path, mode: file.mode & 0o111 ? 0o755 : 0o644, size: file.data.length, mtime: ARCHIVE_MTIME, type: 'File' as const };
   const header = new Header(fields);
   const needsPax = header.encode();
   const block = header.block!;
+  if (raw !== undefined && !needsPax) putUstarName(block, raw);
   if (!needsPax) return block;
-  return Buffer.concat([new Pax({ path: fields.path, size: fields.size, mtime: fields.mtime }).encode(), block]);
+  const pax = new Pax({ path: fields.path, size: fields.size, mtime: fields.mtime }).encode();
+  // Go's archive/tar, which go-getter unpacks with, and GNU tar take a pax path's bytes as they are.
+  if (raw !== undefined) raw.copy(pax, pax.indexOf(' path=', BLOCK) + ' path='.length);
+  return Buffer.concat([pax, block]);
+}
+
+/**
+ * The name's bytes into a ustar header laid out for its stand-in: its last
+ * bytes in the name field, its first in the prefix field, as many as the
+ * stand-in filled; then the checksum again, as tar's Header computes it.
+ */
+function putUstarName(block: Buffer, raw: Buffer): void {
+  const filled = (start: number, size: number) => {
+    const nul = block.indexOf(0, start);
+    return nul === -1 || nul >= start + size ? size : nul - start;
+  };
+  const nameLength = filled(0, 100);
+  const prefixLength = filled(345, 155);
+  raw.copy(block, 0, raw.length - nameLength);
+  raw.copy(block, 345, 0, prefixLength);
+  let sum = 8 * 0x20;
+  for (let i = 0; i < BLOCK; i++) if (i < 148 || i >= 156) sum += block[i]!;
+  block.write(`${sum.toString(8).padStart(6, '0')} \0`, 148, 8, 'ascii');
 }

@@ -1,4 +1,4 @@
-// The worker thread of pack-thread.ts: packs each version it is sent, in
+// The worker thread of thread.ts: packs each version it is sent, in
 // turn, with pack.ts's rule.
 
 import { parentPort } from 'node:worker_threads';

@@ -3,19 +3,24 @@
 // links inside the tree are replaced by the files they point to (see links.ts).
 
 import ignore from 'ignore';
-import { readFile, readlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import type { Stats } from 'node:fs';
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import { MirrorError } from '../errors.js';
 import type { SourceFile, VersionSource } from '../types.js';
 import { readTreeFiles, type GitReaders, type TreeEntries } from './git-objects.js';
 import { resolveLinks } from './links.js';
+import { nameFromBytes } from './names.js';
 
 const ALWAYS_EXCLUDED = ['.git/', '.terraform/'];
+/** Left out wherever they are, whether folder, file or link (a worktree's `.git` is a file). */
+const NEVER_LISTED = new Set(['.git', '.terraform']);
 
 export interface VersionFiles {
   files: SourceFile[];
   /** Links left out, each naming the link (the caller adds which version). */
   warnings: string[];
+  /** Files and links the source holds before .terraformignore and link resolution leave any out. */
+  found: number;
 }
 
 export async function readVersionFiles(source: VersionSource, git: GitReaders): Promise<VersionFiles> {
@@ -32,26 +37,51 @@ export async function readVersionFiles(source: VersionSource, git: GitReaders): 
   return {
     files: resolved.files.filter((f) => !rules.ignores(f.path)),
     warnings: resolved.warnings,
+    found: entries.files.length + entries.links.length,
   };
+}
+
+export interface FolderEntry {
+  /** POSIX path relative to the folder (see names.ts for a name that is not UTF-8). */
+  path: string;
+  /** The entry's own path on disk, as bytes: the only spelling that opens a name that is not UTF-8. */
+  location: Buffer;
+  stats: Stats;
 }
 
 /**
  * A folder version's regular files and symlinks with their own stats (lstat:
- * a link is listed as a link, and a linked folder is not walked into).
+ * a link is listed as a link, and a linked folder is not walked into), each
+ * folder's entries in the order the file system lists them.
+ *
+ * Names are read as bytes. Read as strings (fast-glob), a name that is not
+ * UTF-8 came back changed, its lstat failed as missing, and the walker
+ * dropped the whole folder without a word: an empty archive.
  */
-export async function listFolderFiles(dir: string) {
-  const { default: fg } = await import('fast-glob'); // loaded only for folder sources: a git publish starts faster without it
-  const entries = await fg('**/*', { cwd: dir, dot: true, onlyFiles: false, followSymbolicLinks: false, stats: true, ignore: ['**/.git/**', '**/.terraform/**'] });
-  return entries.filter((e) => e.stats!.isFile() || e.stats!.isSymbolicLink());
+export async function listFolderFiles(dir: string): Promise<FolderEntry[]> {
+  const walk = async (location: Buffer, prefix: string): Promise<FolderEntry[]> => {
+    const names = (await readdir(location, { encoding: 'buffer' })).filter((name) => !NEVER_LISTED.has(name.toString('latin1')));
+    const listed = await Promise.all(
+      names.map(async (name) => {
+        const at = Buffer.concat([location, SLASH, name]);
+        return { path: prefix + nameFromBytes(name), location: at, stats: await lstat(at) };
+      }),
+    );
+    const inside = await Promise.all(listed.filter((e) => e.stats.isDirectory()).map((e) => walk(e.location, `${e.path}/`)));
+    return [...listed.filter((e) => e.stats.isFile() || e.stats.isSymbolicLink()), ...inside.flat()];
+  };
+  return walk(Buffer.from(dir), '');
 }
+
+const SLASH = Buffer.from('/');
 
 async function readFolder(dir: string): Promise<TreeEntries> {
   const entries = await listFolderFiles(dir);
-  const links = entries.filter((e) => e.stats!.isSymbolicLink());
-  const regular = entries.filter((e) => !e.stats!.isSymbolicLink());
+  const links = entries.filter((e) => e.stats.isSymbolicLink());
+  const regular = entries.filter((e) => !e.stats.isSymbolicLink());
   return {
-    files: await Promise.all(regular.map(async (e) => ({ path: e.path, mode: e.stats!.mode & 0o777, data: await readFile(join(dir, e.path)) }))),
-    links: await Promise.all(links.map(async (e) => ({ path: e.path, target: await readlink(join(dir, e.path)) }))),
+    files: await Promise.all(regular.map(async (e) => ({ path: e.path, mode: e.stats.mode & 0o777, data: await readFile(e.location) }))),
+    links: await Promise.all(links.map(async (e) => ({ path: e.path, target: nameFromBytes(await readlink(e.location, { encoding: 'buffer' })) }))),
   };
 }
 

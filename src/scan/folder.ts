@@ -6,6 +6,7 @@ import type { FolderSource } from '../config/index.js';
 import { isValidName } from '../protocol/paths.js';
 import type { ModuleMeta, VersionSource } from '../types.js';
 import { listFolderFiles } from './files.js';
+import { nameBytes } from './names.js';
 import { validVersion } from '../version-order.js';
 
 export async function scanFolder(
@@ -53,8 +54,10 @@ export async function describeFolder(dir: string): Promise<{ publishedAt: Date; 
   let newest = 0;
   const hash = createHash('sha1');
   for (const entry of entries.sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    newest = Math.max(newest, Math.floor(entry.stats!.mtimeMs / 1000) * 1000);
-    hash.update(`${entry.path}\0${entry.stats!.size}\0${entry.stats!.mtimeMs}\0${entry.stats!.mode}\n`);
+    newest = Math.max(newest, Math.floor(entry.stats.mtimeMs / 1000) * 1000);
+    // The name's bytes: two names that are not UTF-8 would hash alike as text.
+    hash.update(nameBytes(entry.path));
+    hash.update(`\0${entry.stats.size}\0${entry.stats.mtimeMs}\0${entry.stats.mode}\n`);
   }
   return { publishedAt: new Date(newest), fingerprint: `stat:${hash.digest('hex')}` };
 }

@@ -7,6 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MirrorError } from '../errors.js';
 import type { SourceFile } from '../types.js';
 import type { SymlinkEntry } from './links.js';
+import { nameFromBytes } from './names.js';
 
 /** An object as cat-file gives it: its id, its type and its content. */
 export interface GitObject {
@@ -134,7 +135,7 @@ export async function readTreeFiles(reader: GitObjectReader, tree: string, prefi
     const space = data.indexOf(32, i);
     const nul = data.indexOf(0, space);
     const mode = data.subarray(i, space).toString('latin1');
-    const name = data.subarray(space + 1, nul).toString('utf8');
+    const name = nameFromBytes(data.subarray(space + 1, nul));
     const oid = data.subarray(nul + 1, nul + 21).toString('hex');
     i = nul + 21;
     const path = `${prefix}${name}`;
@@ -142,7 +143,7 @@ export async function readTreeFiles(reader: GitObjectReader, tree: string, prefi
     else if (mode === '100644' || mode === '100755') {
       jobs.push(reader.read(oid).then((blob) => ({ files: [{ path, mode: mode === '100755' ? 0o755 : 0o644, data: blob.data, id: oid }], links: [] })));
     } else if (mode === '120000') {
-      jobs.push(reader.read(oid).then((blob) => ({ files: [], links: [{ path, target: blob.data.toString('utf8') }] })));
+      jobs.push(reader.read(oid).then((blob) => ({ files: [], links: [{ path, target: nameFromBytes(blob.data) }] })));
     }
   }
   // Merged in tree order (git sorts a tree's entries), so the result does not depend on which read finished first.

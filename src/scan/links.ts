@@ -9,6 +9,7 @@
 // points at nothing is left out with a warning; nothing outside is ever read.
 
 import type { SourceFile } from '../types.js';
+import { showName } from './names.js';
 
 export interface SymlinkEntry {
   /** POSIX path of the link relative to the module root. */
@@ -76,7 +77,7 @@ function walk(tree: Tree, dir: string, visible: string, stack: string[], out: Re
       walk(tree, child, path, [...stack, child], out);
       continue;
     }
-    const leftOut = (why: string) => out.warnings.push(`${path}: left out: ${why} (-> ${target})`);
+    const leftOut = (why: string) => out.warnings.push(`${showName(path)}: left out: ${why} (-> ${showName(target)})`);
     const found = lookup(tree, child, { hops: 0 });
     if (found === 'outside') leftOut('the link points outside the module');
     else if (found === 'loop') leftOut('the link loops');

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ARCHIVE_MTIME, packVersion } from '../../src/pack/index.js';
+import { nameFromBytes } from '../../src/scan/names.js';
 import type { SourceFile } from '../../src/types.js';
 
 /** The tar that tar's own portable Pack writes for the files: what every mirror's archives were before packVersion laid them out itself. */
@@ -77,6 +78,24 @@ describe('packVersion', () => {
     const ours = gunzipSync(packVersion(awkward).data);
     expect(ours.equals(await tarPackOf(awkward))).toBe(true);
     expect((await entries(packVersion(awkward).data)).map((e) => e.path)).toEqual([...awkward.map((f) => f.path)].sort());
+  });
+
+  it('writes a name that is not UTF-8 as its own bytes, in a header whose checksum holds', async () => {
+    const raw = (...parts: (string | number)[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.of(p))));
+    const names = [raw('bad', 0xff, '.txt'), raw(`${'p'.repeat(120)}/q`, 0xe9, '.tf'), raw('n'.repeat(140), 0xfe, '.tf')];
+    const files = names.map((name) => ({ path: nameFromBytes(name), mode: 0o644, data: Buffer.from('x') }));
+    const tar = gunzipSync(packVersion(files).data);
+    const warnings: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const parser = list({ onwarn: (code: string) => warnings.push(code), onReadEntry: () => {} });
+      parser.on('end', resolve).on('error', reject);
+      Readable.from(tar).pipe(parser);
+    });
+    expect(warnings).toEqual([]);
+    // In the ustar name field (short), across the prefix and name fields (split), in a pax path (no folder to split at).
+    expect(tar.subarray(0, 100).indexOf(raw('bad', 0xff, '.txt', 0))).toBe(0);
+    expect(tar.includes(raw(`q`, 0xe9, '.tf', 0))).toBe(true);
+    expect(tar.includes(raw(' path=', 'n'.repeat(140), 0xfe, '.tf\n'))).toBe(true);
   });
 
   it("gives zlib's own bytes whatever the size of its output pieces", async () => {
