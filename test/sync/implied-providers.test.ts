@@ -6,6 +6,8 @@
 // built-in terraform); the built mirror passes `verify --complete`; then the
 // provider-install client (Terraform's network mirror source) and, where it
 // is installed, `terraform init` itself install them from the mirror alone.
+// The upstream is a modmirror serve of a built mirror, so its listing shows
+// what our extraction gives.
 
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -45,6 +47,14 @@ afterAll(async () => {
   await mirror?.close();
   await modules?.close();
   providers?.close();
+});
+
+it('the upstream lists the implied provider in the versions listing and the detail, over HTTP', async () => {
+  const widget = { name: 'widget', namespace: '', source: '', version: '' };
+  const listing = await (await fetch(new URL('v1/modules/acme/legacy/null/versions', modules.url))).json();
+  expect(listing.modules[0].versions[0].root.providers).toEqual([widget]);
+  const detail = await (await fetch(new URL('v1/modules/acme/legacy/null/1.0.0', modules.url))).json();
+  expect(detail.root.provider_dependencies).toEqual([widget]);
 });
 
 it('sync --for brings across the providers the configuration and the module it calls imply', async () => {
