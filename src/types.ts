@@ -84,7 +84,7 @@ export interface ProviderRequirement {
   name: string;
   /** Namespace part of the source address, e.g. `hashicorp`; empty when no source is given. */
   namespace: string;
-  /** Source address as written, e.g. `hashicorp/aws`; empty when not given. */
+  /** Source address as written, e.g. `hashicorp/aws`; empty when not given (also for one a resource implies): `hashicorp/NAME`. */
   source: string;
   /** Version constraints joined with `, `; empty when unconstrained. */
   version: string;
@@ -102,6 +102,7 @@ export interface ModuleContent {
   resources: ResourceRef[];
   dataSources: ResourceRef[];
   moduleCalls: ModuleCall[];
+  /** Declared, configured by a `provider` block, or implied by a resource or data source (extract/providers.ts). */
   providers: ProviderRequirement[];
   requiredVersion: string;
 }

@@ -17,9 +17,10 @@ import { replaceFileSync } from '../atomic.js';
  * Raised whenever the same sources give different output, so a cache or an
  * up-to-date record made by an earlier modmirror of the same version number
  * is not reused. 2: in-tree symlinks carried as files, HCL1 fallback,
- * versions mirrored with the documentation that could be read.
+ * versions mirrored with the documentation that could be read. 3: providers
+ * implied by resources and data sources.
  */
-export const OUTPUT_FORMAT = 2;
+export const OUTPUT_FORMAT = 3;
 
 /** What a version's build found besides its content, kept so a cache hit reports it again. */
 export interface VersionReport {

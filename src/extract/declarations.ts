@@ -33,11 +33,18 @@ export interface ProviderDecl {
   versions: string[];
 }
 
+/** A resource or data block; `provider` is the local name its `provider` argument names (`aws` of `aws.west`). */
+export interface ResourceDecl {
+  type: string;
+  name: string;
+  provider?: string;
+}
+
 export interface FileDeclarations {
   variables: VariableDecl[];
   outputs: OutputDecl[];
-  resources: { type: string; name: string }[];
-  dataSources: { type: string; name: string }[];
+  resources: ResourceDecl[];
+  dataSources: ResourceDecl[];
   moduleCalls: ModuleCallDecl[];
   providers: ProviderDecl[];
   requiredVersions: string[];
@@ -108,11 +115,14 @@ export function declarationsFromHcl(source: string): FileDeclarations {
         break;
       }
       case 'resource':
-        out.resources.push({ type: first, name: second });
+      case 'data': {
+        const r: ResourceDecl = { type: first, name: second };
+        const ref = attr(b, 'provider');
+        const provider = ref && providerRefName(typeof ref.value === 'string' ? ref.value : source.slice(ref.start, ref.end));
+        if (provider !== undefined) r.provider = provider;
+        (block.type === 'resource' ? out.resources : out.dataSources).push(r);
         break;
-      case 'data':
-        out.dataSources.push({ type: first, name: second });
-        break;
+      }
       case 'module': {
         const m: ModuleCallDecl = { name: first };
         const src = str(b, 'source');
@@ -139,6 +149,15 @@ export function declarationsFromHcl(source: string): FileDeclarations {
     }
   }
   return out;
+}
+
+/**
+ * The local name a resource's `provider` argument names: the root of a
+ * traversal (`aws.west`), or of the same text quoted, as older configurations
+ * wrote it (terraform-config-inspect's load_hcl.go reads both).
+ */
+export function providerRefName(text: string): string | undefined {
+  return /^\s*([\p{L}_][\p{L}\p{N}_-]*)\s*(\.\s*[\p{L}_][\p{L}\p{N}_-]*\s*)?$/u.exec(text)?.[1];
 }
 
 /** `aws = "~> 3.0"` (legacy) or `aws = { source = "hashicorp/aws", version = ">= 5" }`. */
@@ -234,8 +253,16 @@ export function declarationsFromJson(source: string): FileDeclarations {
     if (sensitive !== undefined) o.sensitive = sensitive;
     out.outputs.push(o);
   }
-  for (const { labels } of labelled(root['resource'], 2)) out.resources.push({ type: labels[0]!, name: labels[1]! });
-  for (const { labels } of labelled(root['data'], 2)) out.dataSources.push({ type: labels[0]!, name: labels[1]! });
+  for (const [key, list] of [['resource', out.resources], ['data', out.dataSources]] as const) {
+    for (const { labels, body } of labelled(root[key], 2)) {
+      const r: ResourceDecl = { type: labels[0]!, name: labels[1]! };
+      // In JSON a reference is written as a string holding it.
+      const ref = asString(body['provider']);
+      const provider = ref === undefined ? undefined : providerRefName(ref);
+      if (provider !== undefined) r.provider = provider;
+      list.push(r);
+    }
+  }
   for (const { labels, body } of labelled(root['module'], 1)) {
     const m: ModuleCallDecl = { name: labels[0]! };
     const src = asString(body['source']);

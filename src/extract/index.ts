@@ -5,11 +5,12 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { MirrorError } from '../errors.js';
-import type { ExtractedVersion, ModuleContent, ProviderRequirement, SourceFile } from '../types.js';
-import { declarationsFromHcl, declarationsFromJson, type FileDeclarations, type ProviderDecl } from './declarations.js';
+import type { ExtractedVersion, ModuleContent, SourceFile } from '../types.js';
+import { declarationsFromHcl, declarationsFromJson, type FileDeclarations, type ProviderDecl, type ResourceDecl } from './declarations.js';
 import { showName } from '../scan/names.js';
 import { HclSyntaxError } from './hcl.js';
 import { declarationsFromHcl1, legacyDuplicate } from './legacy.js';
+import { requiredProviders } from './providers.js';
 
 /**
  * Parsed files by content hash, least recently used first. Versions of one
@@ -184,7 +185,7 @@ function moduleContent(dir: string, files: SourceFile[], readme: SourceFile | un
     moduleCalls: [...merged.moduleCalls.values()]
       .map((m) => ({ name: m.name, source: m.source ?? '', version: m.version ?? '' }))
       .sort(byName),
-    providers: [...merged.providers.values()].map(providerRequirement).sort(byName),
+    providers: requiredProviders(merged.providers, [...merged.resources, ...merged.dataSources]),
     requiredVersion: merged.requiredVersions.join(', '),
   };
 }
@@ -236,18 +237,29 @@ function merge(primary: FileDeclarations[], overrides: FileDeclarations[]): Merg
     for (const o of file.outputs) mergeInto(m.outputs, o);
     for (const c of file.moduleCalls) mergeInto(m.moduleCalls, c);
     for (const p of file.providers) m.providers.set(p.name, p);
-    m.resources.push(...file.resources);
-    m.dataSources.push(...file.dataSources);
+    overrideResources(m.resources, file.resources);
+    overrideResources(m.dataSources, file.dataSources);
     if (file.requiredVersions.length > 0) m.requiredVersions = [...file.requiredVersions];
   }
   return m;
 }
 
-function providerRequirement(p: ProviderDecl): ProviderRequirement {
-  const source = p.source ?? '';
-  const parts = source.split('/');
-  const namespace = parts.length >= 2 ? parts[parts.length - 2]! : '';
-  return { name: p.name, namespace, source, version: p.versions.join(', ') };
+/**
+ * An override block's `provider` replaces that of the block it overrides, as
+ * in Terraform; without one, the block keeps its own (terraform-config-inspect,
+ * which reads override files as ordinary ones, takes the type's provider then).
+ */
+function overrideResources(into: ResourceDecl[], overrides: ResourceDecl[]): void {
+  for (const o of overrides) {
+    let found = false;
+    into.forEach((r, i) => {
+      if (r.type !== o.type || r.name !== o.name) return;
+      found = true;
+      // A copy: the parsed files are cached and shared between versions.
+      if (o.provider !== undefined) into[i] = { ...r, provider: o.provider };
+    });
+    if (!found) into.push(o);
+  }
 }
 
 function uniqueResources(list: { type: string; name: string }[]): { name: string; type: string }[] {

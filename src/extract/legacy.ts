@@ -6,7 +6,7 @@
 // missing label, a value of the wrong kind, `required_providers`) throws, so
 // the folder keeps HCL2's errors instead, as terraform-config-inspect does.
 
-import type { FileDeclarations, ModuleCallDecl, OutputDecl, VariableDecl } from './declarations.js';
+import type { FileDeclarations, ModuleCallDecl, OutputDecl, ResourceDecl, VariableDecl } from './declarations.js';
 import { parseHcl1, type Hcl1Item } from './hcl1.js';
 import { decodeAny, decodeBool, decodeString, filter, Hcl1DecodeError, keyValue, type ItemList } from './hcl1-decode.js';
 
@@ -42,8 +42,11 @@ export function declarationsFromHcl1(source: string): FileDeclarations {
   }
   for (const [blockType, list] of [['resource', out.resources], ['data', out.dataSources]] as const) {
     for (const item of labelled(root, blockType, 2)) {
-      field(bodyOf(item), 'provider', decodeString);
-      list.push({ type: keyValue(item.keys[0]!), name: keyValue(item.keys[1]!) });
+      const r: ResourceDecl = { type: keyValue(item.keys[0]!), name: keyValue(item.keys[1]!) };
+      // `provider = "aws.west"`: the name is what precedes the first dot; empty means the type's own.
+      const provider = field(bodyOf(item), 'provider', decodeString)?.split('.')[0];
+      if (provider) r.provider = provider;
+      list.push(r);
     }
   }
   for (const item of labelled(root, 'module', 1)) {

@@ -93,6 +93,11 @@ describe('providers on the browse page', () => {
     await page.goto(`${server.url}#/acme/network/aws/2.0.0`);
     await page.waitForSelector('.provider-link');
     expect(await page.locator('.provider-link').first().getAttribute('href')).toBe('#/-/providers/registry.terraform.io/hashicorp/aws');
+    // modules/nat declares nothing: its aws_* resources imply hashicorp/aws, linked the same way.
+    const nat = page.locator('details.submodule', { hasText: 'modules/nat' });
+    expect(await nat.locator('.provider-link').evaluateAll((links) => links.map((a) => [a.textContent, a.getAttribute('href')]))).toEqual([
+      ['hashicorp/aws', '#/-/providers/registry.terraform.io/hashicorp/aws'],
+    ]);
     await page.goto(`${server.url}#/acme/dns/google`);
     await expect.poll(() => page.textContent('#module-title')).toBe('acme/dns/google');
     expect(await page.locator('.provider-link').count()).toBe(0);

@@ -128,7 +128,8 @@ describe('build from git repositories', () => {
     expect(doc.modules[0].versions[0]).toEqual({
       version: '2.0.0',
       root: { providers: [{ name: 'aws', namespace: 'hashicorp', source: 'hashicorp/aws', version: '>= 5.0' }], dependencies: [] },
-      submodules: [{ path: 'modules/nat', providers: [], dependencies: [] }],
+      // Implied by aws_nat_gateway: no declaration, so no source and an empty version, as the public registry lists it.
+      submodules: [{ path: 'modules/nat', providers: [{ name: 'aws', namespace: '', source: '', version: '' }], dependencies: [] }],
     });
   });
 
@@ -180,7 +181,12 @@ describe('build from git repositories', () => {
     expect(root.provider_dependencies).toEqual([{ name: 'aws', namespace: 'hashicorp', source: 'hashicorp/aws', version: '>= 5.0' }]);
     expect(root.required_version).toBe('>= 1.3');
     expect(v2.submodules).toHaveLength(1);
-    expect(v2.submodules[0]).toMatchObject({ path: 'modules/nat', name: 'nat', resources: [{ name: 'this', type: 'aws_nat_gateway' }] });
+    expect(v2.submodules[0]).toMatchObject({
+      path: 'modules/nat',
+      name: 'nat',
+      resources: [{ name: 'this', type: 'aws_nat_gateway' }],
+      provider_dependencies: [{ name: 'aws', namespace: '', source: '', version: '' }],
+    });
     expect(v2.submodules[0].inputs[0]).toMatchObject({ name: 'subnet_id', type: '', required: true, default: '' });
     expect(v2.examples).toHaveLength(1);
     expect(v2.examples[0]).toMatchObject({ path: 'examples/basic', dependencies: [{ name: 'vpc', source: '../../', version: '' }] });

@@ -55,4 +55,34 @@ describe('verify --complete', () => {
     expect(linux.stderr).toContain('dist/v1/modules/acme/dns/google/1.0.0/index.json: acme/dns/google 1.0.0 root requires hashicorp/google ~> 5.0');
     expect(linux.stdout).toContain('2 problem(s) in dist/.');
   }, 60_000);
+
+  it('reports a provider that only resources and data sources imply, and never the built-in terraform', async () => {
+    const dir = tempDir('mm-complete-implied-');
+    writeFiles(dir, {
+      'mirror.config.yaml': 'sources:\n  - folder: mods\nproviders:\n  - folder: hashicorp\n    namespace: hashicorp\n',
+      // Written before Terraform 0.13: no required_providers, no provider block.
+      'mods/acme/old/aws/1.0.0/main.tf': 'resource "aws_vpc" "this" {}\ndata "terraform_remote_state" "net" {\n  backend = "local"\n}\n',
+      'mods/acme/old/aws/1.0.0/modules/dns/main.tf': 'data "google_dns_managed_zone" "zone" {\n  name = "z"\n}\n',
+    });
+    await writeReleaseFolder(join(dir, 'hashicorp'), 'aws', '5.31.0', ['linux_amd64']);
+    expect((await runCli(['build'], dir)).code).toBe(0);
+
+    const r = await runCli(['verify', 'dist', '--complete', '--json'], dir);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).problems).toEqual([
+      {
+        path: 'v1/modules/acme/old/aws/1.0.0/index.json',
+        message: 'acme/old/aws 1.0.0 modules/dns requires hashicorp/google: the mirror carries no registry.terraform.io/hashicorp/google or registry.opentofu.org/hashicorp/google',
+      },
+    ]);
+
+    // Without the aws provider, the root's implied aws is missing too.
+    writeFiles(dir, { 'none.yaml': 'sources:\n  - folder: mods\n' });
+    expect((await runCli(['build', '--config', 'none.yaml'], dir)).code).toBe(0);
+    const bare = await runCli(['verify', 'dist', '--complete', '--json', '--config', 'none.yaml'], dir);
+    expect(JSON.parse(bare.stdout).problems.map((p: { message: string }) => p.message.split(':')[0])).toEqual([
+      'acme/old/aws 1.0.0 root requires hashicorp/aws',
+      'acme/old/aws 1.0.0 modules/dns requires hashicorp/google',
+    ]);
+  }, 60_000);
 });

@@ -173,8 +173,10 @@ function contentSection(content) {
     table('Data sources', ['Type', 'Name'], content.data_sources ?? [], (r) => [code(r.type), r.name]),
     el('h3', { text: 'Required providers' }),
     table('Required providers', ['Name', 'Source', 'Version'], content.provider_dependencies ?? [], (p) => {
-      const mirrored = mirroredProvider(p.source);
-      return [code(p.name), mirrored ? el('a', { class: 'provider-link', href: providerHref(mirrored), text: p.source }) : p.source, code(p.version)];
+      // No source (implied by a resource, or a legacy declaration): Terraform's hashicorp/NAME.
+      const source = p.source || `hashicorp/${p.name}`;
+      const mirrored = mirroredProvider(source);
+      return [code(p.name), mirrored ? el('a', { class: 'provider-link', href: providerHref(mirrored), text: source }) : source, code(p.version)];
     }),
     el('h3', { text: 'Module calls' }),
     table('Module calls', ['Name', 'Source', 'Version'], content.dependencies ?? [], (m) => [code(m.name), code(m.source), code(m.version)]),
