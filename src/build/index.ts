@@ -156,7 +156,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
     });
     // Every version is built: the packing thread (its heap and buffers) ends before the indexes and verify, when memory peaks.
     await closeVersionCaches(caches);
-    const carriedProviders = { from: config.outDir, entries: published.carriedProviders };
+    const carriedProviders = { from: config.outDir, entries: published.carriedProviders, held: published.heldZips };
     const providers = { path: config.providersPath, entries: await emitProviders(staging, published.packages, config.providersPath, plan.releases, carriedProviders) };
     // Replacements are recorded as versions finish, in any order; the manifest lists this build's in a stable one.
     const ledger = { ...published.ledger, forced: [...published.ledger.forced.slice(0, plan.forcedBefore), ...published.ledger.forced.slice(plan.forcedBefore).sort(byVersion)] };

@@ -27,6 +27,8 @@ export interface Published {
   carried: Map<string, ManifestVersion[]>;
   /** Provider versions carried forward (the sources lack them, or offer other bytes). */
   carriedProviders: ProvidersManifest;
+  /** Published zips (paths in the mirror) the provider folders offer again with the same bytes: linked from the mirror. */
+  heldZips: Set<string>;
   /** Scanned provider packages, less those of versions whose published bytes differ. */
   packages: ProviderPackage[];
   /** Provider versions refused for other bytes (`host/ns/type@version`, carried as published), and the build errors saying so. */
@@ -75,6 +77,7 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
     carriedProviders[key] = { versions: [...(carriedProviders[key]?.versions ?? []), v] };
   };
   const refused = new Set<string>();
+  const heldZips = new Set<string>();
   const errors: BuildProblem[] = [];
   for (const [key, { versions: list }] of Object.entries(previous?.providers ?? {})) {
     for (const v of list) {
@@ -89,7 +92,10 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
         continue;
       }
       const changed = v.archives.filter((a) => offers.some((p) => p.platform === a.platform && p.sha256 !== a.sha256));
-      if (changed.length === 0) continue;
+      if (changed.length === 0) {
+        for (const a of v.archives) heldZips.add(a.archive);
+        continue;
+      }
       refused.add(id);
       carry(key, v);
       const lines = changed.map((a) => `  ${a.platform}: published sha256 ${a.sha256}, the provider folder's ${offers.find((p) => p.platform === a.platform)!.sha256}`);
@@ -105,6 +111,7 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
   return {
     carried,
     carriedProviders,
+    heldZips,
     packages: packages.filter((p) => !refused.has(`${providerKey(p.address)}@${p.version}`)),
     refused,
     errors,

@@ -5,7 +5,7 @@
 // from the spare copy made for it in the background.
 
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MirrorError } from '../errors.js';
@@ -19,8 +19,14 @@ export interface Staging {
   writeJson(rel: string, value: unknown): Promise<void>;
   /** Writes text given in pieces, so a file of tens of megabytes (the manifest at 100,000 versions) is never one string. */
   writeChunks(rel: string, chunks: Iterable<string>): Promise<void>;
-  /** Puts an existing file (a cached archive) at `rel`, by hard link where the file system allows. */
+  /** Puts a file modmirror owns (a cached archive, a published file) at `rel`, by hard link where the file system allows. */
   linkFrom(source: string, rel: string): Promise<void>;
+  /**
+   * Puts a copy of a file someone else owns (a provider zip in its input
+   * folder) at `rel`: a link would let a later write to that file change
+   * a published version. A clone where the file system can, else a copy.
+   */
+  copyFrom(source: string, rel: string): Promise<void>;
   /** Removes a file or folder (with everything in it) if it is there. */
   remove(rel: string): Promise<void>;
   /** Swaps the staging folder in as the output folder. */
@@ -96,6 +102,7 @@ export async function createStaging(outDir: string, options: { seed?: boolean; s
         copyFileSync(source, file);
       }
     },
+    copyFrom: async (source, rel) => copyFileSync(source, prepare(rel), constants.COPYFILE_FICLONE),
     // A seeded staging holds hard links: removing them leaves the live mirror's files as they are.
     remove: async (rel) => rmSync(join(root, rel), { recursive: true, force: true }),
     async commit() {
@@ -260,6 +267,7 @@ export function dryRunStaging(outDir: string): Staging & { changed: string[] } {
       if (!same || offset !== current!.length) changed.add(rel);
     },
     linkFrom: async (_source, rel) => void changed.add(rel),
+    copyFrom: async (_source, rel) => void changed.add(rel),
     remove: async (rel) => void (existsSync(join(outDir, rel)) && changed.add(rel)),
     commit: async () => {},
     discard: async () => {},

@@ -2,9 +2,12 @@
 // folder: per provider an index.json of its versions, a VERSION.json per
 // version naming each platform's zip (beside it, so the relative `url`
 // resolves to it) with its h1: and zh: hashes, and the zips themselves,
-// hard-linked from their input folder: written once, never changed.
+// copied from their input folder once and linked from the mirror after:
+// written once, never changed, and never shared with a file someone else
+// may write to.
 
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Staging } from '../mirror/staging.js';
 import type { ProvidersManifest, ProviderVersion } from '../mirror/manifest.js';
@@ -72,10 +75,12 @@ function registryOf(release: ProviderRelease | undefined, path: string): Pick<Pr
   };
 }
 
-/** Published provider versions a build carries forward from the mirror it replaces (`from`), as they are there. */
+/** What a build takes from the mirror it replaces (`from`): versions it carries forward as they are there, and the zips it already holds. */
 export interface CarriedProviders {
   from: string;
   entries: ProvidersManifest;
+  /** Zips (their paths in the mirror) the mirror publishes with the very bytes the provider folders offer. */
+  held: Set<string>;
 }
 
 /**
@@ -93,7 +98,13 @@ export async function emitProviders(staging: Staging, packages: ProviderPackage[
     for (const v of scanned[key]?.versions ?? []) {
       const archives = v.archives.map((a) => ({ platform: a.platform, url: a.archive.slice(a.archive.lastIndexOf('/') + 1), hashes: a.hashes }));
       await staging.writeJson(providerVersionFile(path, address, v.version), providerVersionDocument(archives));
-      for (const a of v.archives) await staging.linkFrom(files.get(a.archive)!, a.archive);
+      for (const a of v.archives) {
+        const input = files.get(a.archive)!;
+        const own = carried?.held.has(a.archive) ? join(carried.from, a.archive) : undefined;
+        // A mirror written before zips were copied holds links to the input itself: those are copied now.
+        if (own !== undefined && !sameFile(own, input)) await staging.linkFrom(own, a.archive);
+        else await staging.copyFrom(input, a.archive);
+      }
     }
     for (const v of carried?.entries[key]?.versions ?? []) {
       for (const file of providerVersionFiles(path, address, v)) await staging.linkFrom(join(carried!.from, file), file);
@@ -102,6 +113,15 @@ export async function emitProviders(staging: Staging, packages: ProviderPackage[
   const carriedRegistry = Object.keys(carried?.entries ?? {}).filter((key) => carried!.entries[key]!.versions.some((v) => v.registry));
   await emitRegistry(staging, path, manifest, releases, carriedRegistry);
   return manifest;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
 }
 
 /** Every file of one published provider version in the mirror. */
@@ -138,7 +158,7 @@ export async function emitRegistry(staging: Staging, path: string, manifest: Pro
     const version = manifest[key]?.versions.find((v) => v.version === r.version);
     if (!version?.registry) continue;
     touched.add(key);
-    await staging.linkFrom(r.sumsFile, version.registry.shasums.file);
+    await staging.copyFrom(r.sumsFile, version.registry.shasums.file);
     await staging.write(version.registry.signature.file, r.signature);
     for (const a of version.archives) {
       const document = providerDownloadDocument({ path, address: r.address, version: r.version, platform: a.platform, protocols: r.protocols, sha256: a.sha256, key: r.key });

@@ -115,7 +115,7 @@ export function publishProviderRelease(options: ProviderPublishOptions): Promise
     providers[key] = { versions: [...(providers[key]?.versions ?? []), entry].sort((a, b) => compareVersionsDesc(a.version, b.version)) };
     const entries = Object.fromEntries(Object.entries(providers).sort(([a], [b]) => (a < b ? -1 : 1)));
     const changed = await tx.stage(async (staging) => {
-      for (const p of packages) await staging.linkFrom(p.file, entry.archives.find((a) => a.platform === p.platform)!.archive);
+      for (const p of packages) await staging.copyFrom(p.file, entry.archives.find((a) => a.platform === p.platform)!.archive);
       await staging.writeJson(providerIndexFile(path, address), providerIndexDocument(entries[key]!.versions.map((v) => v.version)));
       const archives = entry.archives.map((a) => ({ platform: a.platform, url: a.archive.slice(a.archive.lastIndexOf('/') + 1), hashes: a.hashes }));
       await staging.writeJson(providerVersionFile(path, address, version), providerVersionDocument(archives));

@@ -71,3 +71,23 @@ it('after a crash between the renames, puts back the mirror set aside, never a s
   expect(readFileSync(join(dist, MANIFEST_FILE), 'utf8')).toBe(manifest);
   expect(await mirrorLeftovers(parent)).toEqual([]);
 });
+
+it('refuses, naming both digests, a write that changes or drops a published version without a record in the ledger', async () => {
+  const dist = await builtMirror();
+  const text = readFileSync(join(dist, MANIFEST_FILE), 'utf8');
+  const manifest = JSON.parse(text);
+  const [entry] = manifest.modules['acme/thing/aws'].versions;
+  const other = 'f'.repeat(64);
+  const writeManifest = (value: unknown, allow = {}) =>
+    withMirrorWrite(dist, { seed: true, check, failure, allow }, (tx) => tx.stage((staging) => staging.write(MANIFEST_FILE, JSON.stringify(value))));
+  const changed = { ...manifest, modules: { 'acme/thing/aws': { versions: [{ ...entry, sha256: other }] } } };
+  await expect(writeManifest(changed)).rejects.toThrow(`acme/thing/aws 1.0.0: published sha256 ${entry.sha256}, this write ${other}`);
+  // Allowed but not recorded is refused too: the record is what makes it deliberate.
+  await expect(writeManifest(changed, { replace: true })).rejects.toThrow('published sha256');
+  await expect(writeManifest({ ...manifest, modules: {} }, { replace: true })).rejects.toThrow(`acme/thing/aws 1.0.0: published with sha256 ${entry.sha256}, and this write removes it`);
+  const recorded = { ...manifest, forced: [{ module: 'acme/thing/aws', version: '1.0.0', previous_sha256: entry.sha256, sha256: other, at: 'now' }] };
+  // Recorded but not allowed: refused; a later write that drops the record: refused as well.
+  await expect(writeManifest({ ...recorded, modules: changed.modules })).rejects.toThrow('published sha256');
+  expect(readFileSync(join(dist, MANIFEST_FILE), 'utf8')).toBe(text);
+  expect(await mirrorLeftovers(dirname(dist))).toEqual([]);
+});

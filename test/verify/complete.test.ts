@@ -76,9 +76,9 @@ describe('verify --complete', () => {
       },
     ]);
 
-    // Without the aws provider, the root's implied aws is missing too.
+    // Without the aws provider (pruned on purpose: a build keeps what is published), the root's implied aws is missing too.
     writeFiles(dir, { 'none.yaml': 'sources:\n  - folder: mods\n' });
-    expect((await runCli(['build', '--config', 'none.yaml'], dir)).code).toBe(0);
+    expect((await runCli(['build', '--config', 'none.yaml', '--prune'], dir)).code).toBe(0);
     const bare = await runCli(['verify', 'dist', '--complete', '--json', '--config', 'none.yaml'], dir);
     expect(JSON.parse(bare.stdout).problems.map((p: { message: string }) => p.message.split(':')[0])).toEqual([
       'acme/old/aws 1.0.0 root requires hashicorp/aws',
