@@ -89,10 +89,16 @@ function planMerge(inside: Manifest | undefined, bundle: VerifiedBundle, file: s
   const carried = new Set(bundle.manifest.files.map((f) => f.path));
   const list = (keys: string[]) => `${keys.slice(0, 10).join(', ')}${keys.length > 10 ? `, ... (${keys.length})` : ''}`;
 
-  const lost = [...have.keys()].filter((key) => !next.has(key));
+  // A removal made on purpose outside (build --prune) is in the bundled ledger, and goes here too.
+  const removed = new Set(
+    (bundle.mirrorManifest.removed ?? []).flatMap((r) =>
+      r.module !== undefined ? [`${r.module}@${r.version}`] : Object.keys(r.archives ?? {}).map((platform) => `${PROVIDER_ARCHIVE_PREFIX}${r.provider}@${r.version}:${platform}`),
+    ),
+  );
+  const lost = [...have.keys()].filter((key) => !next.has(key) && !removed.has(key));
   if (lost.length > 0) {
     throw new MirrorError('BUNDLE_CONFLICT', `Unbundling ${file} would remove ${lost.length} version(s) that ${outDir} has and the bundled mirror lacks: ${list(lost)}. Nothing was changed.`, {
-      hint: 'Add those versions to the outside mirror and bundle again; if they should go, move this mirror aside and unbundle a full bundle.',
+      hint: 'Add those versions to the outside mirror and bundle again; if they should go, remove them there with build --prune (recorded, and carried by the bundle).',
     });
   }
   const forced = new Set((bundle.mirrorManifest.forced ?? []).map((f) => `${f.module}@${f.version}:${f.sha256}`));

@@ -3,7 +3,7 @@
 // tampered or mismatched bundle is refused and changes nothing.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { entriesOf, packEntries } from './tar-entries.js';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -181,5 +181,29 @@ describe('a damaged bundle', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/is not empty and holds no modmirror mirror/);
     expect(readFileSync(join(inside, 'notamirror/keep.txt'), 'utf8')).toBe('mine\n');
+  });
+});
+
+describe('a removal made on purpose outside', () => {
+  it('travels in the bundle: the inside removes what the outside pruned, and nothing else', async () => {
+    const out = tempDir('mm-prune-out-');
+    const into = tempDir('mm-prune-in-');
+    writeFiles(out, {
+      'mirror.config.yaml': 'sources:\n  - folder: mods\n',
+      'mods/acme/net/aws/1.0.0/main.tf': 'variable "a" {}\n',
+      'mods/acme/net/aws/1.1.0/main.tf': 'variable "b" {}\n',
+    });
+    expect((await runCli(['build'], out)).code).toBe(0);
+    expect((await runCli(['bundle', '--out', 'one.tar.gz'], out)).code).toBe(0);
+    expect((await runCli(['unbundle', join(out, 'one.tar.gz'), '--out', 'mirror'], into)).code).toBe(0);
+
+    rmSync(join(out, 'mods/acme/net/aws/1.0.0'), { recursive: true });
+    // Without --prune the outside keeps 1.0.0, and so would a bundle of it.
+    expect((await runCli(['build', '--prune'], out)).code).toBe(0);
+    expect((await runCli(['bundle', '--out', 'two.tar.gz'], out)).code).toBe(0);
+    const r = await runCli(['unbundle', join(out, 'two.tar.gz'), '--out', 'mirror'], into);
+    expect(r.code, r.stderr).toBe(0);
+    expect(treeOf(join(into, 'mirror'))).toEqual(treeOf(join(out, 'dist')));
+    expect(JSON.parse(readFileSync(join(into, 'mirror/manifest.json'), 'utf8')).removed).toEqual([expect.objectContaining({ module: 'acme/net/aws', version: '1.0.0' })]);
   });
 });
