@@ -293,8 +293,8 @@ function warnAboutKept(published: Published, warnings: string[]): void {
     ...[...published.carried].flatMap(([key, versions]) => versions.map((v) => `${key}@${v.version}`)),
     ...Object.entries(published.carriedProviders).flatMap(([key, p]) => p.versions.map((v) => `${key}@${v.version}`)),
   ];
-  // A provider version refused for other bytes is carried too, and reported as an error instead.
-  const quiet = kept.filter((id) => !published.refused.has(id));
+  // A provider version offered as published is carried too (quietly), and one refused for other bytes is reported as an error.
+  const quiet = kept.filter((id) => !published.refused.has(id) && !published.held.has(id));
   if (quiet.length > 0) warnings.push(`keeping ${plural(quiet.length, 'published version')} the sources no longer have (build --prune removes them, on record): ${list(quiet)}`);
   const removed = published.ledger.removed.slice(-published.pruned).map((r) => `${r.module ?? r.provider}@${r.version}`);
   if (published.pruned > 0) warnings.push(`removing ${plural(published.pruned, 'version')} the sources no longer have, as --prune asked (recorded in the manifest): ${list(removed)}`);

@@ -27,8 +27,10 @@ export interface Published {
   carried: Map<string, ManifestVersion[]>;
   /** Provider versions carried forward (the sources lack them, or offer other bytes). */
   carriedProviders: ProvidersManifest;
-  /** Published zips (paths in the mirror) the provider folders offer again with the same bytes: linked from the mirror. */
+  /** Published zips (paths in the mirror) the provider folders offer again with the same bytes, beside new platforms: linked from the mirror. */
   heldZips: Set<string>;
+  /** Provider versions (`host/ns/type@version`) the provider folders offer exactly as published: carried as they are. */
+  held: Set<string>;
   /** Scanned provider packages, less those of versions whose published bytes differ. */
   packages: ProviderPackage[];
   /** Provider versions refused for other bytes (`host/ns/type@version`, carried as published), and the build errors saying so. */
@@ -78,6 +80,7 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
   };
   const refused = new Set<string>();
   const heldZips = new Set<string>();
+  const held = new Set<string>();
   const errors: BuildProblem[] = [];
   for (const [key, { versions: list }] of Object.entries(previous?.providers ?? {})) {
     for (const v of list) {
@@ -93,7 +96,13 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
       }
       const changed = v.archives.filter((a) => offers.some((p) => p.platform === a.platform && p.sha256 !== a.sha256));
       if (changed.length === 0) {
-        for (const a of v.archives) heldZips.add(a.archive);
+        // Offered as published: kept whole, with its signature and documents, rather than made again
+        // (a release re-signed since has other signature bytes for the same zips).
+        const samePlatforms = offers.length === v.archives.length && offers.every((p) => v.archives.some((a) => a.platform === p.platform));
+        if (samePlatforms) {
+          held.add(id);
+          carry(key, v);
+        } else for (const a of v.archives) heldZips.add(a.archive);
         continue;
       }
       refused.add(id);
@@ -112,7 +121,8 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
     carried,
     carriedProviders,
     heldZips,
-    packages: packages.filter((p) => !refused.has(`${providerKey(p.address)}@${p.version}`)),
+    packages: packages.filter((p) => !refused.has(`${providerKey(p.address)}@${p.version}`) && !held.has(`${providerKey(p.address)}@${p.version}`)),
+    held,
     refused,
     errors,
     ledger,

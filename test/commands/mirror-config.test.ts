@@ -23,7 +23,7 @@ describe('the base-URL rule', () => {
   it('publish --base-url without a trailing slash writes locations under it, and the mirror verifies', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'drop/acme/thing/aws/1.0.0/main.tf': 'variable "x" {}\n' });
-    const published = await runCli(['publish', '--source', 'drop/acme/thing/aws/1.0.0', '--base-url', 'https://x.example.com', '--out', 'dist', '--json'], dir);
+    const published = await runCli(['publish', '--source', 'drop/acme/thing/aws/1.0.0', '--base-url', 'https://x.example.com', '--out', 'dist', '--new-mirror', '--json'], dir);
     expect(published.stderr).toBe('');
     expect(published.code).toBe(0);
     expect(readJson(join(dir, 'dist/v1/modules/acme/thing/aws/1.0.0/download'))).toEqual({
@@ -118,7 +118,7 @@ describe('publish --version', () => {
   it('takes the normal form a build gives a tag: no leading v, no build metadata', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'drop/main.tf': 'variable "x" {}\n' });
-    const published = await runCli(['publish', '--source', 'drop', '--namespace', 'acme', '--name', 'thing', '--provider', 'aws', '--version', 'v1.4.0+build.7', '--json'], dir);
+    const published = await runCli(['publish', '--source', 'drop', '--namespace', 'acme', '--name', 'thing', '--provider', 'aws', '--version', 'v1.4.0+build.7', '--new-mirror', '--json'], dir);
     expect(published.stderr).toBe('');
     expect(JSON.parse(published.stdout).version).toBe('1.4.0');
     expect(existsSync(join(dir, 'dist/v1/modules/acme/thing/aws/1.4.0/thing-aws-1.4.0.tar.gz'))).toBe(true);

@@ -40,8 +40,10 @@ describe('build with provider folders', () => {
     const input = join(dir, 'tf-mirror/registry.terraform.io/hashicorp/random', linux.url);
     // The input's h1: (Go's), and a zh: that is sha256sum's digest of the same bytes.
     expect(linux.hashes).toEqual([await goH1(input), `zh:${await sha256sum(input)}`]);
-    // Written once: the mirror's zip is the input file, hard-linked.
-    expect(statSync(join(base, 'registry.terraform.io/hashicorp/random', linux.url)).ino).toBe(statSync(input).ino);
+    // A copy of the input, not a link to it: a later write to the input must not change a published zip.
+    const copy = join(base, 'registry.terraform.io/hashicorp/random', linux.url);
+    expect(statSync(copy).ino).not.toBe(statSync(input).ino);
+    expect(readFileSync(copy).equals(readFileSync(input))).toBe(true);
     expect(existsSync(join(base, 'registry.opentofu.org/hashicorp/null/3.2.2.json'))).toBe(true);
     const widgets = JSON.parse(readFileSync(join(base, 'registry.terraform.io/acme/widgets/0.4.0.json'), 'utf8'));
     const release = join(dir, 'releases/terraform-provider-widgets_0.4.0_darwin_arm64.zip');

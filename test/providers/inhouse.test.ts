@@ -237,7 +237,7 @@ describe('in-house providers: provider-key create', () => {
 });
 
 describe('in-house providers: publish --provider-release', () => {
-  const publishArgs = (release: string, ...extra: string[]) => ['publish', '--provider-release', release, '--namespace', 'acme', '--type', 'widgets', '--hostname', 'registry.example.com', '--out', 'dist', ...extra];
+  const publishArgs = (release: string, ...extra: string[]) => ['publish', '--provider-release', release, '--namespace', 'acme', '--type', 'widgets', '--hostname', 'registry.example.com', '--out', 'dist', '--new-mirror', ...extra];
 
   it('adds a signed release to a mirror atomically; the same release again is a no-op; other bytes for it are refused; rotation keeps old versions signed by the old key', async () => {
     const dir = tempDir('mm-inhouse-pub-');
@@ -287,13 +287,18 @@ describe('in-house providers: publish --provider-release', () => {
     expect(json(join(dir, 'dist/v1/providers/acme/widgets/versions')).versions.map((v: { version: string }) => v.version)).toEqual(['2.0.0', '1.0.0']);
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
 
-    // A build makes the mirror match its sources: a version published from a folder the config does not list goes, with a warning.
+    // A build keeps what is published: a version published from a folder the config does not list stays, whole and signed as it was.
+    const published = treeOf(join(dir, 'dist/providers/registry.example.com/acme/widgets'));
     writeFiles(dir, { 'mirror.config.yaml': CONFIG() });
     await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64', 'darwin_arm64']);
     await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', acme);
     const build = await runCli(['build', '--config', 'mirror.config.yaml', '--out', 'dist'], dir);
     expect(build.code).toBe(0);
-    expect(build.stderr).toContain('removing 1 provider version(s) that are no longer in the provider folders: registry.example.com/acme/widgets@2.0.0');
+    expect(build.stderr).toMatch(/keeping 1 published version the sources no longer have .*: registry\.example\.com\/acme\/widgets@2\.0\.0/);
+    expect(treeOf(join(dir, 'dist/providers/registry.example.com/acme/widgets'))).toEqual(published);
+    expect(json(join(dir, 'dist/v1/providers/acme/widgets/2.0.0/download/linux/amd64')).signing_keys.gpg_public_keys[0].key_id).toBe(site.keyId);
+    expect(json(join(dir, 'dist/v1/providers/acme/widgets/versions')).versions.map((v: { version: string }) => v.version)).toEqual(['2.0.0', '1.0.0']);
+    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
   }, 90_000);
 
   it('signs an unsigned release with --signing-key, the passphrase from the environment', async () => {
