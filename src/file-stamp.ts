@@ -14,6 +14,17 @@ export function fileStamp(file: string): string | undefined {
   }
 }
 
+/** Same device and inode: two paths that are hard links to one file. */
+export function sameFile(a: string, b: string): boolean {
+  try {
+    const x = statSync(a, { bigint: true });
+    const y = statSync(b, { bigint: true });
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * How long one look at such a file stands: less than any writer takes
  * between replacing it and returning (a CLI command still exits; a script's

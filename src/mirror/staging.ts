@@ -5,12 +5,13 @@
 // from the spare copy made for it in the background.
 
 import { spawn } from 'node:child_process';
-import { constants, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { isProcessAlive } from '../processes.js';
+import { sameFile } from '../file-stamp.js';
 import { flip, newGeneration, removeInBackground, sibling, throwAway, toTrash } from './home.js';
 
 export interface Staging {
@@ -117,17 +118,6 @@ export async function createStaging(outDir: string, options: { seed?: boolean; s
     },
     discard: () => rm(root, { recursive: true, force: true }),
   };
-}
-
-/** Same device and inode: hard links to one file. */
-function sameFile(a: string, b: string): boolean {
-  try {
-    const x = statSync(a, { bigint: true });
-    const y = statSync(b, { bigint: true });
-    return x.dev === y.dev && x.ino === y.ino;
-  } catch {
-    return false;
-  }
 }
 
 /**

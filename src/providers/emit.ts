@@ -7,7 +7,7 @@
 // may write to.
 
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { sameFile } from '../file-stamp.js';
 import { join } from 'node:path';
 import type { Staging } from '../mirror/staging.js';
 import type { ProvidersManifest, ProviderVersion } from '../mirror/manifest.js';
@@ -113,15 +113,6 @@ export async function emitProviders(staging: Staging, packages: ProviderPackage[
   const carriedRegistry = Object.keys(carried?.entries ?? {}).filter((key) => carried!.entries[key]!.versions.some((v) => v.registry));
   await emitRegistry(staging, path, manifest, releases, carriedRegistry);
   return manifest;
-}
-
-function sameFile(a: string, b: string): boolean {
-  try {
-    const [x, y] = [statSync(a), statSync(b)];
-    return x.dev === y.dev && x.ino === y.ino;
-  } catch {
-    return false;
-  }
 }
 
 /** Every file of one published provider version in the mirror. */
