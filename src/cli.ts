@@ -171,8 +171,8 @@ const COMMANDS: Record<string, Command> = {
   org: {
     summary: 'Management data: create an organization, or set what it shares with others',
     usage: `modmirror org create --name NAME --email ADDR [--owner USERNAME] [--data DIR]
-modmirror org share --name NAME [--module-consumers ORG,ORG] [--global-module-sharing true|false]
-                    [--provider-consumers ORG,ORG] [--global-provider-sharing true|false] [--data DIR]
+       modmirror org share --name NAME [--module-consumers ORG,ORG] [--global-module-sharing true|false]
+                           [--provider-consumers ORG,ORG] [--global-provider-sharing true|false] [--data DIR]
 
   share: who reads the organization's modules and in-house providers in serve --access private.
   Consumers (a comma list, "" for none) turn that kind's global sharing off; global sharing on
