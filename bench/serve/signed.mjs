@@ -2,7 +2,9 @@
 // module archive by its signed URL (signature, then the issuing token and its
 // organizations as they are now), against the same archive from
 // `serve` in public mode, measured in the same run over the same mirror. The
-// ratio is the price of the checks; compare it between two commits.
+// ratio is the price of the checks; compare it between two commits. The
+// server's CPU time per request is reported too: on a shared machine it moves
+// less than throughput does.
 
 import { join } from 'node:path';
 import { log, makeTempDir, median, removeTempDir } from '../util.mjs';
@@ -44,11 +46,17 @@ export async function benchSignedArchive({ quick = false, runs } = {}) {
     ];
     for (const [, server, path] of targets) await load(server, path, quick ? 0.3 : 2);
     const results = { public: [], signed: [] };
+    const cpu = { public: [], signed: [] };
     for (let i = 0; i < runs; i++) {
-      for (const [who, server, path] of i % 2 === 0 ? targets : [...targets].reverse()) results[who].push((await load(server, path, seconds)).rps);
+      for (const [who, server, path] of i % 2 === 0 ? targets : [...targets].reverse()) {
+        const run = await load(server, path, seconds);
+        results[who].push(run.rps);
+        if (run.serverCpu !== null) cpu[who].push((run.serverCpu / run.rps) * 1e6);
+      }
     }
     const rps = { public: median(results.public), signed: median(results.signed) };
-    log(`serve-signed: public ${Math.round(rps.public)} req/s, signed ${Math.round(rps.signed)} req/s`);
+    const cpuPerRequest = { public: median(cpu.public), signed: median(cpu.signed) };
+    log(`serve-signed: public ${Math.round(rps.public)} req/s (${cpuPerRequest.public.toFixed(0)} µs CPU each), signed ${Math.round(rps.signed)} req/s (${cpuPerRequest.signed.toFixed(0)} µs CPU each)`);
     return [
       {
         name: `GET a module archive by signed URL (private) vs the same archive public: k req/s (autocannon, ${CONNECTIONS} conn)`,
@@ -58,6 +66,15 @@ export async function benchSignedArchive({ quick = false, runs } = {}) {
         target: null,
         unit: 'k req/s',
         detail: { path: plain, runs: results, seconds },
+      },
+      {
+        name: '  ↳ server CPU per request (µs), signed vs public',
+        modmirror: cpuPerRequest.signed,
+        baseline: cpuPerRequest.public,
+        ratio: cpuPerRequest.signed / cpuPerRequest.public,
+        target: null,
+        unit: 'µs',
+        detail: { runs: cpu },
       },
     ];
   } finally {
