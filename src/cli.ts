@@ -55,7 +55,8 @@ const COMMANDS: Record<string, Command> = {
   --data DIR       folder for download counts and management data (default: data)
   --access MODE    public: anyone reads the registry (default); private: every registry request needs a
                    token the management data knows, and each caller sees its organizations' modules
-                   and those shared with them (default: the config's "access", else public)
+                   and in-house providers and those shared with them (default: the config's "access",
+                   else public)
   --archive-url-ttl SECONDS  private: how long a signed archive URL stays valid (default: 900)
   --quiet          no per-request log lines (refused requests are still logged)`,
     options: {
