@@ -42,6 +42,11 @@ const BENCHMARKS = [
       return serve.benchServe({ ...opts, endpoints: ['versions', 'detail', 'list0', 'search', ...serve.PRIVATE_ENDPOINTS] });
     },
   },
+  {
+    name: 'serve-signed',
+    onlyWhenNamed: true, // module archives by signed URL in private mode against the same archives public
+    run: async (opts) => (await import('./serve/signed.mjs')).benchSignedArchive(opts),
+  },
   { name: 'serve-memory', run: async (opts) => (await import('./serve/memory.mjs')).benchServeMemory(opts) },
   { name: 'provider-sync', run: async (opts) => (await import('./provider-sync.mjs')).benchProviderSync(opts) },
   { name: 'history', onlyWhenNamed: true, run: async (opts) => (await import('./history.mjs')).benchHistory(opts) },

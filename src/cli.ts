@@ -65,7 +65,8 @@ const COMMANDS: Record<string, Command> = {
   --data DIR       folder for download counts and management data (default: data)
   --access MODE    public: anyone reads the registry (default); private: every registry request needs a
                    token the management data knows, and each caller sees its organizations' modules
-                   and those shared with them (default: the config's "access", else public)
+                   and in-house providers and those shared with them (default: the config's "access",
+                   else public)
   --archive-url-ttl SECONDS  private: how long a signed archive URL stays valid (default: 900)
   --quiet          no per-request log lines (refused requests are still logged)`,
     options: {
@@ -183,10 +184,20 @@ const COMMANDS: Record<string, Command> = {
     run: async (values, positionals) => (await import('./commands/manage.js')).runUser(values, positionals),
   },
   org: {
-    summary: 'Management data: create an organization',
-    usage: `modmirror org create --name NAME --email ADDR [--owner USERNAME] [--data DIR]`,
-    options: { name: { type: 'string' }, email: { type: 'string' }, owner: { type: 'string' }, data: { type: 'string' } },
-    positionals: { names: ['create'], required: 1 },
+    summary: 'Management data: create an organization, or set what it shares with others',
+    usage: `modmirror org create --name NAME --email ADDR [--owner USERNAME] [--data DIR]
+       modmirror org share --name NAME [--module-consumers ORG,ORG] [--global-module-sharing true|false]
+                           [--provider-consumers ORG,ORG] [--global-provider-sharing true|false] [--data DIR]
+
+  share: who reads the organization's modules and in-house providers in serve --access private.
+  Consumers (a comma list, "" for none) turn that kind's global sharing off; global sharing on
+  clears that kind's consumers. Prints the organization's sharing as JSON.`,
+    options: {
+      name: { type: 'string' }, email: { type: 'string' }, owner: { type: 'string' }, data: { type: 'string' },
+      'module-consumers': { type: 'string' }, 'provider-consumers': { type: 'string' },
+      'global-module-sharing': { type: 'string' }, 'global-provider-sharing': { type: 'string' },
+    },
+    positionals: { names: ['create|share'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runOrg(values, positionals),
   },
   team: {

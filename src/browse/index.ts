@@ -23,15 +23,23 @@ const ASSETS: Record<string, () => string> = {
   'browse/markdown-it.min.js': () => createRequire(import.meta.url).resolve('markdown-it/dist/markdown-it.min.js'),
 };
 export const BROWSE_INDEX_FILE = 'browse/index.json';
+/**
+ * Each namespace's own most recent versions, for a private registry's server:
+ * a caller's newest readable versions are among those of its readable
+ * namespaces, so it merges these rather than filtering the global list,
+ * which would show fewer rows the more others publish.
+ */
+export const BROWSE_RECENT_FILE = 'browse/recent.json';
 export const BROWSE_ASSET_FILES = Object.keys(ASSETS);
 /** Where mirrors written before the page rendered READMEs itself kept their renderings: gone at the next write. */
 const LEGACY_README_DIRS = ['browse/readme', 'browse/rendered'];
-const RECENT = 20;
+/** How many recent versions the page shows: the build keeps as many per namespace too. */
+export const RECENT_COUNT = 20;
 
 /** The page, its assets and the compact module index (one array per module). */
 /** `sorted` is in address order (sortRecords). */
 export async function emitBrowseSite(staging: Staging, sorted: ModuleRecord[], options: { baseUrl: string; imageHosts: string[] }): Promise<void> {
-  const recent = recentVersions(sorted, RECENT);
+  const recent = recentVersions(sorted, RECENT_COUNT);
   const imageOrigins = options.imageHosts.map((h) => new URL(h).origin);
   const index = {
     host: options.baseUrl === '' ? '' : new URL(options.baseUrl).host,
@@ -44,6 +52,7 @@ export async function emitBrowseSite(staging: Staging, sorted: ModuleRecord[], o
     imageHosts: imageOrigins,
   };
   await staging.write(BROWSE_INDEX_FILE, `${JSON.stringify(index)}\n`);
+  await staging.write(BROWSE_RECENT_FILE, `${JSON.stringify({ namespaces: recentByNamespace(sorted, RECENT_COUNT) })}\n`);
   for (const [target, source] of Object.entries(ASSETS)) {
     let text = readFileSync(source(), 'utf8');
     if (target === 'index.html') text = text.replace('IMG_SOURCES', imageOrigins.join(' '));
@@ -54,7 +63,28 @@ export async function emitBrowseSite(staging: Staging, sorted: ModuleRecord[], o
   for (const dir of LEGACY_README_DIRS) await staging.remove(dir);
 }
 
-type RecentRow = readonly [namespace: string, name: string, provider: string, version: string, publishedAt: string];
+export type RecentRow = readonly [namespace: string, name: string, provider: string, version: string, publishedAt: string];
+
+/** `recentVersions` of each namespace; `sorted` is in address order, so a namespace's records are together. */
+function recentByNamespace(sorted: ModuleRecord[], count: number): Record<string, RecentRow[]> {
+  const byNamespace: Record<string, RecentRow[]> = {};
+  let start = 0;
+  for (let i = 1; i <= sorted.length; i++) {
+    const namespace = sorted[start]?.address.namespace;
+    if (i < sorted.length && sorted[i]!.address.namespace === namespace) continue;
+    if (namespace !== undefined) byNamespace[namespace] = recentVersions(sorted.slice(start, i), count);
+    start = i;
+  }
+  return byNamespace;
+}
+
+/** The `count` newest of rows already each newest first (ties by address), as recentVersions orders them. */
+export function newestRows(lists: RecentRow[][], count: number): RecentRow[] {
+  return lists
+    .flat()
+    .sort((a, b) => (a[4] === b[4] ? (a.join('/') < b.join('/') ? -1 : 1) : a[4] > b[4] ? -1 : 1))
+    .slice(0, count);
+}
 
 /**
  * The `count` most recently published versions, newest first (ties by

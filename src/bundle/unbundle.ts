@@ -208,10 +208,19 @@ async function writeEntries(file: string, root: string, manifest: BundleManifest
     if (!listed || header.type !== 'File' || written.has(header.path)) throw changed(`unexpected entry ${header.path}`);
     written.add(header.path);
     const target = join(root, ...header.path.split('/'));
-    mkdirSync(dirname(target), { recursive: true });
-    rmSync(target, { force: true });
-    // Written synchronously as the bytes arrive: nothing piles up in memory, and the flag refuses to follow a link.
-    const fd = openSync(target, 'wx', 0o644);
+    let fd: number;
+    try {
+      mkdirSync(dirname(target), { recursive: true });
+      rmSync(target, { force: true });
+      // Written synchronously as the bytes arrive: nothing piles up in memory, and the flag refuses to follow a link.
+      fd = openSync(target, 'wx', 0o644);
+    } catch (error) {
+      // Only the staging copy was touched (a name too long for this file system, a file where another entry needs a folder).
+      throw new MirrorError('BUNDLE_INVALID', `The bundle ${file} holds ${header.path}, which cannot be written here (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Nothing was changed.`, {
+        hint: 'Make the bundle again from a mirror that modmirror verify accepts, on a file system that takes its file names.',
+        cause: error,
+      });
+    }
     openFd = fd;
     const hash = createHash('sha256');
     return {

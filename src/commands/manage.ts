@@ -1,9 +1,11 @@
-// Bootstrap commands for the management data folder: user, org, team,
-// token, edition, and run-task record for pipelines.
+// Bootstrap commands for the management data folder: user, org (create, and
+// share: module and provider sharing), team, token, edition, and run-task
+// record for pipelines.
 
 import { resolve } from 'node:path';
 import { usageError, type Values } from './args.js';
 import { createOrganization, createTeam, createToken, createUser, recordRunTask, setEdition } from '../management/bootstrap.js';
+import { setConsumers, setGlobalSharing, type Shared } from '../management/sharing.js';
 import { Store } from '../management/store.js';
 
 
@@ -32,6 +34,7 @@ export async function runUser(values: Values, positionals: string[]): Promise<nu
 }
 
 export async function runOrg(values: Values, positionals: string[]): Promise<number> {
+  if (positionals[0] === 'share') return runOrgShare(values);
   expectSub(positionals, 'create', 'org');
   const { id } = await createOrganization(storeOf(values), {
     name: required(values, 'name', 'org'),
@@ -39,6 +42,41 @@ export async function runOrg(values: Values, positionals: string[]): Promise<num
     owner: values['owner'] as string | undefined,
   });
   console.log(JSON.stringify({ id }));
+  return 0;
+}
+
+/**
+ * `org share`: with `--module-consumers`/`--provider-consumers` (a comma list,
+ * empty for none) the organizations it shares with, global sharing off; with
+ * `--global-module-sharing`/`--global-provider-sharing true|false` sharing with
+ * everyone, which clears the consumers (spec 3.3, as the admin API does).
+ */
+async function runOrgShare(values: Values): Promise<number> {
+  const name = required(values, 'name', 'org');
+  const changes: (() => Promise<void>)[] = [];
+  const store = storeOf(values);
+  for (const kind of ['module', 'provider'] as Shared[]) {
+    const consumers = values[`${kind}-consumers`];
+    const global = values[`global-${kind}-sharing`];
+    if (global !== undefined && global !== 'true' && global !== 'false') throw usageError('org', `--global-${kind}-sharing takes true or false, not "${String(global)}".`);
+    if (typeof consumers === 'string' && global === 'true') {
+      throw usageError('org', `--${kind}-consumers and --global-${kind}-sharing true contradict each other: sharing with everyone clears the consumers.`);
+    }
+    if (typeof consumers === 'string') changes.push(() => setConsumers(store, name, kind, consumers.split(',').map((c) => c.trim()).filter(Boolean)));
+    else if (global !== undefined) changes.push(() => setGlobalSharing(store, name, kind, global === 'true'));
+  }
+  if (changes.length === 0) throw usageError('org', 'Say what to share: --module-consumers, --provider-consumers, --global-module-sharing or --global-provider-sharing.');
+  for (const change of changes) await change();
+  const org = store.read().organizations.find((o) => o.name === name)!;
+  console.log(
+    JSON.stringify({
+      name,
+      'global-module-sharing': org.globalModuleSharing,
+      'module-consumers': org.moduleConsumers,
+      'global-provider-sharing': org.globalProviderSharing,
+      'provider-consumers': org.providerConsumers,
+    }),
+  );
   return 0;
 }
 

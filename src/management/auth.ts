@@ -54,13 +54,22 @@ function serviceUser(kind: Exclude<TokenKind, 'user'>, name: string): User {
   };
 }
 
-/** The principal of an `Authorization: Bearer` header, or undefined (then 401). */
-export function authenticate(data: Data, header: string | undefined): Principal | undefined {
+/** The stored token an `Authorization: Bearer` header presents, or undefined. */
+export function tokenOf(data: Data, header: string | undefined): Token | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!match) return undefined;
   const hash = hashToken(match[1]!);
-  const token: Token | undefined = data.tokens.find((t) => t.hash === hash);
-  if (!token) return undefined;
+  return data.tokens.find((t) => t.hash === hash);
+}
+
+/** The principal of an `Authorization: Bearer` header, or undefined (then 401). */
+export function authenticate(data: Data, header: string | undefined): Principal | undefined {
+  const token = tokenOf(data, header);
+  return token && principalOf(data, token);
+}
+
+/** Who a stored token acts as; undefined when its subject is gone or its organization is disabled. */
+export function principalOf(data: Data, token: Token): Principal | undefined {
   if (token.kind === 'user') {
     const user = data.users.find((u) => u.id === token.subject);
     return user && { kind: 'user', user };
@@ -114,6 +123,22 @@ export interface ModuleReaders {
 }
 
 export function moduleReaders(data: Data, principal: Principal): ModuleReaders {
+  return readersOf(data, principal, (o) => o.globalModuleSharing, (o) => o.moduleConsumers);
+}
+
+/**
+ * The same rule for providers, with provider sharing (consumers, global
+ * provider sharing), over the providers whose namespace is an organization's
+ * name (in-house). A namespace no organization has (a provider mirrored from a
+ * public registry) is everyone's, so the answer lists what stays hidden.
+ */
+export function providerReaders(data: Data, principal: Principal): ModuleReaders {
+  const readers = readersOf(data, principal, (o) => o.globalProviderSharing, (o) => o.providerConsumers);
+  if (readers.everything) return readers;
+  return { everything: true, organizations: new Set(data.organizations.map((o) => o.name).filter((name) => !readers.organizations.has(name))) };
+}
+
+function readersOf(data: Data, principal: Principal, global: (o: Organization) => boolean, consumers: (o: Organization) => string[]): ModuleReaders {
   const disabled = new Set(data.organizations.filter((o) => o.isDisabled).map((o) => o.name));
   if (principal.kind === 'user' && principal.user.isSiteAdmin) return { everything: true, organizations: disabled };
   const active = data.organizations.filter((o) => !o.isDisabled);
@@ -122,7 +147,7 @@ export function moduleReaders(data: Data, principal: Principal): ModuleReaders {
       ? active.filter((o) => o.owners.includes(principal.user.id) || data.teams.some((t) => t.organization === o.name && t.members.includes(principal.user.id))).map((o) => o.name)
       : disabled.has(principal.organization.name) ? [] : [principal.organization.name],
   );
-  const shared = active.filter((o) => o.globalModuleSharing || o.moduleConsumers.some((c) => own.has(c))).map((o) => o.name);
+  const shared = active.filter((o) => global(o) || consumers(o).some((c) => own.has(c))).map((o) => o.name);
   return { everything: false, organizations: new Set([...own, ...shared]) };
 }
 

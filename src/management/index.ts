@@ -12,7 +12,7 @@ import { VERSION } from '../version.js';
 import { authenticate, principalKey, type Principal } from './auth.js';
 import { notFound, sendDocument, unauthorized } from './jsonapi.js';
 import { accountDetails, changePassword, updateAccount } from './routes/account.js';
-import { deleteOrganization, listConsumers, listOrganizations, showOrganization, updateModuleConsumers, updateOrganization } from './routes/admin-organizations.js';
+import { deleteOrganization, listConsumers, listOrganizations, showOrganization, updateConsumers, updateOrganization } from './routes/admin-organizations.js';
 import { updateModuleVersion, type DeprecateHook } from './routes/registry-modules.js';
 import { revokeOrganizationToken } from './routes/tokens.js';
 import { listStages, overrideStage, showResult, showStage } from './routes/task-stages.js';
@@ -68,12 +68,13 @@ const ROUTES: Route[] = [
   write('PATCH', 'admin/organizations/:org', ({ store, params, req }) => updateOrganization(store, params[0]!, req), true),
   write('DELETE', 'admin/organizations/:org', ({ store, params }) => deleteOrganization(store, params[0]!), true),
   get('admin/organizations/:org/relationships/module-consumers', ({ data, params, query }) => listConsumers(data, params[0]!, 'module', query), true),
-  write('PATCH', 'admin/organizations/:org/relationships/module-consumers', ({ store, params, req }) => updateModuleConsumers(store, params[0]!, req), true),
+  write('PATCH', 'admin/organizations/:org/relationships/module-consumers', ({ store, params, req }) => updateConsumers(store, params[0]!, 'module', req), true),
   write('DELETE', 'organizations/:org/authentication-token', ({ store, principal, params }) => revokeOrganizationToken(store, principal, params[0]!)),
   write('PATCH', 'organizations/:org/registry-modules/private/:namespace/:name/:provider/:version', ({ store, principal, params, req, hooks }) =>
     updateModuleVersion(store, principal, params, req, hooks.deprecate),
   ),
   get('admin/organizations/:org/relationships/provider-consumers', ({ data, params, query }) => listConsumers(data, params[0]!, 'provider', query), true),
+  write('PATCH', 'admin/organizations/:org/relationships/provider-consumers', ({ store, params, req }) => updateConsumers(store, params[0]!, 'provider', req), true),
 ];
 
 function match(route: Route, segments: string[]): string[] | undefined {

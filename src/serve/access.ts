@@ -3,13 +3,17 @@
 // counts on the next one), and the part of the mirror that caller may see.
 // Routes then work on that part as if it were the whole mirror, so listings,
 // counts, `next_offset`, search and 404s say nothing about the rest.
-// Refusals are recorded per request for the audit line the server writes.
+// Modules by the organizations' module sharing, providers by their provider
+// sharing (auth.ts). Refusals are recorded per request for the audit line the
+// server writes.
 
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { MirrorError } from '../errors.js';
-import { authenticate, canReadNamespace, moduleReaders, principalLabel, type ModuleReaders } from '../management/auth.js';
+import { canReadNamespace, moduleReaders, principalOf, principalLabel, providerReaders, tokenOf, type ModuleReaders } from '../management/auth.js';
+import type { Data, Token } from '../management/types.js';
 import type { Store } from '../management/store.js';
+import { parseProviderKey } from '../protocol/providers.js';
 import type { MirrorIndex } from './mirror.js';
 import type { ArchiveSigner } from './signing.js';
 
@@ -17,8 +21,11 @@ export interface Caller {
   /** For the audit log: `user:alice`, `team:acme/platform`, `organization:acme`. */
   label: string;
   readers: ModuleReaders;
-  /** Equal for callers who see the same modules, so they share cached answers and nobody else does. */
+  providerReaders: ModuleReaders;
+  /** Equal for callers who see the same modules and providers, so they share cached answers and nobody else does. */
   key: string;
+  /** The id of the token that made this caller: the URLs signed for it name it. */
+  tokenId: string;
 }
 
 /** Bounds for the caches below: enough for every token of a large site, small next to the mirror's. */
@@ -27,6 +34,8 @@ const MAX_VIEWS = 1_000;
 
 export class PrivateAccess {
   private callers = new Map<string, Caller | null>();
+  /** The same callers by token id, for signed URLs. */
+  private byTokenId = new Map<string, Caller | null>();
   private callersGeneration = -1;
   private views = new Map<string, MirrorIndex>();
   private viewsOf = '';
@@ -50,22 +59,50 @@ export class PrivateAccess {
   callerIfAny(req: IncomingMessage): Caller | undefined {
     const header = req.headers.authorization;
     if (header === undefined) return undefined;
-    const data = this.store.read();
-    if (this.store.generation !== this.callersGeneration || this.callers.size >= MAX_CALLERS) {
-      this.callers.clear();
-      this.callersGeneration = this.store.generation;
-    }
+    const data = this.current();
     // Keyed by a hash: the cache holds no token.
     const id = createHash('sha256').update(header).digest('base64url');
     let caller = this.callers.get(id);
     if (caller === undefined) {
-      const principal = authenticate(data, header);
-      caller = principal ? callerOf(principal, moduleReaders(data, principal)) : null;
+      const token = tokenOf(data, header);
+      caller = token ? this.callerOfToken(data, token) : null;
       this.callers.set(id, caller);
     }
     if (caller) return caller;
     this.refuse(req, 'unknown-token', 'the token is not known, revoked, or its organization is disabled');
     throw unauthorized();
+  }
+
+  /** The data, with the caches of callers started over when it has changed. */
+  private current(): Data {
+    const data = this.store.read();
+    if (this.store.generation !== this.callersGeneration || this.callers.size + this.byTokenId.size >= MAX_CALLERS) {
+      this.callers.clear();
+      this.byTokenId.clear();
+      this.callersGeneration = this.store.generation;
+    }
+    return data;
+  }
+
+  private callerOfToken(data: Data, token: Token): Caller | null {
+    let caller = this.byTokenId.get(token.id);
+    if (caller === undefined) {
+      const principal = principalOf(data, token);
+      caller = principal ? callerOf(principal, token.id, moduleReaders(data, principal), providerReaders(data, principal)) : null;
+      this.byTokenId.set(token.id, caller);
+    }
+    return caller;
+  }
+
+  /** The caller a signed URL was issued to, as the data stands now; null when its token is gone or no longer counts. */
+  private callerOfTokenId(tokenId: string): Caller | null {
+    const data = this.current();
+    const cached = this.byTokenId.get(tokenId);
+    if (cached !== undefined) return cached;
+    const token = data.tokens.find((t) => t.id === tokenId);
+    if (token) return this.callerOfToken(data, token);
+    this.byTokenId.set(tokenId, null);
+    return null;
   }
 
   /** The part of `index` the caller may read; made once per mirror generation and set of readable namespaces. */
@@ -78,7 +115,13 @@ export class PrivateAccess {
     if (!view) {
       const modules = index.modules.filter((m) => canReadNamespace(caller.readers, m.summary.namespace));
       // The caller's key is part of the generation: every answer cached by generation is then per caller.
-      view = { ...index, generation: `${index.generation}|${caller.key}`, modules, byKey: new Map(modules.map((m) => [m.key, m])) };
+      view = {
+        ...index,
+        generation: `${index.generation}|${caller.key}`,
+        modules,
+        byKey: new Map(modules.map((m) => [m.key, m])),
+        providers: providersView(index.providers, caller.providerReaders),
+      };
       this.views.set(caller.key, view);
     }
     return view;
@@ -87,21 +130,27 @@ export class PrivateAccess {
   /**
    * A file fetched by a URL this registry signed (Terraform's archive and
    * package fetches send no token) or with a known token (OpenTofu's
-   * use_registry_credentials, browsers). Undefined for a valid signature (whoever
-   * got the URL could read the file); else the caller; 401 without either,
-   * 403 for an expired or altered signature.
+   * use_registry_credentials, browsers): the caller, the one the URL was
+   * issued to for a valid signature, so the file is read as that token reads
+   * it now. 401 without either, 403 for an expired or altered signature or
+   * one whose token is gone (revoked, or its organization disabled).
    */
-  signedOrCaller(req: IncomingMessage, signedPath: string, query: URLSearchParams, what: string): Caller | undefined {
+  signedOrCaller(req: IncomingMessage, signedPath: string, query: URLSearchParams, what: string): Caller {
     const signature = this.signer.check(signedPath, query);
-    if (signature === 'valid') return undefined;
+    if (signature.status === 'valid') {
+      const issuedTo = this.callerOfTokenId(signature.token);
+      if (issuedTo) return issuedTo;
+      this.refuse(req, 'anonymous', `${what} URL of a token that is revoked or whose organization is disabled`);
+      throw forbiddenSignature('revoked');
+    }
     const caller = this.callerIfAny(req);
     if (caller) return caller;
-    if (signature === 'absent') {
+    if (signature.status === 'absent') {
       this.refuse(req, 'anonymous', `${what} without a signature or a token`);
       throw unauthorized();
     }
-    this.refuse(req, 'anonymous', `${what} URL signature ${signature}`);
-    throw forbiddenSignature(signature);
+    this.refuse(req, 'anonymous', `${what} URL signature ${signature.status}`);
+    throw forbiddenSignature(signature.status);
   }
 
   /** Records why a request was refused, for the audit line written when it is answered. */
@@ -114,18 +163,49 @@ export class PrivateAccess {
   }
 }
 
-function callerOf(principal: Parameters<typeof principalLabel>[0], readers: ModuleReaders): Caller {
-  const names = [...readers.organizations].sort().join(',');
-  const key = createHash('sha256').update(`${readers.everything ? 'all-but' : 'only'}:${names}`).digest('base64url').slice(0, 22);
-  return { label: principalLabel(principal), readers, key };
+function callerOf(principal: Parameters<typeof principalLabel>[0], tokenId: string, readers: ModuleReaders, providers: ModuleReaders): Caller {
+  const describe = (r: ModuleReaders) => `${r.everything ? 'all-but' : 'only'}:${[...r.organizations].sort().join(',')}`;
+  const key = createHash('sha256').update(`${describe(readers)}\n${describe(providers)}`).digest('base64url').slice(0, 22);
+  return { label: principalLabel(principal), readers, providerReaders: providers, key, tokenId };
 }
+
+/** The providers whose namespace `readers` may read: every map of the index cut to them. */
+function providersView(providers: MirrorIndex['providers'], readers: ModuleReaders): MirrorIndex['providers'] {
+  const readable = (key: string) => canReadNamespace(readers, parseProviderKey(key).namespace);
+  const keep = <V>(map: Map<string, V>, keyOf: (entry: [string, V]) => string) => new Map([...map].filter((entry) => readable(keyOf(entry))));
+  return {
+    path: providers.path,
+    keys: new Set([...providers.keys].filter(readable)),
+    zips: keep(providers.zips, ([, key]) => key),
+    releaseFiles: keep(providers.releaseFiles, ([, key]) => key),
+    // NAMESPACE/TYPE: any host stands in for the parse.
+    registry: new Set([...providers.registry].filter((nsType) => readable(`-/${nsType}`))),
+  };
+}
+
+/**
+ * One audit line. Every field a caller can shape (a path, a user name, a reason
+ * naming a decoded path) is quoted with JSON's escapes and anything outside
+ * printable ASCII escaped too, so no request writes a line break or a field of
+ * its own into the log.
+ */
+export function auditLine(method: string, path: string, status: number, who: string, why: string): string {
+  const field = (value: string) => (/^[!#-~]+$/.test(value) ? value : quoted(value));
+  return `refused ${field(method)} ${field(path)} ${status} who=${field(who)} why=${quoted(why)}`;
+}
+
+const quoted = (value: string) => JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 export const unauthorized = () =>
   new MirrorError('UNAUTHORIZED', 'This registry is private: send a token it knows as Authorization: Bearer <token> (a credentials block or TF_TOKEN_<host> in the CLI config).');
 
 /** An archive URL whose signature is wrong or too old: 403, with the registry's JSON error body. */
-export const forbiddenSignature = (why: 'expired' | 'invalid') =>
+export const forbiddenSignature = (why: 'expired' | 'invalid' | 'revoked') =>
   new MirrorError(
     'FORBIDDEN',
-    why === 'expired' ? 'This archive URL has expired: ask the registry for the download location again.' : 'This archive URL is not one the registry signed (altered or signed with a replaced key).',
+    why === 'expired'
+      ? 'This archive URL has expired: ask the registry for the download location again.'
+      : why === 'revoked'
+        ? 'This archive URL no longer works: the token it was issued to is revoked, or its organization is disabled.'
+        : 'This archive URL is not one the registry signed (altered or signed with a replaced key).',
   );

@@ -77,12 +77,21 @@ export class DownloadCounter {
     return { week: within(7), month: within(30), year: within(365), total: this.total(moduleKey) };
   }
 
-  /** Writes the counts now; serialized, so the file always holds a complete state. */
+  /**
+   * Writes the counts now; serialized, so the file always holds a complete
+   * state. Never rejects: a write that fails (the data folder removed, a full
+   * disk) is reported, and the counts stay in memory for the next flush, as
+   * counting must never stop the server, or its shutdown.
+   */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     const snapshot = JSON.stringify(Object.fromEntries([...this.counts].sort(([a], [b]) => (a < b ? -1 : 1))), null, 1);
-    this.writing = this.writing.then(() => writeFileAtomic(this.file, `${snapshot}\n`));
+    this.writing = this.writing.then(() =>
+      writeFileAtomic(this.file, `${snapshot}\n`).catch((error: unknown) => {
+        console.error(`warning: download counts not saved to ${this.file}: ${(error as Error).message}`);
+      }),
+    );
     return this.writing;
   }
 }

@@ -12,14 +12,14 @@ import { AnswerCache, sendPayload } from '../http/payload.js';
 import { createManagementApi } from '../management/index.js';
 import { setDeprecation } from '../publish/deprecate.js';
 import { CACHE_PRIVATE, CACHE_SHORT } from '../protocol/headers.js';
-import { PrivateAccess } from './access.js';
+import { auditLine, PrivateAccess } from './access.js';
 import { DownloadCounter } from './downloads.js';
 import { Mirror } from './mirror.js';
 import type { Registry } from './registry.js';
 import { findRoute } from './routes/index.js';
 import { ArchiveSigner } from './signing.js';
 import { staticFiles } from './static.js';
-import { isManagementTarget, parseTarget } from './target.js';
+import { isManagementTarget, originForm, parseTarget } from './target.js';
 
 export interface ServeOptions {
   dir: string;
@@ -91,12 +91,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // One error path for every route, the management API's included (http/errors.ts maps and renders).
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
-    const url = req.url;
+    // A proxy may send the absolute form (`GET http://host/p`); HTTP/1.1 servers must take it as `/p`.
+    const url = (req.url = originForm(req.url ?? '/'));
     res.on('finish', () => {
-      options.log?.(`${req.method} ${url?.replace(/([?&]signature=)[^&]*/, '$1...')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+      options.log?.(`${req.method} ${url.replace(/([?&]signature=)[^&]*/, '$1...')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
       const refusal = access?.refusalOf(req);
       // The path only: an archive URL's query is its signature.
-      if (refusal) audit(`refused ${req.method} ${(url ?? '/').split('?', 1)[0]} ${res.statusCode} who=${refusal.who} why="${refusal.why}"`);
+      if (refusal) audit(auditLine(req.method ?? 'GET', url.split('?', 1)[0]!, res.statusCode, refusal.who, refusal.why));
     });
     handle(req, res).catch((error: unknown) => {
       // A 500 is a bug in modmirror or a fault in its data: always say so, even with --quiet.

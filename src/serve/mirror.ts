@@ -31,6 +31,8 @@ export interface MirrorIndex {
   /** The provider network mirror: its folder (undefined when the mirror has no providers) and each zip's provider. */
   providers: {
     path: string | undefined;
+    /** Every provider, as HOSTNAME/NAMESPACE/TYPE. */
+    keys: Set<string>;
     zips: Map<string, string>;
     /** In-house providers served over providers.v1, as NAMESPACE/TYPE. */
     registry: Set<string>;
@@ -149,17 +151,19 @@ function loadProviders(root: string): MirrorIndex['providers'] {
   try {
     index = JSON.parse(readFileSync(join(root, PROVIDERS_INDEX_FILE), 'utf8')) as ProvidersIndex;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path: undefined, zips: new Map(), registry: new Set(), releaseFiles: new Map() };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path: undefined, keys: new Set(), zips: new Map(), registry: new Set(), releaseFiles: new Map() };
     throw new MirrorError('OUTPUT_FAILED', `Cannot load ${PROVIDERS_INDEX_FILE} from "${root}": ${(error as Error).message}`, {
       hint: 'Run modmirror verify to see what is wrong, then build again.',
       cause: error,
     });
   }
+  const keys = new Set<string>();
   const zips = new Map<string, string>();
   const registry = new Set<string>();
   const releaseFiles = new Map<string, string>();
   for (const p of index.providers) {
     const key = providerKey(p);
+    keys.add(key);
     if (p.registry) registry.add(`${p.namespace}/${p.type}`);
     for (const v of p.versions) {
       for (const platform of v.platforms) zips.set(providerZipFile(index.path, p, v.version, platform), key);
@@ -168,7 +172,7 @@ function loadProviders(root: string): MirrorIndex['providers'] {
       releaseFiles.set(providerSignatureFile(index.path, p, v.version), key);
     }
   }
-  return { path: index.providers.length > 0 ? index.path : undefined, zips, registry, releaseFiles };
+  return { path: index.providers.length > 0 ? index.path : undefined, keys, zips, registry, releaseFiles };
 }
 
 function readIndexFile<T>(root: string, rel: string, read: (document: unknown) => T): T {

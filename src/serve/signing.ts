@@ -1,7 +1,8 @@
 // Signed, expiring archive URLs for a private registry. Terraform fetches the
 // archive named in X-Terraform-Get with go-getter, which sends no registry
 // token, so the download answer hands out the archive's URL with an expiry
-// and an HMAC-SHA256 over the archive's path and that expiry. The key is the
+// and the id of the token it was issued to, and an HMAC-SHA256 over the three
+// (the server checks at fetch time that the token still reads the file). The key is the
 // mirror's own, kept in the data folder (created on the server's first start;
 // `modmirror signing-key rotate` replaces it, voiding every URL signed before).
 
@@ -16,7 +17,7 @@ import { fileStamp, Looks } from '../file-stamp.js';
 export const SIGNING_KEY_FILE = 'archive-signing.key';
 const KEY_BYTES = 32;
 
-export type SignatureCheck = 'valid' | 'absent' | 'expired' | 'invalid';
+export type SignatureCheck = { status: 'valid'; token: string } | { status: 'absent' | 'expired' | 'invalid' };
 
 const newKeyText = () => `${randomBytes(KEY_BYTES).toString('base64url')}\n`;
 
@@ -39,26 +40,27 @@ export class ArchiveSigner {
     this.key = this.load();
   }
 
-  /** `?expires=UNIX&signature=HMAC` for the archive at `path` (its URL path, `/v1/modules/...`). */
-  query(path: string, ttlSeconds: number, now = Date.now()): string {
+  /** `?expires=UNIX&token=ID&signature=HMAC` for the archive at `path` (its URL path, `/v1/modules/...`), issued to the token `token` (its id). */
+  query(path: string, ttlSeconds: number, token: string, now = Date.now()): string {
     const expires = Math.floor(now / 1000) + ttlSeconds;
-    return `expires=${expires}&signature=${this.sign(path, expires)}`;
+    return `expires=${expires}&token=${encodeURIComponent(token)}&signature=${this.sign(path, expires, token)}`;
   }
 
   check(path: string, query: URLSearchParams, now = Date.now()): SignatureCheck {
     const expires = query.get('expires');
     const signature = query.get('signature');
-    if (expires === null && signature === null) return 'absent';
-    if (expires === null || signature === null || !/^\d{1,12}$/.test(expires)) return 'invalid';
-    const want = Buffer.from(this.sign(path, Number(expires)));
+    const token = query.get('token');
+    if (expires === null && signature === null && token === null) return { status: 'absent' };
+    if (expires === null || signature === null || token === null || !/^\d{1,12}$/.test(expires)) return { status: 'invalid' };
+    const want = Buffer.from(this.sign(path, Number(expires), token));
     const got = Buffer.from(signature);
     // Checked before the expiry, so an altered URL is told apart from an old one.
-    if (want.length !== got.length || !timingSafeEqual(want, got)) return 'invalid';
-    return Number(expires) * 1000 < now ? 'expired' : 'valid';
+    if (want.length !== got.length || !timingSafeEqual(want, got)) return { status: 'invalid' };
+    return Number(expires) * 1000 < now ? { status: 'expired' } : { status: 'valid', token };
   }
 
-  private sign(path: string, expires: number): string {
-    return createHmac('sha256', this.current()).update(`${path}\n${expires}`).digest('base64url');
+  private sign(path: string, expires: number, token: string): string {
+    return createHmac('sha256', this.current()).update(`${path}\n${expires}\n${token}`).digest('base64url');
   }
 
   private current(): Buffer {

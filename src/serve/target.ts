@@ -6,6 +6,17 @@ import { MirrorError } from '../errors.js';
 
 export const MAX_URL_LENGTH = 4096;
 
+/**
+ * A request target in absolute form (`http://host/p?q`, RFC 9112 3.2.2) as the
+ * origin form the router reads (`/p?q`); any other target as it is.
+ */
+export function originForm(url: string): string {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(url);
+  if (!scheme) return url;
+  const rest = url.slice(scheme[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 /** Decoded path segments and the query; `..`, encoded slashes, backslashes and NUL are refused. */
 export function parseTarget(url: string): { segments: string[]; query: URLSearchParams } {
   if (url.length > MAX_URL_LENGTH) throw new MirrorError('URI_TOO_LONG', `URL too long: the limit is ${MAX_URL_LENGTH} characters`);

@@ -15,7 +15,11 @@ import { git } from '../scan/git.js';
 import type { HttpClient } from './http.js';
 import type { Location } from './location.js';
 
-/** Larger than any module archive; a bound on what a misbehaving upstream can make us write. */
+/**
+ * Larger than any module: a bound on what a misbehaving upstream can make us
+ * write, counted on the files as they come out of the archive (a small gzip
+ * can expand a thousandfold), and on the compressed bytes too.
+ */
 const MAX_ARCHIVE_BYTES = 512 * 1024 * 1024;
 
 /** Fills `scratch` with the location's files and returns the folder that is the module (after `//subdir`). */
@@ -50,10 +54,27 @@ export async function fetchLocation(scratch: string, location: Location, http: H
  * damaged or truncated archive, which another try would not mend.
  */
 async function unpack(input: Readable, dir: string, source: string): Promise<void> {
-  const sink = extract({ cwd: dir, strict: true, filter: (_path, entry) => 'type' in entry && (entry.type === 'File' || entry.type === 'Directory') });
+  let written = 0;
+  let tooLarge: MirrorError | undefined;
+  const sink = extract({
+    cwd: dir,
+    strict: true,
+    filter: (_path, entry) => {
+      if (!('type' in entry) || (entry.type !== 'File' && entry.type !== 'Directory')) return false;
+      // A file's size is in its header, read before any of its bytes: the cap holds before they are written.
+      written += entry.size ?? 0;
+      if (written <= MAX_ARCHIVE_BYTES) return true;
+      tooLarge ??= new MirrorError('UPSTREAM_FAILED', `The archive ${source} expands to more than ${MAX_ARCHIVE_BYTES / 1024 / 1024} MiB of files; a module never does.`, {
+        hint: 'Nothing was stored for this version. If the module really is that large, copy it into a folder source instead.',
+      });
+      sink.abort(tooLarge);
+      return false;
+    },
+  });
   try {
     await pipeline(input, limit(MAX_ARCHIVE_BYTES, source), sink);
   } catch (error) {
+    if (tooLarge) throw tooLarge;
     const code = (error as { code?: unknown }).code;
     if (error instanceof MirrorError || (typeof code === 'string' && /^(UND_ERR|E[A-Z]+$)/.test(code))) throw error;
     throw new MirrorError('UPSTREAM_FAILED', `The archive ${source} is damaged or truncated: ${messageOf(error)}`, {
@@ -61,6 +82,7 @@ async function unpack(input: Readable, dir: string, source: string): Promise<voi
       cause: error,
     });
   }
+  if (tooLarge) throw tooLarge;
 }
 
 function limit(max: number, source: string): Transform {

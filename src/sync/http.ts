@@ -3,7 +3,11 @@
 // be retried (spec 7.2: 429 and 5xx, plus dropped connections), with
 // exponential backoff that gives way to the server's Retry-After.
 
-import type { Readable } from 'node:stream';
+import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
 import { MirrorError, messageOf } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -25,7 +29,9 @@ const MAX_JSON_BYTES = 32 * 1024 * 1024;
  * Connection-level failures worth another try: the next attempt may well get
  * through. A refused connection is not one: nothing listens there.
  */
-const TRANSIENT = /^(UND_ERR_(SOCKET|CLOSED|CONNECT_TIMEOUT|HEADERS_TIMEOUT|BODY_TIMEOUT)|ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN)$/;
+const TRANSIENT = /^(UND_ERR_(SOCKET|CLOSED|CONNECT_TIMEOUT|HEADERS_TIMEOUT|BODY_TIMEOUT|RES_CONTENT_LENGTH_MISMATCH)|ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN)$/;
+/** What one response body may put on disk while it is taken in (spool below): more than any archive or document sync fetches. */
+const MAX_SPOOL_BYTES = 1024 * 1024 * 1024;
 
 /** An answer that spec 7.2 allows retrying: 429 or 5xx. */
 class RetryableStatus extends Error {
@@ -105,14 +111,16 @@ export class HttpClient {
       const detail = errorDetail(await response.body.text().catch(() => ''));
       throw fatal(`${what}: GET ${url} answered ${status}${detail}`, status);
     }
+    if (status === 204) {
+      await response.body.dump().catch(() => {});
+      return consume(Readable.from([]), flat, status);
+    }
+    const spooled = await spool(response.body, url);
     try {
-      return await consume(response.body, flat, status);
+      return await consume(spooled.body, flat, status);
     } finally {
-      // A body left unread (a 204, or a consumer that failed) is dropped; its abort is expected, not an error.
-      if (!response.body.readableEnded) {
-        response.body.on('error', () => {});
-        response.body.destroy();
-      }
+      spooled.body.destroy();
+      await spooled.remove();
     }
   }
 
@@ -122,6 +130,40 @@ export class HttpClient {
     const code = (error as { code?: string })?.code;
     return typeof code === 'string' && TRANSIENT.test(code) ? backoff : undefined;
   }
+}
+
+/**
+ * A response body taken in whole as it arrives, into a temporary file, then
+ * read from there. Read only as fast as its consumer (gunzip, tar, the disk)
+ * takes it, undici 7 leaves its HTTP/1 parser paused, and when the server
+ * then closes the connection it throws from the socket's 'end' handler,
+ * where nothing can catch it (nodejs/undici#5360; fixed in undici 8, which
+ * needs Node 22). Taking each chunk the moment it comes never pauses the
+ * parser, and a connection closed mid-body is an error of this promise.
+ */
+async function spool(body: Readable, url: URL): Promise<{ body: Readable; remove: () => Promise<void> }> {
+  const folder = await mkdtemp(join(tmpdir(), 'modmirror-sync-body-'));
+  const file = join(folder, 'body');
+  const remove = () => rm(folder, { recursive: true, force: true });
+  const fd = openSync(file, 'w', 0o600);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let size = 0;
+      body.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_SPOOL_BYTES) body.destroy(fatal(`${url} sent more than ${MAX_SPOOL_BYTES / 1024 / 1024} MiB`));
+        else writeSync(fd, chunk);
+      });
+      body.once('end', resolve);
+      body.once('error', reject);
+    });
+  } catch (error) {
+    await remove();
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+  return { body: createReadStream(file), remove };
 }
 
 /** Retry-After as seconds or an HTTP date (RFC 9110 10.2.3); undefined when absent or unreadable. */

@@ -171,6 +171,21 @@ describe('a damaged bundle', () => {
     expect(existsSync(join(inside, 'escaped'))).toBe(false);
   });
 
+  it('is refused, saying nothing was changed, when a path cannot be written here (too long a name, a file where a folder goes)', async () => {
+    const entries = await entriesOf(join(outside, 'good.tar.gz'));
+    const [head, ...rest] = entries;
+    const withFiles = async (name: string, added: [string, Buffer][]) => {
+      const manifest = JSON.parse(head![1].toString()) as { files: { path: string; sha256: string; size: number }[] };
+      for (const [path, data] of added) manifest.files.push({ path, sha256: createHash('sha256').update(data).digest('hex'), size: data.length });
+      const file = join(inside, name);
+      await packEntries(file, [['modmirror-bundle.json', Buffer.from(JSON.stringify(manifest))], ...rest, ...added]);
+      return file;
+    };
+    const text = Buffer.from('{}\n');
+    await refused(await withFiles('long.tar.gz', [[`extra/${'x'.repeat(300)}.json`, text]]), /holds extra\/x+\.json, which cannot be written here \(ENAMETOOLONG\)\. Nothing was changed\./);
+    await refused(await withFiles('clash.tar.gz', [['extra/clash', text], ['extra/clash/inner.json', text]]), /holds extra\/clash\/inner\.json, which cannot be written here \((EEXIST|ENOTDIR)\)\. Nothing was changed\./);
+  });
+
   it('is refused when it is not a bundle at all, and a non-mirror folder is never replaced', async () => {
     const plain = join(inside, 'plain.tar.gz');
     await packEntries(plain, [['main.tf', Buffer.from('variable "x" {}\n')]]);

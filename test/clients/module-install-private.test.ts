@@ -35,7 +35,7 @@ describe('module-install (Terraform) against serve --access private', () => {
     proxy.seen.length = 0;
     const got = await installAs(site.tokens.user, 'acme', 'i-member');
     expect(got.version).toBe('1.2.0');
-    expect(got.location).toMatch(/^\.\/hello-null-1\.2\.0\.tar\.gz\?expires=\d+&signature=[\w-]+$/);
+    expect(got.location).toMatch(/^\.\/hello-null-1\.2\.0\.tar\.gz\?expires=\d+&token=at-\w+&signature=[\w-]+$/);
     expectSameFiles(got, source('acme', '1.2.0'));
     const archive = proxy.seen.find((s) => s.path.includes('.tar.gz'))!;
     expect(archive.authorization).toBeUndefined();

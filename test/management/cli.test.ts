@@ -54,6 +54,42 @@ describe('bootstrap', () => {
   });
 });
 
+describe('org share', () => {
+  const ADMIN = 'mm.sample-admin-token';
+  const consumers = async (kind: string) => (await get(ADMIN, `/api/v2/admin/organizations/beta/relationships/${kind}-consumers`)).json.data.map((o: { id: string }) => o.id);
+  const attributes = async () => (await get(ADMIN, '/api/v2/admin/organizations/beta')).json.data.attributes;
+
+  it('sets module and provider consumers, or global sharing, with spec 3.3’s rule, as the running server then shows', async () => {
+    const set = await cli(['org', 'share', '--name', 'beta', '--module-consumers', 'acme', '--provider-consumers', 'acme,delta']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({ name: 'beta', 'global-module-sharing': false, 'module-consumers': ['acme'], 'global-provider-sharing': false, 'provider-consumers': ['acme', 'delta'] });
+    expect(await consumers('module')).toEqual(['acme']);
+    expect(await consumers('provider')).toEqual(['acme', 'delta']);
+
+    // Sharing providers with everyone clears their consumers and leaves the module consumers alone.
+    expect((await cli(['org', 'share', '--name', 'beta', '--global-provider-sharing', 'true'])).code).toBe(0);
+    expect(await consumers('provider')).toEqual([]);
+    expect(await consumers('module')).toEqual(['acme']);
+    expect((await attributes())['global-provider-sharing']).toBe(true);
+    // Consumers again turn global sharing off; an empty list shares with nobody.
+    expect((await cli(['org', 'share', '--name', 'beta', '--provider-consumers', ''])).code).toBe(0);
+    expect((await attributes())['global-provider-sharing']).toBe(false);
+  });
+
+  it('refuses contradictions, unknown organizations and bad values with a message and exit code', async () => {
+    const both = await cli(['org', 'share', '--name', 'beta', '--module-consumers', 'acme', '--global-module-sharing', 'true']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/contradict each other/);
+    expect((await cli(['org', 'share', '--name', 'beta'])).code).toBe(2);
+    expect((await cli(['org', 'share', '--name', 'beta', '--global-module-sharing', 'yes'])).code).toBe(2);
+    expect((await cli(['org', 'share', '--name', 'nope', '--module-consumers', 'acme'])).stderr).toMatch(/No organization named "nope"/);
+    const unknown = await cli(['org', 'share', '--name', 'beta', '--provider-consumers', 'acme,nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/The organization "nope" does not exist/);
+    expect(await consumers('provider')).toEqual([]);
+  });
+});
+
 describe('run-task record', () => {
   it('creates the run, stage and result, updates them, and prints the ids', async () => {
     const first = await cli(['run-task', 'record', '--run', 'run-pipeline01', '--org', 'acme', '--workspace', 'app', '--task', 'lint', '--status', 'running']);

@@ -49,6 +49,9 @@ describe('paginate', () => {
       ['page[number]=x', 'page[number]', 'x'],
       ['page[size]=1.5', 'page[size]', '1.5'],
       ['page[number]=1e2', 'page[number]', '1e2'],
+      // Past 2^53 a number prints as 1e+24, and links made from it would be refused in turn.
+      ['page[number]=999999999999999999999999', 'page[number]', '999999999999999999999999'],
+      ['page[size]=9007199254740993', 'page[size]', '9007199254740993'],
     ] as const) {
       expect(apiErrorOf(() => paginate(ITEMS, query(text))), text).toEqual({
         status: 400,

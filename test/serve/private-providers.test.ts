@@ -59,7 +59,7 @@ describe('a private registry’s provider network mirror', () => {
   it('names each zip with a signed, expiring URL, which Terraform fetches with no token', async () => {
     const doc = JSON.parse((await get('providers/registry.terraform.io/hashicorp/random/3.6.0.json', token)).body.toString('utf8'));
     const url: string = doc.archives.linux_amd64.url;
-    expect(url).toMatch(/^terraform-provider-random_3\.6\.0_linux_amd64\.zip\?expires=\d+&signature=[\w-]+$/);
+    expect(url).toMatch(/^terraform-provider-random_3\.6\.0_linux_amd64\.zip\?expires=\d+&token=at-\w+&signature=[\w-]+$/);
     const zip = await get(`providers/registry.terraform.io/hashicorp/random/${url}`);
     expect(zip.status).toBe(200);
     expect(zip.body.subarray(0, 2).toString('latin1')).toBe('PK');

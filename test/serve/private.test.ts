@@ -165,7 +165,7 @@ describe('archive URLs', () => {
   it('the download answer signs the archive URL; the signed URL needs no token, an altered one is a 403 with a JSON body', async () => {
     const res = await get(site, 'user', `${base('acme')}/1.0.0/download`);
     const { location, use_registry_credentials } = res.json();
-    expect(location).toMatch(/^\.\/hello-null-1\.0\.0\.tar\.gz\?expires=\d+&signature=[\w-]{43}$/);
+    expect(location).toMatch(/^\.\/hello-null-1\.0\.0\.tar\.gz\?expires=\d+&token=at-\w+&signature=[\w-]{43}$/);
     expect(use_registry_credentials).toBe(true);
     expect(res.headers['x-terraform-get']).toBe(location);
     expect(res.headers['cache-control']).toBe('private, no-store');
@@ -178,6 +178,8 @@ describe('archive URLs', () => {
       ['signature', (u: URL) => u.searchParams.set('signature', u.searchParams.get('signature')!.replace(/.$/, (c) => (c === 'A' ? 'E' : 'A')))],
       ['expiry', (u: URL) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600))],
       ['path', (u: URL) => (u.pathname = u.pathname.replace('/acme/', '/omega/'))],
+      // Another token's id: the URL would then be read as that token reads.
+      ['token', (u: URL) => u.searchParams.set('token', 'at-someoneelse')],
     ] as const) {
       const altered = new URL(url);
       change(altered);

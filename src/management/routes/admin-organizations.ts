@@ -4,6 +4,8 @@
 import type { IncomingMessage } from 'node:http';
 import { organizationResource, userResource } from '../documents.js';
 import { badRequest, includesOf, invalid, notFound, pageLinksAndMeta, paginate, readBody, resourceBody } from '../jsonapi.js';
+import { MirrorError } from '../../errors.js';
+import { setConsumers, sharingConsequences, type Shared } from '../sharing.js';
 import type { Store } from '../store.js';
 import type { Data, Organization } from '../types.js';
 
@@ -114,8 +116,7 @@ export async function updateOrganization(store: Store, name: string, req: Incomi
     const org = findOrganization(data, name);
     Object.assign(org, changes);
     // Spec 3.3: turning global sharing on disables the configured consumers.
-    if (changes.globalModuleSharing) org.moduleConsumers = [];
-    if (changes.globalProviderSharing) org.providerConsumers = [];
+    sharingConsequences(org, changes);
     return org;
   });
   return { status: 200, document: { data: organizationResource(updated) } };
@@ -149,8 +150,12 @@ export function listConsumers(data: Data, name: string, kind: 'module' | 'provid
   return { status: 200, document: { data: page.items.map(organizationResource), ...pageLinksAndMeta(page, `${BASE}/${encodeURIComponent(name)}/relationships/${kind}-consumers`, query) } };
 }
 
-/** Sets the module consumers; this turns global module sharing off (spec 3.3). */
-export async function updateModuleConsumers(store: Store, name: string, req: IncomingMessage): Promise<Reply> {
+/**
+ * Sets the module (or provider) consumers; this turns that kind's global
+ * sharing off (spec 3.3). The spec shows the provider list's GET only: its
+ * PATCH takes the module twin's body.
+ */
+export async function updateConsumers(store: Store, name: string, kind: Shared, req: IncomingMessage): Promise<Reply> {
   findOrganization(store.read(), name);
   const body = await readBody(req);
   const list = (body as { data?: unknown } | null)?.data;
@@ -161,14 +166,12 @@ export async function updateModuleConsumers(store: Store, name: string, req: Inc
     if (typeof ref.id !== 'string') throw invalid('id must be an organization name.', `/data/${i}/id`);
     return ref.id;
   });
-  await store.mutate(['organizations'], (data) => {
-    const org = findOrganization(data, name);
-    names.forEach((consumer, i) => {
-      if (consumer === name) throw invalid('An organization cannot consume its own modules.', `/data/${i}/id`);
-      if (!data.organizations.some((o) => o.name === consumer)) throw invalid(`The organization "${consumer}" does not exist.`, `/data/${i}/id`);
-    });
-    org.moduleConsumers = [...new Set(names)].sort();
-    org.globalModuleSharing = false;
-  });
+  try {
+    await setConsumers(store, name, kind, names);
+  } catch (error) {
+    // Deleted meanwhile: the same 404 as before.
+    if (error instanceof MirrorError && error.code === 'NOT_FOUND') throw notFound();
+    throw error;
+  }
   return { status: 204 };
 }

@@ -51,7 +51,8 @@ export async function download(r: RouteRequest): Promise<Answer> {
   if (!access) return { payload: document, headers: downloadHeaders(location) };
   // Private: Terraform's go-getter fetches the location with no token, so it carries a signature that expires.
   // OpenTofu 1.12+ reads the body first and, told so, fetches it with the registry's token instead (either works).
-  const signed = `${location}?${access.signer.query(archiveFile(address, version), access.archiveUrlTtlSeconds)}`;
+  // It names the caller's token, so it stops working when the token would no longer read the archive.
+  const signed = `${location}?${access.signer.query(archiveFile(address, version), access.archiveUrlTtlSeconds, r.caller!.tokenId)}`;
   return {
     payload: jsonPayload({ location: signed, use_registry_credentials: true }),
     headers: { ...downloadHeaders(signed), 'Cache-Control': CACHE_NO_STORE },
@@ -79,9 +80,8 @@ export async function archive(r: RouteRequest): Promise<undefined> {
  */
 function authorizeArchive(r: RouteRequest): void {
   const access = r.registry.access!;
-  // A valid signature names this very path and came from this registry: the module was readable by whoever got it.
+  // A valid signature names this very path and came from this registry; the module is then read as the token it was issued to reads it now.
   const caller = access.signedOrCaller(r.req, archiveFile(addressOf(r), r.params['version'] ?? ''), r.query, 'archive');
-  if (!caller) return;
   r.caller = caller;
   r.index = access.view(r.index, caller);
 }

@@ -4,14 +4,17 @@
 // that ask as every JSON answer is; the zips exactly as stored, never with a
 // Content-Encoding (Terraform checks their bytes against zh:), counted as
 // downloads of their provider when fetched whole. In private mode the JSON
-// needs a known token and the zips a signed URL or a token.
+// needs a known token and the zips a signed URL or a token, and a provider
+// whose namespace is an organization's (in-house) is read only as that
+// organization shares its providers: for anyone else it does not exist.
 
 import { posix } from 'node:path';
 import { jsonPayload } from '../../http/payload.js';
 import { CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE_LONG, CACHE_SHORT, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../protocol/headers.js';
-import { isPlatform, providerDownloadFile, providerVersionsFile } from '../../protocol/providers.js';
+import { isPlatform, providerDownloadFile, providerKey, providerVersionsFile, type ProvidersIndex } from '../../protocol/providers.js';
+import type { Caller } from '../access.js';
 import { whenSentWhole } from '../downloads.js';
-import { notFound, type Answer, type RouteRequest } from '../registry.js';
+import { cachedAnswer, notFound, type Answer, type RouteRequest } from '../registry.js';
 
 /** Download counts of providers share the data file with modules, under keys no module address can take. */
 export const providerDownloadKey = (provider: string) => `provider:${provider}`;
@@ -24,14 +27,13 @@ export async function providerFile(r: RouteRequest, path: string): Promise<Answe
   const { access } = r.registry;
   if (path.endsWith('.json')) {
     if (!access) return { payload: await r.registry.mirror.document(path), headers: { 'Cache-Control': CACHE_SHORT } };
-    // Mirrored providers belong to no organization: any caller with a known token reads them.
-    r.caller = access.caller(r.req);
+    readableProvider(r, access.caller(r.req), keyOfProviderPath(base, path));
     return { payload: await signedVersionDocument(r, path), headers: { 'Cache-Control': CACHE_NO_STORE } };
   }
+  // Terraform fetches a zip by the signed URL in VERSION.json; other clients may send a token.
+  if (access) readableProvider(r, access.signedOrCaller(r.req, path, r.query, 'provider package'), keyOfProviderPath(base, path));
   const releaseFile = r.index.providers.releaseFiles.get(path);
   const provider = r.index.providers.zips.get(path);
-  // Terraform fetches a zip by the signed URL in VERSION.json; other clients may send a token.
-  if (access) r.caller = access.signedOrCaller(r.req, path, r.query, 'provider package') ?? r.caller;
   if (releaseFile !== undefined) {
     // An in-house release's SHA256SUMS and signature, exactly as signed: Terraform checks the bytes.
     const type = path.endsWith('.sig') ? RELEASE_SIGNATURE_TYPE : RELEASE_SUMS_TYPE;
@@ -45,22 +47,62 @@ export async function providerFile(r: RouteRequest, path: string): Promise<Answe
   return null;
 }
 
-/** GET {providers.v1}:namespace/:type/versions; 404 for a provider the mirror does not publish. */
+/** GET {providers.v1}:namespace/:type/versions; 404 for a provider the mirror does not publish (or the caller may not read). */
 export async function providerVersions(r: RouteRequest): Promise<Answer> {
   const { namespace = '', type = '' } = r.params;
-  if (!r.index.providers.registry.has(`${namespace}/${type}`)) throw notFound();
-  if (r.registry.access) r.caller = r.registry.access.caller(r.req);
+  registryProvider(r, namespace, type);
   return { payload: await r.registry.mirror.document(providerVersionsFile(namespace, type)), headers: { 'Cache-Control': r.registry.access ? CACHE_NO_STORE : CACHE_SHORT } };
 }
 
 /** GET {providers.v1}:namespace/:type/:version/download/:os/:arch; 404 when that platform was not released. */
 export async function providerDownload(r: RouteRequest): Promise<Answer> {
   const { namespace = '', type = '', version = '', os = '', arch = '' } = r.params;
-  if (!r.index.providers.registry.has(`${namespace}/${type}`) || !/^[0-9A-Za-z][0-9A-Za-z.+-]*$/.test(version) || !isPlatform(`${os}_${arch}`)) throw notFound();
+  registryProvider(r, namespace, type);
+  if (!/^[0-9A-Za-z][0-9A-Za-z.+-]*$/.test(version) || !isPlatform(`${os}_${arch}`)) throw notFound();
   const path = providerDownloadFile(namespace, type, version, `${os}_${arch}`);
   if (!r.registry.access) return { payload: await r.registry.mirror.document(path), headers: { 'Cache-Control': CACHE_SHORT } };
-  r.caller = r.registry.access.caller(r.req);
   return { payload: await signedDocument(r, path, ['download_url', 'shasums_url', 'shasums_signature_url']), headers: { 'Cache-Control': CACHE_NO_STORE } };
+}
+
+/** 404 unless the caller's part of the mirror serves NAMESPACE/TYPE over providers.v1; the route has cut the index to that part. */
+function registryProvider(r: RouteRequest, namespace: string, type: string): void {
+  if (r.index.providers.registry.has(`${namespace}/${type}`)) return;
+  if (r.caller && r.registry.mirror.current().providers.registry.has(`${namespace}/${type}`)) {
+    r.registry.access?.refuse(r.req, r.caller.label, `provider ${namespace}/${type} is not readable by this caller`);
+  }
+  throw notFound();
+}
+
+/**
+ * Private mode: cuts the request's index to what `caller` may read, and
+ * answers 404, as for a file that does not exist, when that leaves out the
+ * provider the path is under (HOSTNAME/NAMESPACE/TYPE).
+ */
+function readableProvider(r: RouteRequest, caller: Caller, key: string | undefined): void {
+  const access = r.registry.access!;
+  const whole = r.index;
+  r.caller = caller;
+  r.index = access.view(whole, caller);
+  if (key === undefined || r.index.providers.keys.has(key) || !whole.providers.keys.has(key)) return;
+  access.refuse(r.req, caller.label, `provider ${key} is not readable by this caller`);
+  throw notFound();
+}
+
+/** HOSTNAME/NAMESPACE/TYPE of a file under the network mirror's folder `base`; undefined above that depth. */
+function keyOfProviderPath(base: string, path: string): string | undefined {
+  const parts = path.slice(base.length + 1).split('/');
+  return parts.length > 3 ? parts.slice(0, 3).join('/') : undefined;
+}
+
+/** `providers-index.json` in private mode: the providers the caller may read (the browse page lists them). */
+export async function providersIndexFor(r: RouteRequest, file: string): Promise<Answer> {
+  const full = await r.registry.mirror.document(file);
+  return {
+    payload: cachedAnswer(r, () => {
+      const index = JSON.parse(full.body.toString('utf8')) as ProvidersIndex;
+      return jsonPayload({ ...index, providers: index.providers.filter((p) => r.index.providers.keys.has(providerKey(p))) });
+    }),
+  };
 }
 
 /**
@@ -91,6 +133,6 @@ function signedUrl(r: RouteRequest, documentPath: string, url: string): string {
   // Only the mirror's own files are signed; a URL elsewhere is the other host's business.
   if (target.origin !== here.origin || target.search !== '') return url;
   const file = posix.normalize(decodeURIComponent(target.pathname.slice(1)));
-  return `${url}?${access.signer.query(file, access.archiveUrlTtlSeconds)}`;
+  return `${url}?${access.signer.query(file, access.archiveUrlTtlSeconds, r.caller!.tokenId)}`;
 }
 

@@ -4,14 +4,17 @@
 // it and ask for a token; its module index is cut to what the caller may
 // read (READMEs come from the detail documents, guarded as the registry's),
 // and the whole-mirror files (manifest, search and versions indexes, deprecations) to site administrators;
-// the provider network mirror to any caller with a known token (providers.ts).
+// the provider network mirror and its index to any caller with a known
+// token, each cut to the providers that caller may read (providers.ts).
 
-import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE } from '../../browse/index.js';
+import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE, BROWSE_RECENT_FILE, newestRows, RECENT_COUNT, type RecentRow } from '../../browse/index.js';
+import { MirrorError } from '../../errors.js';
+import { canReadNamespace } from '../../management/auth.js';
 import { jsonPayload } from '../../http/payload.js';
 import { CACHE_PRIVATE, CACHE_SHORT } from '../../protocol/headers.js';
 import { PROVIDERS_INDEX_FILE } from '../../protocol/providers.js';
 import { cachedAnswer, notFound, type Answer, type RouteRequest } from '../registry.js';
-import { providerFile } from './providers.js';
+import { providerFile, providersIndexFor } from './providers.js';
 
 /** The browse page's own files: no module data in them. */
 const PAGE_FILES = new Set(['', ...BROWSE_ASSET_FILES]);
@@ -20,14 +23,17 @@ const PAGE_FILES = new Set(['', ...BROWSE_ASSET_FILES]);
 export async function staticFile(r: RouteRequest): Promise<Answer | undefined> {
   const path = r.params['path']!;
   const { access } = r.registry;
-  // Mirrored providers belong to no organization: in private mode any caller with a known token reads their index.
-  if (access && path === PROVIDERS_INDEX_FILE) r.caller = access.caller(r.req);
+  if (access && path === PROVIDERS_INDEX_FILE) {
+    r.caller = access.caller(r.req);
+    r.index = access.view(r.index, r.caller);
+    return providersIndexFor(r, path);
+  }
   // The network mirror's folder is set by the mirror's config, so it is found here rather than in the route table.
   const provider = await providerFile(r, path);
   if (provider !== undefined) return provider ?? undefined;
   const segments = path === '' ? [] : path.split('/');
   if (segments.some((s) => s.startsWith('.'))) throw notFound();
-  if (access && !PAGE_FILES.has(path) && path !== PROVIDERS_INDEX_FILE) {
+  if (access && !PAGE_FILES.has(path)) {
     const caller = (r.caller = access.caller(r.req));
     r.index = access.view(r.index, caller);
     if (path === BROWSE_INDEX_FILE) return { payload: await browseIndexFor(r) };
@@ -42,15 +48,34 @@ export async function staticFile(r: RouteRequest): Promise<Answer | undefined> {
 
 interface BrowseIndex {
   modules: unknown[][];
-  recent: unknown[][];
+  recent: RecentRow[];
 }
 
-/** The browse page's index with only the modules (and recent versions) the caller may read; the rows start with namespace, name, provider. */
+/**
+ * The browse page's index with only the modules the caller may read (the rows
+ * start with namespace, name, provider), and the caller's own most recent
+ * versions: the newest of each readable namespace's (a mirror written before
+ * those were kept has only the global list, then filtered).
+ */
 async function browseIndexFor(r: RouteRequest) {
   const full = await r.registry.mirror.document(BROWSE_INDEX_FILE);
+  const recent = await optionalDocument(r, BROWSE_RECENT_FILE);
   return cachedAnswer(r, () => {
     const index = JSON.parse(full.body.toString('utf8')) as BrowseIndex;
-    const readable = (row: unknown[]) => r.index.byKey.has(row.slice(0, 3).join('/'));
-    return jsonPayload({ ...index, modules: index.modules.filter(readable), recent: index.recent.filter(readable) });
+    const readable = (row: readonly unknown[]) => r.index.byKey.has(row.slice(0, 3).join('/'));
+    const byNamespace = recent && (JSON.parse(recent.body.toString('utf8')) as { namespaces: Record<string, RecentRow[]> }).namespaces;
+    const rows = byNamespace
+      ? newestRows(Object.entries(byNamespace).filter(([namespace]) => canReadNamespace(r.caller!.readers, namespace)).map(([, list]) => list), RECENT_COUNT)
+      : index.recent;
+    return jsonPayload({ ...index, modules: index.modules.filter(readable), recent: rows.filter(readable) });
   });
+}
+
+async function optionalDocument(r: RouteRequest, path: string) {
+  try {
+    return await r.registry.mirror.document(path);
+  } catch (error) {
+    if (error instanceof MirrorError && error.code === 'NOT_FOUND') return undefined;
+    throw error;
+  }
 }
