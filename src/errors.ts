@@ -11,6 +11,9 @@ export type ErrorCode =
   | 'GIT_FAILED'
   | 'HCL_SYNTAX'
   | 'VERSION_READ_FAILED'
+  /** A version's file, or all its files, over the config's `limits`: that version fails, the others build. */
+  | 'FILE_TOO_LARGE'
+  | 'VERSION_TOO_LARGE'
   | 'VERSION_INVALID'
   /** A provider folder's zip, hash or SHA256SUMS does not check out: the build refuses it. */
   | 'PROVIDER_INVALID'

@@ -50,6 +50,34 @@ export interface SourceFile {
   id?: string;
 }
 
+/** Where a file too large to hold is read again when it is packed: its path's bytes on disk, or a git blob. */
+export type LargeSource = { kind: 'disk'; location: Uint8Array } | { kind: 'git'; gitDir: string; oid: string };
+
+/**
+ * A file of a module version that is not held (scan/large.ts says which):
+ * its bytes are streamed into the archive, so a 1 GiB file costs a build
+ * chunks of memory, not three copies of it.
+ */
+export interface LargeFile {
+  path: string;
+  mode: number;
+  size: number;
+  source: LargeSource;
+  /** As SourceFile's: git's blob id, or the sha1 of its bytes once read for a folder version's identity. */
+  id?: string;
+}
+
+export type VersionFile = SourceFile | LargeFile;
+
+export const isHeld = (file: VersionFile): file is SourceFile => 'data' in file;
+export const fileSize = (file: VersionFile): number => (isHeld(file) ? file.data.length : file.size);
+
+/** Bounds on what one version may hold, in bytes (the config's `limits`). */
+export interface SizeLimits {
+  file: number;
+  version: number;
+}
+
 export interface Input {
   name: string;
   /** Exact source text of the type expression, or the keyword of a quoted legacy type; empty if unset. */
@@ -113,10 +141,20 @@ export interface ExtractedVersion {
   examples: ModuleContent[];
 }
 
-/** A packed archive of one version. */
-export interface PackedArchive {
+/**
+ * A packed archive of one version: in memory, or (a version with large
+ * files) in a file of the version cache's, moved into place when stored.
+ */
+export type PackedArchive = HeldArchive | FileArchive;
+export interface HeldArchive {
   data: Buffer;
   sha256: string;
+  size: number;
+}
+export interface FileArchive {
+  file: string;
+  sha256: string;
+  size: number;
 }
 
 /** What the registry documents say about a version besides its content. */

@@ -4,12 +4,12 @@
 // packed again, and a new modmirror never reuses an old one's output.
 
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ContentReadmes, ReadmeSource } from '../extract/index.js';
 import { nameBytes } from '../scan/names.js';
-import type { ExtractedVersion, ModuleContent, PackedArchive, SourceFile, VersionSource } from '../types.js';
+import { isHeld, type ExtractedVersion, type ModuleContent, type PackedArchive, type VersionFile, type VersionSource } from '../types.js';
 import { GENERATOR } from '../version.js';
 import { replaceFileSync } from '../atomic.js';
 
@@ -64,14 +64,16 @@ export function gitIdentity(source: VersionSource): string | undefined {
   return source.origin.kind === 'git' ? `git-tree:${source.origin.tree}` : undefined;
 }
 
-/** A folder version's address: the digest of its files' paths, modes and contents. */
-export function filesIdentity(files: SourceFile[]): string {
+/** A folder version's address: the digest of its files' paths, modes and contents (a large file's sha1 read as it was listed). */
+export function filesIdentity(files: VersionFile[]): string {
   const hash = createHash('sha256');
   for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
     // The name's bytes (scan/names.ts): two names that are not UTF-8 would hash alike as text.
     hash.update(nameBytes(f.path));
     hash.update(`\0${f.mode & 0o111 ? 'x' : '-'}\0`);
-    hash.update(createHash('sha1').update(f.data).digest());
+    if (isHeld(f)) hash.update(createHash('sha1').update(f.data).digest());
+    else if (f.id !== undefined) hash.update(Buffer.from(f.id, 'hex'));
+    else throw new Error(`${f.path} has no digest: read it with readVersionFiles`);
   }
   return `files:${hash.digest('hex')}`;
 }
@@ -100,14 +102,21 @@ export class VersionCache {
     }
   }
 
+  /** Where a version with large files is packed, on the cache's file system so that storing it is a rename. */
+  get spoolDir(): string {
+    return join(this.dir, 'incoming');
+  }
+
   /**
    * Archive first, entry last: an entry only exists once its archive does.
-   * Returns the archive's path. Synchronous writes, as the staging's (small files).
+   * Returns the archive's path. Synchronous writes, as the staging's (small
+   * files); an archive packed into a file is moved into place.
    */
   async put(identity: string, report: VersionReport, readmes: ContentReadmes, archive: PackedArchive): Promise<string> {
     const paths = this.paths(identity);
     mkdirSync(dirname(paths.json), { recursive: true });
-    replaceFileSync(paths.archive, archive.data);
+    if ('data' in archive) replaceFileSync(paths.archive, archive.data);
+    else renameSync(archive.file, paths.archive);
     const { content, problems, warnings } = report;
     const stored = (c: ModuleContent, readme: ReadmeSource | null | undefined): StoredContent => ({ ...c, readme: readme ?? null });
     const entry: StoredEntry = {
@@ -119,7 +128,7 @@ export class VersionCache {
       problems,
       warnings,
       sha256: archive.sha256,
-      size: archive.data.length,
+      size: archive.size,
     };
     replaceFileSync(paths.json, JSON.stringify(entry));
     return paths.archive;

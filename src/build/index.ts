@@ -93,7 +93,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   const errors: BuildProblem[] = [...plan.published.errors];
   const partial: PartialVersion[] = [];
   const versionWarnings: string[] = [];
-  const caches = createVersionCaches(config.cacheDir, { packThread: true });
+  const caches = createVersionCaches(config.cacheDir, { packThread: true, limits: config.limits });
   const versionOptions = { reuse: options.clean !== true, strict: options.strict === true };
   let cacheHits = 0;
   const { total, providersByName, pendingByRepo, published } = plan;

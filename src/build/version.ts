@@ -4,14 +4,17 @@
 // one at once; publish builds afresh and stores only after its mirror is
 // swapped in, so a refused or dry-run publish leaves the cache as it was.
 
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { filesIdentity, gitIdentity, VersionCache, type ReadmeReader } from './cache.js';
-import { createExtractCache, descriptionFromReadme, extractDocumentation, fileId, syntaxError, type ExtractCache } from '../extract/index.js';
+import { createExtractCache, descriptionFromReadme, extractDocumentation, fileId, isReadByExtraction, syntaxError, type ExtractCache } from '../extract/index.js';
 import { MirrorError } from '../errors.js';
 import { inlinePacker, threadPacker, type Packer } from '../pack/thread.js';
 import { readVersionFiles } from '../scan/files.js';
 import { GitReaders } from '../scan/git-objects.js';
-import type { BuiltVersion, PackedArchive, SourceFile, VersionSource } from '../types.js';
+import { DEFAULT_LIMITS } from '../config/limits.js';
+import { readLarge } from '../scan/large.js';
+import { isHeld, type BuiltVersion, type PackedArchive, type SizeLimits, type SourceFile, type VersionFile, type VersionSource } from '../types.js';
 
 /** What versions built one after another share: git readers, parsed files, the version cache, the packer. */
 export interface VersionCaches {
@@ -20,15 +23,18 @@ export interface VersionCaches {
   parsed: ExtractCache;
   versions: VersionCache;
   packer: Packer;
+  /** The config's `limits`: a version over them fails alone. */
+  limits: SizeLimits;
 }
 
 /**
  * `packThread`: pack in a worker thread (a build of many versions), not on this one (a publish's one version).
  * `git`: readers already started (publish looked its ref up through them); closed with the caches.
  */
-export function createVersionCaches(cacheDir: string, options: { packThread?: boolean; git?: GitReaders } = {}): VersionCaches {
-  const packer = options.packThread ? threadPacker() : inlinePacker();
-  return { git: options.git ?? new GitReaders(), parsed: createExtractCache(), versions: new VersionCache(join(cacheDir, 'versions')), packer };
+export function createVersionCaches(cacheDir: string, options: { packThread?: boolean; git?: GitReaders; limits?: SizeLimits } = {}): VersionCaches {
+  const versions = new VersionCache(join(cacheDir, 'versions'));
+  const packer = options.packThread ? threadPacker(versions.spoolDir) : inlinePacker(versions.spoolDir);
+  return { git: options.git ?? new GitReaders(), parsed: createExtractCache(), versions, packer, limits: options.limits ?? DEFAULT_LIMITS };
 }
 
 /**
@@ -63,34 +69,37 @@ export interface VersionBuild {
   warnings: string[];
   /** True when everything came from the cache. */
   cached: boolean;
-  /** The archive's bytes when it was packed now; undefined for a cache hit. */
+  /** The archive when it was packed now (its bytes, or a file in the cache's spool); undefined for a cache hit. */
   packed: PackedArchive | undefined;
   /** Puts the version into the cache (once) and returns its archive's path there. */
   store(): Promise<string>;
+  /** Removes an archive packed into a file and never stored (a dry run, a refused publish). */
+  discard(): Promise<void>;
 }
 
 export async function buildVersion(source: VersionSource, caches: VersionCaches, options: BuildVersionOptions): Promise<VersionBuild> {
   // A git version's identity is its tree id, known without reading; a folder's is the digest of its files.
-  let read = source.origin.kind === 'git' ? undefined : await readVersionFiles(source, caches.git);
+  let read = source.origin.kind === 'git' ? undefined : await readVersionFiles(source, caches.git, caches.limits);
   const identity = gitIdentity(source) ?? filesIdentity(read!.files);
   const cached = options.reuse ? await caches.versions.get(identity, readmeReader(source, caches, read?.files)) : undefined;
   if (cached) {
     if (options.strict && cached.problems.length > 0) throw syntaxError(cached.problems);
     const built = builtVersion(source, cached.content, { sha256: cached.sha256, size: cached.size });
-    return { built, problems: cached.problems, warnings: [...cached.warnings, ...rootWarnings(built)], cached: true, packed: undefined, store: async () => cached.archivePath };
+    const store = async () => cached.archivePath;
+    return { built, problems: cached.problems, warnings: [...cached.warnings, ...rootWarnings(built)], cached: true, packed: undefined, store, discard: async () => {} };
   }
-  read ??= await readVersionFiles(source, caches.git);
+  read ??= await readVersionFiles(source, caches.git, caches.limits);
   // An empty archive installs as an empty module, and the next apply plans to destroy what the module managed.
   if (read.files.length === 0 && read.found > 0) {
     throw new MirrorError('VERSION_READ_FAILED', `${source.label} has ${read.found} file(s) but none would be in its archive: .terraformignore or links that leave the module leave out every one.`, {
       hint: 'Check its .terraformignore and its symbolic links; an empty archive is never published.',
     });
   }
-  const { content, problems, readmes } = extractDocumentation(read.files, caches.parsed);
+  const { content, problems, readmes } = extractDocumentation(await extractionFiles(read.files), caches.parsed);
   if (options.strict && problems.length > 0) throw syntaxError(problems);
   const archive = await caches.packer.pack(read.files);
   const warnings = read.warnings;
-  const built = builtVersion(source, content, { sha256: archive.sha256, size: archive.data.length });
+  const built = builtVersion(source, content, { sha256: archive.sha256, size: archive.size });
   let stored: Promise<string> | undefined;
   return {
     built,
@@ -99,7 +108,16 @@ export async function buildVersion(source: VersionSource, caches: VersionCaches,
     cached: false,
     packed: archive,
     store: () => (stored ??= caches.versions.put(identity, { content, problems, warnings }, readmes, archive)),
+    discard: async () => {
+      if (stored === undefined && 'file' in archive) await rm(archive.file, { force: true });
+    },
   };
+}
+
+/** The files extraction reads, held: a large .tf file or README is read whole here (within the per-file bound); other large files are left to the packer. */
+async function extractionFiles(files: VersionFile[]): Promise<SourceFile[]> {
+  const held = await Promise.all(files.map(async (f) => (isHeld(f) ? f : isReadByExtraction(f.path) ? { path: f.path, mode: f.mode, data: await readLarge(f.source), id: f.id } : undefined)));
+  return held.filter((f): f is SourceFile => f !== undefined);
 }
 
 /** Said of every build of such a version, from the cache too: its content tells, so the cache need not. */
@@ -113,17 +131,17 @@ function rootWarnings(built: BuiltVersion): string[] {
  * id (git checks the content is the one named), a folder version's from the
  * files already read to find its entry (whose address is their digest).
  */
-function readmeReader(source: VersionSource, caches: VersionCaches, files: SourceFile[] | undefined): ReadmeReader {
+function readmeReader(source: VersionSource, caches: VersionCaches, files: VersionFile[] | undefined): ReadmeReader {
   const { origin } = source;
   return async ({ path, id }) => {
     if (origin.kind === 'git') {
       const { type, data } = await caches.git.get(origin.gitDir).read(id);
       if (type !== 'blob') throw new Error(`${id} is a ${type}`);
-      return data.toString('utf8');
+      return (data ?? (await readLarge({ kind: 'git', gitDir: origin.gitDir, oid: id }))).toString('utf8');
     }
     const file = files?.find((f) => f.path === path);
-    if (file === undefined || fileId(file) !== id) throw new Error(`${path} is not the README the cache names`);
-    return file.data.toString('utf8');
+    if (file === undefined || (isHeld(file) ? fileId(file) : file.id) !== id) throw new Error(`${path} is not the README the cache names`);
+    return (isHeld(file) ? file.data : await readLarge(file.source)).toString('utf8');
   };
 }
 

@@ -49,6 +49,7 @@ export async function runPublish(values: Values): Promise<number> {
     result = await publish(source, {
       outDir: config.outDir,
       cacheDir: config.cacheDir,
+      limits: config.limits,
       baseUrl: config.baseUrl,
       imageHosts: config.imageHosts,
       force: values['force'] === true,

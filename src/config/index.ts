@@ -6,9 +6,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { MirrorError } from '../errors.js';
-import type { ModuleAddress, ModuleMeta } from '../types.js';
+import type { ModuleAddress, ModuleMeta, SizeLimits } from '../types.js';
 import { addressKey, isValidName } from '../protocol/paths.js';
 import { resolveSyncEntry, validateSyncEntries, type SyncEntry } from './sync.js';
+import { DEFAULT_LIMITS, resolveLimits, validateLimits, type UserLimits } from './limits.js';
 import { DEFAULT_PLATFORMS, DEFAULT_PROVIDER_HOSTNAME, DEFAULT_PROVIDERS_PATH, isPlatform, isProviderHostname, isProviderPart } from '../protocol/providers.js';
 
 export const DEFAULT_CONFIG_FILE = 'mirror.config.yaml';
@@ -32,6 +33,8 @@ export interface UserConfig {
   signing?: { key: string; passphraseEnv?: string };
   /** Who may read the registry `modmirror serve` answers: anyone (public), or token holders (private). */
   access?: Access;
+  /** How large a version's files may be: a version over a bound fails alone. */
+  limits?: UserLimits;
 }
 
 /** A provider folder: the `terraform providers mirror` layout, or (with `namespace`) a folder of release zips. */
@@ -120,6 +123,8 @@ export interface ResolvedConfig {
   providersPath: string;
   signing?: SigningConfig;
   access: Access;
+  /** Bounds in bytes on one file and on all of a version's files. */
+  limits: SizeLimits;
 }
 
 export interface ConfigOverrides {
@@ -129,7 +134,7 @@ export interface ConfigOverrides {
   baseUrl?: string;
 }
 
-const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync', 'providers', 'platforms', 'providersPath', 'signing', 'access'];
+const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync', 'providers', 'platforms', 'providersPath', 'signing', 'access', 'limits'];
 const PROVIDER_FOLDER_KEYS = ['folder', 'hostname', 'namespace', 'registry', 'keys'];
 const META_KEYS = ['owner', 'description', 'source', 'verified'];
 const GIT_KEYS = ['git', 'namespace', 'name', 'provider', 'path', 'tagPrefix', 'tagPattern', ...META_KEYS];
@@ -189,6 +194,7 @@ export function resolveMirrorConfig(overrides: Omit<ConfigOverrides, 'modules'>,
     platforms: [...DEFAULT_PLATFORMS],
     providersPath: DEFAULT_PROVIDERS_PATH,
     access: 'public',
+    limits: { ...DEFAULT_LIMITS },
   };
 }
 
@@ -228,6 +234,7 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
     providersPath: (user.providersPath ?? DEFAULT_PROVIDERS_PATH).replace(/^\/+|\/+$/g, ''),
     ...(user.signing ? { signing: { keyFile: resolve(base, user.signing.key), passphraseEnv: user.signing.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } } : {}),
     access: user.access ?? 'public',
+    limits: resolveLimits(user.limits),
   };
   if (options.sourcesMustExist !== false) checkResolved(resolved, describe);
   return resolved;
@@ -396,6 +403,7 @@ function validateUserConfig(value: unknown): Problem[] {
     }
   }
   if ('sync' in config) problems.push(...validateSyncEntries(config['sync']));
+  if ('limits' in config) problems.push(...validateLimits(config['limits']));
   if ('providers' in config && expect(Array.isArray(config['providers']), ['providers'], 'expected a list of provider folders (- folder: DIR)')) {
     (config['providers'] as unknown[]).forEach((entry, i) => {
       const path = ['providers', i];

@@ -278,6 +278,11 @@ function byName(a: { name: string }, b: { name: string }): number {
 
 const README_NAMES = ['readme.md', 'readme.markdown', 'readme'];
 
+/** Whether extraction reads the file: a configuration file or a README. The others need not be held in memory. */
+export function isReadByExtraction(path: string): boolean {
+  return CONFIG_FILE.test(path) || README_NAMES.includes(posix.basename(path).toLowerCase());
+}
+
 function readmeFileOf(files: SourceFile[]): SourceFile | undefined {
   for (const wanted of README_NAMES) {
     const file = files.find((f) => posix.basename(f.path).toLowerCase() === wanted);

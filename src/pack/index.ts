@@ -6,17 +6,19 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { Header, Pax } from 'tar';
 import { isTextName, nameBytes } from '../scan/names.js';
-import type { PackedArchive, SourceFile } from '../types.js';
+import type { HeldArchive, SourceFile } from '../types.js';
 
 /** A fixed timestamp for every entry (the tar format needs one; the real date is in the registry documents). */
 export const ARCHIVE_MTIME = new Date('2000-01-01T00:00:00Z');
 
-const BLOCK = 512;
+export const BLOCK = 512;
 /** zlib's bounds on an output piece, within Node's limits: large pieces are fewer to gather for a large archive. */
 const MIN_CHUNK = 1024;
-const MAX_CHUNK = 256 * 1024;
+export const MAX_CHUNK = 256 * 1024;
+/** The one gzip setting: the archives published so far were compressed with it, and their sha256 must not change. */
+export const GZIP_LEVEL = 6;
 /** A tar archive ends with two zero blocks. */
-const END_BLOCKS = 2 * BLOCK;
+export const END_BLOCKS = 2 * BLOCK;
 
 /**
  * Synchronous: a build packs on its own packing thread (thread.ts), one
@@ -25,12 +27,12 @@ const END_BLOCKS = 2 * BLOCK;
  * pool's compressions competed with the build's other threads for the cores,
  * and each round trip cost this thread some work.
  */
-export function packVersion(files: SourceFile[]): PackedArchive {
+export function packVersion(files: SourceFile[]): HeldArchive {
   const tar = tarOf(files);
   // gzip's output buffer is allocated whole for each archive: one the tar's size (a compressed tar is smaller)
   // holds it in one piece without making a 256 KB buffer of garbage for each of a build's many small archives.
-  const data = gzipSync(tar, { level: 6, chunkSize: Math.min(Math.max(tar.length, MIN_CHUNK), MAX_CHUNK) });
-  return { data, sha256: createHash('sha256').update(data).digest('hex') };
+  const data = gzipSync(tar, { level: GZIP_LEVEL, chunkSize: Math.min(Math.max(tar.length, MIN_CHUNK), MAX_CHUNK) });
+  return { data, sha256: createHash('sha256').update(data).digest('hex'), size: data.length };
 }
 
 /**
@@ -40,8 +42,8 @@ export function packVersion(files: SourceFile[]): PackedArchive {
  * cost more than the gzip on this thread.
  */
 function tarOf(files: SourceFile[]): Buffer {
-  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const headers = sorted.map(headerBlocks);
+  const sorted = sortedByPath(files);
+  const headers = sorted.map((f) => headerBlocks(f.path, f.mode, f.data.length));
   let size = END_BLOCKS;
   sorted.forEach((file, i) => (size += headers[i]!.length + padded(file.data.length)));
   const tar = Buffer.alloc(size);
@@ -54,15 +56,18 @@ function tarOf(files: SourceFile[]): Buffer {
   return tar;
 }
 
-const padded = (n: number) => Math.ceil(n / BLOCK) * BLOCK;
+/** The archive's one order of entries. */
+export const sortedByPath = <F extends { path: string }>(files: F[]): F[] => [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+export const padded = (n: number) => Math.ceil(n / BLOCK) * BLOCK;
 
 /** The entry's header block, after a pax header when a field does not fit the ustar header (a long path). */
-function headerBlocks(file: SourceFile): Buffer {
+export function headerBlocks(filePath: string, fileMode: number, size: number): Buffer {
   // A name that is not UTF-8 (scan/names.ts) is laid out under an ASCII stand-in of as many bytes, so the
   // header splits it and sizes its pax record exactly as it would the name; then the name's own bytes go in.
-  const raw = isTextName(file.path) ? undefined : nameBytes(file.path);
-  const path = raw === undefined ? file.path : raw.toString('latin1').replace(/[^\x00-\x7f]/g, '_');
-  const fields = { path, mode: file.mode & 0o111 ? 0o755 : 0o644, size: file.data.length, mtime: ARCHIVE_MTIME, type: 'File' as const };
+  const raw = isTextName(filePath) ? undefined : nameBytes(filePath);
+  const path = raw === undefined ? filePath : raw.toString('latin1').replace(/[^\x00-\x7f]/g, '_');
+  const fields = { path, mode: fileMode & 0o111 ? 0o755 : 0o644, size, mtime: ARCHIVE_MTIME, type: 'File' as const };
   const header = new Header(fields);
   const needsPax = header.encode();
   const block = header.block!;

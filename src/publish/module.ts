@@ -17,7 +17,7 @@ import { DEFAULT_PROVIDERS_PATH } from '../protocol/providers.js';
 import type { Staging } from '../mirror/staging.js';
 import type { GitReaders } from '../scan/git-objects.js';
 import type { MirrorWrite } from '../mirror/transaction.js';
-import type { BuiltVersion, VersionSource } from '../types.js';
+import type { BuiltVersion, SizeLimits, VersionSource } from '../types.js';
 import { compareVersionsDesc } from '../version-order.js';
 import { WrittenDetails, type VerifyOptions } from '../verify/index.js';
 import { GENERATOR } from '../version.js';
@@ -36,6 +36,8 @@ export interface PublishOptions {
   dryRun?: boolean;
   /** False: leave no spare copy for the next publish (MirrorWriteOptions.spare). */
   spare?: boolean;
+  /** The config's `limits` (the defaults when not given). */
+  limits?: SizeLimits;
   /** The git readers the source was scanned with, so the version is read through the same `git cat-file`; closed by publish. */
   git?: GitReaders;
 }
@@ -65,9 +67,7 @@ export function publish(source: VersionSource, options: PublishOptions): Promise
 
 async function publishLocked(tx: MirrorWrite, mirror: OpenedMirror, source: VersionSource, options: PublishOptions, check: VerifyOptions): Promise<PublishResult> {
   const started = performance.now();
-  const key = addressKey(source.address);
-  const { manifest } = mirror;
-  const caches = createVersionCaches(options.cacheDir, options.git ? { git: options.git } : {});
+  const caches = createVersionCaches(options.cacheDir, { ...(options.git ? { git: options.git } : {}), ...(options.limits ? { limits: options.limits } : {}) });
   let version: VersionBuild;
   try {
     // Publish stays strict (a release pipeline wants its own module's syntax errors to fail it) and builds afresh.
@@ -75,7 +75,18 @@ async function publishLocked(tx: MirrorWrite, mirror: OpenedMirror, source: Vers
   } finally {
     await closeVersionCaches(caches);
   }
+  try {
+    return await publishBuilt(tx, mirror, source, version, options, check, started);
+  } finally {
+    await version.discard();
+  }
+}
+
+/** The version packed: refused, or staged into the mirror and stored in the cache. */
+async function publishBuilt(tx: MirrorWrite, mirror: OpenedMirror, source: VersionSource, version: VersionBuild, options: PublishOptions, check: VerifyOptions, started: number): Promise<PublishResult> {
   const { built } = version;
+  const key = addressKey(source.address);
+  const { manifest } = mirror;
   const archive = version.packed!;
   const warnings = version.warnings.map((w) => `${source.label}: ${w}`);
   const result = (outcome: PublishResult['outcome'], changed: string[], previousSha256?: string): PublishResult => ({
@@ -105,7 +116,8 @@ async function publishLocked(tx: MirrorWrite, mirror: OpenedMirror, source: Vers
   const changed = await tx.stage(async (staging) => {
     const baseUrl = mirror.baseUrl ?? options.baseUrl;
     const { deprecations } = mirror;
-    await staging.write(archiveFile(source.address, source.version), archive.data);
+    if ('data' in archive) await staging.write(archiveFile(source.address, source.version), archive.data);
+    else await staging.linkFrom(archive.file, archiveFile(source.address, source.version));
     const rewritten = await emitAffected(staging, mirror, built, { baseUrl, deprecations, onDetail: check.written!.add });
     const records = mergeRecords(mirror.records(), rewritten);
     // The provider files are in the staging copy as they were; the manifest keeps listing them.

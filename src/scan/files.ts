@@ -1,13 +1,15 @@
-// Reads one version's files into memory, leaving out what a module archive
-// never holds: .git, .terraform and whatever .terraformignore lists. Symbolic
-// links inside the tree are replaced by the files they point to (see links.ts).
+// Reads one version's files, leaving out what a module archive never holds:
+// .git, .terraform and whatever .terraformignore lists. Symbolic links inside
+// the tree are replaced by the files they point to (see links.ts). Small files
+// are held in memory; large ones are read again when packed (see large.ts).
 
 import ignore from 'ignore';
 import type { Stats } from 'node:fs';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import { MirrorError } from '../errors.js';
-import type { SourceFile, VersionSource } from '../types.js';
+import { isHeld, type SizeLimits, type VersionFile, type VersionSource } from '../types.js';
 import { readTreeFiles, type GitReaders, type TreeEntries } from './git-objects.js';
+import { checkSizes, digestLarge, holdBudget, readLarge } from './large.js';
 import { resolveLinks } from './links.js';
 import { nameFromBytes } from './names.js';
 
@@ -16,14 +18,16 @@ const ALWAYS_EXCLUDED = ['.git/', '.terraform/'];
 const NEVER_LISTED = new Set(['.git', '.terraform']);
 
 export interface VersionFiles {
-  files: SourceFile[];
+  /** Each large file with its `id`, the sha1 of its bytes when the source gave none. */
+  files: VersionFile[];
   /** Links left out, each naming the link (the caller adds which version). */
   warnings: string[];
   /** Files and links the source holds before .terraformignore and link resolution leave any out. */
   found: number;
 }
 
-export async function readVersionFiles(source: VersionSource, git: GitReaders): Promise<VersionFiles> {
+/** Throws FILE_TOO_LARGE or VERSION_TOO_LARGE when what the archive would hold is over `limits`. */
+export async function readVersionFiles(source: VersionSource, git: GitReaders, limits: SizeLimits): Promise<VersionFiles> {
   const { origin } = source;
   let entries: TreeEntries;
   try {
@@ -31,11 +35,13 @@ export async function readVersionFiles(source: VersionSource, git: GitReaders): 
   } catch (error) {
     throw new MirrorError('VERSION_READ_FAILED', `Could not read ${source.label}: ${(error as Error).message}`, { cause: error });
   }
-  const rules = ignoreRules(entries.files);
+  const rules = await ignoreRules(entries.files);
   // An ignored link is not part of the module: no file for it and no warning about it.
   const resolved = resolveLinks(entries.files, entries.links.filter((l) => !rules.ignores(l.path)));
+  const files = resolved.files.filter((f) => !rules.ignores(f.path));
+  checkSizes(source.label, files, limits);
   return {
-    files: resolved.files.filter((f) => !rules.ignores(f.path)),
+    files: await Promise.all(files.map(async (f) => (isHeld(f) || f.id !== undefined ? f : { ...f, id: await digestLarge(f.source) }))),
     warnings: resolved.warnings,
     found: entries.files.length + entries.links.length,
   };
@@ -79,15 +85,20 @@ async function readFolder(dir: string): Promise<TreeEntries> {
   const entries = await listFolderFiles(dir);
   const links = entries.filter((e) => e.stats.isSymbolicLink());
   const regular = entries.filter((e) => !e.stats.isSymbolicLink());
+  const hold = holdBudget();
+  const file = async ({ path, location, stats }: FolderEntry): Promise<VersionFile> => {
+    const mode = stats.mode & 0o777;
+    return hold(stats.size) ? { path, mode, data: await readFile(location) } : { path, mode, size: stats.size, source: { kind: 'disk', location } };
+  };
   return {
-    files: await Promise.all(regular.map(async (e) => ({ path: e.path, mode: e.stats.mode & 0o777, data: await readFile(e.location) }))),
+    files: await Promise.all(regular.map(file)),
     links: await Promise.all(links.map(async (e) => ({ path: e.path, target: nameFromBytes(await readlink(e.location, { encoding: 'buffer' })) }))),
   };
 }
 
-function ignoreRules(files: SourceFile[]) {
+async function ignoreRules(files: VersionFile[]) {
   const rules = ignore().add(ALWAYS_EXCLUDED);
   const terraformignore = files.find((f) => f.path === '.terraformignore');
-  if (terraformignore) rules.add(terraformignore.data.toString('utf8'));
+  if (terraformignore) rules.add((isHeld(terraformignore) ? terraformignore.data : await readLarge(terraformignore.source)).toString('utf8'));
   return rules;
 }

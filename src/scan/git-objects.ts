@@ -5,21 +5,37 @@
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MirrorError } from '../errors.js';
-import type { SourceFile } from '../types.js';
+import type { VersionFile } from '../types.js';
+import { holdBudget } from './large.js';
 import type { SymlinkEntry } from './links.js';
 import { nameFromBytes } from './names.js';
 
-/** An object as cat-file gives it: its id, its type and its content. */
+/** An object as cat-file gives it: its id, its type, its size and its content (none for a blob not held). */
 export interface GitObject {
   oid: string;
   type: string;
-  data: Buffer;
+  size: number;
+  data: Buffer | undefined;
 }
+
+/** Whether a blob of this size is kept; one that is not passes through without being gathered (scan/large.ts). */
+export type Hold = (size: number) => boolean;
 
 interface Pending {
   name: string;
+  hold: Hold;
   resolve: (object: GitObject | undefined) => void;
   reject: (error: Error) => void;
+}
+
+/** The object being received: its content goes into `data` (kept) or nowhere, then one line feed. */
+interface Body {
+  request: Pending;
+  oid: string;
+  type: string;
+  size: number;
+  data: Buffer | undefined;
+  received: number;
 }
 
 /** `<oid> <type> <size>`: SHA-1 or SHA-256 ids. */
@@ -28,12 +44,16 @@ const OBJECT_HEADER = /^([0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+) ([0-9]+)$/;
 /** Objects are immutable, and most of a module's files and folders repeat from tag to tag. */
 const CACHE_BYTES = 64 * 1024 * 1024;
 
+const holdAll: Hold = () => true;
+
 export class GitObjectReader {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly pending: Pending[] = [];
   private readonly cache = new Map<string, Promise<GitObject>>();
   private cacheBytes = 0;
-  private buffer: Buffer = Buffer.alloc(0);
+  /** A header line's start, when a chunk ended inside it. */
+  private head: Buffer = Buffer.alloc(0);
+  private body: Body | undefined;
   private failure: Error | undefined;
 
   constructor(readonly gitDir: string) {
@@ -52,13 +72,14 @@ export class GitObjectReader {
     });
   }
 
-  read(oid: string): Promise<GitObject> {
+  /** `hold` decides for a blob not read before; a cached object is given as it was read. */
+  read(oid: string, hold: Hold = holdAll): Promise<GitObject> {
     const cached = this.cache.get(oid);
     if (cached) return cached;
-    const object = this.request(oid).then((found) => found ?? Promise.reject(new MirrorError('GIT_FAILED', `git object ${oid} is missing from ${this.gitDir}`)));
+    const object = this.request(oid, hold).then((found) => found ?? Promise.reject(new MirrorError('GIT_FAILED', `git object ${oid} is missing from ${this.gitDir}`)));
     this.cache.set(oid, object);
     object.then(
-      ({ data }) => this.account(data.length),
+      ({ data }) => this.account(data?.length ?? 0),
       () => this.cache.delete(oid),
     );
     return object;
@@ -71,13 +92,13 @@ export class GitObjectReader {
   lookup(revision: string): Promise<GitObject | undefined> {
     // One name a line: a line break would make cat-file answer two requests for one.
     if (revision === '' || /[\0-\x1f\x7f]/.test(revision)) return Promise.resolve(undefined);
-    return this.request(revision);
+    return this.request(revision, holdAll);
   }
 
-  private request(name: string): Promise<GitObject | undefined> {
+  private request(name: string, hold: Hold): Promise<GitObject | undefined> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.pending.push({ name, resolve, reject });
+      this.pending.push({ name, hold, resolve, reject });
       this.child.stdin.write(`${name}\n`);
     });
   }
@@ -94,41 +115,70 @@ export class GitObjectReader {
     this.child.stdin.end();
   }
 
-  /** Responses come in request order: `<oid> <type> <size>\n<content>\n`, or `<name> missing\n` (or `ambiguous`). */
+  /**
+   * Responses come in request order: `<oid> <type> <size>\n<content>\n`, or
+   * `<name> missing\n` (or `ambiguous`). Content is copied once into a buffer of
+   * its size, as it arrives: gathering the pipe's 64 KiB chunks by concatenation
+   * copied a large object once per chunk.
+   */
   private onData(chunk: Buffer): void {
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
-    for (;;) {
-      const newline = this.buffer.indexOf(10);
-      if (newline === -1) return;
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.body) {
+        at = this.receive(this.body, chunk, at);
+        continue;
+      }
+      const newline = chunk.indexOf(10, at);
+      if (newline === -1) {
+        this.head = Buffer.concat([this.head, chunk.subarray(at)]);
+        return;
+      }
+      const line = Buffer.concat([this.head, chunk.subarray(at, newline)]).toString('latin1');
+      this.head = Buffer.alloc(0);
+      at = newline + 1;
       const request = this.pending[0];
-      if (!request) return;
+      if (!request) continue;
       // Anything but an object's header answers a name with no object: `<name> missing`, `<name> ambiguous`.
-      const header = OBJECT_HEADER.exec(this.buffer.subarray(0, newline).toString('latin1'));
+      const header = OBJECT_HEADER.exec(line);
       if (!header) {
-        this.buffer = this.buffer.subarray(newline + 1);
         this.pending.shift();
         request.resolve(undefined);
         continue;
       }
-      const end = newline + 1 + Number(header[3]);
-      if (this.buffer.length < end + 1) return;
-      const data = Buffer.from(this.buffer.subarray(newline + 1, end));
-      this.buffer = this.buffer.subarray(end + 1);
-      this.pending.shift();
-      request.resolve({ oid: header[1]!, type: header[2]!, data });
+      const [, oid, type, size] = header as unknown as [string, string, string, string];
+      const keep = type !== 'blob' || request.hold(Number(size));
+      this.body = { request, oid, type, size: Number(size), data: keep ? Buffer.allocUnsafe(Number(size)) : undefined, received: 0 };
     }
+  }
+
+  /** Takes what the chunk holds of the body from `at`, and the line feed after it; returns where it stopped. */
+  private receive(body: Body, chunk: Buffer, at: number): number {
+    const take = Math.min(body.size + 1 - body.received, chunk.length - at);
+    const content = Math.max(0, Math.min(take, body.size - body.received));
+    if (body.data && content > 0) chunk.copy(body.data, body.received, at, at + content);
+    body.received += take;
+    if (body.received === body.size + 1) {
+      this.body = undefined;
+      this.pending.shift();
+      body.request.resolve({ oid: body.oid, type: body.type, size: body.size, data: body.data });
+    }
+    return at + take;
   }
 }
 
 /** What a tree holds that a module is made of: its regular files and its symbolic links (submodules are not module files). */
 export interface TreeEntries {
-  files: SourceFile[];
+  files: VersionFile[];
   links: SymlinkEntry[];
 }
 
-/** Every regular file and symlink under a tree, read in memory; a link's blob is its target's path. */
-export async function readTreeFiles(reader: GitObjectReader, tree: string, prefix = ''): Promise<TreeEntries> {
-  const { data } = await reader.read(tree);
+/**
+ * Every regular file and symlink under a tree; a link's blob is its target's
+ * path. A file is held as `hold` allows (one budget for the whole version),
+ * else named by its blob id to be read again when packed.
+ */
+export async function readTreeFiles(reader: GitObjectReader, tree: string, hold: Hold = holdBudget(), prefix = ''): Promise<TreeEntries> {
+  const data = held(await reader.read(tree));
   const jobs: Promise<TreeEntries>[] = [];
   let i = 0;
   while (i < data.length) {
@@ -139,16 +189,28 @@ export async function readTreeFiles(reader: GitObjectReader, tree: string, prefi
     const oid = data.subarray(nul + 1, nul + 21).toString('hex');
     i = nul + 21;
     const path = `${prefix}${name}`;
-    if (mode === '40000') jobs.push(readTreeFiles(reader, oid, `${path}/`));
+    if (mode === '40000') jobs.push(readTreeFiles(reader, oid, hold, `${path}/`));
     else if (mode === '100644' || mode === '100755') {
-      jobs.push(reader.read(oid).then((blob) => ({ files: [{ path, mode: mode === '100755' ? 0o755 : 0o644, data: blob.data, id: oid }], links: [] })));
+      const fileMode = mode === '100755' ? 0o755 : 0o644;
+      jobs.push(
+        reader.read(oid, hold).then(({ data, size }) => {
+          const file: VersionFile = data ? { path, mode: fileMode, data, id: oid } : { path, mode: fileMode, size, source: { kind: 'git', gitDir: reader.gitDir, oid }, id: oid };
+          return { files: [file], links: [] };
+        }),
+      );
     } else if (mode === '120000') {
-      jobs.push(reader.read(oid).then((blob) => ({ files: [], links: [{ path, target: nameFromBytes(blob.data) }] })));
+      jobs.push(reader.read(oid).then((blob) => ({ files: [], links: [{ path, target: nameFromBytes(held(blob)) }] })));
     }
   }
   // Merged in tree order (git sorts a tree's entries), so the result does not depend on which read finished first.
   const parts = await Promise.all(jobs);
   return { files: parts.flatMap((p) => p.files), links: parts.flatMap((p) => p.links) };
+}
+
+/** A tree's or a link's content; such an object is always kept, unless the cache has it as a large file's blob. */
+function held({ oid, data }: GitObject): Buffer {
+  if (!data) throw new MirrorError('GIT_FAILED', `git object ${oid} is too large to be a tree or a link's target`);
+  return data;
 }
 
 /** One reader per repository for the length of a build. */

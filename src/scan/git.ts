@@ -157,7 +157,7 @@ export async function scanGitRef(
   // Through the reader the version is then built with: a publish starts no git process of its own for the ref.
   const reader = readers.get(gitDir);
   const found = await reader.lookup(`${ref}^{commit}`);
-  const commit = found && commitFields(found.data);
+  const commit = found?.data && commitFields(found.data);
   if (!found || !commit) throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo} has no commit "${ref}".`, { hint: 'Pass --ref with a tag, branch or commit of that repository.' });
   const tag = ref.replace(/^refs\/tags\//, '');
   const resolved = version ?? versionFromTag(tag, source.tagPrefix, source.tagPattern);

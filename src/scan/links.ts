@@ -8,7 +8,7 @@
 // and extraction reads the same files. A link that leaves the tree, loops, or
 // points at nothing is left out with a warning; nothing outside is ever read.
 
-import type { SourceFile } from '../types.js';
+import type { VersionFile } from '../types.js';
 import { showName } from './names.js';
 
 export interface SymlinkEntry {
@@ -18,8 +18,8 @@ export interface SymlinkEntry {
   target: string;
 }
 
-export interface ResolvedTree {
-  files: SourceFile[];
+export interface ResolvedTree<F extends VersionFile = VersionFile> {
+  files: F[];
   /** One per link left out, naming it: `path: left out: why (-> target)`. */
   warnings: string[];
 }
@@ -29,8 +29,8 @@ const MAX_HOPS = 40;
 
 type Lookup = { real: string } | 'outside' | 'loop';
 
-interface Tree {
-  files: Map<string, SourceFile>;
+interface Tree<F extends VersionFile> {
+  files: Map<string, F>;
   links: Map<string, string>;
   /** Folder (`''` for the root) -> full paths of its entries, sorted. */
   children: Map<string, string[]>;
@@ -40,9 +40,9 @@ const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.last
 const join = (dir: string, name: string) => (dir === '' ? name : `${dir}/${name}`);
 
 /** The tree as a client unpacking the archive sees it: every in-tree link replaced by its target's files. */
-export function resolveLinks(files: SourceFile[], links: SymlinkEntry[]): ResolvedTree {
+export function resolveLinks<F extends VersionFile>(files: F[], links: SymlinkEntry[]): ResolvedTree<F> {
   if (links.length === 0) return { files, warnings: [] };
-  const tree: Tree = { files: new Map(files.map((f) => [f.path, f])), links: new Map(links.map((l) => [l.path, l.target])), children: new Map() };
+  const tree: Tree<F> = { files: new Map(files.map((f) => [f.path, f])), links: new Map(links.map((l) => [l.path, l.target])), children: new Map() };
   for (const path of [...tree.files.keys(), ...tree.links.keys()]) {
     // Register the entry under its folder, and each folder under its parent, up to the root.
     for (let child = path, dir = parentOf(path); ; child = dir, dir = parentOf(dir)) {
@@ -54,7 +54,7 @@ export function resolveLinks(files: SourceFile[], links: SymlinkEntry[]): Resolv
     }
   }
   for (const list of tree.children.values()) list.sort();
-  const out: ResolvedTree = { files: [], warnings: [] };
+  const out: ResolvedTree<F> = { files: [], warnings: [] };
   walk(tree, '', '', [''], out);
   return out;
 }
@@ -64,7 +64,7 @@ export function resolveLinks(files: SourceFile[], links: SymlinkEntry[]): Resolv
  * holds the real folders being expanded: a folder link to one of them, or to
  * a folder above one, would expand forever.
  */
-function walk(tree: Tree, dir: string, visible: string, stack: string[], out: ResolvedTree): void {
+function walk<F extends VersionFile>(tree: Tree<F>, dir: string, visible: string, stack: string[], out: ResolvedTree<F>): void {
   for (const child of tree.children.get(dir) ?? []) {
     const path = join(visible, child.slice(dir === '' ? 0 : dir.length + 1));
     const file = tree.files.get(child);
@@ -89,7 +89,7 @@ function walk(tree: Tree, dir: string, visible: string, stack: string[], out: Re
 }
 
 /** Resolves `path` component by component, following links, as the kernel would inside the module root. */
-function lookup(tree: Tree, path: string, budget: { hops: number }): Lookup {
+function lookup(tree: Tree<VersionFile>, path: string, budget: { hops: number }): Lookup {
   let real = '';
   for (const part of path.split('/')) {
     if (part === '' || part === '.') continue;

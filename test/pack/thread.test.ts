@@ -4,10 +4,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { packVersion } from '../../src/pack/index.js';
 import { threadPacker } from '../../src/pack/thread.js';
-import type { SourceFile } from '../../src/types.js';
+import type { HeldArchive, SourceFile } from '../../src/types.js';
+import { tempDir } from '../helpers.js';
 
 describe('threadPacker', () => {
-  const packer = threadPacker();
+  const packer = threadPacker(tempDir());
   afterAll(() => packer.close());
 
   it('packs the same bytes as packVersion on this thread, several versions at a time', async () => {
@@ -30,7 +31,7 @@ describe('threadPacker', () => {
     for (const [i, files] of versions.entries()) {
       const inline = packVersion(files);
       expect(threaded[i]!.sha256, `version ${i}`).toBe(inline.sha256);
-      expect(threaded[i]!.data.equals(inline.data), `version ${i}`).toBe(true);
+      expect((threaded[i] as HeldArchive).data.equals(inline.data), `version ${i}`).toBe(true);
     }
     // The files are left as they were: their bytes were copied to the thread, not moved.
     expect(shared.length).toBe(9017);
@@ -38,7 +39,7 @@ describe('threadPacker', () => {
   });
 
   it('refuses a pack once closed, rather than leaving it waiting', async () => {
-    const closed = threadPacker();
+    const closed = threadPacker(tempDir());
     await closed.pack([{ path: 'main.tf', mode: 0o644, data: Buffer.from('x') }]);
     await closed.close();
     await expect(closed.pack([{ path: 'main.tf', mode: 0o644, data: Buffer.from('x') }])).rejects.toThrow(/packing thread was closed/);

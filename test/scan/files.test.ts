@@ -7,14 +7,16 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readVersionFiles } from '../../src/scan/files.js';
 import { GitReaders, readTreeFiles } from '../../src/scan/git-objects.js';
-import type { SourceFile, VersionSource } from '../../src/types.js';
+import { DEFAULT_LIMITS } from '../../src/config/limits.js';
+import { isHeld, type SourceFile, type VersionFile, type VersionSource } from '../../src/types.js';
 import { git, makeRepo, tempDir, writeFiles } from '../helpers.js';
 
 // Both answer `{ files, ... }` beside their symlinks (readTreeFiles: `links`;
 // readVersionFiles: `warnings`, see test/scan/links.test.ts and
 // test/history.test.ts); these tests are about the regular files.
-type FilesAnswer = { files: SourceFile[] };
-const filesOf = (answer: FilesAnswer): SourceFile[] => answer.files;
+type FilesAnswer = { files: VersionFile[] };
+/** Small files, all held in memory (large ones: test/scan/large.test.ts). */
+const filesOf = (answer: FilesAnswer): SourceFile[] => answer.files.filter(isHeld);
 
 /** Path, mode and text of each file, sorted by path: what a module archive is made of. */
 const listing = (answer: FilesAnswer) =>
@@ -97,7 +99,7 @@ describe('readVersionFiles', () => {
   it('gives a git tree its module files: no .terraform, nothing .terraformignore lists', async () => {
     const { repo, tree } = moduleRepo();
     const commit = git(repo, ['rev-parse', 'HEAD']).trim();
-    const answer = await readVersionFiles(version({ kind: 'git', gitDir: repo, commit, tree, subdir: '' }), readers);
+    const answer = await readVersionFiles(version({ kind: 'git', gitDir: repo, commit, tree, subdir: '' }), readers, DEFAULT_LIMITS);
     expect(listing(answer)).toEqual(EXPECTED);
   });
 
@@ -105,14 +107,14 @@ describe('readVersionFiles', () => {
     const dir = tempDir();
     writeFiles(dir, { ...MODULE, '.git/HEAD': 'ref: refs/heads/main\n' });
     chmodSync(join(dir, 'scripts/setup.sh'), 0o755);
-    const answer = await readVersionFiles(version({ kind: 'folder', dir }), readers);
+    const answer = await readVersionFiles(version({ kind: 'folder', dir }), readers, DEFAULT_LIMITS);
     expect(listing(answer)).toEqual(EXPECTED);
   });
 
   it('names the version it could not read', async () => {
     const { repo } = moduleRepo();
     const source = { ...version({ kind: 'git', gitDir: repo, commit: '0'.repeat(40), tree: '1'.repeat(40), subdir: '' }), label: 'repo@v9.9.9' };
-    await expect(readVersionFiles(source, readers)).rejects.toMatchObject({
+    await expect(readVersionFiles(source, readers, DEFAULT_LIMITS)).rejects.toMatchObject({
       code: 'VERSION_READ_FAILED',
       message: `Could not read repo@v9.9.9: git object ${'1'.repeat(40)} is missing from ${repo}`,
     });
