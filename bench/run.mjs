@@ -25,6 +25,7 @@ const BENCHMARKS = [
   { name: 'build', run: async (opts) => (await import('./build.mjs')).benchBuild(opts) },
   { name: 'build-providers', run: async (opts) => (await import('./providers.mjs')).benchProviderBuild(opts) },
   { name: 'build-memory', run: async (opts) => (await import('./build.mjs')).benchBuildMemory(opts) },
+  { name: 'build-large-file', run: async (opts) => (await import('./large-file.mjs')).benchBuildLargeFile(opts) },
   { name: 'serve', run: async (opts) => (await import('./serve/throughput.mjs')).benchServe(opts) },
   {
     name: 'serve-api',

@@ -95,3 +95,33 @@ describe('build with limits', () => {
     expect(archive.equals(expected.data)).toBe(true);
   });
 });
+
+describe('publish with limits', () => {
+  it('refuses a version over a bound the same way, and streams one under it, leaving no spooled archive', async () => {
+    const dir = tempDir();
+    const big = Buffer.alloc(9 * MiB, 'y');
+    writeFiles(dir, {
+      'mirror.config.yaml': ['sources:', '  - folder: modules', 'limits:', '  fileSize: 10MiB', ''].join('\n'),
+      'modules/acme/pub/aws/1.0.0/main.tf': 'variable "a" {}\n',
+      'modules/acme/pub/aws/2.0.0/main.tf': 'variable "a" {}\n',
+    });
+    writeFileSync(join(dir, 'modules/acme/pub/aws/1.0.0/lambda.zip'), big);
+    writeFileSync(join(dir, 'modules/acme/pub/aws/2.0.0/lambda.zip'), Buffer.concat([big, big]));
+    const out = join(dir, 'dist');
+    const refused = await runCli(['publish', '--source', 'modules/acme/pub/aws/2.0.0', '--out', out, '--new-mirror'], dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/lambda\.zip is 18 MiB \(18874368 bytes\), over the per-file bound of 10 MiB \(10485760 bytes\) \(limits\.fileSize\)/);
+    const dry = await runCli(['publish', '--source', 'modules/acme/pub/aws/1.0.0', '--out', out, '--new-mirror', '--dry-run'], dir);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(readdirSync(join(dir, '.modmirror-cache/versions/incoming'))).toEqual([]);
+    const done = await runCli(['publish', '--source', 'modules/acme/pub/aws/1.0.0', '--out', out, '--new-mirror'], dir);
+    expect(done.code, done.stderr).toBe(0);
+    const archive = readFileSync(join(out, archiveFile({ namespace: 'acme', name: 'pub', provider: 'aws' }, '1.0.0')));
+    const expected = packVersion([
+      { path: 'main.tf', mode: 0o644, data: Buffer.from('variable "a" {}\n') },
+      { path: 'lambda.zip', mode: 0o644, data: big },
+    ]);
+    expect(archive.equals(expected.data)).toBe(true);
+    expect(readdirSync(join(dir, '.modmirror-cache/versions/incoming'))).toEqual([]);
+  });
+});
