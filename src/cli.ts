@@ -178,8 +178,20 @@ const COMMANDS: Record<string, Command> = {
   },
   user: {
     summary: 'Management data: create a user (modmirror user create)',
-    usage: `modmirror user create --username NAME --email ADDR [--password PW] [--site-admin] [--data DIR]`,
-    options: { username: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, 'site-admin': { type: 'boolean' }, data: { type: 'string' } },
+    usage: `modmirror user create --username NAME --email ADDR [--password-file FILE | --password-env VAR] [--site-admin] [--data DIR]
+
+  --password-file FILE   read the password from FILE's first line (- for standard input)
+  --password-env VAR     read the password from the environment variable VAR
+  Without either, the account has a random password and signs in with tokens only. A password is
+  never taken on the command line, where ps and shell history would show it.`,
+    options: {
+      username: { type: 'string' },
+      email: { type: 'string' },
+      'password-file': { type: 'string' },
+      'password-env': { type: 'string' },
+      'site-admin': { type: 'boolean' },
+      data: { type: 'string' },
+    },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runUser(values, positionals),
   },
@@ -380,7 +392,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   try {
-    if (!command) throw new MirrorError('USAGE', `Unknown command "${name}".`, { hint: 'Run modmirror --help for the list of commands.' });
+    if (!command) {
+      const near = closest(name, Object.keys(COMMANDS));
+      throw new MirrorError('USAGE', `Unknown command "${name}".${near ? ` Did you mean "${near}"?` : ''}`, { hint: 'Run modmirror --help for the list of commands.' });
+    }
     if (rest.includes('--help') || rest.includes('-h')) {
       console.log(`Usage: ${command.usage}`);
       return 0;
@@ -389,7 +404,9 @@ export async function main(argv: string[]): Promise<number> {
     try {
       parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true }) as typeof parsed;
     } catch (error) {
-      throw new MirrorError('USAGE', (error as Error).message, { hint: `Usage: ${command.usage}` });
+      const unknownOption = (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+      const hint = unknownOption ? `modmirror ${name} --help lists its options.` : `Usage: ${command.usage}`;
+      throw new MirrorError('USAGE', argumentProblem(error as NodeJS.ErrnoException, Object.keys(command.options)), { hint });
     }
     checkPositionals(name, command, parsed.positionals);
     return await command.run(parsed.values, parsed.positionals);
@@ -397,6 +414,32 @@ export async function main(argv: string[]): Promise<number> {
     reportError(error, debug);
     return exitCodeFor(error);
   }
+}
+
+/** Node's parser explains an unknown option in its own terms; say which option, and the one that was probably meant. */
+function argumentProblem(error: NodeJS.ErrnoException, options: string[]): string {
+  const unknown = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-{1,2}[^']*)'/.exec(error.message)?.[1] : undefined;
+  if (unknown === undefined) return error.message;
+  const near = closest(unknown.replace(/^-+/, '').split('=')[0]!, options);
+  return `Unknown option ${unknown}.${near ? ` Did you mean --${near}?` : ''}`;
+}
+
+/** The candidate within two edits of `word` (or that it begins), if one is clearly meant. */
+function closest(word: string, candidates: string[]): string | undefined {
+  const scored = candidates.map((c) => ({ c, d: c.startsWith(word) && word.length >= 3 ? 0 : editDistance(word, c) })).sort((a, b) => a.d - b.d);
+  return scored[0] && scored[0].d <= Math.min(2, Math.floor(word.length / 2)) ? scored[0].c : undefined;
+}
+
+/** Edits (insert, delete, substitute, swap two neighbours: "claen" is one slip from "clean") from `a` to `b`. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
 }
 
 /** The command table decides how many positional arguments a command takes, for every command alike. */

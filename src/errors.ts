@@ -24,6 +24,8 @@ export type ErrorCode =
   | 'BUNDLE_INVALID'
   | 'BUNDLE_CONFLICT'
   | 'UPSTREAM_FAILED'
+  /** `serve` could not start: the address is taken, a TLS file is unreadable or unusable. */
+  | 'SERVE_FAILED'
   /** Another process holds a lock and did not let go in time: worth trying again. */
   | 'LOCK_BUSY'
   // What an HTTP request did wrong (http/errors.ts gives each its status).

@@ -15,3 +15,8 @@ export function stringFlag(values: Values, name: string): string | undefined {
 export function usageError(command: string, message: string): MirrorError {
   return new MirrorError('USAGE', message, { hint: `Run modmirror ${command} --help.` });
 }
+
+/** `1 module`, `2 modules`: a count with its noun, as a person would write it. */
+export function plural(count: number, noun: string, nouns = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : nouns}`;
+}

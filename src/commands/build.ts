@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import { build, type BuildResult } from '../build/index.js';
 import { baseUrlFlag, resolveConfig } from '../config/index.js';
-import { stringFlag, usageError, type Values } from './args.js';
+import { plural, stringFlag, usageError, type Values } from './args.js';
 import { addressKey, isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
 
@@ -68,9 +68,10 @@ function printHuman(r: BuildResult): void {
   }
   for (const e of r.errors) console.error(`error: ${e.message}`);
   const out = relative(process.cwd(), r.outDir) || '.';
-  const providers = r.providerPackages > 0 ? `, ${r.providerPackages} provider packages` : '';
-  if (r.upToDate) console.log(`${out}/ is up to date: ${r.modules} modules, ${r.versions} versions${providers} (checked in ${r.seconds.toFixed(2)} s).`);
-  else console.log(`Built ${r.modules} modules, ${r.versions} versions (${r.cached} from the cache)${providers} into ${out}/ in ${r.seconds.toFixed(2)} s.`);
-  if (r.partial.length > 0) console.error(`${r.partial.length} version(s) mirrored with partial documentation; build --strict leaves them out and fails.`);
-  if (r.errors.length > 0) console.error(`${r.errors.length} version(s) failed: a new one is left out, a published one keeps what it published; see the errors above.`);
+  const providers = r.providerPackages > 0 ? `, ${plural(r.providerPackages, 'provider package')}` : '';
+  const counts = `${plural(r.modules, 'module')}, ${plural(r.versions, 'version')}`;
+  if (r.upToDate) console.log(`${out}/ is up to date: ${counts}${providers} (checked in ${r.seconds.toFixed(2)} s).`);
+  else console.log(`Built ${counts} (${r.cached} from the cache)${providers} into ${out}/ in ${r.seconds.toFixed(2)} s.`);
+  if (r.partial.length > 0) console.error(`${plural(r.partial.length, 'version')} mirrored with partial documentation; build --strict leaves them out and fails.`);
+  if (r.errors.length > 0) console.error(`${plural(r.errors.length, 'version')} failed: a new one is left out, a published one keeps what it published; see the errors above.`);
 }

@@ -2,12 +2,31 @@
 // share: module and provider sharing), team, token, edition, and run-task
 // record for pipelines.
 
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError, type Values } from './args.js';
 import { createOrganization, createTeam, createToken, createUser, recordRunTask, setEdition } from '../management/bootstrap.js';
 import { setConsumers, setGlobalSharing, type Shared } from '../management/sharing.js';
 import { Store } from '../management/store.js';
 
+
+/** The password from a file or an environment variable: never from argv. */
+function passwordOf(values: Values): string | undefined {
+  const file = values['password-file'] as string | undefined;
+  const env = values['password-env'] as string | undefined;
+  if (file !== undefined && env !== undefined) throw usageError('user', 'Give the password with --password-file or --password-env, not both.');
+  if (env !== undefined) {
+    const value = process.env[env];
+    if (value === undefined || value === '') throw usageError('user', `The environment variable ${env} (--password-env) is not set.`);
+    return value;
+  }
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8').split(/\r?\n/, 1)[0];
+  } catch (error) {
+    throw usageError('user', `Cannot read --password-file "${file}": ${(error as Error).message}`);
+  }
+}
 
 function required(values: Values, name: string, command: string): string {
   const value = values[name];
@@ -26,7 +45,7 @@ export async function runUser(values: Values, positionals: string[]): Promise<nu
   const { id } = await createUser(storeOf(values), {
     username: required(values, 'username', 'user'),
     email: required(values, 'email', 'user'),
-    password: values['password'] as string | undefined,
+    password: passwordOf(values),
     siteAdmin: values['site-admin'] === true,
   });
   console.log(JSON.stringify({ id }));

@@ -121,7 +121,7 @@ function printHuman(r: PublishResult): void {
   const what = `${r.module} ${r.version}`;
   if (r.outcome === 'unchanged') console.log(`${what} is already published with the same content (sha256 ${r.sha256}); nothing to do.`);
   else if (r.dryRun) {
-    console.log(`Would ${r.outcome === 'replaced' ? 'replace' : 'publish'} ${what} (sha256 ${r.sha256}), changing ${r.changed.length} files:`);
+    console.log(`Would ${r.outcome === 'would-replace' ? 'replace' : 'publish'} ${what} (sha256 ${r.sha256}), changing ${r.changed.length} files:`);
     for (const file of r.changed) console.log(`  ${file}`);
   } else if (r.outcome === 'replaced') console.log(`Replaced ${what}: sha256 ${r.previousSha256} -> ${r.sha256} (recorded in the manifest) in ${r.seconds.toFixed(2)} s.`);
   else console.log(`Published ${what} (sha256 ${r.sha256}) in ${r.seconds.toFixed(2)} s.`);

@@ -5,7 +5,7 @@
 // from the spare copy made for it in the background.
 
 import { spawn } from 'node:child_process';
-import { constants, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MirrorError } from '../errors.js';
@@ -50,7 +50,7 @@ export function jsonText(value: unknown): string {
  * of the current mirror (cheap, and the live files are never written: every
  * write replaces the link with a new file).
  */
-export async function createStaging(outDir: string, options: { seed?: boolean; spare?: boolean } = {}): Promise<Staging> {
+export async function createStaging(outDir: string, options: { seed?: boolean; spare?: boolean } = {}): Promise<Staging & { changed: string[] }> {
   assertReplaceable(outDir);
   const root = newGeneration(outDir);
   await mkdir(dirname(root), { recursive: true });
@@ -72,12 +72,25 @@ export async function createStaging(outDir: string, options: { seed?: boolean; s
     if (seeded) rmSync(file, { force: true });
     return file;
   };
-  const write = async (rel: string, data: string | Buffer) => writeFileSync(prepare(rel), data);
+  // A writer that starts from a copy reports what it changed: a file written with the bytes it had is no change.
+  const changed = new Set<string>();
+  const write = async (rel: string, data: string | Buffer) => {
+    if (seeded && !changed.has(rel) && !sameBytes(join(outDir, rel), data)) changed.add(rel);
+    writeFileSync(prepare(rel), data);
+  };
+  const noteFile = (source: string, rel: string) => {
+    if (seeded && !sameFile(source, join(outDir, rel))) changed.add(rel);
+  };
   return {
     root,
+    get changed() {
+      return [...changed].sort();
+    },
     write,
     writeJson: (rel, value) => write(rel, jsonText(value)),
     async writeChunks(rel, chunks) {
+      // Only the manifest is written in pieces, and a write always gives it new content.
+      if (seeded) changed.add(rel);
       const file = await open(prepare(rel), 'w');
       try {
         let pending = '';
@@ -94,6 +107,7 @@ export async function createStaging(outDir: string, options: { seed?: boolean; s
       }
     },
     async linkFrom(source, rel) {
+      noteFile(source, rel);
       const file = prepare(rel);
       try {
         linkSync(source, file);
@@ -103,9 +117,15 @@ export async function createStaging(outDir: string, options: { seed?: boolean; s
         copyFileSync(source, file);
       }
     },
-    copyFrom: async (source, rel) => copyFileSync(source, prepare(rel), constants.COPYFILE_FICLONE),
+    async copyFrom(source, rel) {
+      if (seeded) changed.add(rel);
+      copyFileSync(source, prepare(rel), constants.COPYFILE_FICLONE);
+    },
     // A seeded staging holds hard links: removing them leaves the live mirror's files as they are.
-    remove: async (rel) => rmSync(join(root, rel), { recursive: true, force: true }),
+    async remove(rel) {
+      if (seeded && existsSync(join(root, rel))) changed.add(rel);
+      rmSync(join(root, rel), { recursive: true, force: true });
+    },
     async commit() {
       const replaced = await flip(outDir, root);
       // The new mirror is in: a replaced folder that cannot be renamed now is thrown away by the next writer's recovery.
@@ -228,6 +248,16 @@ function assertReplaceable(outDir: string): void {
     throw new MirrorError('OUTPUT_FAILED', `The output folder "${outDir}" is not empty and holds no modmirror mirror (no ${MANIFEST_FILE}).`, {
       hint: 'Choose another --out folder, or empty this one: the build replaces the whole folder.',
     });
+  }
+}
+
+/** Whether `file` holds exactly `data` (false when it is missing). */
+function sameBytes(file: string, data: string | Buffer): boolean {
+  try {
+    const current = readFileSync(file);
+    return current.equals(typeof data === 'string' ? Buffer.from(data) : data);
+  } catch {
+    return false;
   }
 }
 

@@ -46,8 +46,8 @@ export interface PublishResult {
   module: string;
   version: string;
   sha256: string;
-  /** published: new version; unchanged: already there with the same content; replaced: --force over different content. */
-  outcome: 'published' | 'unchanged' | 'replaced';
+  /** published: new version; unchanged: already there with the same content; replaced: --force over different content; would-*: the same, on a dry run. */
+  outcome: 'published' | 'unchanged' | 'replaced' | 'would-publish' | 'would-replace';
   previousSha256?: string;
   /** Symlinks left out of the version (outside the module, loops), each named; absent when none. */
   warnings?: string[];
@@ -89,11 +89,11 @@ async function publishBuilt(tx: MirrorWrite, mirror: OpenedMirror, source: Versi
   const { manifest } = mirror;
   const archive = version.packed!;
   const warnings = version.warnings.map((w) => `${source.label}: ${w}`);
-  const result = (outcome: PublishResult['outcome'], changed: string[], previousSha256?: string): PublishResult => ({
+  const result = (done: 'published' | 'unchanged' | 'replaced', changed: string[], previousSha256?: string): PublishResult => ({
     module: key,
     version: source.version,
     sha256: archive.sha256,
-    outcome,
+    outcome: options.dryRun && done !== 'unchanged' ? (done === 'replaced' ? 'would-replace' : 'would-publish') : done,
     ...(previousSha256 ? { previousSha256 } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
     changed,

@@ -57,7 +57,8 @@ export interface ProviderPublishResult {
   keyId: string;
   /** True when modmirror signed the release (it came without a .sig). */
   signedHere: boolean;
-  outcome: 'published' | 'unchanged';
+  /** would-publish: the same as published, on a dry run. */
+  outcome: 'published' | 'unchanged' | 'would-publish';
   changed: string[];
   dryRun: boolean;
   seconds: number;
@@ -93,13 +94,13 @@ export function publishProviderRelease(options: ProviderPublishOptions): Promise
     });
     const release = releases[0]!;
     const entry = providersManifestOf(packages, path, [release])[key]!.versions[0]!;
-    const result = (outcome: ProviderPublishResult['outcome'], changed: string[]): ProviderPublishResult => ({
+    const result = (done: 'published' | 'unchanged', changed: string[]): ProviderPublishResult => ({
       provider: key,
       version,
       platforms: entry.archives.map((a) => a.platform),
       keyId: release.key.keyId,
       signedHere: release.signedHere,
-      outcome,
+      outcome: options.dryRun && done === 'published' ? 'would-publish' : done,
       changed,
       dryRun: options.dryRun === true,
       seconds: (performance.now() - started) / 1000,

@@ -107,9 +107,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     });
   };
 
-  const server = options.tls
-    ? createHttpsServer({ cert: readTls(options.tls.cert, '--tls-cert'), key: readTls(options.tls.key, '--tls-key') }, onRequest)
-    : createHttpServer(onRequest);
+  const server = options.tls ? httpsServer(options.tls, onRequest) : createHttpServer(onRequest);
   server.on('clientError', (error: ClientError, socket) => {
     // Malformed or oversized requests never reach a handler: answer them here, then close.
     if (socket.writable) socket.end(clientErrorResponse(error));
@@ -118,7 +116,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new MirrorError('USAGE', `Cannot listen on ${options.host}:${options.port}: ${error.message}`, { hint: 'Choose another --port or --host.', cause: error })),
+      reject(new MirrorError('SERVE_FAILED', `Cannot listen on ${options.host}:${options.port}: ${error.message}`, { hint: 'Choose another --port or --host, or stop what is listening there.', cause: error })),
     );
     server.listen(options.port, options.host, resolve);
   });
@@ -171,11 +169,29 @@ function mirrorPathOrFail(dir: string): string {
   }
 }
 
-function readTls(file: string, flag: string): Buffer {
+function readTls(file: string, what: string): Buffer {
   try {
     return readFileSync(file);
   } catch (error) {
-    throw new MirrorError('USAGE', `Cannot read ${flag} "${file}": ${(error as Error).message}`, { cause: error });
+    throw new MirrorError('SERVE_FAILED', `Cannot read the TLS ${what} "${file}": ${(error as Error).message}`, { hint: 'Check the path given to --tls-cert / --tls-key.', cause: error });
+  }
+}
+
+/** An HTTPS server, or an error that says which file is wrong rather than OpenSSL's routine names. */
+function httpsServer(tls: { cert: string; key: string }, onRequest: Parameters<typeof createHttpServer>[1]): ReturnType<typeof createHttpsServer> {
+  const cert = readTls(tls.cert, 'certificate');
+  const key = readTls(tls.key, 'key');
+  try {
+    return createHttpsServer({ cert, key }, onRequest);
+  } catch (error) {
+    const swapped = /PRIVATE KEY-----/.test(cert.toString('latin1')) && /CERTIFICATE-----/.test(key.toString('latin1'));
+    const problem = swapped
+      ? `"${tls.cert}" holds a private key and "${tls.key}" a certificate: the two are swapped`
+      : `the certificate "${tls.cert}" and key "${tls.key}" cannot be used together (${(error as Error).message})`;
+    throw new MirrorError('SERVE_FAILED', `Cannot serve HTTPS: ${problem}.`, {
+      hint: '--tls-cert takes the PEM certificate (BEGIN CERTIFICATE), --tls-key its PEM private key (BEGIN ... PRIVATE KEY), and the key must be the certificate\'s.',
+      cause: error,
+    });
   }
 }
 

@@ -366,7 +366,7 @@ describe('build errors', () => {
     expect((await runCli(['frobnicate'])).code).toBe(2);
     const badFlag = await runCli(['build', '--frob']);
     expect(badFlag.code).toBe(2);
-    expect(badFlag.stderr).toMatch(/Unknown option '--frob'/);
+    expect(badFlag.stderr).toMatch(/Unknown option --frob\./);
     expect((await runCli([])).code).toBe(2);
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
@@ -385,9 +385,21 @@ describe('build progress', () => {
     const onTty = execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} build --modules mods`, '/dev/null'], { cwd: dir, encoding: 'utf8' });
     expect(onTty).toMatch(/\[1\/2\] a\/b\/c \d\.\d\.0/);
     expect(onTty).toMatch(/\[2\/2\]/);
-    expect(onTty).toMatch(/Built 1 modules, 2 versions/);
+    expect(onTty).toMatch(/Built 1 module, 2 versions/);
     const json = execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} build --modules mods --out d2 --json`, '/dev/null'], { cwd: dir, encoding: 'utf8' });
     expect(json).not.toMatch(/\[1\/2\]/);
     expect(JSON.parse(json.trim()).versions).toBe(2);
+  });
+});
+
+describe('first contact', () => {
+  it('suggests the command or flag that was meant', async () => {
+    const flag = await runCli(['build', '--claen']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/error: Unknown option --claen\. Did you mean --clean\?\nhint: modmirror build --help lists its options\./);
+    const command = await runCli(['biuld']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toMatch(/Unknown command "biuld"\. Did you mean "build"\?/);
+    expect((await runCli(['frobnicate'])).stderr).not.toMatch(/Did you mean/);
   });
 });

@@ -247,7 +247,7 @@ describe('in-house providers: publish --provider-release', () => {
 
     const dry = await runCli([...publishArgs(release, '--public-key', acme.publicFile), '--dry-run', '--json'], dir);
     expect(dry.stderr).toBe('');
-    expect(JSON.parse(dry.stdout)).toMatchObject({ outcome: 'published', dryRun: true, changed: expect.arrayContaining(['v1/providers/acme/widgets/versions', 'v1/providers/acme/widgets/1.0.0/download/linux/amd64']) });
+    expect(JSON.parse(dry.stdout)).toMatchObject({ outcome: 'would-publish', dryRun: true, changed: expect.arrayContaining(['v1/providers/acme/widgets/versions', 'v1/providers/acme/widgets/1.0.0/download/linux/amd64']) });
     expect(existsSync(join(dir, 'dist'))).toBe(false);
 
     const first = await runCli([...publishArgs(release, '--public-key', acme.publicFile), '--json'], dir);

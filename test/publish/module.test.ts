@@ -71,7 +71,7 @@ describe('publish from a folder', () => {
     const dry = await runCli(['publish', '--source', 'mods/acme/thing/aws/2.0.0', '--dry-run', '--json'], dir);
     expect(dry.code).toBe(0);
     const dryResult = JSON.parse(dry.stdout);
-    expect(dryResult).toMatchObject({ dryRun: true, outcome: 'published' });
+    expect(dryResult).toMatchObject({ dryRun: true, outcome: 'would-publish' });
     expect(dryResult.changed).toEqual(expect.arrayContaining(['manifest.json', 'search-index.json', 'v1/modules/acme/thing/aws/2.0.0/thing-aws-2.0.0.tar.gz', 'v1/modules/acme/thing/aws/versions', 'v1/modules/acme/thing/aws/1.0.0/index.json']));
     expect(dryResult.changed.some((f: string) => f.startsWith('v1/modules/beta/'))).toBe(false);
     expect(treeOf(dist)).toEqual(before);
@@ -87,7 +87,21 @@ describe('publish from a folder', () => {
     const again = await runCli(['publish', '--source', 'mods/acme/thing/aws/2.0.0', '--json'], dir);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).outcome).toBe('unchanged');
+    expect(JSON.parse(again.stdout).changed).toEqual([]);
     expect(treeOf(dist)).toEqual(after);
+  });
+
+  it('reports the files a real run changed: the very list its dry run gave', async () => {
+    const own = tempDir();
+    writeFiles(own, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
+    writeFiles(join(own, 'mods/acme/thing/aws/1.0.0'), moduleFiles(1));
+    expect((await runCli(['build'], own)).code).toBe(0);
+    writeFiles(join(own, 'mods/acme/thing/aws/2.1.0'), moduleFiles(4));
+    const wouldChange = JSON.parse((await runCli(['publish', '--source', 'mods/acme/thing/aws/2.1.0', '--dry-run', '--json'], own)).stdout).changed;
+    const real = JSON.parse((await runCli(['publish', '--source', 'mods/acme/thing/aws/2.1.0', '--json'], own)).stdout);
+    expect(real).toMatchObject({ outcome: 'published', dryRun: false });
+    expect(real.changed).toEqual(wouldChange);
+    expect(real.changed).toContain('v1/modules/acme/thing/aws/2.1.0/thing-aws-2.1.0.tar.gz');
   });
 
   it('refuses different content for a published version, showing both digests, unless --force', async () => {

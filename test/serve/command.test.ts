@@ -6,7 +6,7 @@ import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { beforeAll, expect, it } from 'vitest';
-import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import { makeCertificates, ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
 
 const dir = tempDir();
 
@@ -88,4 +88,25 @@ it('`hosting nginx` says that static files are public by nature', async () => {
   const printed = await runCli(['hosting', 'nginx', '--dir', 'dist'], dir);
   expect(printed.code).toBe(0);
   expect(printed.stdout).toContain('# Static files are public by nature');
+});
+
+it('says what is wrong when it cannot start: a port in use, swapped TLS files (exit 1, no "bug" hint)', async () => {
+  const { createServer } = await import('node:net');
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  const port = (busy.address() as { port: number }).port;
+  const taken = await runCli(['serve', '--port', String(port)], dir);
+  busy.close();
+  expect(taken.code).toBe(1);
+  expect(taken.stderr).toMatch(new RegExp(`Cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+  expect(taken.stderr).not.toMatch(/bug/);
+
+  const certs = makeCertificates(tempDir());
+  const swapped = await runCli(['serve', '--port', '0', '--tls-cert', certs.key, '--tls-key', certs.cert], dir);
+  expect(swapped.code).toBe(1);
+  expect(swapped.stderr).toMatch(/Cannot serve HTTPS: ".*" holds a private key and ".*" a certificate: the two are swapped\./);
+  expect(swapped.stderr).not.toMatch(/bug|PEM routines/);
+  const missing = await runCli(['serve', '--port', '0', '--tls-cert', 'nope.pem', '--tls-key', certs.key], dir);
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toMatch(/Cannot read the TLS certificate "nope\.pem"/);
 });

@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config';
+
+// The unit tier (`npm run test:unit`): pure code, imported from src/ as it is
+// (no build step), with no git, Go, nginx, Chromium or child process, so it
+// runs in seconds while editing. `npm test` runs these and everything else.
+export default defineConfig({
+  test: {
+    include: [
+      'test/architecture.test.ts',
+      'test/atomic.test.ts',
+      'test/concurrency.test.ts',
+      'test/version-order.test.ts',
+      'test/protocol/**/*.test.ts',
+      'test/extract/**/*.test.ts',
+      'test/http/**/*.test.ts',
+      'test/browse/readme-renderer.test.ts',
+      'test/bundle/derive.test.ts',
+      'test/bundle/format.test.ts',
+      'test/emit/manifest.test.ts',
+      'test/management/auth.test.ts',
+      'test/management/jsonapi.test.ts',
+      'test/mirror/versions-index.test.ts',
+      'test/pack/index.test.ts',
+      'test/scan/folder.test.ts',
+      'test/scan/links.test.ts',
+      'test/scan/names.test.ts',
+      'test/serve/routes/index.test.ts',
+      'test/serve/target.test.ts',
+      'test/sync/calls.test.ts',
+      'test/sync/provider-rules.test.ts',
+      'test/sync/rules.test.ts',
+    ],
+  },
+});
