@@ -36,6 +36,8 @@ export interface PublishOptions {
   dryRun?: boolean;
   /** False: leave no spare copy for the next publish (MirrorWriteOptions.spare). */
   spare?: boolean;
+  /** False: keep nothing in the build cache (a source no build reads again, such as an API upload's temporary folder). */
+  remember?: boolean;
   /** The git readers the source was scanned with, so the version is read through the same `git cat-file`; closed by publish. */
   git?: GitReaders;
 }
@@ -115,7 +117,7 @@ async function publishLocked(tx: MirrorWrite, mirror: OpenedMirror, source: Vers
     return staging.changed ?? [];
   });
   // The next incremental build finds this version already done.
-  if (!options.dryRun) await version.store();
+  if (!options.dryRun && options.remember !== false) await version.store();
   return result(existing ? 'replaced' : 'published', changed, existing?.sha256);
 }
 
