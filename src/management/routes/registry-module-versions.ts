@@ -44,7 +44,7 @@ export async function createVersion({ store, principal, params, req, registry }:
     if (!view) throw notFound();
     const current = versionStatus(view, version);
     if (current?.status === 'ok') throw invalid(`${keyOf(address)} ${version} is already published, and published versions are immutable: create a new version.`, '/data/attributes/version');
-    if (current) throw invalid(`${keyOf(address)} ${version} already exists and waits for its upload (status ${current.status}).`, '/data/attributes/version');
+    if (current && current.status !== 'reg_ingress_failed') throw invalid(`${keyOf(address)} ${version} already exists and waits for its upload (status ${current.status}).`, '/data/attributes/version');
     // A failed version may be made again: its record gives way to the new one.
     data.moduleVersions = data.moduleVersions.filter((v) => !(v.module === record.module && v.version === version));
     data.moduleVersions.push(record);
