@@ -29,7 +29,7 @@ const SCALE_TARGET = 1.5;
 export async function benchApiPublish({ quick = false } = {}) {
   const runs = quick ? 3 : 7;
   const parallel = quick ? 10 : 50;
-  const large = Number(process.env.MODMIRROR_BENCH_API_LARGE ?? (quick ? 1000 : 10_000));
+  const large = Number(process.env.MODMIRROR_BENCH_API_LARGE ?? (quick ? 2000 : 10_000));
   const tmp = makeTempDir();
   try {
     const shape = quick ? [10, 5] : [100, 10];

@@ -12,7 +12,7 @@ import { MirrorError } from '../errors.js';
 import { ledgerOf, moduleRemoval } from '../mirror/ledger.js';
 import type { ModuleRecord } from '../mirror/manifest.js';
 import { readModuleVersions } from '../mirror/read.js';
-import { addressKey, listingFile, moduleDir, parseAddressKey, providersListingFile, V2_MODULES_BASE } from '../protocol/paths.js';
+import { addressKey, moduleDir, MODULES_BASE, parseAddressKey, V2_MODULES_BASE } from '../protocol/paths.js';
 import { DEFAULT_PROVIDERS_PATH } from '../protocol/providers.js';
 import { GENERATOR } from '../version.js';
 import { withPartialWrite } from './write.js';
@@ -86,8 +86,9 @@ export function removeModuleVersions(target: RemoveTarget, options: RemoveOption
         if (record) records.set(key, record);
         rewritten.push(key);
       }
-      if (providersLeft.length === 0) await staging.remove(providersListingFile(namespace, name));
-      if (![...records.keys()].some((k) => parseAddressKey(k).namespace === namespace)) await staging.remove(listingFile(namespace));
+      // Folders a build would not have made: a name with no provider left, a namespace with no module.
+      if (providersLeft.length === 0) for (const base of [MODULES_BASE, V2_MODULES_BASE]) await staging.remove(`${base}${namespace}/${name}/`);
+      if (![...records.keys()].some((k) => parseAddressKey(k).namespace === namespace)) for (const base of [MODULES_BASE, V2_MODULES_BASE]) await staging.remove(`${base}${namespace}/`);
       const providers = manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
       await writeMirrorIndexes(staging, [...records.values()], { baseUrl, imageHosts: options.imageHosts, generator: GENERATOR, ledger, deprecations, only: { namespace, name }, providers });
     });

@@ -51,6 +51,8 @@ export async function unpackUpload(input: Readable, dir: string, limits: UploadL
 function entryProblem(path: string, type: string, linkpath: string | undefined): string | undefined {
   const name = path.replace(/^(\.\/)+/, '');
   if (!KINDS.has(type)) return `${path}: a ${type} entry; a module holds files, folders and links`;
+  // `tar -C DIR .` starts with the root itself.
+  if (type === 'Directory' && (name === '' || name === '.' || name === './')) return undefined;
   if (!inside(name)) return `${path}: outside the module (absolute, or through "..")`;
   if (type === 'SymbolicLink' && (linkpath === undefined || !inside(posix.join(posix.dirname(name), linkpath)) || posix.isAbsolute(linkpath))) {
     return `${path}: a link to ${linkpath}, outside the module`;
