@@ -49,6 +49,7 @@ const BENCHMARKS = [
     run: async (opts) => (await import('./serve/signed.mjs')).benchSignedArchive(opts),
   },
   { name: 'serve-memory', run: async (opts) => (await import('./serve/memory.mjs')).benchServeMemory(opts) },
+  { name: 'api-publish', run: async (opts) => (await import('./api-publish.mjs')).benchApiPublish(opts) },
   { name: 'provider-sync', run: async (opts) => (await import('./provider-sync.mjs')).benchProviderSync(opts) },
   { name: 'history', onlyWhenNamed: true, run: async (opts) => (await import('./history.mjs')).benchHistory(opts) },
 ];

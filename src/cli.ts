@@ -54,7 +54,7 @@ const COMMANDS: Record<string, Command> = {
   serve: {
     summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
     usage: `modmirror serve [--dir dist] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR]
-                [--access public|private] [--archive-url-ttl SECONDS] [--quiet]
+                [--access public|private] [--archive-url-ttl SECONDS] [--read-only] [--max-upload-mib N] [--quiet]
 
   --dir DIR        the built mirror (default: dist)
   --host HOST      address to listen on (default: 127.0.0.1)
@@ -68,6 +68,9 @@ const COMMANDS: Record<string, Command> = {
                    and in-house providers and those shared with them (default: the config's "access",
                    else public)
   --archive-url-ttl SECONDS  private: how long a signed archive URL stays valid (default: 900)
+  --read-only      refuse publishing and deleting modules through the API (/api/v2/.../registry-modules);
+                   a mirror on a read-only file system is refused anyway
+  --max-upload-mib N  largest module upload through the API, in MiB (default: 64)
   --quiet          no per-request log lines (refused requests are still logged)`,
     options: {
       dir: { type: 'string' },
@@ -79,6 +82,8 @@ const COMMANDS: Record<string, Command> = {
       data: { type: 'string' },
       access: { type: 'string' },
       'archive-url-ttl': { type: 'string' },
+      'read-only': { type: 'boolean' },
+      'max-upload-mib': { type: 'string' },
       config: { type: 'string' },
       quiet: { type: 'boolean' },
     },

@@ -39,6 +39,8 @@ export type ErrorCode =
   | 'URI_TOO_LONG'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'INVALID_ATTRIBUTE'
+  /** An upload that cannot be published (not a gzip tar, entries outside the module, a module that fails to build). */
+  | 'UNPROCESSABLE'
   | 'HEADERS_TOO_LARGE';
 
 export interface MirrorErrorOptions {

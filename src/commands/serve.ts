@@ -1,5 +1,5 @@
 import { relative, resolve } from 'node:path';
-import { ACCESS_MODES, baseUrlFlag, resolveMirrorConfig, type Access } from '../config/index.js';
+import { ACCESS_MODES, baseUrlFlag, moduleMeta, resolveMirrorConfig, type Access } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { startServer } from '../serve/index.js';
 import { stringFlag, type Values } from './args.js';
@@ -23,6 +23,8 @@ export async function runServe(values: Values): Promise<number> {
   if (!ACCESS_MODES.includes(access as Access)) throw new MirrorError('USAGE', `Invalid --access "${access}": expected public or private.`, { hint: 'Run modmirror serve --help.' });
   const ttl = Number(values['archive-url-ttl'] ?? 900);
   if (!Number.isInteger(ttl) || ttl < 1) throw new MirrorError('USAGE', `Invalid --archive-url-ttl "${values['archive-url-ttl']}": expected a whole number of seconds, 1 or more.`);
+  const mib = Number(values['max-upload-mib'] ?? 64);
+  if (!Number.isFinite(mib) || mib <= 0) throw new MirrorError('USAGE', `Invalid --max-upload-mib "${values['max-upload-mib']}": expected a positive number of MiB.`);
   const server = await startServer({
     dir,
     host: String(values['host'] ?? '127.0.0.1'),
@@ -32,6 +34,13 @@ export async function runServe(values: Values): Promise<number> {
     baseUrl: baseUrl === '' ? undefined : baseUrl,
     access: access as Access,
     archiveUrlTtlSeconds: ttl,
+    publishing: {
+      cacheDir: config.cacheDir,
+      imageHosts: config.imageHosts,
+      moduleMeta: (address) => moduleMeta(config, address),
+      maxUploadBytes: Math.floor(mib * 1024 * 1024),
+      readOnly: values['read-only'] === true,
+    },
     log: quiet ? undefined : (line) => console.log(line),
     // Refusals are logged even with --quiet: they are the audit trail.
     audit: (line) => console.log(line),

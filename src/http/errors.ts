@@ -29,6 +29,7 @@ const STATUS_OF: Partial<Record<ErrorCode, Status>> = {
   URI_TOO_LONG: { status: 414, title: 'uri too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'unsupported media type' },
   INVALID_ATTRIBUTE: { status: 422, title: 'invalid attribute' },
+  UNPROCESSABLE: { status: 422, title: 'unprocessable entity' },
   HEADERS_TOO_LARGE: { status: 431, title: 'request header fields too large' },
   // Another writer holds the data folder's lock: the one condition worth retrying.
   LOCK_BUSY: { status: 503, title: 'service unavailable' },

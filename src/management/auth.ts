@@ -108,6 +108,24 @@ export function canOverride(principal: Principal, organization: Organization): b
 }
 
 /**
+ * Publishing and deleting an organization's private modules (HCP's "manage
+ * modules"): site administrators, the organization's owners, its
+ * organization token, and a team token or member of a team given
+ * manage-modules. Reading them is canAccess.
+ */
+export function canManageModules(data: Data, principal: Principal, organization: Organization): boolean {
+  if (organization.isDisabled) return false;
+  if (principal.kind === 'organization') return principal.organization.name === organization.name;
+  if (principal.kind === 'team') return principal.organization.name === organization.name && principal.team.manageModules === true;
+  const { user } = principal;
+  return (
+    user.isSiteAdmin ||
+    organization.owners.includes(user.id) ||
+    data.teams.some((t) => t.organization === organization.name && t.manageModules === true && t.members.includes(user.id))
+  );
+}
+
+/**
  * Whose private modules a caller may read, by Terraform Enterprise's rule: a
  * module's namespace is its organization; a user reads the organizations it
  * owns or is in a team of, a team token its team's organization, an

@@ -13,7 +13,9 @@ import { authenticate, principalKey, type Principal } from './auth.js';
 import { notFound, sendDocument, unauthorized } from './jsonapi.js';
 import { accountDetails, changePassword, updateAccount } from './routes/account.js';
 import { deleteOrganization, listConsumers, listOrganizations, showOrganization, updateConsumers, updateOrganization } from './routes/admin-organizations.js';
-import { updateModuleVersion, type DeprecateHook } from './routes/registry-modules.js';
+import type { RegistryHooks } from './registry.js';
+import { createVersion, deleteVersion, readVersion, uploadVersion } from './routes/registry-module-versions.js';
+import { createModule, deleteModule, listModules, readModule, updateModuleVersion, type DeprecateHook } from './routes/registry-modules.js';
 import { revokeOrganizationToken } from './routes/tokens.js';
 import { listStages, overrideStage, showResult, showStage } from './routes/task-stages.js';
 import { Store } from './store.js';
@@ -25,6 +27,7 @@ interface ReadContext {
   principal: Principal;
   params: string[];
   query: URLSearchParams;
+  registry: RegistryHooks | undefined;
 }
 interface WriteContext {
   store: Store;
@@ -32,27 +35,32 @@ interface WriteContext {
   params: string[];
   req: IncomingMessage;
   hooks: ManagementHooks;
+  registry: RegistryHooks | undefined;
 }
 
 /** What the API changes outside its data folder, given by the server that runs it. */
 export interface ManagementHooks {
   /** Writes a module version's deprecation into the served mirror. */
   deprecate?: DeprecateHook;
+  /** The served mirror's modules, read and written by the registry-module routes. */
+  registry?: RegistryHooks;
 }
 
 /**
  * A GET reads the data and nothing else, synchronously: its answer is a pure
- * function of the data, the caller, the path and the query, and is cached.
- * Other methods change the store.
+ * function of the data, the caller, the path and the query, and is cached;
+ * unless `live`, when it also reads the served mirror, which changes without
+ * the data (a publish from the CLI). Other methods change the store.
  */
 type Route = { path: string[]; admin: boolean } & (
-  | { method: 'GET'; read: (ctx: ReadContext) => Reply }
+  | { method: 'GET'; read: (ctx: ReadContext) => Reply; live?: boolean }
   | { method: 'PATCH' | 'POST' | 'DELETE'; write: (ctx: WriteContext) => Promise<Reply> }
 );
 
 /** Literal segments, `:param` captures one. */
 const segmentsOf = (path: string) => path.split('/');
 const get = (path: string, read: (ctx: ReadContext) => Reply, admin = false): Route => ({ method: 'GET', path: segmentsOf(path), read, admin });
+const live = (path: string, read: (ctx: ReadContext) => Reply): Route => ({ method: 'GET', path: segmentsOf(path), read, admin: false, live: true });
 const write = (method: 'PATCH' | 'POST' | 'DELETE', path: string, run: (ctx: WriteContext) => Promise<Reply>, admin = false): Route => ({ method, path: segmentsOf(path), write: run, admin });
 
 const ROUTES: Route[] = [
@@ -73,6 +81,15 @@ const ROUTES: Route[] = [
   write('PATCH', 'organizations/:org/registry-modules/private/:namespace/:name/:provider/:version', ({ store, principal, params, req, hooks }) =>
     updateModuleVersion(store, principal, params, req, hooks.deprecate),
   ),
+  live('organizations/:org/registry-modules', listModules),
+  write('POST', 'organizations/:org/registry-modules', createModule),
+  live('organizations/:org/registry-modules/private/:namespace/:name/:provider', readModule),
+  write('DELETE', 'organizations/:org/registry-modules/private/:namespace/:name/:provider', deleteModule),
+  write('DELETE', 'organizations/:org/registry-modules/private/:namespace/:name', deleteModule),
+  write('POST', 'registry-modules/:org/:name/:provider/versions', createVersion),
+  write('POST', 'organizations/:org/registry-modules/private/:namespace/:name/:provider/versions', createVersion),
+  live('organizations/:org/registry-modules/private/:namespace/:name/:provider/version', readVersion),
+  write('DELETE', 'organizations/:org/registry-modules/private/:namespace/:name/:provider/:version', deleteVersion),
   get('admin/organizations/:org/relationships/provider-consumers', ({ data, params, query }) => listConsumers(data, params[0]!, 'provider', query), true),
   write('PATCH', 'admin/organizations/:org/relationships/provider-consumers', ({ store, params, req }) => updateConsumers(store, params[0]!, 'provider', req), true),
 ];
@@ -107,6 +124,12 @@ export function createManagementApi(dataDir: string, hooks: ManagementHooks = {}
       res.end();
       return;
     }
+    if (segments.length === 3 && segments[0] === 'registry-module-versions' && segments[2] === 'upload') {
+      // A version's upload link: go-tfe and curl send no token there; its signature is the permission.
+      if (req.method !== 'PUT') throw new MirrorError('METHOD_NOT_ALLOWED', 'PUT the tar.gz to this URL.', { allow: ['PUT'] });
+      const reply = await uploadVersion(store, segments[1]!, req, query, hooks.registry);
+      return sendDocument(req, res, reply.status, reply.document);
+    }
     const data = store.read();
     const principal = authenticate(data, req.headers.authorization);
     if (!principal) throw unauthorized();
@@ -120,14 +143,18 @@ export function createManagementApi(dataDir: string, hooks: ManagementHooks = {}
     }
     const params = match(chosen, segments)!;
     if (chosen.method !== 'GET') {
-      const reply = await chosen.write({ store, principal, params, req, hooks });
+      const reply = await chosen.write({ store, principal, params, req, hooks, registry: hooks.registry });
+      return sendDocument(req, res, reply.status, reply.document);
+    }
+    if (chosen.live) {
+      const reply = chosen.read({ data, principal, params, query, registry: hooks.registry });
       return sendDocument(req, res, reply.status, reply.document);
     }
     // What the caller may see follows from who they are and the data. The query is keyed as
     // URLSearchParams writes it: `page[size]=1` and `page%5Bsize%5D=1` are one answer.
     const key = JSON.stringify([principalKey(principal), segments.join('/'), query.toString()]);
     const answer = answers(key, () => {
-      const reply = chosen.read({ data, principal, params, query });
+      const reply = chosen.read({ data, principal, params, query, registry: hooks.registry });
       return payload(JSON.stringify(reply.document), JSONAPI_TYPE);
     });
     sendPayload(req, res, answer);

@@ -21,6 +21,8 @@ const FILES: Record<Collection, string> = {
   runs: 'runs.json',
   taskStages: 'task-stages.json',
   taskResults: 'task-results.json',
+  registryModules: 'registry-modules.json',
+  moduleVersions: 'registry-module-versions.json',
 };
 const COLLECTIONS = Object.keys(FILES) as Collection[];
 
@@ -141,6 +143,8 @@ function checkShape(c: Collection, value: unknown): string | undefined {
     runs: ['id', 'organization', 'workspace'],
     taskStages: ['id', 'run', 'stage', 'status'],
     taskResults: ['id', 'taskStage', 'status'],
+    registryModules: ['id', 'organization', 'namespace', 'name', 'provider'],
+    moduleVersions: ['id', 'module', 'version', 'status'],
   };
   const index = value.findIndex((item) => typeof item !== 'object' || item === null || required[c].some((k) => !(k in item)));
   return index === -1 ? undefined : `entry ${index} lacks one of ${required[c].join(', ')}`;

@@ -39,6 +39,8 @@ export interface Team {
   organization: string;
   /** User ids. */
   members: string[];
+  /** HCP's organization access "manage-modules": the team (and its token) may publish and delete the organization's private modules. */
+  manageModules?: boolean;
 }
 
 export interface Organization {
@@ -105,6 +107,39 @@ export interface TaskResult {
   updatedAt: string;
 }
 
+/**
+ * A private registry module made through the API (HCP's "registry-modules"
+ * without a VCS connection) before or besides its versions in the mirror;
+ * modules the mirror holds are registry modules whether or not they have one.
+ */
+export interface RegistryModuleEntry {
+  id: string;
+  organization: string;
+  /** The organization: a private module's namespace is its organization. */
+  namespace: string;
+  name: string;
+  provider: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** HCP's version statuses that a version made through the API passes: made, uploading, then in the mirror or failed. */
+export type ModuleVersionStatus = 'pending' | 'reg_ingressing' | 'ok' | 'reg_ingress_failed';
+
+/** A version made through the API (`registry-module-versions`), with its upload's fate. */
+export interface ModuleVersionEntry {
+  id: string;
+  /** `namespace/name/provider`. */
+  module: string;
+  version: string;
+  commitSha: string | null;
+  status: ModuleVersionStatus;
+  /** Why the upload failed (`reg_ingress_failed`). */
+  error?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** Everything in the data folder. */
 export interface Data {
   settings: Settings;
@@ -115,6 +150,8 @@ export interface Data {
   runs: Run[];
   taskStages: TaskStage[];
   taskResults: TaskResult[];
+  registryModules: RegistryModuleEntry[];
+  moduleVersions: ModuleVersionEntry[];
 }
 
 export type Collection = keyof Data;

@@ -38,6 +38,8 @@ export interface PublishOptions {
   spare?: boolean;
   /** The config's `limits` (the defaults when not given). */
   limits?: SizeLimits;
+  /** False: keep nothing in the build cache (a source no build reads again, such as an API upload's temporary folder). */
+  remember?: boolean;
   /** The git readers the source was scanned with, so the version is read through the same `git cat-file`; closed by publish. */
   git?: GitReaders;
 }
@@ -127,7 +129,7 @@ async function publishBuilt(tx: MirrorWrite, mirror: OpenedMirror, source: Versi
     return staging.changed ?? [];
   });
   // The next incremental build finds this version already done.
-  if (!options.dryRun) await version.store();
+  if (!options.dryRun && options.remember !== false) await version.store();
   return result(existing ? 'replaced' : 'published', changed, existing?.sha256);
 }
 

@@ -2,6 +2,7 @@
 // static files cannot answer. One error path decides every failure status.
 
 import { readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { homeOf, putBackSetAside } from '../mirror/home.js';
 import { createServer as createHttpServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -10,7 +11,6 @@ import { MirrorError } from '../errors.js';
 import { errorAnswer, sendError, statusOf } from '../http/errors.js';
 import { AnswerCache, sendPayload } from '../http/payload.js';
 import { createManagementApi } from '../management/index.js';
-import { setDeprecation } from '../publish/deprecate.js';
 import { CACHE_PRIVATE, CACHE_SHORT } from '../protocol/headers.js';
 import { auditLine, PrivateAccess } from './access.js';
 import { DownloadCounter } from './downloads.js';
@@ -20,6 +20,8 @@ import { findRoute } from './routes/index.js';
 import { ArchiveSigner } from './signing.js';
 import { staticFiles } from './static.js';
 import { isManagementTarget, originForm, parseTarget } from './target.js';
+import { mirrorWriters } from './uploads.js';
+import type { ModuleAddress, ModuleMeta } from '../types.js';
 
 export interface ServeOptions {
   dir: string;
@@ -36,9 +38,25 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** One line per refused request in private mode (who, what, why; never a token). Default: stderr. */
   audit?: (line: string) => void;
+  /** Publishing through the management API's registry-modules endpoints. */
+  publishing?: {
+    /** Default: `cache` in the data folder. */
+    cacheDir?: string;
+    imageHosts?: string[];
+    moduleMeta?: (address: ModuleAddress) => ModuleMeta;
+    /** Largest upload (the tar.gz), default 64 MiB; it may unpack to 8 times that. */
+    maxUploadBytes?: number;
+    /** Refuse every write through the API, as for a mirror on a read-only file system. */
+    readOnly?: boolean;
+    /** How long an upload link stays valid, default 10 minutes. */
+    uploadUrlTtlSeconds?: number;
+  };
 }
 
 const DEFAULT_ARCHIVE_URL_TTL_SECONDS = 900;
+const DEFAULT_MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
+const DEFAULT_UPLOAD_URL_TTL_SECONDS = 600;
+const noMeta = (): ModuleMeta => ({ owner: '', description: '', source: '', verified: false });
 
 export interface RunningServer {
   url: string;
@@ -51,14 +69,23 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const root = mirrorPathOrFail(options.dir);
   const mirror = new Mirror(root);
   const downloads = new DownloadCounter(options.dataDir);
-  const management = createManagementApi(options.dataDir, {
-    // The API's deprecation call writes the mirror this server serves, then looks at it again at once.
-    deprecate: async (address, version, deprecation) => {
-      await setDeprecation(root, address, version, deprecation);
-      mirror.refresh();
-    },
+  // Made on first use in public mode: a server nobody publishes to makes no key.
+  let signer: ArchiveSigner | undefined = options.access === 'private' ? new ArchiveSigner(options.dataDir) : undefined;
+  const p = options.publishing ?? {};
+  const maxUploadBytes = p.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+  // The API's writes (deprecation, upload, removal) write the mirror this server serves, then look at it again at once.
+  const writers = mirrorWriters(mirror, () => (signer ??= new ArchiveSigner(options.dataDir)), {
+    cacheDir: p.cacheDir ?? join(options.dataDir, 'cache'),
+    imageHosts: p.imageHosts ?? [],
+    moduleMeta: p.moduleMeta ?? noMeta,
+    limits: { maxBytes: maxUploadBytes, maxUnpackedBytes: 8 * maxUploadBytes },
+    readOnly: p.readOnly === true,
+    uploadUrlTtlSeconds: p.uploadUrlTtlSeconds ?? DEFAULT_UPLOAD_URL_TTL_SECONDS,
+    baseUrl: options.baseUrl,
+    tls: options.tls !== undefined,
   });
-  const access = options.access === 'private' ? new PrivateAccess(management.store, new ArchiveSigner(options.dataDir), options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS) : undefined;
+  const management = createManagementApi(options.dataDir, { deprecate: writers.deprecate, registry: writers });
+  const access = options.access === 'private' ? new PrivateAccess(management.store, signer!, options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS) : undefined;
   const audit = options.audit ?? ((line: string) => console.error(line));
   const registry: Registry = {
     mirror,

@@ -59,6 +59,8 @@ function data(): Data {
     runs: [],
     taskStages: [],
     taskResults: [],
+    registryModules: [],
+    moduleVersions: [],
   };
 }
 

@@ -3,7 +3,7 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import { startServer, type RunningServer, type ServeOptions } from '../../src/serve/index.js';
 import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
 
 export const TOKENS = {
@@ -24,14 +24,14 @@ export interface Harness {
 }
 
 /** A tiny built mirror (serve needs one) and a fresh copy of the repository's sample data. */
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(options: Partial<ServeOptions> = {}): Promise<Harness> {
   const dir = tempDir('mm-mgmt-');
   writeFiles(dir, { 'mods/a/b/c/1.0.0/main.tf': 'variable "x" {}\n' });
   const built = await runCli(['build', '--modules', 'mods', '--out', 'dist', '--json'], dir);
   if (built.code !== 0) throw new Error(built.stderr);
   const data = join(dir, 'data');
   cpSync(join(ROOT, 'data'), data, { recursive: true, filter: (src) => !src.endsWith('downloads.json') });
-  const server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: data });
+  const server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: data, ...options });
   return {
     dir,
     data,

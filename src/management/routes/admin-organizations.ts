@@ -124,7 +124,7 @@ export async function updateOrganization(store: Store, name: string, req: Incomi
 
 export async function deleteOrganization(store: Store, name: string): Promise<Reply> {
   findOrganization(store.read(), name);
-  await store.mutate(['organizations', 'teams', 'tokens', 'runs', 'taskStages', 'taskResults'], (data) => {
+  await store.mutate(['organizations', 'teams', 'tokens', 'runs', 'taskStages', 'taskResults', 'registryModules', 'moduleVersions'], (data) => {
     findOrganization(data, name);
     data.organizations = data.organizations.filter((o) => o.name !== name);
     for (const o of data.organizations) {
@@ -139,6 +139,9 @@ export async function deleteOrganization(store: Store, name: string): Promise<Re
     const stages = new Set(data.taskStages.filter((s) => runs.has(s.run)).map((s) => s.id));
     data.taskStages = data.taskStages.filter((s) => !stages.has(s.id));
     data.taskResults = data.taskResults.filter((r) => !stages.has(r.taskStage));
+    // Modules made through the API that never reached the mirror go with it; the mirror's own stay, as the mirror is not the API's to change here.
+    data.registryModules = data.registryModules.filter((m) => m.organization !== name);
+    data.moduleVersions = data.moduleVersions.filter((v) => !v.module.startsWith(`${name}/`));
   });
   return { status: 204 };
 }

@@ -9,12 +9,91 @@
 
 import type { IncomingMessage } from 'node:http';
 import { checkDeprecationLink, type Deprecation } from '../../mirror/deprecations.js';
+import { isValidName } from '../../protocol/paths.js';
 import type { ModuleAddress } from '../../types.js';
-import type { Principal } from '../auth.js';
-import { invalid, notFound, readBody, resourceBody } from '../jsonapi.js';
+import { canManageModules, newId, principalLabel, type Principal } from '../auth.js';
+import { invalid, notFound, pageLinksAndMeta, paginate, readBody, resourceBody } from '../jsonapi.js';
+import { keyOf, manageableOrganization, moduleResource, moduleView, modulesOfOrganization, readableOrganization, type RegistryHooks } from '../registry.js';
 import type { Store } from '../store.js';
+import type { Data } from '../types.js';
 
 type Reply = { status: number; document?: unknown };
+type ReadArgs = { data: Data; principal: Principal; params: string[]; query: URLSearchParams; registry: RegistryHooks | undefined };
+type WriteArgs = { store: Store; principal: Principal; params: string[]; req: IncomingMessage; registry: RegistryHooks | undefined };
+
+// go-tfe v1 RegistryModules.Create: POST organizations/:org/registry-modules with
+// {"data":{"type":"registry-modules","attributes":{"name","provider","registry-name":"private"}}}.
+export async function createModule({ store, principal, params, req, registry }: WriteArgs): Promise<Reply> {
+  const organization = params[0]!;
+  manageableOrganization(store.read(), principal, organization, registry);
+  const attributes = resourceBody(await readBody(req), 'registry-modules');
+  const address = { namespace: organization, name: nameAttribute(attributes, 'name'), provider: nameAttribute(attributes, 'provider') };
+  const registryName = attributes['registry-name'] ?? 'private';
+  if (registryName !== 'private') throw invalid('registry-name must be "private": this registry holds private modules only.', '/data/attributes/registry-name');
+  const namespace = attributes['namespace'];
+  if (namespace !== undefined && namespace !== null && namespace !== '' && namespace !== organization) {
+    throw invalid(`A private module's namespace is its organization, "${organization}".`, '/data/attributes/namespace');
+  }
+  const now = new Date().toISOString();
+  await store.mutate(['registryModules'], (data) => {
+    if (moduleView(data, registry, address)) throw invalid(`The module ${keyOf(address)} already exists.`, '/data/attributes/name');
+    data.registryModules.push({ id: newId('mod'), organization, ...address, createdAt: now, updatedAt: now });
+  });
+  const data = store.read();
+  return { status: 201, document: { data: moduleResource(moduleView(data, registry, address)!, true) } };
+}
+
+function nameAttribute(attributes: Record<string, unknown>, name: string): string {
+  const value = attributes[name];
+  if (typeof value !== 'string' || !isValidName(value)) throw invalid(`${name} must be letters, digits, "-" and "_" (at most 64), got ${JSON.stringify(value)}.`, `/data/attributes/${name}`);
+  return value;
+}
+
+// go-tfe v1 RegistryModules.List: GET organizations/:org/registry-modules, paged, with
+// optional q, filter[provider], filter[registry_name], filter[organization_name].
+export function listModules({ data, principal, params, query, registry }: ReadArgs): Reply {
+  const org = readableOrganization(data, principal, params[0]!);
+  const q = (query.get('q') ?? '').toLowerCase();
+  const provider = query.get('filter[provider]');
+  const registryName = query.get('filter[registry_name]');
+  const owner = query.get('filter[organization_name]');
+  const views = modulesOfOrganization(data, registry, org.name).filter(
+    (v) =>
+      (q === '' || keyOf(v.address).toLowerCase().includes(q)) &&
+      (provider === null || provider === '' || v.address.provider === provider) &&
+      (registryName === null || registryName === '' || registryName === 'private') &&
+      (owner === null || owner === '' || owner === org.name),
+  );
+  const page = paginate(views, query);
+  const canManage = canManageModules(data, principal, org);
+  return { status: 200, document: { data: page.items.map((v) => moduleResource(v, canManage)), ...pageLinksAndMeta(page, `/api/v2/organizations/${org.name}/registry-modules`, query) } };
+}
+
+// go-tfe v1 RegistryModules.Read: GET organizations/:org/registry-modules/private/:namespace/:name/:provider.
+export function readModule({ data, principal, params, registry }: ReadArgs): Reply {
+  const [organization, namespace, name, provider] = params as [string, string, string, string];
+  const org = readableOrganization(data, principal, organization);
+  const view = namespace === organization ? moduleView(data, registry, { namespace, name, provider }) : undefined;
+  if (!view) throw notFound();
+  return { status: 200, document: { data: moduleResource(view, canManageModules(data, principal, org)) } };
+}
+
+// go-tfe v1 RegistryModules.DeleteProvider (.../private/:ns/:name/:provider) and DeleteByName
+// (.../private/:ns/:name): every version goes from the mirror, each on record in its ledger.
+export async function deleteModule({ store, principal, params, registry }: WriteArgs): Promise<Reply> {
+  const [organization, namespace, name, provider] = params as [string, string, string, string | undefined];
+  const { hooks } = manageableOrganization(store.read(), principal, organization, registry);
+  const data = store.read();
+  const matches = (key: string) => (provider === undefined ? key.startsWith(`${namespace}/${name}/`) : key === `${namespace}/${name}/${provider}`);
+  const views = namespace === organization ? modulesOfOrganization(data, registry, organization).filter((v) => matches(keyOf(v.address))) : [];
+  if (views.length === 0) throw notFound();
+  if (views.some((v) => v.published.length > 0)) await hooks.remove({ namespace, name, ...(provider !== undefined ? { provider } : {}) }, undefined, principalLabel(principal));
+  await store.mutate(['registryModules', 'moduleVersions'], (d) => {
+    d.registryModules = d.registryModules.filter((m) => !matches(keyOf(m)));
+    d.moduleVersions = d.moduleVersions.filter((v) => !matches(v.module));
+  });
+  return { status: 204 };
+}
 export type DeprecateHook = (address: ModuleAddress, version: string, deprecation: Deprecation | null) => Promise<void>;
 
 const POINTER = '/data/attributes/deprecation';
