@@ -41,7 +41,7 @@ describe('a version published through the API, as go-tfe v1.110 does it', () => 
     expect(res.status).toBe(201);
     expect(res.json.data).toMatchObject({ type: 'registry-module-versions', attributes: { status: 'pending', version: '1.0.0', source: 'tfe-api' } });
     link = res.json.data.links.upload;
-    expect(link).toMatch(new RegExp(`^${h.server.url}api/v2/registry-module-versions/modver-\\w+/upload\\?expires=\\d+&signature=`));
+    expect(link).toMatch(new RegExp(`^${h.server.url}api/v2/registry-module-versions/modver-\\w+/upload\\?expires=\\d+&token=upload&signature=`));
     const read = await goTfe(h, 'user', 'GET', `${MODULE}/version?module_version=1.0.0`);
     expect(read.json.data.attributes.status).toBe('pending');
     expect(read.json.data.links.upload).toBeUndefined();
