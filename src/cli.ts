@@ -3,6 +3,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Values } from './commands/args.js';
+import { BUCKET_OPTIONS, BUCKET_USAGE } from './commands/bucket-flags.js';
 import { exitCodeFor, MirrorError } from './errors.js';
 import { VERSION } from './version.js';
 
@@ -174,6 +175,37 @@ const COMMANDS: Record<string, Command> = {
       json: { type: 'boolean' },
     },
     run: async (values) => (await import('./commands/publish.js')).runPublish(values),
+  },
+  push: {
+    summary: 'Upload a built mirror to an S3-compatible bucket: only what changed, archives first, the manifest last',
+    usage: `modmirror push DIR s3://BUCKET[/PREFIX] [--endpoint URL] [--region REGION] [--path-style] [--prune]
+                [--download-header] [--concurrency N] [--dry-run] [--json]
+
+  DIR              the built mirror (e.g. dist)
+  --prune          delete the objects the mirror no longer has, once the new manifest is in place
+  --download-header  store each download object's location as its x-terraform-get header, for Ceph RGW
+                   run with "rgw extended http attrs = x-terraform-get": Terraform then installs
+                   straight from the bucket's website endpoint
+  --concurrency N  objects in flight (default 16)
+  --dry-run        list what would be uploaded, upload nothing
+  --json           print one JSON summary and no progress
+${BUCKET_USAGE}
+
+  Objects get the content type and Cache-Control nginx sends for them (archives immutable, the rest a
+  minute). What the bucket already holds is known from the record kept beside its manifest, so a second
+  push uploads nothing. The manifest is written only if the bucket's is still the one read. An
+  interrupted push resumes where it stopped when run again.`,
+    options: {
+      ...BUCKET_OPTIONS,
+      prune: { type: 'boolean' },
+      'download-header': { type: 'boolean' },
+      concurrency: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+      config: { type: 'string' },
+    },
+    positionals: { names: ['DIR', 's3://BUCKET/PREFIX'], required: 2, missing: 'Name the mirror and the bucket: modmirror push dist s3://BUCKET/PREFIX.' },
+    run: async (values, positionals) => (await import('./commands/push.js')).runPush(values, positionals),
   },
   user: {
     summary: 'Management data: create a user (modmirror user create)',
