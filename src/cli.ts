@@ -135,6 +135,11 @@ const COMMANDS: Record<string, Command> = {
   --namespace, --name, --provider   the module address, when the source does not say it
   --version X.Y.Z  the version, when the tag or folder name does not say it
   --out DIR        the mirror (default: the config's "out", else ./dist); it must exist
+  --out s3://BUCKET/PREFIX   a mirror in a bucket: publish reads its manifest and the documents the
+                   version changes, uploads what changed (archive first, manifest last) and writes the
+                   manifest only if nobody else changed it meanwhile, else reads again and redoes the
+                   change; many pipelines can publish into one bucket at once. With --endpoint URL,
+                   --region REGION, --path-style (see modmirror push --help)
   --new-mirror     start a new mirror at --out when there is none (without it, a missing mirror is an error)
   --base-url URL   a new mirror's base URL (an existing mirror keeps its own)
   --force          replace a published version whose content differs (recorded in the manifest)
@@ -173,6 +178,7 @@ const COMMANDS: Record<string, Command> = {
       'dry-run': { type: 'boolean' },
       'no-spare': { type: 'boolean' },
       json: { type: 'boolean' },
+      ...BUCKET_OPTIONS,
     },
     run: async (values) => (await import('./commands/publish.js')).runPublish(values),
   },
@@ -260,14 +266,15 @@ ${BUCKET_USAGE}
   },
   verify: {
     summary: 'Check that a mirror agrees with itself and its archives match the manifest',
-    usage: `modmirror verify [DIR] [--complete] [--config FILE] [--json]
+    usage: `modmirror verify [DIR | s3://BUCKET/PREFIX] [--complete] [--config FILE] [--json]
 
-  DIR         the mirror (default: dist)
+  DIR         the mirror (default: dist); or a mirror in a bucket, with --endpoint URL, --region REGION
+              and --path-style as for modmirror push
   --complete  also report module versions whose required providers the mirror lacks
               for one of the config's platforms (default linux_amd64)
   --config    the config file naming the platforms (default: mirror.config.yaml when present)
   --json      print {"ok", "problems": [{"path", "message"}]}`,
-    options: { json: { type: 'boolean' }, complete: { type: 'boolean' }, config: { type: 'string' } },
+    options: { json: { type: 'boolean' }, complete: { type: 'boolean' }, config: { type: 'string' }, ...BUCKET_OPTIONS },
     positionals: { names: ['DIR'], required: 0 },
     run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },

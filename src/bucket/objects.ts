@@ -56,6 +56,8 @@ export function objectId(body: Buffer, headers: ObjectHeaders): string {
 export interface ObjectRecord {
   format: 1;
   objects: Record<string, string>;
+  /** How the objects were stored, which every later writer keeps to (push sets it). */
+  options?: ObjectOptions;
   /** Objects left in the bucket that the mirror no longer has: what `push --prune` deletes. */
   stale?: string[];
 }
@@ -80,7 +82,7 @@ export function parseRecord(body: Buffer | undefined): ObjectRecord | undefined 
 
 export function recordText(record: ObjectRecord): Buffer {
   const objects = Object.fromEntries(Object.entries(record.objects).sort(([a], [b]) => (a < b ? -1 : 1)));
-  return Buffer.from(`${JSON.stringify({ format: 1, objects, ...(record.stale?.length ? { stale: [...record.stale].sort() } : {}) })}\n`);
+  return Buffer.from(`${JSON.stringify({ format: 1, ...(record.options?.terraformGet ? { options: { terraformGet: true } } : {}), objects, ...(record.stale?.length ? { stale: [...record.stale].sort() } : {}) })}\n`);
 }
 
 export const RECORD_HEADERS: ObjectHeaders = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' };

@@ -104,7 +104,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
 
   await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16, onDone: (u) => journal.add(u.rel, u.id), progress: options.progress });
   const newRecord = recordFile(manifestBytes);
-  if (count > 0 || !(await bucket.get(newRecord))) await bucket.put(newRecord, recordText({ format: 1, objects, stale: gone }), RECORD_HEADERS);
+  if (count > 0 || !(await bucket.get(newRecord))) await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
   if (manifestChanged) {
     const headers = objectHeaders(MANIFEST_FILE, manifestBytes, options);
     const outcome = await bucket.putIf(MANIFEST_FILE, manifestBytes, headers, remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' });
@@ -121,7 +121,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   if (!options.prune || gone.length === 0) return result(count, 0);
   // Only now that the new manifest is live: nothing it names is deleted.
   await bucket.remove(gone.filter((rel) => !rel.startsWith(RECORD_PREFIX)));
-  await bucket.put(newRecord, recordText({ format: 1, objects }), RECORD_HEADERS);
+  await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects }), RECORD_HEADERS);
   return result(count, gone.length);
 }
 

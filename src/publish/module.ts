@@ -36,6 +36,8 @@ export interface PublishOptions {
   dryRun?: boolean;
   /** False: leave no spare copy for the next publish (MirrorWriteOptions.spare). */
   spare?: boolean;
+  /** False when the mirror's archives are stand-ins of their size (a bucket's mirror fetched for a write): they are checked by size. */
+  hashArchives?: boolean;
   /** The git readers the source was scanned with, so the version is read through the same `git cat-file`; closed by publish. */
   git?: GitReaders;
 }
@@ -58,7 +60,7 @@ export interface PublishResult {
 export function publish(source: VersionSource, options: PublishOptions): Promise<PublishResult> {
   // Only the modules this version rewrote, and the indexes, are checked: they are known once written.
   // Their details were checked as they were written (WrittenDetails), so verify looks at their sizes.
-  const check: VerifyOptions = { modules: [], written: new WrittenDetails() };
+  const check: VerifyOptions = { modules: [], written: new WrittenDetails(), hashArchives: options.hashArchives !== false };
   const write = { ...options, what: 'publishing', check: () => check, allow: { replace: options.force === true } };
   return withPartialWrite(write, (tx, mirror) => publishLocked(tx, mirror, source, options, check));
 }
