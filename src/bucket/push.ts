@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
+import { crashPoint } from '../mirror/crash.js';
 import { ledgerRefusal, ledgerViolations } from '../mirror/ledger.js';
 import { parseManifest } from '../mirror/manifest.js';
 import { problemLines, withMirrorRead } from '../mirror/transaction.js';
@@ -16,7 +17,7 @@ import { MANIFEST_FILE } from '../protocol/paths.js';
 import { verifyMirror } from '../verify/index.js';
 import { openJournal } from './journal.js';
 import { describeBucket } from './location.js';
-import { objectHeaders, objectId, parseRecord, RECORD_HEADERS, RECORD_PREFIX, recordFile, recordText, type ObjectOptions, type ObjectRecord } from './objects.js';
+import { objectHeaders, objectId, phaseOf, parseRecord, RECORD_HEADERS, RECORD_PREFIX, recordFile, recordText, type ObjectOptions, type ObjectRecord } from './objects.js';
 import type { Bucket } from './store.js';
 import { uploadInOrder, type Upload } from './upload.js';
 
@@ -85,7 +86,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     const headers = objectHeaders(rel, body, options);
     const id = objectId(body, headers);
     objects[rel] = id;
-    if (known[rel] !== id) uploads.push({ rel, headers, id, body: () => readFileSync(join(root, rel)) });
+    if (known[rel] !== id) uploads.push({ rel, headers, id, body: () => readFileSync(join(root, rel)), create: phaseOf(rel) === 'archives' && !(rel in known) });
   }
   const manifestChanged = !remote?.body.equals(manifestBytes);
   const gone = [...new Set([...Object.keys(record.objects), ...(record.stale ?? [])])].filter((rel) => !(rel in objects) && rel !== MANIFEST_FILE);
@@ -107,6 +108,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   if (count > 0 || !(await bucket.get(newRecord))) await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
   if (manifestChanged) {
     const headers = objectHeaders(MANIFEST_FILE, manifestBytes, options);
+    crashPoint('before-manifest');
     const outcome = await bucket.putIf(MANIFEST_FILE, manifestBytes, headers, remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' });
     if (outcome === 'lost' && !(await bucket.get(MANIFEST_FILE))?.body.equals(manifestBytes)) {
       throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} changed while this push ran (another push or publish); the bucket keeps that one.`, {

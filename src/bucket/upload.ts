@@ -3,6 +3,8 @@
 // terminal; each object done is reported, so a journal can make the next
 // attempt skip it.
 
+import { MirrorError } from '../errors.js';
+import { crashPoint } from '../mirror/crash.js';
 import type { Bucket, ObjectHeaders } from './store.js';
 import { PHASES, phaseOf } from './objects.js';
 
@@ -12,6 +14,12 @@ export interface Upload {
   body: () => Buffer;
   headers: ObjectHeaders;
   id: string;
+  /**
+   * A new archive: stored only if the bucket has no object there, or one
+   * with these very bytes. Two writers of one version with other bytes must
+   * not replace each other's archive before either manifest is written.
+   */
+  create?: boolean;
 }
 
 export interface UploadOptions {
@@ -31,14 +39,25 @@ export async function uploadInOrder(bucket: Bucket, uploads: Upload[], options: 
     const worker = async () => {
       while (next < batch.length) {
         const upload = batch[next++]!;
-        await bucket.put(upload.rel, upload.body(), upload.headers);
+        await store(bucket, upload);
         done += 1;
+        if (done === Math.ceil(uploads.length / 2)) crashPoint('upload-half');
         options.onDone?.(upload);
         if (done % 25 === 0 || done === uploads.length) show();
       }
     };
     await Promise.all(Array.from({ length: Math.min(options.concurrency, batch.length) }, worker));
   }
+}
+
+async function store(bucket: Bucket, upload: Upload): Promise<void> {
+  const body = upload.body();
+  if (!upload.create) return bucket.put(upload.rel, body, upload.headers);
+  if ((await bucket.putIf(upload.rel, body, upload.headers, { ifNoneMatch: '*' })) === 'written') return;
+  if ((await bucket.get(upload.rel))?.body.equals(body)) return;
+  throw new MirrorError('VERSION_CONFLICT', `${bucket.name(upload.rel)} is already in the bucket with other bytes, and its manifest does not list it yet: another writer is publishing this version with other content, or one was interrupted doing so.`, {
+    hint: 'Publish a new version number. If no other publish of this version is running, delete that object and publish again.',
+  });
 }
 
 /** Progress on stderr when it is a terminal: one line rewritten in place. */

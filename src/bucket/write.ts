@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, truncateSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { MirrorError } from '../errors.js';
+import { crashPoint } from '../mirror/crash.js';
 import { parseManifest, type Manifest } from '../mirror/manifest.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { describeBucket } from './location.js';
@@ -58,7 +59,7 @@ export interface BucketWriteResult {
 export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, options: BucketWriteOptions = {}): Promise<R & BucketWriteResult> {
   const attempts = options.attempts ?? 30;
   // Objects this writer stored in an attempt that lost: the next attempt stores them again whatever the record says.
-  const dirty = new Set<string>();
+  const dirty = new Map<string, string>();
   for (let attempt = 1; ; attempt++) {
     const outcome = await attemptWrite(bucket, job, options, dirty);
     if (outcome.done) return { ...outcome.result, attempts: attempt };
@@ -72,7 +73,7 @@ export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, opti
 
 type Attempt<R> = { done: true; result: R & Omit<BucketWriteResult, 'attempts'> } | { done: false };
 
-async function attemptWrite<R>(bucket: Bucket, job: BucketWrite<R>, options: BucketWriteOptions, dirty: Set<string>): Promise<Attempt<R>> {
+async function attemptWrite<R>(bucket: Bucket, job: BucketWrite<R>, options: BucketWriteOptions, dirty: Map<string, string>): Promise<Attempt<R>> {
   const remote = await bucket.get(MANIFEST_FILE);
   if (!remote && options.newMirror !== true) {
     throw new MirrorError('USAGE', `There is no mirror at ${describeBucket(bucket.location)} (no ${MANIFEST_FILE}).`, {
@@ -124,11 +125,16 @@ async function attemptWrite<R>(bucket: Bucket, job: BucketWrite<R>, options: Buc
       const headers = objectHeaders(rel, body, objectOptions);
       const id = objectId(body, headers);
       objects[rel] = id;
-      if (known.get(rel) !== id || dirty.has(rel)) uploads.push({ rel, body: () => readFileSync(file), headers, id });
+      const archive = phaseOf(rel) === 'archives';
+      // A document this writer stored in a lost attempt may have replaced the winner's: stored again.
+      // An archive it stored is still its bytes (stored only if new, below), so it is not.
+      const stored = known.get(rel) === id || (archive && dirty.get(rel) === id);
+      if (!stored || (dirty.has(rel) && !archive)) uploads.push({ rel, body: () => readFileSync(file), headers, id, create: archive && !known.has(rel) });
     }
-    await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16, onDone: (u) => dirty.add(u.rel) });
+    await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16, onDone: (u) => dirty.set(u.rel, u.id) });
     const manifestBytes = readFileSync(join(root, MANIFEST_FILE));
     await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
+    crashPoint('before-manifest');
     const written = await bucket.putIf(MANIFEST_FILE, manifestBytes, objectHeaders(MANIFEST_FILE, manifestBytes, objectOptions), remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' });
     // A 500 may hide a write that landed: the manifest read back says.
     if (written === 'lost' && !(await bucket.get(MANIFEST_FILE))?.body.equals(manifestBytes)) return { done: false };
