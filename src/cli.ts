@@ -279,10 +279,12 @@ ${BUCKET_USAGE}
     run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },
   hosting: {
-    summary: 'Print a host configuration (nginx server block, Caddyfile site) that serves a mirror with no modmirror process',
-    usage: `modmirror hosting nginx|caddy [--dir DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE]
+    summary: 'Print a host configuration (nginx server block, Caddyfile site, CloudFront function) that serves a mirror with no modmirror process',
+    usage: `modmirror hosting nginx|caddy|cloudfront [--dir DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE]
 
   nginx|caddy       the host to configure
+  cloudfront        the CloudFront viewer-response function that adds the download header in front of a
+                    bucket filled by modmirror push (--listen does not apply)
   --dir DIR         the built mirror the host serves (default: dist)
   --listen ADDR:PORT  where the host listens (default: 80, every address)
   --base-url URL    absolute download locations under URL (default: what the mirror was built with)
@@ -293,7 +295,7 @@ ${BUCKET_USAGE}
       'base-url': { type: 'string' },
       config: { type: 'string' },
     },
-    positionals: { names: ['nginx|caddy'], required: 1, missing: 'Name the host: modmirror hosting nginx, or modmirror hosting caddy.' },
+    positionals: { names: ['nginx|caddy|cloudfront'], required: 1, missing: 'Name the host: modmirror hosting nginx, caddy or cloudfront.' },
     run: async (values, positionals) => (await import('./commands/hosting.js')).runHosting(values, positionals),
   },
   bundle: {

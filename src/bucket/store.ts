@@ -37,6 +37,8 @@ export interface Bucket {
   /** `s3://BUCKET/PREFIX/path`, as messages name an object. */
   name(rel: string): string;
   get(rel: string): Promise<StoredObject | undefined>;
+  /** The object's ETag, or undefined when there is none: a cheap look at whether it changed. */
+  etag(rel: string): Promise<string | undefined>;
   put(rel: string, body: Buffer, headers: ObjectHeaders): Promise<void>;
   /**
    * A conditional write. 'lost': the condition failed (412), or the store
@@ -101,6 +103,7 @@ export function openBucket(location: BucketLocation): Bucket {
         throw bucketError(error, `read ${name(rel)}`);
       }
     },
+    etag: (rel) => currentEtag(rel),
     async put(rel, body, headers) {
       try {
         if (body.length <= MULTIPART_BYTES) await client.send(putCommand(rel, body, headers));

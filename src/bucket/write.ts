@@ -61,13 +61,16 @@ export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, opti
   // Objects this writer stored in an attempt that lost: the next attempt stores them again whatever the record says.
   const dirty = new Map<string, string>();
   for (let attempt = 1; ; attempt++) {
+    const began = performance.now();
     const outcome = await attemptWrite(bucket, job, options, dirty);
     if (outcome.done) return { ...outcome.result, attempts: attempt };
     if (attempt >= attempts) {
       throw new MirrorError('LOCK_BUSY', `${bucket.name(MANIFEST_FILE)} kept changing under this write: ${attempts} tries, each lost to another writer.`, { hint: 'Try again; nothing of this change is live.' });
     }
-    // Writers that lost together should not meet again at once.
-    await new Promise((r) => setTimeout(r, Math.random() * Math.min(2000, 100 * attempt)));
+    // Writers that lost together should not meet again at once: each waits a random part of a
+    // window that grows with its losses, in units of its own attempt's length (what a winner takes).
+    const window = (performance.now() - began) * Math.min(attempt, 4);
+    await new Promise((r) => setTimeout(r, Math.random() * Math.min(window, 5000)));
   }
 }
 
@@ -131,6 +134,8 @@ async function attemptWrite<R>(bucket: Bucket, job: BucketWrite<R>, options: Buc
       const stored = known.get(rel) === id || (archive && dirty.get(rel) === id);
       if (!stored || (dirty.has(rel) && !archive)) uploads.push({ rel, body: () => readFileSync(file), headers, id, create: archive && !known.has(rel) });
     }
+    // Another writer won while this one worked: nothing uploaded yet, so the redo costs no more than it must.
+    if (remote && (await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { done: false };
     await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16, onDone: (u) => dirty.set(u.rel, u.id) });
     const manifestBytes = readFileSync(join(root, MANIFEST_FILE));
     await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
