@@ -91,10 +91,11 @@ const COMMANDS: Record<string, Command> = {
   --reason TEXT   why, shown by the browse page and in the versions and detail documents
   --link URL      where to read more (http or https)
   --undo          the version is no longer deprecated
-  --out DIR       the mirror (default: the config's "out", else ./dist)
+  --out DIR       the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror
+                  in a bucket, changed as publish --out s3:// changes it (with --endpoint, --region, --path-style)
 
   Kept in the mirror's deprecations.json: build, publish, bundle and unbundle carry it.`,
-    options: { reason: { type: 'string' }, link: { type: 'string' }, undo: { type: 'boolean' }, out: { type: 'string' }, config: { type: 'string' } },
+    options: { reason: { type: 'string' }, link: { type: 'string' }, undo: { type: 'boolean' }, out: { type: 'string' }, config: { type: 'string' }, ...BUCKET_OPTIONS },
     positionals: { names: ['NAMESPACE/NAME/PROVIDER', 'VERSION'], required: 2 },
     run: async (values, positionals) => (await import('./commands/deprecate.js')).runDeprecate(values, positionals),
   },

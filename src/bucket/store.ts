@@ -41,8 +41,9 @@ export interface Bucket {
   etag(rel: string): Promise<string | undefined>;
   put(rel: string, body: Buffer, headers: ObjectHeaders): Promise<void>;
   /**
-   * A conditional write. 'lost': the condition failed (412), or the store
-   * answered 500, which Ceph RGW gives some of the writers that lose a race;
+   * A conditional write. 'lost': the condition failed (412), a concurrent
+   * write got in the way (409, AWS), or the store answered 500, which Ceph
+   * RGW gives some of the writers that lose a race;
    * either way the caller reads the object again to see who won.
    */
   putIf(rel: string, body: Buffer, headers: ObjectHeaders, condition: WriteCondition): Promise<'written' | 'lost'>;
@@ -122,7 +123,8 @@ export function openBucket(location: BucketLocation): Bucket {
           return 'written';
         } catch (error) {
           const status = statusOf(error);
-          if (status !== 412 && status !== 500) throw bucketError(error, `write ${name(rel)}`);
+          // 409: AWS's answer when a concurrent write to the key got in the way; retried like a lost race, as AWS advises.
+          if (status !== 412 && status !== 409 && status !== 500) throw bucketError(error, `write ${name(rel)}`);
           // A 412 for an ETag that is still current means this store wants the other form of it: try that once.
           if (status === 412 && 'ifMatch' in condition && !quoteEtags && (await currentEtag(rel)) === condition.ifMatch) {
             quoteEtags = true;
