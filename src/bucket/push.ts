@@ -105,7 +105,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
 
   await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16, onDone: (u) => journal.add(u.rel, u.id), progress: options.progress });
   const newRecord = recordFile(manifestBytes);
-  if (count > 0 || !(await bucket.get(newRecord))) await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
+  if (count > 0 || (await bucket.etag(newRecord)) === undefined) await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
   if (manifestChanged) {
     const headers = objectHeaders(MANIFEST_FILE, manifestBytes, options);
     crashPoint('before-manifest');

@@ -22,7 +22,7 @@ export async function runDeprecate(values: Values, positionals: string[]): Promi
   if (linkProblem) throw usageError('deprecate', `--link ${linkProblem}, got "${link}".`);
   const out = stringFlag(values, 'out');
   const [namespace, name, provider] = parts as [string, string, string];
-  const address = { namespace, name, provider };
+  const module = { namespace, name, provider };
   const deprecation = undo ? null : { reason: reason!, link: link ?? null };
   let result;
   let where: string;
@@ -32,7 +32,7 @@ export async function runDeprecate(values: Values, positionals: string[]): Promi
     const { deprecateInBucket } = await import('../bucket/deprecate.js');
     const bucket = openBucket(location);
     try {
-      result = await deprecateInBucket(bucket, address, version, deprecation);
+      result = await deprecateInBucket(bucket, module, version, deprecation);
     } finally {
       bucket.close();
     }
@@ -40,7 +40,7 @@ export async function runDeprecate(values: Values, positionals: string[]): Promi
   } else {
     refuseBucketFlags(values, 'deprecate --out');
     const { outDir } = resolveMirrorConfig({ out, config: stringFlag(values, 'config') });
-    result = await setDeprecation(outDir, address, version, deprecation);
+    result = await setDeprecation(outDir, module, version, deprecation);
     where = `${relative(process.cwd(), outDir) || '.'}/`;
   }
   const what = undo ? 'no longer deprecated' : `deprecated: ${reason}`;

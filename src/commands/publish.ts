@@ -145,6 +145,10 @@ async function runProviderPublish(values: Values): Promise<number> {
   for (const flag of ['source', 'git', 'ref', 'name', 'provider', 'version', 'force']) {
     if (values[flag] !== undefined) throw usage(`--${flag} is for modules; --provider-release takes the version from the release's file names, and published provider versions are never replaced.`);
   }
+  if (isBucketUrl(str('out'))) {
+    throw usage('--provider-release publishes into a mirror in a folder, not a bucket yet: publish into the folder, then modmirror push it to the bucket.');
+  }
+  refuseBucketFlags(values, 'publish --out');
   const dir = resolve(str('provider-release')!);
   if (!existsSync(dir)) throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${dir}" does not exist.`, { hint: 'Check the --provider-release path.' });
   const namespace = str('namespace');

@@ -2,9 +2,10 @@
 // stores every file with its bytes and the headers nginx sends, and again
 // stores nothing; publish uploads only what it changed, archive first and
 // manifest last; eight publishes from eight processes at once all land; a
-// conflicting republish is refused; a writer killed halfway leaves a bucket
-// every client can use; and Terraform's module installer installs straight
-// from the bucket's website endpoint with no modmirror running.
+// conflicting republish is refused; deprecate works there too; a writer
+// killed halfway leaves a bucket every client can use; and Terraform's module
+// installer installs straight from the bucket's website endpoint with no
+// modmirror running.
 
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
@@ -121,6 +122,14 @@ describe('publish into a bucket', () => {
     const entry = manifest.modules['acme/hello/null']!.versions.find((v) => v.version === '6.0.0')!;
     const archive = (await rgw.get('mirror', 'reg/v1/modules/acme/hello/null/6.0.0/hello-null-6.0.0.tar.gz'))!.body;
     expect(createHash('sha256').update(archive).digest('hex')).toBe(entry.sha256);
+  });
+
+  it('deprecates a version in the bucket, rewriting its documents there', async () => {
+    const result = await cli(['deprecate', 'acme/hello/null', '3.0.0', '--reason', 'use 3.1', '--out', 's3://mirror/reg', ...rgw.flags]);
+    expect(result.code, result.stderr).toBe(0);
+    const versions = json<{ modules: { versions: { version: string; deprecation?: { reason: string } }[] }[] }>((await rgw.get('mirror', 'reg/v1/modules/acme/hello/null/versions'))!.body.toString());
+    expect(versions.modules[0]!.versions.find((v) => v.version === '3.0.0')?.deprecation?.reason).toBe('use 3.1');
+    expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
   });
 
   it('refuses a bucket with no mirror unless --new-mirror', async () => {
