@@ -12,7 +12,6 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { MirrorError, messageOf } from '../errors.js';
 import { describeBucket, type BucketLocation } from './location.js';
 
@@ -110,6 +109,8 @@ export function openBucket(location: BucketLocation): Bucket {
         if (body.length <= MULTIPART_BYTES) await client.send(putCommand(rel, body, headers));
         else {
           const params = { Bucket, Key: key(rel), Body: body, ContentType: headers['Content-Type'], CacheControl: headers['Cache-Control'] };
+          // Loaded only for a large object: most pushes and every publish never need it.
+          const { Upload } = await import('@aws-sdk/lib-storage');
           await new Upload({ client, params, partSize: MULTIPART_BYTES, queueSize: 2 }).done();
         }
       } catch (error) {
