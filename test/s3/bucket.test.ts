@@ -8,7 +8,7 @@
 // modmirror running.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileHeaders } from '../../src/hosting/rules.js';
@@ -185,6 +185,35 @@ describe('a writer killed halfway (SIGKILL)', () => {
     expect((await cli(publishArgs('5.0.0', 's3://mirror/kill'))).code).toBe(0);
     expect(await expectServable('mirror', 'kill/')).toContain('5.0.0');
     expect((await cli(['verify', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
+  });
+});
+
+describe('objects the mirror no longer has', () => {
+  it('are refused when the bucket published them and the mirror does not record removing them', async () => {
+    // s3://mirror/kill has 5.0.0, published into the bucket only: pushing dist over it would unpublish it.
+    const refused = await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/acme\/hello\/null 5\.0\.0: published with sha256 \w+, and this write removes it/);
+  });
+
+  it('stay until push --prune, which deletes them once the new manifest is in place; --dry-run uploads nothing', async () => {
+    writeModules(dir, ['1.0.0', '1.2.0', '1.2.3'], 'mods-prune');
+    expect((await runCli(['build', '--modules', 'mods-prune', '--out', 'dist-prune', '--json'], dir)).code).toBe(0);
+    expect((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags])).code).toBe(0);
+    rmSync(join(dir, 'mods-prune/acme/hello/null/1.2.0'), { recursive: true });
+    expect((await runCli(['build', '--modules', 'mods-prune', '--out', 'dist-prune', '--prune', '--json'], dir)).code).toBe(0);
+    const dry = json<{ uploaded: number; objects: string[]; dryRun: boolean }>((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--dry-run', '--json'])).stdout);
+    expect(dry.dryRun).toBe(true);
+    expect(dry.objects.at(-1)).toBe('manifest.json');
+    expect((await rgw.get('mirror', 'prune/manifest.json'))!.body.equals(readFileSync(join(dir, 'dist-prune/manifest.json')))).toBe(false);
+    const kept = json<{ stale: number; deleted: number }>((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--json'])).stdout);
+    expect(kept.stale).toBeGreaterThan(0);
+    expect(await rgw.get('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/hello-null-1.2.0.tar.gz')).toBeDefined();
+    const pruned = json<{ stale: number; deleted: number; uploaded: number }>((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--prune', '--json'])).stdout);
+    expect(pruned).toMatchObject({ uploaded: 0, deleted: kept.stale, stale: 0 });
+    expect(await rgw.get('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/hello-null-1.2.0.tar.gz')).toBeUndefined();
+    expect([...(await rgw.list('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/')).keys()]).toEqual([]);
+    expect((await cli(['verify', 's3://mirror/prune', ...rgw.flags])).code).toBe(0);
   });
 });
 
