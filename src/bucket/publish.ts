@@ -17,7 +17,8 @@ export async function publishToBucket(bucket: Bucket, source: VersionSource, opt
     {
       reads: (manifest) => moduleReads(source.address, manifest),
       // The fetched folder is thrown away after the upload: no spare copy, and a fresh mirror when the bucket has none.
-      write: (dir) => publish(source, { ...options, outDir: dir, spare: false, hashArchives: false, newMirror: true }),
+      // A redo takes the version the first attempt built (and checked strictly) from the build cache.
+      write: (dir, attempt) => publish(source, { ...options, outDir: dir, spare: false, hashArchives: false, newMirror: true, reuseBuilt: attempt > 1 }),
       unchanged: (r) => r.outcome === 'unchanged',
     },
     options,

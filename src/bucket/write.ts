@@ -34,8 +34,8 @@ export interface BucketReads {
 export interface BucketWrite<R> {
   /** What to fetch, given the bucket's manifest (undefined for a new mirror). */
   reads(manifest: Manifest | undefined): BucketReads;
-  /** The local writer, on the fetched mirror in `dir`. */
-  write(dir: string): Promise<R>;
+  /** The local writer, on the fetched mirror in `dir`; `attempt` counts from 1. */
+  write(dir: string, attempt: number): Promise<R>;
   /** True when the write found nothing to change (the version is there already): nothing is uploaded. */
   unchanged(result: R): boolean;
 }
@@ -62,7 +62,7 @@ export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, opti
   const dirty = new Map<string, string>();
   for (let attempt = 1; ; attempt++) {
     const began = performance.now();
-    const outcome = await attemptWrite(bucket, job, options, dirty);
+    const outcome = await attemptWrite(bucket, job, options, dirty, attempt);
     if (outcome.done) return { ...outcome.result, attempts: attempt };
     if (attempt >= attempts) {
       throw new MirrorError('LOCK_BUSY', `${bucket.name(MANIFEST_FILE)} kept changing under this write: ${attempts} tries, each lost to another writer.`, { hint: 'Try again; nothing of this change is live.' });
@@ -76,7 +76,7 @@ export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, opti
 
 type Attempt<R> = { done: true; result: R & Omit<BucketWriteResult, 'attempts'> } | { done: false };
 
-async function attemptWrite<R>(bucket: Bucket, job: BucketWrite<R>, options: BucketWriteOptions, dirty: Map<string, string>): Promise<Attempt<R>> {
+async function attemptWrite<R>(bucket: Bucket, job: BucketWrite<R>, options: BucketWriteOptions, dirty: Map<string, string>, attempt: number): Promise<Attempt<R>> {
   const remote = await bucket.get(MANIFEST_FILE);
   if (!remote && options.newMirror !== true) {
     throw new MirrorError('USAGE', `There is no mirror at ${describeBucket(bucket.location)} (no ${MANIFEST_FILE}).`, {
@@ -113,7 +113,7 @@ async function attemptWrite<R>(bucket: Bucket, job: BucketWrite<R>, options: Buc
       }
     }
     const standIns = new Set(reads.standIns.map((s) => s.rel));
-    const result = await job.write(dir);
+    const result = await job.write(dir, attempt);
     if (job.unchanged(result) || options.dryRun) return { done: true, result: { ...result, uploaded: [] } };
 
     // What the writer wrote is a new file; what it left is still the fetched one (a hard link to it).

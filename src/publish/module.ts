@@ -36,6 +36,11 @@ export interface PublishOptions {
   dryRun?: boolean;
   /** False: leave no spare copy for the next publish (MirrorWriteOptions.spare). */
   spare?: boolean;
+  /**
+   * Take the version from the build cache when it is there: a publish into a bucket doing its change
+   * again after losing a race to another writer, which built and stored this very version a moment ago.
+   */
+  reuseBuilt?: boolean;
   /** False when the mirror's archives are stand-ins of their size (a bucket's mirror fetched for a write): they are checked by size. */
   hashArchives?: boolean;
   /** The git readers the source was scanned with, so the version is read through the same `git cat-file`; closed by publish. */
@@ -73,12 +78,13 @@ async function publishLocked(tx: MirrorWrite, mirror: OpenedMirror, source: Vers
   let version: VersionBuild;
   try {
     // Publish stays strict (a release pipeline wants its own module's syntax errors to fail it) and builds afresh.
-    version = await buildVersion(source, caches, { reuse: false, strict: true });
+    version = await buildVersion(source, caches, { reuse: options.reuseBuilt === true, strict: true });
   } finally {
     await closeVersionCaches(caches);
   }
   const { built } = version;
-  const archive = version.packed!;
+  // Packed now, or (reuseBuilt) taken from the build cache, where store() names its file.
+  const archive = built.archive;
   const warnings = version.warnings.map((w) => `${source.label}: ${w}`);
   const result = (outcome: PublishResult['outcome'], changed: string[], previousSha256?: string): PublishResult => ({
     module: key,
@@ -107,7 +113,9 @@ async function publishLocked(tx: MirrorWrite, mirror: OpenedMirror, source: Vers
   const changed = await tx.stage(async (staging) => {
     const baseUrl = mirror.baseUrl ?? options.baseUrl;
     const { deprecations } = mirror;
-    await staging.write(archiveFile(source.address, source.version), archive.data);
+    const archiveRel = archiveFile(source.address, source.version);
+    if (version.packed) await staging.write(archiveRel, version.packed.data);
+    else await staging.linkFrom(await version.store(), archiveRel);
     const rewritten = await emitAffected(staging, mirror, built, { baseUrl, deprecations, onDetail: check.written!.add });
     const records = mergeRecords(mirror.records(), rewritten);
     // The provider files are in the staging copy as they were; the manifest keeps listing them.
