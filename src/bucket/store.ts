@@ -194,6 +194,8 @@ export function bucketError(error: unknown, what: string): MirrorError {
     hint = 'Check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE and ~/.aws/credentials) and that they may use this bucket.';
   } else if (/region/i.test(message)) hint = 'Set the region: --region, AWS_REGION, or the profile\'s region in ~/.aws/config (us-east-1 for most S3-compatible stores).';
   else if (code === 'NoSuchBucket') hint = 'Create the bucket first (aws s3 mb s3://BUCKET, or your store\'s own tool).';
-  const detail = status === undefined || message.includes(String(status)) ? message : `${message} (HTTP ${status})`;
-  return new MirrorError('OUTPUT_FAILED', `Could not ${what}: ${code && !detail.startsWith(code) ? `${code}: ` : ''}${detail}`, { hint, cause: error });
+  // The SDK says "UnknownError" for an error answer without a body (a HEAD, some stores' 404s): the code and status say more.
+  const said = [code, message === 'UnknownError' || message === code ? '' : message].filter((part) => part && !message.startsWith(`${part}:`)).join(': ') || message;
+  const detail = status === undefined || said.includes(String(status)) ? said : `${said} (HTTP ${status})`;
+  return new MirrorError('OUTPUT_FAILED', `Could not ${what}: ${detail}`, { hint, cause: error });
 }
