@@ -186,10 +186,12 @@ const COMMANDS: Record<string, Command> = {
   push: {
     summary: 'Upload a built mirror to an S3-compatible bucket: only what changed, archives first, the manifest last',
     usage: `modmirror push DIR s3://BUCKET[/PREFIX] [--endpoint URL] [--region REGION] [--path-style] [--prune]
-                [--download-header] [--concurrency N] [--dry-run] [--json]
+                [--full] [--download-header] [--concurrency N] [--dry-run] [--json]
 
   DIR              the built mirror (e.g. dist)
   --prune          delete the objects the mirror no longer has, once the new manifest is in place
+  --full           upload every object, not only what the bucket's record says differs (after the bucket
+                   was changed by other means); archives already there must still have the same bytes
   --download-header  store each download object's location as its x-terraform-get header, for Ceph RGW
                    run with "rgw extended http attrs = x-terraform-get": Terraform then installs
                    straight from the bucket's website endpoint
@@ -205,6 +207,7 @@ ${BUCKET_USAGE}
     options: {
       ...BUCKET_OPTIONS,
       prune: { type: 'boolean' },
+      full: { type: 'boolean' },
       'download-header': { type: 'boolean' },
       concurrency: { type: 'string' },
       'dry-run': { type: 'boolean' },

@@ -27,6 +27,8 @@ export interface PushOptions extends ObjectOptions {
   /** Where the journal of an interrupted push is kept. */
   cacheDir: string;
   prune?: boolean;
+  /** Upload every object, whatever the record says: for a bucket changed by other means, or a writer killed mid-race. */
+  full?: boolean;
   dryRun?: boolean;
   concurrency?: number;
   progress?: (line: string) => void;
@@ -76,7 +78,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   }
   const record: ObjectRecord = (remote && parseRecord((await bucket.get(recordFile(remote.body)))?.body)) || { format: 1, objects: {} };
   const journal = openJournal(options.cacheDir, bucket.location, remote ? sha256(remote.body) : 'none');
-  const known = { ...record.objects, ...journal.done };
+  const known = options.full ? {} : { ...record.objects, ...journal.done };
 
   const objects: Record<string, string> = {};
   const uploads: Upload[] = [];

@@ -31,6 +31,7 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
       bucket,
       cacheDir: config.cacheDir,
       prune: values['prune'] === true,
+      full: values['full'] === true,
       dryRun: values['dry-run'] === true,
       terraformGet: values['download-header'] === true,
       concurrency,

@@ -67,6 +67,8 @@ describe('push', () => {
 
     const again = await cli(['push', 'dist', 's3://mirror/reg', ...rgw.flags, '--json']);
     expect(json(again.stdout)).toMatchObject({ uploaded: 0, unchanged: files.length });
+    // --full stores everything again (the manifest is the same, so it is not rewritten).
+    expect(json((await cli(['push', 'dist', 's3://mirror/reg', ...rgw.flags, '--full', '--json'])).stdout)).toMatchObject({ uploaded: files.length - 1 });
     expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
   });
 
