@@ -51,6 +51,7 @@ const BENCHMARKS = [
   { name: 'serve-memory', run: async (opts) => (await import('./serve/memory.mjs')).benchServeMemory(opts) },
   { name: 'api-publish', run: async (opts) => (await import('./api-publish.mjs')).benchApiPublish(opts) },
   { name: 'provider-sync', run: async (opts) => (await import('./provider-sync.mjs')).benchProviderSync(opts) },
+  { name: 'bucket', run: async (opts) => (await import('./bucket.mjs')).benchBucket(opts) },
   { name: 'history', onlyWhenNamed: true, run: async (opts) => (await import('./history.mjs')).benchHistory(opts) },
 ];
 
@@ -74,6 +75,7 @@ function formatNumber(value, unit) {
   if (value === null || value === undefined) return '—';
   if (unit === 's') return `${value.toFixed(2)} s`;
   if (unit === 'files/s') return `${Math.round(value).toLocaleString('en-US')} files/s`;
+  if (unit === 'objects/s') return `${Math.round(value).toLocaleString('en-US')} objects/s`;
   return `${value.toPrecision(4)} ${unit}`;
 }
 

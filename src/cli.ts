@@ -3,6 +3,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Values } from './commands/args.js';
+import { BUCKET_OPTIONS, BUCKET_USAGE } from './commands/bucket-flags.js';
 import { exitCodeFor, MirrorError } from './errors.js';
 import { VERSION } from './version.js';
 
@@ -96,10 +97,11 @@ const COMMANDS: Record<string, Command> = {
   --reason TEXT   why, shown by the browse page and in the versions and detail documents
   --link URL      where to read more (http or https)
   --undo          the version is no longer deprecated
-  --out DIR       the mirror (default: the config's "out", else ./dist)
+  --out DIR       the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror
+                  in a bucket, changed as publish --out s3:// changes it (with --endpoint, --region, --path-style)
 
   Kept in the mirror's deprecations.json: build, publish, bundle and unbundle carry it.`,
-    options: { reason: { type: 'string' }, link: { type: 'string' }, undo: { type: 'boolean' }, out: { type: 'string' }, config: { type: 'string' } },
+    options: { reason: { type: 'string' }, link: { type: 'string' }, undo: { type: 'boolean' }, out: { type: 'string' }, config: { type: 'string' }, ...BUCKET_OPTIONS },
     positionals: { names: ['NAMESPACE/NAME/PROVIDER', 'VERSION'], required: 2 },
     run: async (values, positionals) => (await import('./commands/deprecate.js')).runDeprecate(values, positionals),
   },
@@ -140,6 +142,11 @@ const COMMANDS: Record<string, Command> = {
   --namespace, --name, --provider   the module address, when the source does not say it
   --version X.Y.Z  the version, when the tag or folder name does not say it
   --out DIR        the mirror (default: the config's "out", else ./dist); it must exist
+  --out s3://BUCKET/PREFIX   a mirror in a bucket: publish reads its manifest and the documents the
+                   version changes, uploads what changed (archive first, manifest last) and writes the
+                   manifest only if nobody else changed it meanwhile, else reads again and redoes the
+                   change; many pipelines can publish into one bucket at once. With --endpoint URL,
+                   --region REGION, --path-style (see modmirror push --help)
   --new-mirror     start a new mirror at --out when there is none (without it, a missing mirror is an error)
   --base-url URL   a new mirror's base URL (an existing mirror keeps its own)
   --force          replace a published version whose content differs (recorded in the manifest)
@@ -178,8 +185,43 @@ const COMMANDS: Record<string, Command> = {
       'dry-run': { type: 'boolean' },
       'no-spare': { type: 'boolean' },
       json: { type: 'boolean' },
+      ...BUCKET_OPTIONS,
     },
     run: async (values) => (await import('./commands/publish.js')).runPublish(values),
+  },
+  push: {
+    summary: 'Upload a built mirror to an S3-compatible bucket: only what changed, archives first, the manifest last',
+    usage: `modmirror push DIR s3://BUCKET[/PREFIX] [--endpoint URL] [--region REGION] [--path-style] [--prune]
+                [--full] [--download-header] [--concurrency N] [--dry-run] [--json]
+
+  DIR              the built mirror (e.g. dist)
+  --prune          delete the objects the mirror no longer has, once the new manifest is in place
+  --full           upload every object, not only what the bucket's record says differs (after the bucket
+                   was changed by other means); archives already there must still have the same bytes
+  --download-header  store each download object's location as its x-terraform-get header, for Ceph RGW
+                   run with "rgw extended http attrs = x-terraform-get": Terraform then installs
+                   straight from the bucket's website endpoint
+  --concurrency N  objects in flight (default 16)
+  --dry-run        list what would be uploaded, upload nothing
+  --json           print one JSON summary and no progress
+${BUCKET_USAGE}
+
+  Objects get the content type and Cache-Control nginx sends for them (archives immutable, the rest a
+  minute). What the bucket already holds is known from the record kept beside its manifest, so a second
+  push uploads nothing. The manifest is written only if the bucket's is still the one read. An
+  interrupted push resumes where it stopped when run again.`,
+    options: {
+      ...BUCKET_OPTIONS,
+      prune: { type: 'boolean' },
+      full: { type: 'boolean' },
+      'download-header': { type: 'boolean' },
+      concurrency: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+      config: { type: 'string' },
+    },
+    positionals: { names: ['DIR', 's3://BUCKET/PREFIX'], required: 2, missing: 'Name the mirror and the bucket: modmirror push dist s3://BUCKET/PREFIX.' },
+    run: async (values, positionals) => (await import('./commands/push.js')).runPush(values, positionals),
   },
   user: {
     summary: 'Management data: create a user (modmirror user create)',
@@ -256,22 +298,25 @@ const COMMANDS: Record<string, Command> = {
   },
   verify: {
     summary: 'Check that a mirror agrees with itself and its archives match the manifest',
-    usage: `modmirror verify [DIR] [--complete] [--config FILE] [--json]
+    usage: `modmirror verify [DIR | s3://BUCKET/PREFIX] [--complete] [--config FILE] [--json]
 
-  DIR         the mirror (default: dist)
+  DIR         the mirror (default: dist); or a mirror in a bucket, with --endpoint URL, --region REGION
+              and --path-style as for modmirror push
   --complete  also report module versions whose required providers the mirror lacks
               for one of the config's platforms (default linux_amd64)
   --config    the config file naming the platforms (default: mirror.config.yaml when present)
   --json      print {"ok", "problems": [{"path", "message"}]}`,
-    options: { json: { type: 'boolean' }, complete: { type: 'boolean' }, config: { type: 'string' } },
+    options: { json: { type: 'boolean' }, complete: { type: 'boolean' }, config: { type: 'string' }, ...BUCKET_OPTIONS },
     positionals: { names: ['DIR'], required: 0 },
     run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },
   hosting: {
-    summary: 'Print a host configuration (nginx server block, Caddyfile site) that serves a mirror with no modmirror process',
-    usage: `modmirror hosting nginx|caddy [--dir DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE]
+    summary: 'Print a host configuration (nginx server block, Caddyfile site, CloudFront function) that serves a mirror with no modmirror process',
+    usage: `modmirror hosting nginx|caddy|cloudfront [--dir DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE]
 
   nginx|caddy       the host to configure
+  cloudfront        the CloudFront viewer-response function that adds the download header in front of a
+                    bucket filled by modmirror push (--listen does not apply)
   --dir DIR         the built mirror the host serves (default: dist)
   --listen ADDR:PORT  where the host listens (default: 80, every address)
   --base-url URL    absolute download locations under URL (default: what the mirror was built with)
@@ -282,7 +327,7 @@ const COMMANDS: Record<string, Command> = {
       'base-url': { type: 'string' },
       config: { type: 'string' },
     },
-    positionals: { names: ['nginx|caddy'], required: 1, missing: 'Name the host: modmirror hosting nginx, or modmirror hosting caddy.' },
+    positionals: { names: ['nginx|caddy|cloudfront'], required: 1, missing: 'Name the host: modmirror hosting nginx, caddy or cloudfront.' },
     run: async (values, positionals) => (await import('./commands/hosting.js')).runHosting(values, positionals),
   },
   bundle: {

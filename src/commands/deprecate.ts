@@ -5,6 +5,8 @@ import { checkDeprecationLink } from '../mirror/deprecations.js';
 import { isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
 import { stringFlag, usageError, type Values } from './args.js';
+import { describeBucket, isBucketUrl } from '../bucket/location.js';
+import { bucketLocation, refuseBucketFlags } from './bucket-flags.js';
 
 export async function runDeprecate(values: Values, positionals: string[]): Promise<number> {
   const [address = '', version = ''] = positionals;
@@ -18,11 +20,30 @@ export async function runDeprecate(values: Values, positionals: string[]): Promi
   if (!undo && (reason === undefined || reason.trim() === '')) throw usageError('deprecate', 'Say why with --reason TEXT (or pass --undo to lift a deprecation).');
   const linkProblem = link === undefined ? undefined : checkDeprecationLink(link);
   if (linkProblem) throw usageError('deprecate', `--link ${linkProblem}, got "${link}".`);
-  const { outDir } = resolveMirrorConfig({ out: stringFlag(values, 'out'), config: stringFlag(values, 'config') });
+  const out = stringFlag(values, 'out');
   const [namespace, name, provider] = parts as [string, string, string];
-  const result = await setDeprecation(outDir, { namespace, name, provider }, version, undo ? null : { reason: reason!, link: link ?? null });
-  const where = relative(process.cwd(), outDir) || '.';
+  const module = { namespace, name, provider };
+  const deprecation = undo ? null : { reason: reason!, link: link ?? null };
+  let result;
+  let where: string;
+  if (isBucketUrl(out)) {
+    const location = bucketLocation(out, values, '--out');
+    const { openBucket } = await import('../bucket/store.js');
+    const { deprecateInBucket } = await import('../bucket/deprecate.js');
+    const bucket = openBucket(location);
+    try {
+      result = await deprecateInBucket(bucket, module, version, deprecation);
+    } finally {
+      bucket.close();
+    }
+    where = describeBucket(location);
+  } else {
+    refuseBucketFlags(values, 'deprecate --out');
+    const { outDir } = resolveMirrorConfig({ out, config: stringFlag(values, 'config') });
+    result = await setDeprecation(outDir, module, version, deprecation);
+    where = `${relative(process.cwd(), outDir) || '.'}/`;
+  }
   const what = undo ? 'no longer deprecated' : `deprecated: ${reason}`;
-  console.log(`${result.module} ${result.version} ${what}${result.changed ? '' : ' (already so; nothing changed)'} in ${where}/`);
+  console.log(`${result.module} ${result.version} ${what}${result.changed ? '' : ' (already so; nothing changed)'} in ${where}`);
   return 0;
 }

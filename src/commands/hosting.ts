@@ -4,11 +4,12 @@ import { baseUrlFlag, resolveMirrorConfig } from '../config/index.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { caddySiteBlock } from '../hosting/caddy.js';
 import { nginxServerBlock } from '../hosting/nginx.js';
+import { cloudfrontFunction } from '../hosting/cloudfront.js';
 import { readBaseUrl } from '../mirror/read.js';
 import { assertSafeForConfig, parseListen, type HostingOptions } from '../hosting/rules.js';
 import { stringFlag, usageError, type Values } from './args.js';
 
-const HOSTS: Record<string, (options: HostingOptions) => string> = { nginx: nginxServerBlock, caddy: caddySiteBlock };
+const HOSTS: Record<string, (options: HostingOptions) => string> = { nginx: nginxServerBlock, caddy: caddySiteBlock, cloudfront: cloudfrontFunction };
 
 export async function runHosting(values: Values, positionals: string[]): Promise<number> {
   const host = positionals[0]!;

@@ -16,7 +16,9 @@ import { isProviderHostname, isProviderPart } from '../protocol/providers.js';
 import type { ProviderPublishResult } from '../publish/provider.js';
 import { MirrorError } from '../errors.js';
 import { isValidName } from '../protocol/paths.js';
-import { publish, type PublishResult } from '../publish/module.js';
+import { publish, type PublishOptions, type PublishResult } from '../publish/module.js';
+import { isBucketUrl, type BucketLocation } from '../bucket/location.js';
+import { bucketLocation, refuseBucketFlags } from './bucket-flags.js';
 import { describeFolder } from '../scan/folder.js';
 import { scanGitRef } from '../scan/git.js';
 import { GitReaders } from '../scan/git-objects.js';
@@ -40,14 +42,15 @@ export async function runPublish(values: Values): Promise<number> {
   if (version === null) throw usage(`--version "${versionFlag}" is not a semver version.`);
 
   // The config, when there is one, gives module addresses, metadata and git settings; publish needs none.
-  const config = resolveMirrorConfig({ config: str('config'), out: str('out'), baseUrl: baseUrlFlag(str('base-url'), 'publish') });
+  const bucketUrl = isBucketUrl(str('out')) ? str('out') : undefined;
+  if (bucketUrl === undefined) refuseBucketFlags(values, 'publish --out');
+  const config = resolveMirrorConfig({ config: str('config'), out: bucketUrl ? undefined : str('out'), baseUrl: baseUrlFlag(str('base-url'), 'publish') });
   // One `git cat-file` reads the ref and then the version's files; it must end however the publish does.
   const git = new GitReaders();
   let result: PublishResult;
   try {
     const source = str('git') !== undefined ? await gitVersion(values, config, version, git) : await folderVersion(values, config, version);
-    result = await publish(source, {
-      outDir: config.outDir,
+    const common = {
       cacheDir: config.cacheDir,
       limits: config.limits,
       baseUrl: config.baseUrl,
@@ -55,15 +58,30 @@ export async function runPublish(values: Values): Promise<number> {
       force: values['force'] === true,
       newMirror: values['new-mirror'] === true,
       dryRun: values['dry-run'] === true,
-      spare: values['no-spare'] !== true,
       git,
-    });
+    };
+    if (bucketUrl !== undefined) {
+      if (values['no-spare'] === true) throw usage('--no-spare is for a mirror in a folder; a bucket publish leaves no copy behind.');
+      result = await publishIntoBucket(bucketLocation(bucketUrl, values, '--out'), source, common);
+    } else result = await publish(source, { ...common, outDir: config.outDir, spare: values['no-spare'] !== true });
   } finally {
     git.closeAll();
   }
   if (values['json'] === true) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
   else printHuman(result);
   return 0;
+}
+
+/** Loaded only for a bucket: the AWS SDK is most of a second to load. */
+async function publishIntoBucket(location: BucketLocation, source: VersionSource, options: Omit<PublishOptions, 'outDir'>): Promise<PublishResult> {
+  const { openBucket } = await import('../bucket/store.js');
+  const { publishToBucket } = await import('../bucket/publish.js');
+  const bucket = openBucket(location);
+  try {
+    return await publishToBucket(bucket, source, options);
+  } finally {
+    bucket.close();
+  }
 }
 
 function flagAddress(values: Values, fallback?: Partial<ModuleAddress>, why = 'the source does not name it'): ModuleAddress {
@@ -125,6 +143,10 @@ function printHuman(r: PublishResult): void {
     for (const file of r.changed) console.log(`  ${file}`);
   } else if (r.outcome === 'replaced') console.log(`Replaced ${what}: sha256 ${r.previousSha256} -> ${r.sha256} (recorded in the manifest) in ${r.seconds.toFixed(2)} s.`);
   else console.log(`Published ${what} (sha256 ${r.sha256}) in ${r.seconds.toFixed(2)} s.`);
+  const bucket = r as Partial<{ target: string; uploaded: string[]; attempts: number }>;
+  if (bucket.target !== undefined && bucket.uploaded?.length) {
+    console.log(`Uploaded ${bucket.uploaded.length} objects to ${bucket.target}${bucket.attempts! > 1 ? ` (after ${bucket.attempts! - 1} lost race(s) with other writers, redone)` : ''}.`);
+  }
 }
 
 async function runProviderPublish(values: Values): Promise<number> {
@@ -132,6 +154,10 @@ async function runProviderPublish(values: Values): Promise<number> {
   for (const flag of ['source', 'git', 'ref', 'name', 'provider', 'version', 'force']) {
     if (values[flag] !== undefined) throw usage(`--${flag} is for modules; --provider-release takes the version from the release's file names, and published provider versions are never replaced.`);
   }
+  if (isBucketUrl(str('out'))) {
+    throw usage('--provider-release publishes into a mirror in a folder, not a bucket yet: publish into the folder, then modmirror push it to the bucket.');
+  }
+  refuseBucketFlags(values, 'publish --out');
   const dir = resolve(str('provider-release')!);
   if (!existsSync(dir)) throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${dir}" does not exist.`, { hint: 'Check the --provider-release path.' });
   const namespace = str('namespace');

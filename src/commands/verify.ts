@@ -6,8 +6,13 @@ import { readManifest } from '../mirror/manifest.js';
 import { signingKeyWarnings } from '../providers/verify.js';
 import { verifyMirror } from '../verify/index.js';
 import { stringFlag, type Values } from './args.js';
+import { describeBucket, isBucketUrl } from '../bucket/location.js';
+import { MirrorError } from '../errors.js';
+import { bucketLocation, refuseBucketFlags } from './bucket-flags.js';
 
 export async function runVerify(values: Values, positionals: string[] = []): Promise<number> {
+  if (isBucketUrl(positionals[0])) return verifyInBucket(values, positionals[0]);
+  refuseBucketFlags(values, 'verify');
   const config = resolveMirrorConfig({ out: positionals[0], config: stringFlag(values, 'config') });
   const dir = homeOf(config.outDir);
   // A reader's half of always finding a mirror: a mirror set aside by a writer that died mid-swap is put back first.
@@ -23,6 +28,27 @@ export async function runVerify(values: Values, positionals: string[] = []): Pro
     for (const w of warnings) console.error(`warning: ${shown}/${w}`);
     for (const p of problems) console.error(`${shown}/${p.path}: ${p.message}`);
     console.log(problems.length === 0 ? `${shown}/ is consistent.` : `${problems.length} problem(s) in ${shown}/.`);
+  }
+  return problems.length === 0 ? 0 : 1;
+}
+
+async function verifyInBucket(values: Values, url: string): Promise<number> {
+  if (values['complete'] === true) throw new MirrorError('USAGE', '--complete reads the mirror as a folder: verify the folder you pushed, or sync the bucket to one first.');
+  const location = bucketLocation(url, values, 'The mirror');
+  const { openBucket } = await import('../bucket/store.js');
+  const { verifyBucket } = await import('../bucket/verify.js');
+  const bucket = openBucket(location);
+  let problems;
+  try {
+    problems = await verifyBucket(bucket);
+  } finally {
+    bucket.close();
+  }
+  const shown = describeBucket(location);
+  if (values['json'] === true) console.log(JSON.stringify({ dir: shown, ok: problems.length === 0, problems }));
+  else {
+    for (const p of problems) console.error(`${shown}${p.path}: ${p.message}`);
+    console.log(problems.length === 0 ? `${shown} is consistent.` : `${problems.length} problem(s) in ${shown}.`);
   }
   return problems.length === 0 ? 0 : 1;
 }

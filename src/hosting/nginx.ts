@@ -10,9 +10,9 @@
 // - search, later listing pages and listing filters, which need
 //   `modmirror serve`, answer a clear JSON error instead of a wrong first page.
 
-import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../protocol/headers.js';
+import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../protocol/headers.js';
 import { basePathOf } from '../protocol/paths.js';
-import { escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
+import { escapeRegExp, FILE_TYPES, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
 
 /** nginx variables captured from the download path; the names avoid clashes with a site's own. */
 const VARS = { namespace: '$mm_namespace', name: '$mm_name', provider: '$mm_provider', version: '$mm_version' };
@@ -42,15 +42,7 @@ export function nginxServerBlock(options: HostingOptions): string {
     '    # Protocol paths without an extension (versions, download, downloads/summary)',
     '    # are JSON. The types are set here so the block does not depend on mime.types.',
     '    types {',
-    `        ${JSON_TYPE} json;`,
-    `        ${ARCHIVE_TYPE} gz;`,
-    `        ${PROVIDER_ZIP_TYPE} zip;`,
-    `        ${RELEASE_SIGNATURE_TYPE} sig;`,
-    '        text/html html;',
-    '        text/css css;',
-    '        text/javascript js;',
-    '        image/svg+xml svg;',
-    '        text/plain txt;',
+    ...FILE_TYPES.map(([ext, type]) => `        ${type} ${ext};`),
     '    }',
     `    default_type ${JSON_TYPE};`,
     '    charset off;',

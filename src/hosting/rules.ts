@@ -4,6 +4,7 @@
 // `modmirror serve` can answer, and how values are written into them safely.
 
 import { MirrorError } from '../errors.js';
+import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../protocol/headers.js';
 import { archiveLocation } from '../protocol/paths.js';
 
 /** Listing paths (`/v1/modules/`, `/<ns>`, `/<ns>/<name>`): only their first, unfiltered page is a file. */
@@ -64,4 +65,33 @@ export function assertSafeForConfig(value: string, what: string): void {
       hint: 'Move the mirror to a path without those characters, or use a base URL without them.',
     });
   }
+}
+
+/** Content types by file extension, as the nginx block's `types` lists them; anything else is JSON (the protocol's files without an extension). */
+export const FILE_TYPES: [extension: string, type: string][] = [
+  ['json', JSON_TYPE],
+  ['gz', ARCHIVE_TYPE],
+  ['zip', PROVIDER_ZIP_TYPE],
+  ['sig', RELEASE_SIGNATURE_TYPE],
+  ['html', 'text/html'],
+  ['css', 'text/css'],
+  ['js', 'text/javascript'],
+  ['svg', 'image/svg+xml'],
+  ['txt', 'text/plain'],
+];
+
+/** Archives, provider zips and an in-house release's signed files: immutable once published. */
+const LONG_LIVED = /(\.tar\.gz|\.zip|_SHA256SUMS|_SHA256SUMS\.sig)$/;
+
+/**
+ * The Content-Type and Cache-Control a file of the tree is served with by the
+ * nginx block (and so stored with in a bucket): one rule per file kind.
+ */
+export function fileHeaders(rel: string): { 'Content-Type': string; 'Cache-Control': string } {
+  const cache = LONG_LIVED.test(rel) ? CACHE_LONG : CACHE_SHORT;
+  if (rel.endsWith('_SHA256SUMS')) return { 'Content-Type': RELEASE_SUMS_TYPE, 'Cache-Control': cache };
+  const name = rel.slice(rel.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  const type = dot > 0 ? FILE_TYPES.find(([ext]) => ext === name.slice(dot + 1))?.[1] : undefined;
+  return { 'Content-Type': type ?? JSON_TYPE, 'Cache-Control': cache };
 }

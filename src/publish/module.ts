@@ -40,6 +40,13 @@ export interface PublishOptions {
   limits?: SizeLimits;
   /** False: keep nothing in the build cache (a source no build reads again, such as an API upload's temporary folder). */
   remember?: boolean;
+  /**
+   * Take the version from the build cache when it is there: a publish into a bucket doing its change
+   * again after losing a race to another writer, which built and stored this very version a moment ago.
+   */
+  reuseBuilt?: boolean;
+  /** False when the mirror's archives are stand-ins of their size (a bucket's mirror fetched for a write): they are checked by size. */
+  hashArchives?: boolean;
   /** The git readers the source was scanned with, so the version is read through the same `git cat-file`; closed by publish. */
   git?: GitReaders;
 }
@@ -62,7 +69,7 @@ export interface PublishResult {
 export function publish(source: VersionSource, options: PublishOptions): Promise<PublishResult> {
   // Only the modules this version rewrote, and the indexes, are checked: they are known once written.
   // Their details were checked as they were written (WrittenDetails), so verify looks at their sizes.
-  const check: VerifyOptions = { modules: [], written: new WrittenDetails() };
+  const check: VerifyOptions = { modules: [], written: new WrittenDetails(), hashArchives: options.hashArchives !== false };
   const write = { ...options, what: 'publishing', check: () => check, allow: { replace: options.force === true } };
   return withPartialWrite(write, (tx, mirror) => publishLocked(tx, mirror, source, options, check));
 }
@@ -73,7 +80,7 @@ async function publishLocked(tx: MirrorWrite, mirror: OpenedMirror, source: Vers
   let version: VersionBuild;
   try {
     // Publish stays strict (a release pipeline wants its own module's syntax errors to fail it) and builds afresh.
-    version = await buildVersion(source, caches, { reuse: false, strict: true });
+    version = await buildVersion(source, caches, { reuse: options.reuseBuilt === true, strict: true });
   } finally {
     await closeVersionCaches(caches);
   }
@@ -89,7 +96,8 @@ async function publishBuilt(tx: MirrorWrite, mirror: OpenedMirror, source: Versi
   const { built } = version;
   const key = addressKey(source.address);
   const { manifest } = mirror;
-  const archive = version.packed!;
+  // Packed now, or (reuseBuilt) taken from the build cache, where store() names its file.
+  const archive = built.archive;
   const warnings = version.warnings.map((w) => `${source.label}: ${w}`);
   const result = (done: 'published' | 'unchanged' | 'replaced', changed: string[], previousSha256?: string): PublishResult => ({
     module: key,
@@ -118,8 +126,10 @@ async function publishBuilt(tx: MirrorWrite, mirror: OpenedMirror, source: Versi
   const changed = await tx.stage(async (staging) => {
     const baseUrl = mirror.baseUrl ?? options.baseUrl;
     const { deprecations } = mirror;
-    if ('data' in archive) await staging.write(archiveFile(source.address, source.version), archive.data);
-    else await staging.linkFrom(archive.file, archiveFile(source.address, source.version));
+    const archiveRel = archiveFile(source.address, source.version);
+    const packed = version.packed;
+    if (packed && 'data' in packed) await staging.write(archiveRel, packed.data);
+    else await staging.linkFrom(packed ? packed.file : await version.store(), archiveRel);
     const rewritten = await emitAffected(staging, mirror, built, { baseUrl, deprecations, onDetail: check.written!.add });
     const records = mergeRecords(mirror.records(), rewritten);
     // The provider files are in the staging copy as they were; the manifest keeps listing them.

@@ -1,0 +1,142 @@
+// `modmirror push DIR s3://BUCKET/PREFIX`: makes a bucket hold a built mirror.
+// Only objects whose id (objects.ts) differs from the record of the bucket's
+// manifest go up, archives first and the manifest last, the manifest on the
+// condition that nobody changed it meanwhile; objects the mirror no longer
+// has are deleted only after that, and only when asked. An interrupted push
+// leaves a journal, so the next one skips what already went up.
+
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { MirrorError } from '../errors.js';
+import { crashPoint } from '../mirror/crash.js';
+import { ledgerRefusal, ledgerViolations } from '../mirror/ledger.js';
+import { parseManifest } from '../mirror/manifest.js';
+import { problemLines, withMirrorRead } from '../mirror/transaction.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
+import { verifyMirror } from '../verify/index.js';
+import { openJournal } from './journal.js';
+import { describeBucket } from './location.js';
+import { objectHeaders, objectId, phaseOf, parseRecord, RECORD_HEADERS, RECORD_PREFIX, recordFile, recordText, type ObjectOptions, type ObjectRecord } from './objects.js';
+import type { Bucket } from './store.js';
+import { uploadInOrder, type Upload } from './upload.js';
+
+export interface PushOptions extends ObjectOptions {
+  dir: string;
+  bucket: Bucket;
+  /** Where the journal of an interrupted push is kept. */
+  cacheDir: string;
+  prune?: boolean;
+  /** Upload every object, whatever the record says: for a bucket changed by other means, or a writer killed mid-race. */
+  full?: boolean;
+  dryRun?: boolean;
+  concurrency?: number;
+  progress?: (line: string) => void;
+}
+
+export interface PushResult {
+  target: string;
+  /** Objects uploaded (or, with dryRun, that would be), the manifest included when it changed. */
+  uploaded: number;
+  unchanged: number;
+  /** Objects deleted with prune. */
+  deleted: number;
+  /** Objects in the bucket the mirror no longer has, left there (no prune). */
+  stale: number;
+  dryRun: boolean;
+  seconds: number;
+  /** With dryRun: the objects that would be uploaded, in upload order. */
+  objects?: string[];
+}
+
+export function push(options: PushOptions): Promise<PushResult> {
+  // Under the mirror's lock: a publish on this machine does not swap the mirror halfway through.
+  return withMirrorRead(options.dir, async (mirror) => {
+    await mirror.check(
+      (root) => verifyMirror(root),
+      (problems) => new MirrorError('BUILD_FAILED', `The mirror in ${mirror.dir} fails verification; nothing was pushed:\n${problemLines(problems, 20)}`, { hint: 'Run modmirror verify to see every problem; rebuild or fix the mirror first.' }),
+    );
+    return pushLocked(realpathSync(mirror.dir), options);
+  });
+}
+
+async function pushLocked(root: string, options: PushOptions): Promise<PushResult> {
+  const started = performance.now();
+  const { bucket } = options;
+  const manifestBytes = readFileSync(join(root, MANIFEST_FILE));
+  const remote = await bucket.get(MANIFEST_FILE);
+  if (remote) {
+    let before;
+    try {
+      before = parseManifest(remote.body.toString('utf8'));
+    } catch (error) {
+      throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} is not a modmirror manifest: ${(error as Error).message}`, { hint: 'Push to an empty prefix, or delete that object if the prefix holds no mirror.', cause: error });
+    }
+    // The bucket is a published mirror too: what it published stays, unless the mirror records replacing or removing it.
+    const violations = ledgerViolations(before, parseManifest(manifestBytes.toString('utf8')), { replace: true, remove: true });
+    if (violations.length > 0) throw ledgerRefusal(violations);
+  }
+  const record: ObjectRecord = (remote && parseRecord((await bucket.get(recordFile(remote.body)))?.body)) || { format: 1, objects: {} };
+  const journal = openJournal(options.cacheDir, bucket.location, remote ? sha256(remote.body) : 'none');
+  const known = options.full ? {} : { ...record.objects, ...journal.done };
+
+  const objects: Record<string, string> = {};
+  const uploads: Upload[] = [];
+  for (const rel of filesOf(root)) {
+    if (rel === MANIFEST_FILE) continue;
+    const body = readFileSync(join(root, rel));
+    const headers = objectHeaders(rel, body, options);
+    const id = objectId(body, headers);
+    objects[rel] = id;
+    if (known[rel] !== id) uploads.push({ rel, headers, id, body: () => readFileSync(join(root, rel)), create: phaseOf(rel) === 'archives' && !(rel in known) });
+  }
+  const manifestChanged = !remote?.body.equals(manifestBytes);
+  const gone = [...new Set([...Object.keys(record.objects), ...(record.stale ?? [])])].filter((rel) => !(rel in objects) && rel !== MANIFEST_FILE);
+  const result = (uploaded: number, deleted: number, extra: Partial<PushResult> = {}): PushResult => ({
+    target: describeBucket(bucket.location),
+    uploaded,
+    unchanged: Object.keys(objects).length + 1 - uploaded,
+    deleted,
+    stale: gone.length - deleted,
+    dryRun: options.dryRun === true,
+    seconds: (performance.now() - started) / 1000,
+    ...extra,
+  });
+  const count = uploads.length + (manifestChanged ? 1 : 0);
+  if (options.dryRun) return result(count, 0, { objects: [...uploads.map((u) => u.rel), ...(manifestChanged ? [MANIFEST_FILE] : [])] });
+
+  await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16, onDone: (u) => journal.add(u.rel, u.id), progress: options.progress });
+  const newRecord = recordFile(manifestBytes);
+  if (count > 0 || (await bucket.etag(newRecord)) === undefined) await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
+  if (manifestChanged) {
+    const headers = objectHeaders(MANIFEST_FILE, manifestBytes, options);
+    crashPoint('before-manifest');
+    const outcome = await bucket.putIf(MANIFEST_FILE, manifestBytes, headers, remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' });
+    if (outcome === 'lost' && !(await bucket.get(MANIFEST_FILE))?.body.equals(manifestBytes)) {
+      throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} changed while this push ran (another push or publish); the bucket keeps that one.`, {
+        hint: 'Push again: it uploads only what still differs. If the other write was a publish, publish into this mirror too, or fetch it first.',
+      });
+    }
+    // The previous manifest's record is no longer the live one's.
+    if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
+  }
+  journal.finish();
+  options.progress?.('');
+  if (!options.prune || gone.length === 0) return result(count, 0);
+  // Only now that the new manifest is live: nothing it names is deleted.
+  await bucket.remove(gone.filter((rel) => !rel.startsWith(RECORD_PREFIX)));
+  await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects }), RECORD_HEADERS);
+  return result(count, gone.length);
+}
+
+/** Every file of the mirror, by its path in the tree. */
+export function filesOf(root: string): string[] {
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1))
+    .sort();
+}
+
+export function sha256(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}

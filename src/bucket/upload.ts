@@ -1,0 +1,67 @@
+// Uploads a set of objects phase by phase (objects.ts), each phase finished
+// before the next starts, `concurrency` objects in flight. Progress goes to a
+// terminal; each object done is reported, so a journal can make the next
+// attempt skip it.
+
+import { MirrorError } from '../errors.js';
+import { crashPoint } from '../mirror/crash.js';
+import type { Bucket, ObjectHeaders } from './store.js';
+import { PHASES, phaseOf } from './objects.js';
+
+export interface Upload {
+  rel: string;
+  /** Read when its turn comes, so a large mirror is never held in memory at once. */
+  body: () => Buffer;
+  headers: ObjectHeaders;
+  id: string;
+  /**
+   * A new archive: stored only if the bucket has no object there, or one
+   * with these very bytes. Two writers of one version with other bytes must
+   * not replace each other's archive before either manifest is written.
+   */
+  create?: boolean;
+}
+
+export interface UploadOptions {
+  concurrency: number;
+  /** After each object is stored. */
+  onDone?: (upload: Upload) => void;
+  /** A line for a terminal (rewritten in place), or undefined for none. */
+  progress?: (line: string) => void;
+}
+
+export async function uploadInOrder(bucket: Bucket, uploads: Upload[], options: UploadOptions): Promise<void> {
+  let done = 0;
+  const show = () => options.progress?.(`uploaded ${done}/${uploads.length} objects`);
+  for (const phase of PHASES) {
+    const batch = uploads.filter((u) => phaseOf(u.rel) === phase);
+    let next = 0;
+    const worker = async () => {
+      while (next < batch.length) {
+        const upload = batch[next++]!;
+        await store(bucket, upload);
+        done += 1;
+        if (done === Math.ceil(uploads.length / 2)) crashPoint('upload-half');
+        options.onDone?.(upload);
+        if (done % 25 === 0 || done === uploads.length) show();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, batch.length) }, worker));
+  }
+}
+
+async function store(bucket: Bucket, upload: Upload): Promise<void> {
+  const body = upload.body();
+  if (!upload.create) return bucket.put(upload.rel, body, upload.headers);
+  if ((await bucket.putIf(upload.rel, body, upload.headers, { ifNoneMatch: '*' })) === 'written') return;
+  if ((await bucket.get(upload.rel))?.body.equals(body)) return;
+  throw new MirrorError('VERSION_CONFLICT', `${bucket.name(upload.rel)} is already in the bucket with other bytes, and its manifest does not list it yet: another writer is publishing this version with other content, or one was interrupted doing so.`, {
+    hint: 'Publish a new version number. If no other publish of this version is running, delete that object and publish again.',
+  });
+}
+
+/** Progress on stderr when it is a terminal: one line rewritten in place. */
+export function terminalProgress(enabled: boolean): ((line: string) => void) | undefined {
+  if (!enabled || !process.stderr.isTTY) return undefined;
+  return (line) => process.stderr.write(`\r\x1b[K${line}`);
+}

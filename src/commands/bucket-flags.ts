@@ -1,0 +1,39 @@
+// The flags every command that reads or writes a bucket takes (push, publish
+// --out s3://, verify s3://): the rest comes the AWS SDK's way, from the
+// environment and the shared config files.
+
+import { parseBucketUrl, type BucketLocation } from '../bucket/location.js';
+import { MirrorError } from '../errors.js';
+import { stringFlag, type Values } from './args.js';
+
+export const BUCKET_OPTIONS = {
+  endpoint: { type: 'string' },
+  region: { type: 'string' },
+  'path-style': { type: 'boolean' },
+} as const;
+
+export const BUCKET_USAGE = `  --endpoint URL   an S3-compatible store (Ceph RGW, MinIO): http(s)://HOST[:PORT] (default: AWS_ENDPOINT_URL, else AWS S3)
+  --region REGION  default: AWS_REGION, the profile's region, else us-east-1 with --endpoint
+  --path-style     address the bucket as ENDPOINT/BUCKET rather than BUCKET.ENDPOINT (most on-premises stores)
+  Credentials come as the AWS CLI takes them: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws/credentials.`;
+
+export function bucketLocation(url: string, values: Values, flag: string): BucketLocation {
+  const endpoint = stringFlag(values, 'endpoint');
+  const env = process.env;
+  const regionKnown = env['AWS_REGION'] !== undefined || env['AWS_DEFAULT_REGION'] !== undefined || env['AWS_PROFILE'] !== undefined;
+  const custom = endpoint !== undefined || env['AWS_ENDPOINT_URL_S3'] !== undefined || env['AWS_ENDPOINT_URL'] !== undefined;
+  // A store of one's own rarely has regions, but SigV4 signs one: S3's default, as the AWS CLI assumes for it.
+  const region = stringFlag(values, 'region') ?? (custom && !regionKnown ? 'us-east-1' : undefined);
+  return parseBucketUrl(url, flag, {
+    ...(endpoint !== undefined ? { endpoint } : {}),
+    ...(region !== undefined ? { region } : {}),
+    ...(values['path-style'] === true ? { pathStyle: true } : {}),
+  });
+}
+
+/** The bucket flags given to a command whose mirror is a folder. */
+export function refuseBucketFlags(values: Values, what: string): void {
+  for (const flag of Object.keys(BUCKET_OPTIONS)) {
+    if (values[flag] !== undefined) throw new MirrorError('USAGE', `--${flag} is for a mirror in a bucket (${what} s3://BUCKET/PREFIX).`);
+  }
+}

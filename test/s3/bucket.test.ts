@@ -1,0 +1,235 @@
+// A mirror in a bucket of a real S3 server (Ceph RGW, test/s3/rgw.sh): push
+// stores every file with its bytes and the headers nginx sends, and again
+// stores nothing; publish uploads only what it changed, archive first and
+// manifest last; eight publishes from eight processes at once all land; a
+// conflicting republish is refused; deprecate works there too; a writer
+// killed halfway leaves a bucket every client can use; and Terraform's module
+// installer installs straight from the bucket's website endpoint with no
+// modmirror running.
+
+import { createHash } from 'node:crypto';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileHeaders } from '../../src/hosting/rules.js';
+import { CACHE_LONG, CACHE_SHORT } from '../../src/protocol/headers.js';
+import { filesOf } from '../../src/bucket/push.js';
+import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { expectSameFiles, install, moduleInstallClient, writeModules } from '../clients/install.js';
+import { startRgw, type Rgw } from './rgw.js';
+
+const dir = tempDir('mm-s3-');
+let rgw: Rgw;
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, dir, { ...rgw.env, ...env });
+const json = <T = Record<string, unknown>>(text: string) => JSON.parse(text) as T;
+const started = performance.now();
+
+beforeAll(async () => {
+  const [server] = await Promise.all([startRgw(join(dir, 'rgw')), moduleInstallClient()]);
+  rgw = server;
+  writeModules(dir);
+  expect((await runCli(['build', '--modules', 'mods', '--out', 'dist', '--json'], dir)).code).toBe(0);
+  await Promise.all([rgw.createBucket('mirror'), rgw.createBucket('site', true)]);
+}, 120_000);
+afterAll(async () => {
+  await rgw?.stop();
+  console.log(`bucket tests: ${((performance.now() - started) / 1000).toFixed(1)} s with the RGW start and stop`);
+}, 60_000);
+
+/** A module version's files in a folder of their own, to publish. */
+function source(version: string, extra = ''): string {
+  const folder = join(dir, 'src', version + (extra ? '-x' : ''));
+  writeFiles(folder, { 'main.tf': `output "v" {\n  value = "${version}${extra}"\n}\n` });
+  return folder;
+}
+const publishArgs = (version: string, out: string, extra = '') => ['publish', '--source', source(version, extra), '--namespace', 'acme', '--name', 'hello', '--provider', 'null', '--version', version, '--out', out, ...rgw.flags, '--json'];
+
+describe('push', () => {
+  it('stores every file of the mirror with its bytes, content type and cache lifetime; a second push uploads nothing', async () => {
+    const pushed = await cli(['push', 'dist', 's3://mirror/reg', ...rgw.flags, '--json']);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const root = realpathSync(join(dir, 'dist'));
+    const files = filesOf(root);
+    expect(json(pushed.stdout)).toMatchObject({ uploaded: files.length, unchanged: 0 });
+    for (const rel of files) {
+      const object = await rgw.get('mirror', `reg/${rel}`);
+      expect(object?.body.equals(readFileSync(join(root, rel))), rel).toBe(true);
+      expect([object?.contentType, object?.cacheControl], rel).toEqual([fileHeaders(rel)['Content-Type'], fileHeaders(rel)['Cache-Control']]);
+    }
+    // What nginx sends for each kind (hosting/nginx.ts), spelled out.
+    const archive = await rgw.get('mirror', 'reg/v1/modules/acme/hello/null/1.2.3/hello-null-1.2.3.tar.gz');
+    expect([archive?.contentType, archive?.cacheControl]).toEqual(['application/gzip', CACHE_LONG]);
+    for (const rel of ['v1/modules/acme/hello/null/versions', 'v1/modules/acme/hello/null/1.2.3/download', 'manifest.json', '.well-known/terraform.json']) {
+      const object = await rgw.get('mirror', `reg/${rel}`);
+      expect([object?.contentType, object?.cacheControl], rel).toEqual(['application/json', CACHE_SHORT]);
+    }
+    expect((await rgw.get('mirror', 'reg/index.html'))?.contentType).toBe('text/html');
+
+    const again = await cli(['push', 'dist', 's3://mirror/reg', ...rgw.flags, '--json']);
+    expect(json(again.stdout)).toMatchObject({ uploaded: 0, unchanged: files.length });
+    // --full stores everything again (the manifest is the same, so it is not rewritten).
+    expect(json((await cli(['push', 'dist', 's3://mirror/reg', ...rgw.flags, '--full', '--json'])).stdout)).toMatchObject({ uploaded: files.length - 1 });
+    expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
+  });
+
+  it('refuses a target that is not a bucket URL, and a missing mirror folder, as usage errors', async () => {
+    expect((await cli(['push', 'dist', 'mirror/reg'])).code).toBe(2);
+    const missing = await cli(['push', 'nothing-here', 's3://mirror/reg', ...rgw.flags]);
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/no built mirror/)]);
+  });
+});
+
+describe('publish into a bucket', () => {
+  it('uploads only what it changed: the archive first, documents, indexes, the manifest last', async () => {
+    const before = await rgw.list('mirror', 'reg/');
+    const result = await cli(publishArgs('2.1.0', 's3://mirror/reg'));
+    expect(result.code, result.stderr).toBe(0);
+    const { uploaded, outcome } = json<{ uploaded: string[]; outcome: string }>(result.stdout);
+    expect(outcome).toBe('published');
+    const after = await rgw.list('mirror', 'reg/');
+    const changed = [...after].filter(([key, etag]) => before.get(key) !== etag && !key.startsWith('reg/.modmirror/')).map(([key]) => key.slice(4));
+    expect([...uploaded].sort()).toEqual(changed.sort());
+    expect(uploaded[0]).toBe('v1/modules/acme/hello/null/2.1.0/hello-null-2.1.0.tar.gz');
+    expect(uploaded.at(-1)).toBe('manifest.json');
+    expect(uploaded.indexOf('v1/modules/acme/hello/null/2.1.0/download')).toBeLessThan(uploaded.indexOf('v1/modules/acme/hello/null/versions'));
+    expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
+  });
+
+  it('refuses a published version with other bytes, as on a folder, and leaves the bucket as it was', async () => {
+    const manifest = (await rgw.get('mirror', 'reg/manifest.json'))!.body;
+    const result = await cli(publishArgs('2.1.0', 's3://mirror/reg', 'other'));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/already published with different content/);
+    expect((await rgw.get('mirror', 'reg/manifest.json'))!.body.equals(manifest)).toBe(true);
+  });
+
+  it('lands eight publishes of eight versions from eight processes at once, each once', async () => {
+    const versions = Array.from({ length: 8 }, (_, i) => `3.${i}.0`);
+    const results = await Promise.all(versions.map((v) => cli(publishArgs(v, 's3://mirror/reg'))));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const attempts = results.map((r) => json<{ attempts: number }>(r.stdout).attempts);
+    console.log(`8 concurrent publishes: attempts ${attempts.join(', ')}`);
+    const manifest = json<{ modules: Record<string, { versions: { version: string }[] }> }>((await rgw.get('mirror', 'reg/manifest.json'))!.body.toString());
+    const listed = manifest.modules['acme/hello/null']!.versions.map((v) => v.version);
+    for (const v of versions) expect(listed.filter((x) => x === v)).toEqual([v]);
+    const verify = await cli(['verify', 's3://mirror/reg', ...rgw.flags]);
+    expect(verify.code, verify.stderr).toBe(0);
+  });
+
+  it('lands one of two publishes of one version with other bytes at once, and the archive is the one the manifest names', async () => {
+    const results = await Promise.all([cli(publishArgs('6.0.0', 's3://mirror/reg')), cli(publishArgs('6.0.0', 's3://mirror/reg', 'other'))]);
+    expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
+    expect(results.find((r) => r.code === 1)!.stderr).toMatch(/other bytes|different content/);
+    const manifest = json<{ modules: Record<string, { versions: { version: string; sha256: string }[] }> }>((await rgw.get('mirror', 'reg/manifest.json'))!.body.toString());
+    const entry = manifest.modules['acme/hello/null']!.versions.find((v) => v.version === '6.0.0')!;
+    const archive = (await rgw.get('mirror', 'reg/v1/modules/acme/hello/null/6.0.0/hello-null-6.0.0.tar.gz'))!.body;
+    expect(createHash('sha256').update(archive).digest('hex')).toBe(entry.sha256);
+  });
+
+  it('deprecates a version in the bucket, rewriting its documents there', async () => {
+    const result = await cli(['deprecate', 'acme/hello/null', '3.0.0', '--reason', 'use 3.1', '--out', 's3://mirror/reg', ...rgw.flags]);
+    expect(result.code, result.stderr).toBe(0);
+    const versions = json<{ modules: { versions: { version: string; deprecation?: { reason: string } }[] }[] }>((await rgw.get('mirror', 'reg/v1/modules/acme/hello/null/versions'))!.body.toString());
+    expect(versions.modules[0]!.versions.find((v) => v.version === '3.0.0')?.deprecation?.reason).toBe('use 3.1');
+    expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
+  });
+
+  it('refuses a bucket with no mirror unless --new-mirror', async () => {
+    const refused = await cli(publishArgs('1.0.0', 's3://mirror/empty'));
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringMatching(/no mirror at s3:\/\/mirror\/empty/)]);
+    const made = await cli([...publishArgs('1.0.0', 's3://mirror/empty'), '--new-mirror']);
+    expect(made.code, made.stderr).toBe(0);
+    expect((await cli(['verify', 's3://mirror/empty', ...rgw.flags])).code).toBe(0);
+  });
+});
+
+/** What a client can reach in the bucket: every listed version's download location names an archive that is there, with its bytes. */
+async function expectServable(bucket: string, prefix: string): Promise<string[]> {
+  const versions = json<{ modules: { versions: { version: string }[] }[] }>((await rgw.get(bucket, `${prefix}v1/modules/acme/hello/null/versions`))!.body.toString());
+  const listed = versions.modules[0]!.versions.map((v) => v.version);
+  for (const v of listed) {
+    const download = json<{ location: string }>((await rgw.get(bucket, `${prefix}v1/modules/acme/hello/null/${v}/download`))!.body.toString());
+    const archive = await rgw.get(bucket, `${prefix}v1/modules/acme/hello/null/${v}/${download.location.slice(2)}`);
+    expect(archive?.body.length, v).toBeGreaterThan(0);
+  }
+  return listed.sort();
+}
+
+describe('a writer killed halfway (SIGKILL)', () => {
+  it('leaves the old mirror in place during a push, and the next push finishes the job', async () => {
+    expect((await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
+    const old = (await rgw.get('mirror', 'kill/manifest.json'))!.body;
+    const oldVersions = await expectServable('mirror', 'kill/');
+    writeModules(dir, ['4.0.0', '4.1.0', '4.2.0'], 'mods');
+    expect((await runCli(['build', '--modules', 'mods', '--out', 'dist', '--json'], dir)).code).toBe(0);
+    const killed = await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags, '--concurrency', '1'], { MODMIRROR_CRASH_AT: 'upload-half' });
+    expect(killed.code).not.toBe(0);
+    expect((await rgw.get('mirror', 'kill/manifest.json'))!.body.equals(old)).toBe(true);
+    expect(await expectServable('mirror', 'kill/')).toEqual(oldVersions);
+    const resumed = await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const total = filesOf(realpathSync(join(dir, 'dist'))).length;
+    const { uploaded } = json<{ uploaded: number }>(resumed.stdout);
+    // The journal of the killed push: what it stored is not stored again.
+    expect(uploaded).toBeLessThan(total - json<{ uploaded: number }>((await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags, '--json'])).stdout).uploaded);
+    expect(await expectServable('mirror', 'kill/')).toEqual([...oldVersions, '4.0.0', '4.1.0', '4.2.0'].sort());
+    expect((await cli(['verify', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
+  });
+
+  it('leaves every listed version installable during a publish, and the publish run again lands it', async () => {
+    const old = (await rgw.get('mirror', 'kill/manifest.json'))!.body;
+    for (const point of ['upload-half', 'before-manifest']) {
+      const killed = await cli(publishArgs('5.0.0', 's3://mirror/kill'), { MODMIRROR_CRASH_AT: point });
+      expect(killed.code, point).not.toBe(0);
+      expect((await rgw.get('mirror', 'kill/manifest.json'))!.body.equals(old), point).toBe(true);
+      await expectServable('mirror', 'kill/');
+    }
+    expect((await cli(publishArgs('5.0.0', 's3://mirror/kill'))).code).toBe(0);
+    expect(await expectServable('mirror', 'kill/')).toContain('5.0.0');
+    expect((await cli(['verify', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
+  });
+});
+
+describe('objects the mirror no longer has', () => {
+  it('are refused when the bucket published them and the mirror does not record removing them', async () => {
+    // s3://mirror/kill has 5.0.0, published into the bucket only: pushing dist over it would unpublish it.
+    const refused = await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/acme\/hello\/null 5\.0\.0: published with sha256 \w+, and this write removes it/);
+  });
+
+  it('stay until push --prune, which deletes them once the new manifest is in place; --dry-run uploads nothing', async () => {
+    writeModules(dir, ['1.0.0', '1.2.0', '1.2.3'], 'mods-prune');
+    expect((await runCli(['build', '--modules', 'mods-prune', '--out', 'dist-prune', '--json'], dir)).code).toBe(0);
+    expect((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags])).code).toBe(0);
+    rmSync(join(dir, 'mods-prune/acme/hello/null/1.2.0'), { recursive: true });
+    expect((await runCli(['build', '--modules', 'mods-prune', '--out', 'dist-prune', '--prune', '--json'], dir)).code).toBe(0);
+    const dry = json<{ uploaded: number; objects: string[]; dryRun: boolean }>((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--dry-run', '--json'])).stdout);
+    expect(dry.dryRun).toBe(true);
+    expect(dry.objects.at(-1)).toBe('manifest.json');
+    expect((await rgw.get('mirror', 'prune/manifest.json'))!.body.equals(readFileSync(join(dir, 'dist-prune/manifest.json')))).toBe(false);
+    const kept = json<{ stale: number; deleted: number }>((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--json'])).stdout);
+    expect(kept.stale).toBeGreaterThan(0);
+    expect(await rgw.get('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/hello-null-1.2.0.tar.gz')).toBeDefined();
+    const pruned = json<{ stale: number; deleted: number; uploaded: number }>((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--prune', '--json'])).stdout);
+    expect(pruned).toMatchObject({ uploaded: 0, deleted: kept.stale, stale: 0 });
+    expect(await rgw.get('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/hello-null-1.2.0.tar.gz')).toBeUndefined();
+    expect([...(await rgw.list('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/')).keys()]).toEqual([]);
+    expect((await cli(['verify', 's3://mirror/prune', ...rgw.flags])).code).toBe(0);
+  });
+});
+
+describe("Terraform's module installer against the bucket's website endpoint", () => {
+  it('installs with the download header stored on the objects, no modmirror running', async () => {
+    const pushed = await cli(['push', 'dist', 's3://site', ...rgw.flags, '--download-header']);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const modulesUrl = `${rgw.website}/site/v1/modules/`;
+    const got = await install({ source: `${new URL(rgw.website).host}/acme/hello/null`, version: '~> 1.2', dest: join(dir, 'i-site'), modulesUrl });
+    expect([got.version, got.location]).toEqual(['1.2.3', './hello-null-1.2.3.tar.gz']);
+    expectSameFiles(got, join(dir, 'mods/acme/hello/null/1.2.3'));
+    // A publish keeps to how the bucket was pushed: its new version's download object carries the header too.
+    expect((await cli(publishArgs('2.2.0', 's3://site'))).code).toBe(0);
+    const latest = await install({ source: `${new URL(rgw.website).host}/acme/hello/null`, version: '2.2.0', dest: join(dir, 'i-site-2'), modulesUrl });
+    expect(createHash('sha256').update(readFileSync(join(latest.dir, 'main.tf'))).digest('hex')).toBe(createHash('sha256').update(readFileSync(join(dir, 'src/2.2.0/main.tf'))).digest('hex'));
+  });
+});

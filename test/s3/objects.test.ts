@@ -1,0 +1,51 @@
+// How a mirror's files become objects, without a server: the bucket URL, the
+// headers (what the nginx block sends), the upload phases.
+
+import { describe, expect, it } from 'vitest';
+import { parseBucketUrl } from '../../src/bucket/location.js';
+import { objectHeaders, objectId, phaseOf } from '../../src/bucket/objects.js';
+import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../src/protocol/headers.js';
+
+describe('bucket URLs', () => {
+  it('takes s3://BUCKET and s3://BUCKET/PREFIX', () => {
+    expect(parseBucketUrl('s3://modules', '--out')).toEqual({ bucket: 'modules', prefix: '' });
+    expect(parseBucketUrl('s3://modules/a/b/', '--out', { endpoint: 'http://127.0.0.1:7480', pathStyle: true })).toEqual({ bucket: 'modules', prefix: 'a/b/', endpoint: 'http://127.0.0.1:7480', pathStyle: true });
+  });
+
+  it('refuses what is not one, naming the flag', () => {
+    for (const bad of ['s3://', 's3://A_B', 's3://okay/../x', 's3://okay/a//b', 'https://x']) expect(() => parseBucketUrl(bad, '--out'), bad).toThrow(/--out/);
+    expect(() => parseBucketUrl('s3://okay', '--out', { endpoint: 'ftp://x' })).toThrow(/--endpoint/);
+  });
+});
+
+describe('objects', () => {
+  it('get the content type and cache lifetime the nginx block sends for their kind', () => {
+    const of = (rel: string) => objectHeaders(rel, Buffer.from('{}'), {});
+    expect(of('v1/modules/a/b/c/1.0.0/b-c-1.0.0.tar.gz')).toEqual({ 'Content-Type': ARCHIVE_TYPE, 'Cache-Control': CACHE_LONG });
+    expect(of('providers/h/n/t/terraform-provider-t_1.0.0_linux_amd64.zip')).toEqual({ 'Content-Type': PROVIDER_ZIP_TYPE, 'Cache-Control': CACHE_LONG });
+    expect(of('v1/providers/n/t/1.0.0/terraform-provider-t_1.0.0_SHA256SUMS')).toEqual({ 'Content-Type': RELEASE_SUMS_TYPE, 'Cache-Control': CACHE_LONG });
+    expect(of('v1/providers/n/t/1.0.0/terraform-provider-t_1.0.0_SHA256SUMS.sig')).toEqual({ 'Content-Type': RELEASE_SIGNATURE_TYPE, 'Cache-Control': CACHE_LONG });
+    for (const rel of ['v1/modules/a/b/c/versions', 'v1/modules/a/b/c/1.0.0/download', 'v2/modules/a/b/c/downloads/summary', 'manifest.json']) {
+      expect(of(rel), rel).toEqual({ 'Content-Type': JSON_TYPE, 'Cache-Control': CACHE_SHORT });
+    }
+    expect(of('browse/app.js')['Content-Type']).toBe('text/javascript');
+  });
+
+  it('carry the download location as x-terraform-get only when asked, and then have another id', () => {
+    const body = Buffer.from('{"location":"./b-c-1.0.0.tar.gz"}');
+    const rel = 'v1/modules/a/b/c/1.0.0/download';
+    expect(objectHeaders(rel, body, { terraformGet: true })['X-Terraform-Get']).toBe('./b-c-1.0.0.tar.gz');
+    expect(objectHeaders(rel, body, {})['X-Terraform-Get']).toBeUndefined();
+    expect(objectId(body, objectHeaders(rel, body, { terraformGet: true }))).not.toBe(objectId(body, objectHeaders(rel, body, {})));
+  });
+
+  it('go up archives first, then documents, then what lists versions, the manifest last', () => {
+    expect(phaseOf('v1/modules/a/b/c/1.0.0/b-c-1.0.0.tar.gz')).toBe('archives');
+    expect(phaseOf('v1/modules/a/b/c/1.0.0/download')).toBe('documents');
+    expect(phaseOf('v1/modules/a/b/c/1.0.0/index.json')).toBe('documents');
+    for (const rel of ['v1/modules/a/b/c/versions', 'v1/modules/a/b/c/index.json', 'v1/modules/index.json', 'search-index.json', '.well-known/terraform.json', 'providers/h/n/t/index.json']) {
+      expect(phaseOf(rel), rel).toBe('indexes');
+    }
+    expect(phaseOf('manifest.json')).toBe('manifest');
+  });
+});
