@@ -218,6 +218,11 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
       hint: 'Pass --config FILE, or --modules DIR to build a folder laid out as <namespace>/<name>/<provider>/<version>/.',
     });
   }
+  if (overrides.modules !== undefined && !existsSync(resolve(cwd, overrides.modules))) {
+    throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${resolve(cwd, overrides.modules)}" (--modules) does not exist.`, {
+      hint: '--modules takes a folder laid out as <namespace>/<name>/<provider>/<version>/.',
+    });
+  }
   const sources: UserSource[] = overrides.modules !== undefined ? [{ folder: resolve(cwd, overrides.modules) }] : user.sources ?? [];
   const baseUrl = overrides.baseUrl ?? user.baseUrl ?? '';
   const resolved: ResolvedConfig = {

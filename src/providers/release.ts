@@ -105,8 +105,12 @@ export async function authenticateReleases(folders: ProviderFolder[], packages: 
     if (!other) hostOf.set(path, r);
   }
   if (problems.length > 0) {
+    // A passphrase that is not set is the one problem no signing step fixes: say where it goes.
+    const locked = options.signing && problems.every((p) => p.includes('none is set'));
     throw new MirrorError('PROVIDER_INVALID', `${problems.length} problem(s) in the provider releases; nothing was written:\n${problems.join('\n')}`, {
-      hint: 'Sign SHA256SUMS with a listed key (gpg --detach-sign), list the key that signed it, or configure signing: to sign unsigned releases.',
+      hint: locked
+        ? `Put the signing key's passphrase in the environment variable ${options.signing!.passphraseEnv} (signing: passphraseEnv names another).`
+        : 'Sign SHA256SUMS with a listed key (gpg --detach-sign), list the key that signed it, or configure signing: to sign unsigned releases.',
     });
   }
   return releases;

@@ -393,6 +393,13 @@ describe('build progress', () => {
 });
 
 describe('first contact', () => {
+  it('names a --modules folder that does not exist as such, not as a config key', async () => {
+    const r = await runCli(['build', '--modules', './nope'], tempDir());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error: The folder ".*\/nope" \(--modules\) does not exist\.\nhint: --modules takes a folder/);
+    expect(r.stderr).not.toMatch(/config|sources\[0\]/);
+  });
+
   it('suggests the command or flag that was meant', async () => {
     const flag = await runCli(['build', '--claen']);
     expect(flag.code).toBe(2);

@@ -118,6 +118,8 @@ describe('in-house providers: build', () => {
     const locked = await runCli(['build'], dir);
     expect(locked.code).toBe(1);
     expect(locked.stderr).toContain(`${site.privateFile}: the signing key is protected by a passphrase, and none is set (set SITE_PASS)`);
+    expect(locked.stderr).toContain("hint: Put the signing key's passphrase in the environment variable SITE_PASS");
+    expect(locked.stderr).not.toContain('gpg --detach-sign');
   }, 60_000);
 
   it('stays listed, and discovery keeps providers.v1, when a module version is deprecated', async () => {
