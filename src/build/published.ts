@@ -14,6 +14,7 @@ import { addressKey } from '../protocol/paths.js';
 import { providerKey } from '../protocol/providers.js';
 import type { ProviderPackage } from '../providers/scan.js';
 import type { BuildProblem, VersionSource } from '../types.js';
+import { compareVersionsDesc } from '../version-order.js';
 
 export interface KeepOptions {
   /** Remove the published versions the sources no longer produce, on record. */
@@ -147,3 +148,23 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
     },
   };
 }
+
+/** What the sources no longer have stays published, or goes on record with --prune: say which. */
+export function warnAboutKept(published: Published, warnings: string[]): void {
+  const list = (ids: string[]) => `${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', ...' : ''}`;
+  const kept = [
+    ...[...published.carried].flatMap(([key, versions]) => versions.map((v) => `${key}@${v.version}`)),
+    ...Object.entries(published.carriedProviders).flatMap(([key, p]) => p.versions.map((v) => `${key}@${v.version}`)),
+  ];
+  // A provider version offered as published is carried too (quietly), and one refused for other bytes is reported as an error.
+  const quiet = kept.filter((id) => !published.refused.has(id) && !published.held.has(id));
+  if (quiet.length > 0) warnings.push(`keeping ${plural(quiet.length, 'published version')} the sources no longer have (build --prune removes them, on record): ${list(quiet)}`);
+  const removed = published.ledger.removed.slice(-published.pruned).map((r) => `${r.module ?? r.provider}@${r.version}`);
+  if (published.pruned > 0) warnings.push(`removing ${plural(published.pruned, 'version')} the sources no longer have, as --prune asked (recorded in the manifest): ${list(removed)}`);
+}
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** Module versions by module, then newest first. */
+export const byVersion = (a: { module: string; version: string }, b: { module: string; version: string }) =>
+  a.module === b.module ? compareVersionsDesc(a.version, b.version) : a.module < b.module ? -1 : 1;

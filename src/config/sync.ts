@@ -1,5 +1,5 @@
 // The config's `sync:` list: upstream registries `modmirror sync` copies
-// from, checked key by key like the rest of mirror.config.yaml (src/config.ts
+// from, checked key by key like the rest of mirror.config.yaml (index.ts
 // reports each problem with its file:line).
 
 import { resolve } from 'node:path';

@@ -122,7 +122,7 @@ async function publishBuilt(tx: MirrorWrite, mirror: OpenedMirror, source: Versi
   const ledger = ledgerOf(manifest);
   if (existing) ledger.forced.push({ module: key, version: source.version, previous_sha256: existing.sha256, sha256: archive.sha256, at: new Date().toISOString(), by: requester() });
 
-  // A dry run's staging records the files that would change; a real one changes them and reports none.
+  // A dry run's staging records the files that would change; a real one the files it changed.
   const changed = await tx.stage(async (staging) => {
     const baseUrl = mirror.baseUrl ?? options.baseUrl;
     const { deprecations } = mirror;

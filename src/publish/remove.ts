@@ -41,7 +41,7 @@ export interface RemoveResult {
 
 /** Removes what `target` names from the mirror, on record; NOT_FOUND when the mirror holds none of it. */
 export function removeModuleVersions(target: RemoveTarget, options: RemoveOptions): Promise<RemoveResult> {
-  let rewritten: string[] = [];
+  const rewritten: string[] = [];
   const write = { outDir: options.outDir, what: 'the removal', allow: { remove: true }, check: () => ({ modules: rewritten }) };
   return withPartialWrite(write, async (tx, mirror) => {
     const { manifest } = mirror;

@@ -1,4 +1,4 @@
-// The config a build reads (src/config.ts), through the CLI as a user meets
+// The config a build reads (src/config/), through the CLI as a user meets
 // it: every problem at once with file, line and key; missing sources;
 // duplicate module addresses; invalid YAML; no config at all.
 
