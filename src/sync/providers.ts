@@ -152,7 +152,7 @@ async function mirrorVersion(run: ProviderRun, address: ProviderAddress, version
           return undefined;
         }
         const file = join(scratch, `${platform}.zip`);
-        const hashes = await fetchChecked(run, meta, file, signedLists, `${what} ${platform}`);
+        const hashes = await fetchChecked(run, meta, file, signedLists, what, platform);
         if (locked && !checkLocked(hashes, locked, `${what} ${platform}`, run, key, version, platform)) return undefined;
         return { platform, file, name: packageFileName(address, version, platform), hashes };
       } catch (error) {
@@ -209,15 +209,17 @@ async function linkAliases(run: ProviderRun, address: ProviderAddress, version: 
  * platform names the same pair), then the package itself; gives its h1: and
  * zh: hashes once all of Terraform's checks have passed.
  */
-async function fetchChecked(run: ProviderRun, meta: PackageMeta, file: string, signedLists: Map<string, Promise<Buffer>>, what: string): Promise<string[]> {
+async function fetchChecked(run: ProviderRun, meta: PackageMeta, file: string, signedLists: Map<string, Promise<Buffer>>, release: string, platform: string): Promise<string[]> {
+  const what = `${release} ${platform}`;
   const listKey = JSON.stringify([meta.shasumsUrl.href, meta.shasumsSignatureUrl.href, meta.signingKeys]);
   let list = signedLists.get(listKey);
   if (list === undefined) {
     list = (async () => {
-      const document = await fetchBytes(run.http, meta.shasumsUrl, `${what} SHA256SUMS`);
-      const signature = await fetchBytes(run.http, meta.shasumsSignatureUrl, `${what} SHA256SUMS signature`);
-      const keyId = await refusedAs(what, () => verifyChecksumSignature(document, signature, meta.signingKeys));
-      run.log(`${what}: SHA256SUMS signed by ${keyId}`);
+      const document = await fetchBytes(run.http, meta.shasumsUrl, `${release} SHA256SUMS`);
+      const signature = await fetchBytes(run.http, meta.shasumsSignatureUrl, `${release} SHA256SUMS signature`);
+      const keyId = await refusedAs(release, () => verifyChecksumSignature(document, signature, meta.signingKeys));
+      // Once per list, whichever platform reaches it first: name the release only.
+      run.log(`${release}: SHA256SUMS signed by ${keyId}`);
       return document;
     })();
     signedLists.set(listKey, list);

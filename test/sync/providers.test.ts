@@ -46,7 +46,7 @@ describe('sync --provider', () => {
     expect(r.stderr).not.toMatch(/error:/);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/acme\/widget versions: answered 503; retrying in 0\.\d s \(attempt 2 of 5\)/);
-    expect(r.stderr).toMatch(/acme\/widget 1\.0\.0 linux_amd64: SHA256SUMS signed by [0-9A-F]{16}/);
+    expect(r.stderr).toMatch(/acme\/widget 1\.0\.0: SHA256SUMS signed by [0-9A-F]{16}/);
     expect(r.stdout).toContain(`Fetched 4 provider package(s) into providers/ (0 already there) from ${new URL(upstream.url).origin}. Run modmirror build to serve them.`);
     expect(r.stdout).toContain(`Added providers:\n  ${host}/acme/widget 1.1.0 linux_amd64, darwin_arm64\n  ${host}/acme/widget 1.0.0 linux_amd64, darwin_arm64`);
 
@@ -107,8 +107,8 @@ describe('sync --provider', () => {
     const r = await runCli(['sync', '--from', upstream.url, '--provider', 'acme/broken', '--providers-into', 'providers'], dir);
     expect(r.code).toBe(1);
     const key = `${host}/acme/broken`.replace(/\./g, '\\.');
-    expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.0\\.0 linux_amd64: error checking signature: .*[Ss]igned digest did not match`));
-    expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.1\\.0 linux_amd64: authentication signature from unknown issuer \\(signed by [0-9A-F]{16}; the registry lists [0-9A-F]{16}\\)`));
+    expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.0\\.0: error checking signature: .*[Ss]igned digest did not match`));
+    expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.1\\.0: authentication signature from unknown issuer \\(signed by [0-9A-F]{16}; the registry lists [0-9A-F]{16}\\)`));
     expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.2\\.0 linux_amd64: archive has incorrect SHA-256 checksum [0-9a-f]{64} \\(expected [0-9a-f]{64}\\)`));
     expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.3\\.0 linux_amd64: checksum list has no SHA-256 hash for "terraform-provider-broken_1\\.3\\.0_linux_amd64\\.zip"`));
     expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.4\\.0 linux_amd64: archive has incorrect SHA-256 checksum`));
