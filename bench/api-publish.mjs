@@ -8,9 +8,7 @@
 //    (target ≤ 1.5×: a publish's cost follows the module, not the mirror).
 //    The large mirror is 10,000 versions: 100,000 takes too long to build on
 //    a small machine; MODMIRROR_BENCH_API_LARGE=100000 asks for it.
-// The publishes run back to back, as a busy pipeline's do: each then waits
-// for the hard-linked spare copy the one before started (mirror/staging.ts),
-// which grows with the mirror; a publish after a pause finds it ready.
+// The publishes run back to back, as a busy pipeline's do.
 
 import { cpSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';

@@ -17,7 +17,7 @@ export function makeTempDir(prefix = 'modmirror-bench-') {
 }
 
 export function removeTempDir(dir) {
-  // A publish's background copy (.dist.spare-tmp-*) may still be adding files: retry rather than fail on ENOTEMPTY.
+  // A build's replaced generation may still be being removed in the background: retry rather than fail on ENOTEMPTY.
   rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   tempDirs.delete(dir);
 }

@@ -151,8 +151,8 @@ const COMMANDS: Record<string, Command> = {
   --base-url URL   a new mirror's base URL (an existing mirror keeps its own)
   --force          replace a published version whose content differs (recorded in the manifest)
   --dry-run        say what would change, change nothing
-  --no-spare       leave no spare copy for the next publish: nothing is still writing beside the
-                   mirror when publish returns (for a folder deleted right after)
+  --no-spare       no effect, accepted for scripts that pass it: nothing is left writing beside the
+                   mirror when publish returns
   --json           print the result as JSON
 
   In-house providers (served over the provider registry protocol, providers.v1):
@@ -350,7 +350,7 @@ ${BUCKET_USAGE}
 
   FILE        a bundle made by modmirror bundle
   --out DIR   the mirror to merge into (default: dist; created if missing)
-  --no-spare  leave no spare copy for the next writer (as publish --no-spare)`,
+  --no-spare  no effect, accepted for scripts that pass it (as publish --no-spare)`,
     options: {
       out: { type: 'string' },
       'no-spare': { type: 'boolean' },

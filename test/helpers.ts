@@ -110,7 +110,7 @@ export async function settled<T>(read: () => T[], timeoutMs = 3000): Promise<T[]
 export function mirrorLeftovers(parent: string, name = 'dist'): Promise<string[]> {
   return settled(() => {
     const live = liveGenerationName(join(parent, name));
-    return readdirSync(parent).filter((n) => (n.startsWith(`.${name}.`) && n !== `.${name}.spare` && n !== live) || n === `${name}.lock`);
+    return readdirSync(parent).filter((n) => (n.startsWith(`.${name}.`) && n !== live) || n === `${name}.lock`);
   });
 }
 

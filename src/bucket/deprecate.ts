@@ -14,7 +14,7 @@ import { writeToBucket, type BucketWriteResult } from './write.js';
 export async function deprecateInBucket(bucket: Bucket, address: ModuleAddress, version: string, deprecation: Deprecation | null): Promise<DeprecateResult & BucketWriteResult & { target: string }> {
   const result = await writeToBucket(bucket, {
     reads: (manifest) => moduleReads(address, manifest),
-    write: (dir) => setDeprecation(dir, address, version, deprecation, { hashArchives: false, spare: false }),
+    write: (dir) => setDeprecation(dir, address, version, deprecation, { hashArchives: false }),
     unchanged: (r) => !r.changed,
   });
   return { ...result, target: describeBucket(bucket.location) };

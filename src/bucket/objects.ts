@@ -1,34 +1,12 @@
 // What each file of a mirror is as an object: its headers (the nginx block's,
-// hosting/rules.ts), the phase it is uploaded in, and its id, by which a
+// hosting/rules.ts) and its id, by which a
 // writer knows the bucket already holds it. The ids of a mirror's objects
 // are kept in the bucket beside its manifest (the object record), so a push
 // compares with that rather than listing or reading back the bucket.
 
 import { createHash } from 'node:crypto';
 import { fileHeaders } from '../hosting/rules.js';
-import { DISCOVERY_FILE, MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../protocol/paths.js';
 import type { ObjectHeaders } from './store.js';
-
-/**
- * Archives and provider packages, then documents, then what lists versions
- * (versions files, listings, indexes), then the manifest: a reader never
- * meets a version whose archive or documents are not there yet.
- */
-export const PHASES = ['archives', 'documents', 'indexes', 'manifest'] as const;
-export type Phase = (typeof PHASES)[number];
-
-const INDEX_NAMES = new Set(['versions', 'index.json', 'index.html', '_headers']);
-const TOP_INDEXES = new Set([DISCOVERY_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE]);
-
-export function phaseOf(rel: string): Phase {
-  if (rel === MANIFEST_FILE) return 'manifest';
-  if (/(\.tar\.gz|\.zip|_SHA256SUMS|_SHA256SUMS\.sig)$/.test(rel)) return 'archives';
-  // A version's own detail is a document; other index.json files list what is below them.
-  if (/^v1\/modules\/[^/]+\/[^/]+\/[^/]+\/[^/]+\/index\.json$/.test(rel)) return 'documents';
-  const name = rel.slice(rel.lastIndexOf('/') + 1);
-  // Top-level files (providers-index.json, deprecations.json, the browse page's index) say what the tree holds.
-  return INDEX_NAMES.has(name) || TOP_INDEXES.has(rel) || !rel.includes('/') ? 'indexes' : 'documents';
-}
 
 export interface ObjectOptions {
   /** Store the download location as `x-terraform-get` on each `download` object (Ceph RGW's extended attributes). */

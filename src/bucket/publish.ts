@@ -9,16 +9,16 @@ import { moduleReads } from './reads.js';
 import type { Bucket } from './store.js';
 import { writeToBucket, type BucketWriteOptions, type BucketWriteResult } from './write.js';
 
-export type BucketPublishOptions = Omit<PublishOptions, 'outDir' | 'spare' | 'hashArchives' | 'newMirror'> & BucketWriteOptions;
+export type BucketPublishOptions = Omit<PublishOptions, 'outDir' | 'hashArchives' | 'newMirror'> & BucketWriteOptions;
 
 export async function publishToBucket(bucket: Bucket, source: VersionSource, options: BucketPublishOptions): Promise<PublishResult & BucketWriteResult & { target: string }> {
   const result = await writeToBucket(
     bucket,
     {
       reads: (manifest) => moduleReads(source.address, manifest),
-      // The fetched folder is thrown away after the upload: no spare copy, and a fresh mirror when the bucket has none.
+      // A fresh mirror when the bucket has none.
       // A redo takes the version the first attempt built (and checked strictly) from the build cache.
-      write: (dir, attempt) => publish(source, { ...options, outDir: dir, spare: false, hashArchives: false, newMirror: true, reuseBuilt: attempt > 1 }),
+      write: (dir, attempt) => publish(source, { ...options, outDir: dir, hashArchives: false, newMirror: true, reuseBuilt: attempt > 1 }),
       unchanged: (r) => r.outcome === 'unchanged',
     },
     options,

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { crashPoint } from '../mirror/crash.js';
+import { phaseOf } from '../mirror/write-order.js';
 import { ledgerRefusal, ledgerViolations } from '../mirror/ledger.js';
 import { parseManifest } from '../mirror/manifest.js';
 import { problemLines, withMirrorRead } from '../mirror/transaction.js';
@@ -17,7 +18,7 @@ import { MANIFEST_FILE } from '../protocol/paths.js';
 import { verifyMirror } from '../verify/index.js';
 import { openJournal } from './journal.js';
 import { describeBucket } from './location.js';
-import { objectHeaders, objectId, phaseOf, parseRecord, RECORD_HEADERS, RECORD_PREFIX, recordFile, recordText, type ObjectOptions, type ObjectRecord } from './objects.js';
+import { objectHeaders, objectId, parseRecord, RECORD_HEADERS, RECORD_PREFIX, recordFile, recordText, type ObjectOptions, type ObjectRecord } from './objects.js';
 import type { Bucket } from './store.js';
 import { uploadInOrder, type Upload } from './upload.js';
 

@@ -6,7 +6,7 @@
 import { MirrorError } from '../errors.js';
 import { crashPoint } from '../mirror/crash.js';
 import type { Bucket, ObjectHeaders } from './store.js';
-import { PHASES, phaseOf } from './objects.js';
+import { PHASES, phaseOf } from '../mirror/write-order.js';
 
 export interface Upload {
   rel: string;

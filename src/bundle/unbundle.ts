@@ -25,8 +25,6 @@ import { verifyBundle, walkBundle, type VerifiedBundle } from './read.js';
 export interface UnbundleOptions {
   file: string;
   outDir: string;
-  /** False: leave no spare copy for the next writer (MirrorWriteOptions.spare). */
-  spare?: boolean;
 }
 
 export interface UnbundleResult {
@@ -49,8 +47,7 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
   const bundle = await verifyBundle(file);
   await mkdir(dirname(outDir), { recursive: true });
   const write: MirrorWriteOptions = {
-    seed: true,
-    spare: options.spare,
+    start: 'copy',
     // A bundle may carry replacements and removals its sender made on purpose: each is recorded in its manifest.
     allow: { replace: true, remove: true },
     check: (root) => verifyMirror(root),
@@ -62,11 +59,13 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
   return withMirrorWrite(outDir, write, async (tx) => {
     const plan = planMerge(readManifest(outDir), bundle, file, outDir);
     await tx.stage(async (staging) => {
-      for (const path of takeOutsideFiles(outDir, staging.root, bundle.manifest, file)) plan.keep.add(path);
-      await removeAllBut(staging.root, plan.keep);
-      await writeEntries(file, staging.root, bundle.manifest);
-      writeCopies(staging.root, bundle.manifest);
-      await removeEmptyFolders(staging.root);
+      // A copy of the mirror, whole: what the bundle does not carry is removed from it.
+      const root = staging.root!;
+      for (const path of takeOutsideFiles(outDir, root, bundle.manifest, file)) plan.keep.add(path);
+      await removeAllBut(root, plan.keep);
+      await writeEntries(file, root, bundle.manifest);
+      writeCopies(root, bundle.manifest);
+      await removeEmptyFolders(root);
     });
     const versions = versionsOf(bundle.mirrorManifest);
     return { outDir, files: bundle.manifest.files.length, added: plan.added, addedProviderPackages: plan.addedProviders, replaced: plan.replaced, versions: versions.size, modules: Object.keys(bundle.mirrorManifest.modules).length };

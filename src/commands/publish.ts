@@ -61,9 +61,8 @@ export async function runPublish(values: Values): Promise<number> {
       git,
     };
     if (bucketUrl !== undefined) {
-      if (values['no-spare'] === true) throw usage('--no-spare is for a mirror in a folder; a bucket publish leaves no copy behind.');
       result = await publishIntoBucket(bucketLocation(bucketUrl, values, '--out'), source, common);
-    } else result = await publish(source, { ...common, outDir: config.outDir, spare: values['no-spare'] !== true });
+    } else result = await publish(source, { ...common, outDir: config.outDir });
   } finally {
     git.closeAll();
   }
@@ -188,7 +187,6 @@ async function runProviderPublish(values: Values): Promise<number> {
     ...(signing ? { signing } : {}),
     newMirror: values['new-mirror'] === true,
     dryRun: values['dry-run'] === true,
-    spare: values['no-spare'] !== true,
   });
   if (values['json'] === true) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
   else printProvider(result);

@@ -5,7 +5,7 @@ import { stringFlag, type Values } from './args.js';
 
 export async function runUnbundle(values: Values, positionals: string[] = []): Promise<number> {
   const file = positionals[0]!;
-  const result = await unbundle({ file, outDir: resolveMirrorConfig({ out: stringFlag(values, 'out') }).outDir, spare: values['no-spare'] !== true });
+  const result = await unbundle({ file, outDir: resolveMirrorConfig({ out: stringFlag(values, 'out') }).outDir });
   const out = relative(process.cwd(), result.outDir) || '.';
   const replaced = result.replaced > 0 ? `, ${result.replaced} replaced (recorded as forced)` : '';
   const providers = result.addedProviderPackages > 0 ? `, ${result.addedProviderPackages} new provider package(s)` : '';

@@ -1,7 +1,8 @@
 import { relative } from 'node:path';
 import { completenessProblems } from '../verify/complete.js';
 import { resolveMirrorConfig } from '../config/index.js';
-import { homeOf, putBackSetAside } from '../mirror/home.js';
+import { hasLeftChanges, homeOf, putBackSetAside } from '../mirror/home.js';
+import { withMirrorRead } from '../mirror/transaction.js';
 import { readManifest } from '../mirror/manifest.js';
 import { signingKeyWarnings } from '../providers/verify.js';
 import { verifyMirror } from '../verify/index.js';
@@ -15,8 +16,10 @@ export async function runVerify(values: Values, positionals: string[] = []): Pro
   refuseBucketFlags(values, 'verify');
   const config = resolveMirrorConfig({ out: positionals[0], config: stringFlag(values, 'config') });
   const dir = homeOf(config.outDir);
-  // A reader's half of always finding a mirror: a mirror set aside by a writer that died mid-swap is put back first.
+  // A reader's half of always finding a mirror: a mirror set aside by a writer that died mid-swap is put back first,
+  // and a change a writer died applying is finished (under the lock, as the next writer would).
   await putBackSetAside(dir);
+  if (hasLeftChanges(dir)) await withMirrorRead(dir, async () => {});
   const problems = await verifyMirror(dir);
   const manifest = values['complete'] === true && problems.length === 0 ? readManifest(dir) : undefined;
   if (manifest) problems.push(...(await completenessProblems(dir, manifest, config.platforms)));

@@ -5,7 +5,6 @@
 
 import { DEPRECATIONS_FILE, deprecationsText, type Deprecation, type Deprecations } from '../mirror/deprecations.js';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { BuiltVersion, ModuleAddress } from '../types.js';
 import { MANIFEST_FORMAT, type Ledger, type Manifest, type ManifestVersion, type ModuleRecord, type ProvidersManifest } from '../mirror/manifest.js';
 import {
@@ -129,7 +128,7 @@ export function createModuleWriter(
       if (names.length !== planned.length) {
         // Rare (a version failed): the details already written list it, so they are read back and corrected.
         for (const name of names) {
-          const detail = JSON.parse(await readFile(join(staging.root, versionDetailFile(address, name)), 'utf8')) as { versions: string[] };
+          const detail = JSON.parse(await readFile(staging.at(versionDetailFile(address, name)), 'utf8')) as { versions: string[] };
           detail.versions = names;
           await writeDetail(name, detail, jsonText(detail), name === latest);
         }

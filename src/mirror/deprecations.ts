@@ -18,7 +18,11 @@ export const DEPRECATIONS_FILE = 'deprecations.json';
 
 /** The mirror's deprecations; none when it has no file (a mirror from before deprecation, or a new one). */
 export function readDeprecations(dir: string): Deprecations {
-  const file = join(dir, DEPRECATIONS_FILE);
+  return readDeprecationsFile(join(dir, DEPRECATIONS_FILE));
+}
+
+/** The deprecations in `file` (a mirror's deprecations.json); none when it is missing. */
+export function readDeprecationsFile(file: string): Deprecations {
   if (!existsSync(file)) return {};
   let value: unknown;
   try {

@@ -1,10 +1,12 @@
 // Where a mirror lives on disk. The path users name (`dist`) is a symbolic
-// link to a generation folder beside it (`.dist.gen-ID`). A writer fills a
+// link to a generation folder beside it (`.dist.gen-ID`). A build fills a
 // new generation and then renames a new link over `dist`: rename(2) replaces
 // a link atomically, so at every instant `dist` is the old mirror or the new
 // one, whole, for modmirror and for any file host that follows links (nginx,
 // sirv). A folder cannot be replaced that way (rename refuses a non-empty
-// target), which is why the mirror is not the folder itself.
+// target), which is why the mirror is not the folder itself. A writer that
+// changes a few files (publish) changes the live generation in place, file
+// by file in a safe order, under a journal (delta.ts).
 //
 // Siblings of `dist` (all hidden, all in the same parent, so every move is a rename):
 //   .dist.gen-ID           a generation: the live one (the link's target), a writer's
@@ -14,9 +16,10 @@
 //                          the first write turns `dist` into a link; after a crash there,
 //                          the one folder to put back
 //   .dist.trash-ID         anything replaced, removed in the background; never put back
-//   .dist.spare            a hard-linked copy of the live mirror, made in the background
-//                          after a publish, so the next one starts from it
-//   .dist.spare-tmp-PID    that copy while it is being made
+//   .dist.delta-ID         a change to the live mirror being gathered, or being applied
+//                          under its journal (delta.ts)
+//   .dist.spare, .dist.spare-tmp-PID
+//                          copies that earlier versions of modmirror kept; removed
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -109,21 +112,29 @@ export async function putBackSetAside(outDir: string): Promise<void> {
 
 /**
  * Call first under the mirror's lock: every sibling but the live generation
- * and the spare is then left by a writer that died, or is being removed.
+ * is then left by a writer that died, or is being removed. `finishChanges`
+ * is given the changes in place that a writer left (delta.ts).
  */
-export async function recoverInterruptedSwap(outDir: string): Promise<void> {
+export async function recoverInterruptedSwap(outDir: string, finishChanges: (deltas: string[]) => Promise<void>): Promise<void> {
   if (!existsSync(dirname(outDir))) return;
   await putBackSetAside(outDir);
+  await finishChanges(named(outDir, 'delta').map((n) => join(dirname(outDir), n)));
   const live = liveGeneration(outDir);
   const base = basename(outDir);
-  // A spare still being copied belongs to a live background process: removing it under that process could leave a partial copy.
+  // A copy still being made by an earlier version's background process: removing it under that process could leave a partial copy.
   const deadSpareCopies = named(outDir, 'spare-tmp').filter((n) => !isProcessAlive(Number(n.slice(`.${base}.spare-tmp-`.length))));
   for (const name of named(outDir, 'link')) await rm(join(dirname(outDir), name), { force: true });
-  const stale = [...named(outDir, 'gen'), ...named(outDir, 'staging'), ...named(outDir, 'old'), ...named(outDir, 'trash'), ...deadSpareCopies];
+  const spare = existsSync(sibling(outDir, 'spare')) ? [basename(sibling(outDir, 'spare'))] : [];
+  const stale = [...named(outDir, 'gen'), ...named(outDir, 'staging'), ...named(outDir, 'old'), ...named(outDir, 'trash'), ...deadSpareCopies, ...spare];
   for (const name of stale) {
     const path = join(dirname(outDir), name);
     if (path !== live && existsSync(path)) await throwAway(outDir, path);
   }
+}
+
+/** Whether a writer left a change in place beside the mirror (delta.ts), which only recovery under the lock may finish. */
+export function hasLeftChanges(outDir: string): boolean {
+  return existsSync(dirname(outDir)) && named(outDir, 'delta').length > 0;
 }
 
 function named(outDir: string, kind: string): string[] {

@@ -111,7 +111,11 @@ export function parseManifest(text: string): Manifest {
 
 /** The mirror's manifest, or undefined when `dir` holds none (no mirror yet). */
 export function readManifest(dir: string): Manifest | undefined {
-  const file = join(dir, MANIFEST_FILE);
+  return readManifestFile(join(dir, MANIFEST_FILE));
+}
+
+/** The manifest in `file`; undefined when there is none. */
+export function readManifestFile(file: string): Manifest | undefined {
   if (!existsSync(file)) return undefined;
   try {
     return parseManifest(readFileSync(file, 'utf8'));

@@ -1,21 +1,23 @@
 // A writer's next generation of the mirror (home.ts says where it lives):
 // written here, then swapped in whole by the transaction, so a reader sees
-// the mirror before or after a write, never a mix. A writer that changes a
-// few files (publish) starts from a hard-linked copy of the live mirror, or
-// from the spare copy made for it in the background.
+// the mirror before or after a write, never a mix. A build starts from
+// nothing; unbundle from a hard-linked copy of the live mirror. A writer
+// that changes a few files changes the live mirror in place instead (delta.ts).
 
 import { spawn } from 'node:child_process';
 import { constants, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { link, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
-import { isProcessAlive } from '../processes.js';
 import { sameFile } from '../file-stamp.js';
-import { flip, newGeneration, removeInBackground, sibling, throwAway, toTrash } from './home.js';
+import { flip, newGeneration, removeInBackground, toTrash } from './home.js';
 
 export interface Staging {
-  root: string;
+  /** The folder holding the whole new mirror; undefined for a change made in place (delta.ts). */
+  root?: string;
+  /** Where the new mirror's file `rel` is, to read it back. */
+  at(rel: string): string;
   write(rel: string, data: string | Buffer): Promise<void>;
   writeJson(rel: string, value: unknown): Promise<void>;
   /** Writes text given in pieces, so a file of tens of megabytes (the manifest at 100,000 versions) is never one string. */
@@ -30,13 +32,13 @@ export interface Staging {
   copyFrom(source: string, rel: string): Promise<void>;
   /** Removes a file or folder (with everything in it) if it is there. */
   remove(rel: string): Promise<void>;
-  /** Swaps the staging folder in as the output folder. */
+  /** Makes the new mirror the live one. */
   commit(): Promise<void>;
   discard(): Promise<void>;
 }
 
 /** Characters gathered before each write of writeChunks: few system calls, little memory. */
-const WRITE_BATCH = 1 << 20;
+export const WRITE_BATCH = 1 << 20;
 
 /** Two or more folders a version, so remembering all of them grows with the mirror. */
 const MADE_FOLDERS_KEPT = 1024;
@@ -47,16 +49,16 @@ export function jsonText(value: unknown): string {
 
 /**
  * A staging folder for `outDir`. With `seed`, it starts as a hard-linked copy
- * of the current mirror (cheap, and the live files are never written: every
- * write replaces the link with a new file).
+ * of the current mirror (the live files are never written: every write
+ * replaces the link with a new file).
  */
-export async function createStaging(outDir: string, options: { seed?: boolean; spare?: boolean } = {}): Promise<Staging & { changed: string[] }> {
+export async function createStaging(outDir: string, options: { seed?: boolean } = {}): Promise<Staging & { root: string; changed: string[] }> {
   assertReplaceable(outDir);
   const root = newGeneration(outDir);
   await mkdir(dirname(root), { recursive: true });
   const seeded = options.seed === true && existsSync(outDir);
-  if (!seeded || !(await claimSpare(outDir, root))) await mkdir(root);
-  if (seeded && !existsSync(join(root, MANIFEST_FILE))) await linkTree(outDir, root);
+  await mkdir(root);
+  if (seeded) await linkTree(outDir, root);
   // Synchronous on purpose: a mirror is thousands of small files, and fs.promises spends several
   // thread-pool round trips on each (about 10× the time of writeFileSync for a 2 KB file here).
   // Folders made so far, to skip the mkdir; a module's files are written together, so recent ones are enough.
@@ -83,6 +85,7 @@ export async function createStaging(outDir: string, options: { seed?: boolean; s
   };
   return {
     root,
+    at: (rel) => join(root, rel),
     get changed() {
       return [...changed].sort();
     },
@@ -130,84 +133,10 @@ export async function createStaging(outDir: string, options: { seed?: boolean; s
       const replaced = await flip(outDir, root);
       // The new mirror is in: a replaced folder that cannot be renamed now is thrown away by the next writer's recovery.
       const trash = replaced ? await toTrash(outDir, replaced).catch(() => undefined) : undefined;
-      await retireSpare(outDir);
-      // Only writers that start from a copy (publish, unbundle) leave one for the next, unless told not to
-      // (--no-spare): in a folder deleted next, as after a build in CI, a copy still being made is in the way.
-      if (seeded && options.spare !== false) makeSpareInBackground(outDir, trash);
-      else if (trash) removeInBackground(trash);
+      if (trash) removeInBackground(trash);
     },
     discard: () => rm(root, { recursive: true, force: true }),
   };
-}
-
-/**
- * Takes the spare as the staging folder when it is a copy of the current
- * mirror. Every writer replaces manifest.json with a new file, so the spare
- * matches exactly when its manifest is the same inode as the mirror's (the
- * spare's own link keeps that inode from being reused).
- */
-async function claimSpare(outDir: string, root: string): Promise<boolean> {
-  const spare = sibling(outDir, 'spare');
-  await spareInProgress(outDir);
-  if (!existsSync(spare)) return false;
-  if (!sameFile(join(spare, MANIFEST_FILE), join(outDir, MANIFEST_FILE))) {
-    await retireSpare(outDir);
-    return false;
-  }
-  await rename(spare, root);
-  return true;
-}
-
-/**
- * Publishes back to back: the copy the last one started is usually nearly
- * done, and finishing it costs less than linking the tree again beside it.
- */
-async function spareInProgress(outDir: string): Promise<void> {
-  const prefix = `.${basename(outDir)}.spare-tmp-`;
-  const copying = () => readdirSync(dirname(outDir)).some((n) => n.startsWith(prefix) && isProcessAlive(Number(n.slice(prefix.length))));
-  const deadline = Date.now() + SPARE_WAIT_MS;
-  while (copying() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-}
-
-/** Linking takes about 0.05 ms an entry here (0.3 s at 1,000 versions): enough for ~100,000 versions. */
-const SPARE_WAIT_MS = 30_000;
-
-/** A spare of an earlier mirror is thrown away. */
-async function retireSpare(outDir: string): Promise<void> {
-  const spare = sibling(outDir, 'spare');
-  if (existsSync(spare)) await throwAway(outDir, spare);
-}
-
-/**
- * Copies the mirror into the spare in a detached shell, after this writer
- * has returned, then removes `trash` (the replaced mirror): one process
- * start for both, since each shows in a publish's time. The trash has a name
- * of its own, so it can wait for the copy. The shell pins the mirror's
- * manifest first and promotes the copy only if the mirror still has that
- * manifest when the copy is done, so a swap during the copy (which would
- * make it a mix) discards it. `mv -T` refuses to move into an existing
- * spare. Any failure (no `cp -al` or `mv -T`, a full disk) only means the
- * next publish links the tree itself.
- */
-function makeSpareInBackground(outDir: string, trash: string | undefined): void {
-  const script = [
-    'exec 2>/dev/null',
-    'out="$1"; tmp="$2-$$"; spare="$3"; trash="$4"',
-    'mkdir "$tmp" && ln "$out/manifest.json" "$tmp/.pin" && cp -al "$out/." "$tmp" && [ "$tmp/.pin" -ef "$out/manifest.json" ] && rm "$tmp/.pin" && mv -T "$tmp" "$spare" || rm -rf "$tmp"',
-    '[ -z "$trash" ] || rm -rf "$trash"',
-  ].join('\n');
-  const removeTrash = () => trash !== undefined && removeInBackground(trash);
-  try {
-    const child = spawn('sh', ['-c', script, 'sh', outDir, sibling(outDir, 'spare-tmp'), sibling(outDir, 'spare'), trash ?? ''], {
-      stdio: 'ignore',
-      detached: true,
-    });
-    child.on('error', removeTrash);
-    child.unref();
-  } catch {
-    // No shell: publishes link the tree themselves.
-    removeTrash();
-  }
 }
 
 /** `cp -al` links a large tree many times faster than a file-by-file walk from Node; the walk is the fallback. */
@@ -252,7 +181,7 @@ function assertReplaceable(outDir: string): void {
 }
 
 /** Whether `file` holds exactly `data` (false when it is missing). */
-function sameBytes(file: string, data: string | Buffer): boolean {
+export function sameBytes(file: string, data: string | Buffer): boolean {
   try {
     const current = readFileSync(file);
     return current.equals(typeof data === 'string' ? Buffer.from(data) : data);
@@ -269,7 +198,7 @@ export function dryRunStaging(outDir: string): Staging & { changed: string[] } {
     if (!current || !current.equals(typeof data === 'string' ? Buffer.from(data) : data)) changed.add(rel);
   };
   return {
-    root: outDir,
+    at: (rel) => join(outDir, rel),
     get changed() {
       return [...changed].sort();
     },

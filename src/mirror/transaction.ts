@@ -1,41 +1,55 @@
 // The one way to change a mirror, and its one commit. Under the mirror's lock
-// (lock.ts), first repair what a writer that died left (home.ts), then write
-// a new generation (staging.ts), hold its manifest against the live one
-// (ledger.ts), check it (the writer's verification) and swap it in whole. On
-// any failure the new generation goes and the live mirror stays as it was.
+// (lock.ts), first repair what a writer that died left (home.ts, delta.ts),
+// then write a new generation (staging.ts) or gather a change to the live
+// one (delta.ts), hold its manifest against the live one (ledger.ts), check
+// it (the writer's verification) and make it live: a generation swapped in
+// whole, a change applied in place under its journal. On any failure the
+// new files go and the live mirror stays as it was.
 // Readers that must see one mirror throughout (bundle) hold the same lock.
 //
 // The check is the writer's to pass (verify/ reads the documents emit/
 // writes, which import this folder): the mirror's home knows its files, not
 // what a correct document says.
 
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { MirrorError } from '../errors.js';
+import { createDeltaStaging, replayJournals } from './delta.js';
 import { homeOf, recoverInterruptedSwap } from './home.js';
 import { ledgerRefusal, ledgerViolations, type LedgerPermissions } from './ledger.js';
 import { withLock } from './lock.js';
-import { readManifest } from './manifest.js';
+import { readManifestFile } from './manifest.js';
 import { createStaging, dryRunStaging, type Staging } from './staging.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
 
 export interface Problem {
   path: string;
   message: string;
 }
 
-/** Checks a mirror on disk (a new generation before it is swapped in, or the live one). */
-export type MirrorCheck = (root: string) => Promise<Problem[]>;
+/**
+ * A mirror to check: where each of its files is (`at`), and its folder when
+ * it is one whole folder (not a change gathered beside the live mirror).
+ */
+export interface MirrorView {
+  at(rel: string): string;
+  root?: string;
+}
+
+/** Checks a mirror on disk (a new generation or a change before it is made live, or the live mirror). */
+export type MirrorCheck = (mirror: MirrorView) => Promise<Problem[]>;
 
 /** The error to throw for a mirror that fails its check: each command says what it leaves behind. */
 export type VerifyFailure = (problems: Problem[]) => MirrorError;
 
 export interface MirrorWriteOptions {
-  /** Start from a hard-linked copy of the current mirror (publish, unbundle) rather than from nothing (build). */
-  seed?: boolean;
   /**
-   * With `seed`: after the swap, a detached process links the next writer's
-   * copy ahead of time (the default). False for a folder deleted right after:
-   * that process would still be adding files to it.
+   * How the new mirror is written: a new generation from nothing (build, the
+   * default), a new generation from a hard-linked copy of the live one
+   * (unbundle), or a change to the live one applied in place (publish,
+   * deprecate, remove: its cost follows the change, not the mirror).
    */
-  spare?: boolean;
+  start?: 'empty' | 'copy' | 'in-place';
   /** Write nothing: stage into a recorder of changed files, and neither check nor commit. */
   dryRun?: boolean;
   /** The changes to published versions this write may make, each recorded in its manifest's ledger; default none. */
@@ -62,13 +76,18 @@ export function withMirrorWrite<T>(outDir: string, options: MirrorWriteOptions, 
 }
 
 async function stageAndCommit<R>(outDir: string, options: MirrorWriteOptions, write: (staging: Staging & { changed?: string[] }) => Promise<R>): Promise<R> {
-  const staging = options.dryRun ? dryRunStaging(outDir) : await createStaging(outDir, { seed: options.seed === true, spare: options.spare !== false });
+  const staging = options.dryRun
+    ? dryRunStaging(outDir)
+    : options.start === 'in-place' && existsSync(join(outDir, MANIFEST_FILE))
+      ? createDeltaStaging(outDir)
+      : await createStaging(outDir, { seed: options.start === 'copy' });
   try {
     const result = await write(staging);
     if (options.dryRun) return result;
-    const violations = ledgerViolations(readManifest(outDir), readManifest(staging.root) ?? { format: 1, generator: '', modules: {} }, options.allow);
+    const live = readManifestFile(join(outDir, MANIFEST_FILE));
+    const violations = ledgerViolations(live, readManifestFile(staging.at(MANIFEST_FILE)) ?? { format: 1, generator: '', modules: {} }, options.allow);
     if (violations.length > 0) throw ledgerRefusal(violations);
-    await checkOrThrow(staging.root, options.check, options.failure);
+    await checkOrThrow(staging, options.check, options.failure);
     await staging.commit();
     return result;
   } catch (error) {
@@ -87,18 +106,23 @@ export interface MirrorRead {
 /** Runs `fn` under the mirror's lock, after recovery, so no writer swaps the mirror while it is read. */
 export function withMirrorRead<T>(dir: string, fn: (mirror: MirrorRead) => Promise<T>): Promise<T> {
   const home = homeOf(dir);
-  return withRecoveredMirror(home, () => fn({ dir: home, check: (check, failure) => checkOrThrow(home, check, failure) }));
+  return withRecoveredMirror(home, () => fn({ dir: home, check: (check, failure) => checkOrThrow(treeView(home), check, failure) }));
 }
 
 function withRecoveredMirror<T>(outDir: string, fn: () => Promise<T>): Promise<T> {
   return withLock(outDir, async () => {
-    await recoverInterruptedSwap(outDir);
+    await recoverInterruptedSwap(outDir, (deltas) => replayJournals(outDir, deltas));
     return fn();
   });
 }
 
-async function checkOrThrow(dir: string, check: MirrorCheck, failure: VerifyFailure): Promise<void> {
-  const problems = await check(dir);
+/** The mirror whose files are all in `root`. */
+export function treeView(root: string): MirrorView {
+  return { root, at: (rel) => join(root, rel) };
+}
+
+async function checkOrThrow(mirror: MirrorView, check: MirrorCheck, failure: VerifyFailure): Promise<void> {
+  const problems = await check(mirror);
   if (problems.length > 0) throw failure(problems);
 }
 

@@ -30,7 +30,8 @@ import { providersIndexOf } from './emit.js';
 type Json = Record<string, unknown>;
 
 export interface ProviderVerifyContext {
-  dir: string;
+  /** Where each file of the mirror is. */
+  at: (rel: string) => string;
   json: (rel: string) => Promise<Json | undefined>;
   problem: (path: string, message: string) => void;
   hashArchives: boolean;
@@ -82,13 +83,13 @@ export async function verifyProviders(manifest: Manifest, ctx: ProviderVerifyCon
     }
   }
   // A mirror built before providers has no providers index; one with providers needs it (serve reads it).
-  if (Object.keys(entries).length === 0 && !existsSync(join(ctx.dir, PROVIDERS_INDEX_FILE))) return;
+  if (Object.keys(entries).length === 0 && !existsSync(ctx.at(PROVIDERS_INDEX_FILE))) return;
   const index = await json(PROVIDERS_INDEX_FILE);
   if (index && !same(index, providersIndexOf(path, entries))) problem(PROVIDERS_INDEX_FILE, 'does not list the providers, versions and platforms of the manifest');
 }
 
 async function verifyZip(a: { archive: string; sha256: string; size: number; hashes: string[] }, ctx: ProviderVerifyContext): Promise<void> {
-  const file = join(ctx.dir, a.archive);
+  const file = ctx.at(a.archive);
   let size: number;
   try {
     size = (await stat(file)).size;
@@ -177,7 +178,7 @@ async function verifyRelease(path: string, address: ProviderAddress, v: Provider
 async function readChecked(file: { file: string; sha256: string }, ctx: ProviderVerifyContext): Promise<Buffer | undefined> {
   let data: Buffer;
   try {
-    data = await readFile(join(ctx.dir, file.file));
+    data = await readFile(ctx.at(file.file));
   } catch {
     ctx.problem(file.file, 'missing: the manifest lists this release file');
     return undefined;

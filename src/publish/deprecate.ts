@@ -24,11 +24,11 @@ export interface DeprecateResult {
 }
 
 /** Sets (or, with null, removes) the deprecation of `version`; 404-coded MirrorError when the mirror lacks it. */
-export function setDeprecation(outDir: string, address: ModuleAddress, version: string, deprecation: Deprecation | null, options: { hashArchives?: boolean; spare?: boolean } = {}): Promise<DeprecateResult> {
+export function setDeprecation(outDir: string, address: ModuleAddress, version: string, deprecation: Deprecation | null, options: { hashArchives?: boolean } = {}): Promise<DeprecateResult> {
   const key = addressKey(address);
   // A mirror that is not there has no such module: not found, as for any other name (newMirror lets it get that far).
   // hashArchives false: the archives are stand-ins of their size (a bucket's mirror fetched for this write).
-  const write = { outDir, what: 'the deprecation', newMirror: true, spare: options.spare, check: () => ({ modules: [key], hashArchives: options.hashArchives !== false }) };
+  const write = { outDir, what: 'the deprecation', newMirror: true, check: () => ({ modules: [key], hashArchives: options.hashArchives !== false }) };
   return withPartialWrite(write, async (tx, mirror) => {
     const { manifest } = mirror;
     const entry = manifest.modules[key];

@@ -34,8 +34,6 @@ export interface PublishOptions {
   /** Start a new mirror when `outDir` holds none; without it, a missing mirror is refused (a typo must not start one). */
   newMirror?: boolean;
   dryRun?: boolean;
-  /** False: leave no spare copy for the next publish (MirrorWriteOptions.spare). */
-  spare?: boolean;
   /** The config's `limits` (the defaults when not given). */
   limits?: SizeLimits;
   /** False: keep nothing in the build cache (a source no build reads again, such as an API upload's temporary folder). */

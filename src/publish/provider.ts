@@ -46,8 +46,6 @@ export interface ProviderPublishOptions {
   /** Start a new mirror when `outDir` holds none. */
   newMirror?: boolean;
   dryRun?: boolean;
-  /** False: leave no spare copy for the next publish (MirrorWriteOptions.spare). */
-  spare?: boolean;
 }
 
 export interface ProviderPublishResult {

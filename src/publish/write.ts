@@ -1,6 +1,6 @@
 // What every writer that changes part of a mirror does first (a module or a
-// provider publish, a deprecation): take the mirror's one write, starting from
-// a linked copy of it; open the mirror once; refuse a mirror that is not
+// provider publish, a deprecation, a removal): take the mirror's one write, a
+// change made in place; open the mirror once; refuse a mirror that is not
 // there unless a new one was asked for, since a mistyped path must not look
 // like a first publish. What the write checks is the part it rewrote.
 
@@ -10,7 +10,7 @@ import { MirrorError } from '../errors.js';
 import { homeOf, putBackSetAside } from '../mirror/home.js';
 import type { LedgerPermissions } from '../mirror/ledger.js';
 import { openMirror, type OpenedMirror } from '../mirror/read.js';
-import { problemLines, withMirrorWrite, type MirrorWrite } from '../mirror/transaction.js';
+import { problemLines, withMirrorWrite, type MirrorView, type MirrorWrite } from '../mirror/transaction.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { verifyMirror, type VerifyOptions } from '../verify/index.js';
 
@@ -21,8 +21,6 @@ export interface PartialWriteOptions {
   /** Start a new mirror when there is none. */
   newMirror?: boolean;
   dryRun?: boolean;
-  /** False: leave no spare copy for the next writer (MirrorWriteOptions.spare). */
-  spare?: boolean;
   allow?: LedgerPermissions;
   /** What to verify of the new mirror, known once it is written. */
   check: () => VerifyOptions;
@@ -34,11 +32,10 @@ export async function withPartialWrite<T>(options: PartialWriteOptions, fn: (tx:
   await putBackSetAside(home);
   if (options.newMirror !== true && !existsSync(join(home, MANIFEST_FILE))) throw missingMirror(home);
   const write = {
-    seed: true,
-    spare: options.spare,
+    start: 'in-place' as const,
     dryRun: options.dryRun === true,
     ...(options.allow ? { allow: options.allow } : {}),
-    check: (root: string) => verifyMirror(root, options.check()),
+    check: (mirror: MirrorView) => verifyMirror(mirror, options.check()),
     failure: (problems: Parameters<typeof problemLines>[0]) =>
       new MirrorError('BUILD_FAILED', `The mirror failed verification after ${options.what}; it is left as it was:\n${problemLines(problems)}`),
   };

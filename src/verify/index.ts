@@ -31,9 +31,9 @@ import { versionsIndexOf, type VersionsIndex } from '../mirror/versions-index.js
 import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE } from '../browse/index.js';
 import type { ModuleAddress } from '../types.js';
 import { verifyProviders } from '../providers/verify.js';
-import { DEPRECATIONS_FILE, readDeprecations, type Deprecations } from '../mirror/deprecations.js';
+import { DEPRECATIONS_FILE, readDeprecationsFile, type Deprecations } from '../mirror/deprecations.js';
 import { messageOf } from '../errors.js';
-import type { Problem } from '../mirror/transaction.js';
+import { treeView, type MirrorView, type Problem } from '../mirror/transaction.js';
 
 export type { Problem };
 
@@ -116,7 +116,10 @@ const CONTENT_FIELDS: [string, string][] = [
   ['dependencies', 'array'], ['provider_dependencies', 'array'], ['resources', 'array'],
 ];
 
-export async function verifyMirror(dir: string, options: VerifyOptions = {}): Promise<Problem[]> {
+/** Checks the mirror in folder `dir`, or the one a view shows (a change before it is applied: only some modules, `options.modules`). */
+export async function verifyMirror(dir: string | MirrorView, options: VerifyOptions = {}): Promise<Problem[]> {
+  const mirror = typeof dir === 'string' ? treeView(dir) : dir;
+  const at = (rel: string) => mirror.at(rel);
   const problems: Problem[] = [];
   const problem = (path: string, message: string) => problems.push({ path, message });
   // Paths read so far, not their contents: a mirror of 100,000 versions must not be held in memory at once.
@@ -127,7 +130,7 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
     let value: Json | undefined;
     try {
       // Read synchronously: mirror documents are small, and a promise-based read is four round trips through the thread pool.
-      value = JSON.parse(readFileSync(join(dir, rel), 'utf8')) as Json;
+      value = JSON.parse(readFileSync(at(rel), 'utf8')) as Json;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (!checked.has(rel)) problem(rel, code === 'ENOENT' ? 'missing' : `does not parse: ${(error as Error).message}`);
@@ -136,10 +139,10 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
     return value;
   };
 
-  if (!existsSync(join(dir, MANIFEST_FILE))) return [{ path: MANIFEST_FILE, message: 'missing: this is not a built mirror' }];
+  if (!existsSync(at(MANIFEST_FILE))) return [{ path: MANIFEST_FILE, message: 'missing: this is not a built mirror' }];
   let manifest: Manifest;
   try {
-    manifest = parseManifest(readFileSync(join(dir, MANIFEST_FILE), 'utf8'));
+    manifest = parseManifest(readFileSync(at(MANIFEST_FILE), 'utf8'));
   } catch (error) {
     return [{ path: MANIFEST_FILE, message: `does not parse: ${messageOf(error)}` }];
   }
@@ -150,12 +153,12 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
 
   const keys = options.modules ?? Object.keys(manifest.modules);
   // A mirror with the browse page has all of it: without markdown-it's file, say, it would show no README.
-  if (existsSync(join(dir, BROWSE_INDEX_FILE))) {
-    for (const file of BROWSE_ASSET_FILES) if (!existsSync(join(dir, file))) problem(file, 'missing: the browse page needs it');
+  if (existsSync(at(BROWSE_INDEX_FILE))) {
+    for (const file of BROWSE_ASSET_FILES) if (!existsSync(at(file))) problem(file, 'missing: the browse page needs it');
   }
   let deprecations: Deprecations = {};
   try {
-    deprecations = readDeprecations(dir);
+    deprecations = readDeprecationsFile(at(DEPRECATIONS_FILE));
   } catch (error) {
     problem(DEPRECATIONS_FILE, messageOf(error));
   }
@@ -170,15 +173,17 @@ export async function verifyMirror(dir: string, options: VerifyOptions = {}): Pr
       problem(MANIFEST_FILE, `has no module ${key}`);
       continue;
     }
-    await verifyModule(key, entry.versions, { dir, json, problem, basePath, hashArchives: options.hashArchives ?? true, deprecations, written: options.written, seen: (rel) => checked.add(rel) });
+    await verifyModule(key, entry.versions, { at, json, problem, basePath, hashArchives: options.hashArchives ?? true, deprecations, written: options.written, seen: (rel) => checked.add(rel) });
   }
   await verifyIndexes(manifest, keys, { json, problem });
   if (options.modules === undefined || options.providers === true) {
-    await verifyProviders(manifest, { dir, json: (rel) => json(rel), problem, hashArchives: options.hashArchives ?? true });
+    await verifyProviders(manifest, { at, json: (rel) => json(rel), problem, hashArchives: options.hashArchives ?? true });
   }
   if (options.modules === undefined) {
+    // Every file is walked only in a whole folder; a change in place is checked by the modules it touches.
+    if (mirror.root === undefined) throw new Error('verifyMirror: a check of every file needs the mirror\'s folder');
     const isVersionFile = versionFileCheck(manifest);
-    verifyEveryJsonFile(dir, (path) => checked.has(path) || isVersionFile(path), problem);
+    verifyEveryJsonFile(mirror.root, (path) => checked.has(path) || isVersionFile(path), problem);
   }
   return problems;
 }
@@ -209,7 +214,8 @@ function versionFileCheck(manifest: Manifest): (path: string) => boolean {
 }
 
 interface Context {
-  dir: string;
+  /** Where each file of the mirror is. */
+  at: (rel: string) => string;
   /** `once`: a version's own file, read only once and known from the manifest, so not remembered. */
   json: (rel: string, once?: boolean) => Promise<Json | undefined>;
   problem: (path: string, message: string) => void;
@@ -244,7 +250,7 @@ function checkDetailFields(detail: Json, rel: string, problem: Context['problem'
 function sizeAsWritten(rel: string, written: { size: number }, ctx: Context): boolean {
   let size: number | undefined;
   try {
-    size = statSync(join(ctx.dir, rel)).size;
+    size = statSync(ctx.at(rel)).size;
   } catch {
     size = undefined;
   }
@@ -354,8 +360,8 @@ async function verifyDownload(address: ModuleAddress, entry: Manifest['modules']
   let size: number;
   try {
     // Read synchronously, as every document here is: a promise-based read is round trips through the thread pool.
-    if (ctx.hashArchives) size = (data = readFileSync(join(ctx.dir, archiveRel))).length;
-    else size = statSync(join(ctx.dir, archiveRel)).size;
+    if (ctx.hashArchives) size = (data = readFileSync(ctx.at(archiveRel))).length;
+    else size = statSync(ctx.at(archiveRel)).size;
   } catch {
     ctx.problem(archiveRel, 'missing: the download location points at no archive');
     return;

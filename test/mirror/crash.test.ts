@@ -1,12 +1,14 @@
 // Always a mirror: a writer killed at any point leaves the mirror's path
-// serving a complete mirror, old or new, to `modmirror serve` and to a real
-// nginx, and `verify` accepts it, before any later writer has repaired
-// anything. The crash points (MODMIRROR_CRASH_AT) stop a writer at each step
-// of its commit; real SIGKILLs at growing delays stop it anywhere.
+// serving a mirror to `modmirror serve` and to a real nginx in which every
+// listed version resolves to its archive, and the next command that opens
+// the mirror (here `verify`) makes it whole: a build's new generation is in
+// or not, a publish's change in place is finished or undone. The crash
+// points (MODMIRROR_CRASH_AT) stop a writer at each step of its commit; real
+// SIGKILLs at growing delays stop it anywhere.
 
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,8 @@ import { mirrorLeftovers, ROOT, runCli, tempDir, writeFiles } from '../helpers.j
 import { freePort, startNginx } from '../hosting/nginx-server.js';
 
 const POINTS = ['locked', 'staged', 'between-renames', 'swapped'];
+/** A publish changes the mirror in place: killed before its journal, after it, and half way through its renames. */
+const CHANGE_POINTS = ['locked', 'journaled', 'applying'];
 const KEY = 'acme/m/aws';
 
 let dir: string;
@@ -47,15 +51,31 @@ const fetchBytes = async (url: string) => {
   return { status: res.statusCode, body };
 };
 
-/** What a reader finds at the mirror's path now: its versions, each archive checked against the manifest, through serve and nginx. */
-async function readersSee(): Promise<string[]> {
+/**
+ * What a reader finds at the mirror's path now, through serve and nginx:
+ * every version the versions document lists has its download document and
+ * its archive, and every archive the manifest lists has its sha256. A new
+ * generation is swapped in whole (`whole`: the listing is the manifest's); a
+ * change in place may list a version before its manifest entry lands, never
+ * the other way round. Returns the listed versions. Then `verify`, which
+ * first finishes or undoes what a writer left, accepts the mirror.
+ */
+async function readersSee(whole = true): Promise<string[]> {
   const fromServe = await fetchBytes(new URL(`v1/modules/${KEY}/versions`, serve.url).href);
   expect(fromServe.status).toBe(200);
-  const versions = JSON.parse(fromServe.body.toString()).modules[0].versions.map((v: { version: string }) => v.version).sort();
+  const versions: string[] = JSON.parse(fromServe.body.toString()).modules[0].versions.map((v: { version: string }) => v.version).sort();
   const manifest = await fetchBytes(`${nginxUrl}manifest.json`);
   expect(manifest.status).toBe(200);
   const entries = JSON.parse(manifest.body.toString()).modules[KEY].versions as { version: string; archive: string; sha256: string }[];
-  expect(entries.map((e) => e.version).sort()).toEqual(versions);
+  const inManifest = entries.map((e) => e.version).sort();
+  if (whole) expect(inManifest, 'the manifest lists what serve lists').toEqual(versions);
+  else expect(versions, 'serve lists every version of the manifest').toEqual(expect.arrayContaining(inManifest));
+  for (const version of versions) {
+    const download = await fetchBytes(`${nginxUrl}v1/modules/${KEY}/${version}/download`);
+    expect(download.status, `${version}/download`).toBe(200);
+    const location = new URL(JSON.parse(download.body.toString()).location, `${nginxUrl}v1/modules/${KEY}/${version}/download`);
+    expect((await fetchBytes(location.href)).status, location.href).toBe(200);
+  }
   for (const entry of entries) {
     for (const base of [nginxUrl, serve.url]) {
       const archive = await fetchBytes(new URL(entry.archive, base).href);
@@ -68,14 +88,19 @@ async function readersSee(): Promise<string[]> {
 }
 
 describe('a writer killed at each step of its commit', () => {
-  it('publish: the path serves the old mirror or the new one, whole', async () => {
+  it('publish: the path serves every listed version, and the next command finishes a journaled change', async () => {
     writeFiles(join(dir, 'next/acme/m/aws/1.1.0'), moduleFiles('1.1.0'));
-    for (const point of POINTS) {
+    for (const point of CHANGE_POINTS) {
+      const generation = readlinkSync(dist);
       const crashed = await runCli(['publish', '--source', 'next/acme/m/aws/1.1.0'], dir, { MODMIRROR_CRASH_AT: point });
       expect(crashed.code, point).not.toBe(0);
-      expect(lstatSync(dist).isSymbolicLink(), point).toBe(true);
-      expect(await readersSee(), point).toEqual(point === 'swapped' ? ['1.0.0', '1.1.0'] : ['1.0.0']);
-      if (point === 'swapped') {
+      // Half way through, the new version may be listed already; until then, the mirror before it.
+      expect(await readersSee(false), point).toEqual(point === 'applying' ? ['1.0.0', '1.1.0'] : ['1.0.0']);
+      // verify finished a journaled change.
+      expect(await readersSee(), point).toEqual(point === 'locked' ? ['1.0.0'] : ['1.0.0', '1.1.0']);
+      // A change in place: the same generation throughout.
+      expect(readlinkSync(dist), point).toBe(generation);
+      if (point !== 'locked') {
         // Back to the start for the next point: prune what the folder source lacks, on record.
         rmSync(join(dir, 'next'), { recursive: true });
         expect((await runCli(['build', '--prune'], dir)).code).toBe(0);

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { MirrorError } from '../../src/errors.js';
 import { MANIFEST_FILE } from '../../src/protocol/paths.js';
-import { problemLines, withMirrorWrite } from '../../src/mirror/transaction.js';
+import { problemLines, withMirrorWrite, type MirrorView } from '../../src/mirror/transaction.js';
 import { verifyMirror } from '../../src/verify/index.js';
 import { mirrorLeftovers, runCli, tempDir, writeFiles } from '../helpers.js';
 
@@ -18,12 +18,12 @@ async function builtMirror(): Promise<string> {
   return join(dir, 'dist');
 }
 
-const check = (root: string) => verifyMirror(root);
+const check = (mirror: MirrorView) => verifyMirror(mirror);
 const failure = (problems: Parameters<typeof problemLines>[0]) => new MirrorError('BUILD_FAILED', `verification failed:\n${problemLines(problems)}`);
 
 it('commits a staged change that verifies, and leaves nothing beside the mirror', async () => {
   const dist = await builtMirror();
-  await withMirrorWrite(dist, { seed: true, check, failure }, (tx) => tx.stage(async (staging) => staging.write('notes.json', '{"hello": 1}\n')));
+  await withMirrorWrite(dist, { start: 'copy', check, failure }, (tx) => tx.stage(async (staging) => staging.write('notes.json', '{"hello": 1}\n')));
   expect(readFileSync(join(dist, 'notes.json'), 'utf8')).toBe('{"hello": 1}\n');
   expect(await mirrorLeftovers(dirname(dist))).toEqual([]);
 });
@@ -31,13 +31,13 @@ it('commits a staged change that verifies, and leaves nothing beside the mirror'
 it('keeps the live mirror when the staged one fails verification or the write throws', async () => {
   const dist = await builtMirror();
   const manifest = readFileSync(join(dist, MANIFEST_FILE), 'utf8');
-  const breakArchive = withMirrorWrite(dist, { seed: true, check, failure }, (tx) =>
+  const breakArchive = withMirrorWrite(dist, { start: 'copy', check, failure }, (tx) =>
     tx.stage(async (staging) => {
       await staging.write('v1/modules/acme/thing/aws/1.0.0/thing-aws-1.0.0.tar.gz', 'not an archive');
     }),
   );
   await expect(breakArchive).rejects.toThrow(/verification failed:\n.*thing-aws-1.0.0.tar.gz/);
-  const throwing = withMirrorWrite(dist, { seed: true, check, failure }, (tx) =>
+  const throwing = withMirrorWrite(dist, { start: 'copy', check, failure }, (tx) =>
     tx.stage(async (staging) => {
       await staging.write('half.json', '{}');
       throw new Error('disk full');
@@ -55,7 +55,7 @@ it("writes again at once while the last write's replaced mirror is still being r
   const dist = await builtMirror();
   const removing = join(dirname(dist), `.dist.old-${process.pid}`);
   for (let d = 0; d < 40; d++) writeFiles(join(removing, `d${d}`), Object.fromEntries(Array.from({ length: 500 }, (_, f) => [`f${f}`, ''])));
-  await withMirrorWrite(dist, { seed: true, check, failure }, (tx) => tx.stage(async (staging) => staging.write('notes.json', '{"again": 1}\n')));
+  await withMirrorWrite(dist, { start: 'copy', check, failure }, (tx) => tx.stage(async (staging) => staging.write('notes.json', '{"again": 1}\n')));
   expect(readFileSync(join(dist, 'notes.json'), 'utf8')).toBe('{"again": 1}\n');
   expect(await mirrorLeftovers(dirname(dist))).toEqual([]);
 });
@@ -67,7 +67,7 @@ it('after a crash between the renames, puts back the mirror set aside, never a s
   writeFiles(join(parent, '.dist.old-spare-4242'), { [MANIFEST_FILE]: '{"half": "removed"}\n' });
   writeFiles(join(parent, '.dist.trash-4242-0a0b0c0d'), { [MANIFEST_FILE]: '{"half": "removed"}\n' });
   renameSync(dist, join(parent, '.dist.old-4242-01020304'));
-  await withMirrorWrite(dist, { seed: true, check, failure }, (tx) => tx.stage(async (staging) => staging.write('notes.json', '{}\n')));
+  await withMirrorWrite(dist, { start: 'copy', check, failure }, (tx) => tx.stage(async (staging) => staging.write('notes.json', '{}\n')));
   expect(readFileSync(join(dist, MANIFEST_FILE), 'utf8')).toBe(manifest);
   expect(await mirrorLeftovers(parent)).toEqual([]);
 });
@@ -79,7 +79,7 @@ it('refuses, naming both digests, a write that changes or drops a published vers
   const [entry] = manifest.modules['acme/thing/aws'].versions;
   const other = 'f'.repeat(64);
   const writeManifest = (value: unknown, allow = {}) =>
-    withMirrorWrite(dist, { seed: true, check, failure, allow }, (tx) => tx.stage((staging) => staging.write(MANIFEST_FILE, JSON.stringify(value))));
+    withMirrorWrite(dist, { start: 'copy', check, failure, allow }, (tx) => tx.stage((staging) => staging.write(MANIFEST_FILE, JSON.stringify(value))));
   const changed = { ...manifest, modules: { 'acme/thing/aws': { versions: [{ ...entry, sha256: other }] } } };
   await expect(writeManifest(changed)).rejects.toThrow(`acme/thing/aws 1.0.0: published sha256 ${entry.sha256}, this write ${other}`);
   // Allowed but not recorded is refused too: the record is what makes it deliberate.

@@ -187,7 +187,9 @@ describe('publish under pressure', () => {
       await new Promise((r) => setTimeout(r, delay));
       child.kill('SIGKILL');
       const code = await exited;
-      // Before or after, never between: the tree is the old one, or it verifies with the new version in it.
+      // Before or after, never between, once the next command has finished or undone what the kill left:
+      // the tree is the old one, or it verifies with the new version in it.
+      expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
       const versions = existsSync(join(dist, 'manifest.json')) ? versionsOf(dist, 'acme/m0/aws') : undefined;
       if (versions?.length === 2 || code === 0) {
         landed = true;
@@ -203,33 +205,39 @@ describe('publish under pressure', () => {
     expect(await leftovers(dir)).toEqual([]);
   });
 
-  it('recovers from a crash at every step of a publish', async () => {
+  it('recovers from a crash at every step of a publish: undone before its journal, finished after it', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
     writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), moduleFiles(1));
     expect((await runCli(['build'], dir)).code).toBe(0);
     const dist = join(dir, 'dist');
     const before = treeOf(dist);
-    writeFiles(join(dir, 'next/acme/m/aws/1.1.0'), moduleFiles(2));
-    for (const point of ['locked', 'staged', 'between-renames', 'swapped']) {
-      const crashed = await runCli(['publish', '--source', 'next/acme/m/aws/1.1.0'], dir, { MODMIRROR_CRASH_AT: point });
+    for (const point of ['locked', 'journaled', 'applying']) {
+      writeFiles(join(dir, 'mods/acme/m/aws/1.1.0'), moduleFiles(2));
+      const crashed = await runCli(['publish', '--source', 'mods/acme/m/aws/1.1.0'], dir, { MODMIRROR_CRASH_AT: point });
       expect(crashed.code, point).not.toBe(0);
       expect(existsSync(join(dir, 'dist.lock')), point).toBe(true);
-      if (point === 'swapped') {
-        expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
-        expect(versionsOf(dist, 'acme/m/aws')).toEqual(['1.1.0', '1.0.0']);
-      } else {
-        // The next writer (here, a no-op publish of what is there) takes the stale lock and puts the mirror back.
-        expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.0.0'], dir)).code, point).toBe(0);
+      // The next writer (here, a no-op publish of what is there) takes the stale lock and repairs the mirror first.
+      expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.0.0'], dir)).code, point).toBe(0);
+      expect(await leftovers(dir), point).toEqual([]);
+      if (point === 'locked') {
         expect(treeOf(dist), point).toEqual(before);
+        continue;
       }
-      // After the swap, the replaced generation is what is left, for the next writer to remove.
-      if (point === 'swapped') expect(readdirSync(dir).filter((n) => n.startsWith('.dist.gen-') && n !== liveGenerationName(dist)), point).toHaveLength(1);
-      else expect(await leftovers(dir), point).toEqual([]);
+      expect(versionsOf(dist, 'acme/m/aws'), point).toEqual(['1.1.0', '1.0.0']);
+      expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+      rmSync(join(dir, 'clean'), { recursive: true, force: true });
+      expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
+      // The same mirror as a clean build; the manifest also keeps the ledger of the earlier points' prunes.
+      const { 'manifest.json': _, ...files } = treeOf(dist);
+      const { 'manifest.json': __, ...cleanFiles } = treeOf(join(dir, 'clean'));
+      expect(files, point).toEqual(cleanFiles);
+      expect(readJson(join(dist, 'manifest.json')).modules, point).toEqual(readJson(join(dir, 'clean/manifest.json')).modules);
+      // Back to the start for the next point.
+      rmSync(join(dir, 'mods/acme/m/aws/1.1.0'), { recursive: true });
+      expect((await runCli(['build', '--prune'], dir)).code).toBe(0);
+      expect(versionsOf(dist, 'acme/m/aws'), point).toEqual(['1.0.0']);
     }
-    const final = await runCli(['publish', '--source', 'next/acme/m/aws/1.1.0', '--json'], dir);
-    expect(JSON.parse(final.stdout).outcome).toBe('unchanged');
-    expect(await leftovers(dir)).toEqual([]);
   });
 });
 
@@ -253,12 +261,11 @@ describe('publish and the browse page', () => {
   });
 });
 
-describe('--no-spare: nothing still writing beside the mirror once the command returns', () => {
-  // A pipeline that deletes its folder right after a publish: with the spare made in the
-  // background, `rm -rf` of the folder failed 3 times in 6 here ("Directory not empty").
+describe('nothing still writing beside the mirror once the command returns', () => {
+  // A pipeline deletes its folder right after a publish: nothing may still be adding files to it.
   const spares = (dir: string) => readdirSync(dir).filter((n) => n.startsWith('.dist.spare'));
 
-  it('publish and unbundle leave no spare and no copy in progress, so the folder can be deleted at once', async () => {
+  it('publish and unbundle (with the --no-spare that scripts pass) leave no copy in progress, so the folder can be deleted at once', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
     writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), moduleFiles(1));
@@ -285,47 +292,52 @@ describe('--no-spare: nothing still writing beside the mirror once the command r
   });
 });
 
-describe('the spare copy for the next publish', () => {
-  const spareReady = async (dir: string) => {
-    const deadline = Date.now() + 5000;
-    while (!existsSync(join(dir, '.dist.spare/manifest.json')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    return join(dir, '.dist.spare');
+describe('a publish changes the mirror in place', () => {
+  const inodes = (root: string) => {
+    const out: Record<string, number> = {};
+    const walk = (rel: string) => {
+      for (const entry of readdirSync(join(root, rel), { withFileTypes: true })) {
+        const path = rel ? `${rel}/${entry.name}` : entry.name;
+        if (entry.isDirectory()) walk(path);
+        else out[path] = statSync(join(root, path)).ino;
+      }
+    };
+    walk('');
+    return out;
   };
-  const sameInode = (a: string, b: string) => statSync(a).ino === statSync(b).ino && statSync(a).dev === statSync(b).dev;
 
-  it('is a hard-linked copy of the mirror after each publish, and the next publish that takes it matches a clean build', async () => {
+  it('moves in only the files it changes: every other file keeps its inode, and the result matches a clean build', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
-    writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), moduleFiles(1));
+    for (let i = 0; i < 5; i++) writeFiles(join(dir, `mods/acme/m${i}/aws/1.0.0`), moduleFiles(i));
     expect((await runCli(['build'], dir)).code).toBe(0);
-    // A build leaves no background work behind (a CI job may delete its workspace next).
-    expect(readdirSync(dir).filter((n) => n.startsWith('.dist.spare'))).toEqual([]);
+    const dist = join(dir, 'dist');
+    const generation = liveGenerationName(dist);
+    const before = inodes(dist);
 
-    writeFiles(join(dir, 'mods/acme/m/aws/1.1.0'), moduleFiles(2));
-    expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.1.0'], dir)).code).toBe(0);
-    const spare = await spareReady(dir);
-    expect(treeOf(spare)).toEqual(treeOf(join(dir, 'dist')));
-    expect(sameInode(join(spare, 'manifest.json'), join(dir, 'dist/manifest.json'))).toBe(true);
-
-    writeFiles(join(dir, 'mods/acme/m/aws/1.2.0'), moduleFiles(3));
-    expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.2.0'], dir)).code).toBe(0);
+    writeFiles(join(dir, 'mods/acme/m0/aws/1.1.0'), moduleFiles(10));
+    const published = await runCli(['publish', '--source', 'mods/acme/m0/aws/1.1.0', '--json'], dir);
+    expect(published.code, published.stderr).toBe(0);
+    const changed: string[] = JSON.parse(published.stdout).changed;
+    expect(liveGenerationName(dist)).toBe(generation);
+    const now = inodes(dist);
+    const kept = Object.keys(before).filter((rel) => now[rel] === before[rel]);
+    expect(kept.length).toBeGreaterThan(0);
+    // A file is new exactly when the publish says it changed it; the other modules' files are untouched.
+    expect(Object.keys(now).filter((rel) => now[rel] !== before[rel]).sort()).toEqual(changed);
+    expect(changed.filter((rel) => rel.startsWith('v1/modules/acme/m1/'))).toEqual([]);
     expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
-    expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
-    // The new mirror gets its own spare.
-    await spareReady(dir);
-    expect(sameInode(join(spare, 'manifest.json'), join(dir, 'dist/manifest.json'))).toBe(true);
-    expect(treeOf(spare)).toEqual(treeOf(join(dir, 'dist')));
+    expect(treeOf(dist)).toEqual(treeOf(join(dir, 'clean')));
+    expect(await leftovers(dir)).toEqual([]);
   });
 
-  it('is not used when it is not a copy of the current mirror', async () => {
+  it('removes the spare copy an earlier version of modmirror kept beside the mirror', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
     writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), moduleFiles(1));
     expect((await runCli(['build'], dir)).code).toBe(0);
-    // Same bytes but its own files (say, restored from a backup), plus a file the mirror does not have.
-    const spare = join(dir, '.dist.spare');
-    cpSync(join(dir, 'dist'), spare, { recursive: true, dereference: true });
-    writeFileSync(join(spare, 'v1/modules/acme/m/aws/stray.json'), '{}\n');
+    cpSync(join(dir, 'dist'), join(dir, '.dist.spare'), { recursive: true, dereference: true });
+    writeFileSync(join(dir, '.dist.spare/v1/modules/acme/m/aws/stray.json'), '{}\n');
 
     writeFiles(join(dir, 'mods/acme/m/aws/1.1.0'), moduleFiles(2));
     expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.1.0'], dir)).code).toBe(0);

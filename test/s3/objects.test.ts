@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseBucketUrl } from '../../src/bucket/location.js';
-import { objectHeaders, objectId, phaseOf } from '../../src/bucket/objects.js';
+import { objectHeaders, objectId } from '../../src/bucket/objects.js';
+import { phaseOf } from '../../src/mirror/write-order.js';
 import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../src/protocol/headers.js';
 
 describe('bucket URLs', () => {
