@@ -2,6 +2,8 @@
 //
 //   node bench/run.mjs [--quick] [--json FILE] [--only NAME[,NAME]] [--history PATH ...]
 //
+// bench/table.mjs turns the --json file into a markdown table (bench/README.md).
+//
 // --history PATH (repeatable) builds local git repositories, e.g. clones of
 // real public modules (bench/history.mjs); without --only it runs alone.
 //
@@ -19,7 +21,7 @@ import { cpus, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cleanupTempDirs, log } from './util.mjs';
+import { cleanupTempDirs, formatNumber, log } from './util.mjs';
 
 const BENCHMARKS = [
   { name: 'build', run: async (opts) => (await import('./build.mjs')).benchBuild(opts) },
@@ -69,14 +71,6 @@ function newestMtime(dir) {
 function machine() {
   const cpu = cpus()[0];
   return { cpu: cpu?.model ?? 'unknown', cores: availableParallelism(), node: process.version, platform: `${process.platform} ${process.arch}` };
-}
-
-function formatNumber(value, unit) {
-  if (value === null || value === undefined) return '—';
-  if (unit === 's') return `${value.toFixed(2)} s`;
-  if (unit === 'files/s') return `${Math.round(value).toLocaleString('en-US')} files/s`;
-  if (unit === 'objects/s') return `${Math.round(value).toLocaleString('en-US')} objects/s`;
-  return `${value.toPrecision(4)} ${unit}`;
 }
 
 function table(rows) {

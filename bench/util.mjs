@@ -68,6 +68,15 @@ export function median(values) {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
+/** A measured value with its unit, as the tables print it (run.mjs, table.mjs); '—' when not measured. */
+export function formatNumber(value, unit) {
+  if (value === null || value === undefined) return '—';
+  if (unit === 's') return `${value.toFixed(2)} s`;
+  if (unit === 'files/s') return `${Math.round(value).toLocaleString('en-US')} files/s`;
+  if (unit === 'objects/s') return `${Math.round(value).toLocaleString('en-US')} objects/s`;
+  return `${value.toPrecision(4)} ${unit}`;
+}
+
 /** Progress on stderr, so stdout holds only the table. */
 export function log(message) {
   process.stderr.write(`[bench] ${message}\n`);

@@ -1,15 +1,17 @@
 // The package as users get it: `npm pack`, `npm install -g` of the tarball
 // into a temp prefix outside the checkout, and the installed `modmirror` run from there. Whatever the CLI
 // reads at run time must be in the tarball; a test importing src/ cannot
-// see a file missing from package.json `files`.
+// see a file missing from package.json `files`. The README's quick start runs
+// here too, as written, in an empty folder with that `modmirror` on PATH.
 
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { createServer } from 'node:net';
+import { delimiter, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, ROOT, tempDir, writeFiles } from './helpers.js';
+import { hasTerraform, makeRepo, ROOT, tempDir, writeFiles } from './helpers.js';
 import { makeKey, signRelease } from './providers/keys.js';
 import { writeReleaseFolder } from './providers/zips.js';
 
@@ -197,6 +199,84 @@ describe('the installed package', () => {
     expect((await modmirror(['verify', 'plain'])).code).toBe(0);
   });
 });
+
+describe("the README's quick start", () => {
+  // Offline like every test: the quick start's module needs no provider, and the mirror is on 127.0.0.1.
+  it('runs as written in an empty folder, up to terraform init installing the module from the mirror', async () => {
+    const { script, port } = quickStart();
+    // The one change: a free port for the README's 8080, which another program may hold.
+    const free = await freePort();
+    const folder = join(dir, 'quick-start');
+    mkdirSync(folder);
+    const terraformLine = /^\s*(?:[A-Z_]+=\S*\s+)*(?:terraform|tofu)\b/;
+    const lines = script.replaceAll(port, String(free)).split('\n');
+    const run = hasTerraform ? lines : lines.filter((line) => !terraformLine.test(line));
+    if (!hasTerraform) console.info('quick start: terraform is not on PATH, so its line was left out; every modmirror command ran');
+    const result = await timed('quick start', () => runScript(run.join('\n'), folder));
+    expect(result.code, result.output).toBe(0);
+    // What each step left: the registry, checked; the server's answer; the module as Terraform installed it.
+    expect(result.output).toContain('dist/ is consistent.');
+    const manifest = JSON.parse(readFileSync(join(folder, 'dist', 'manifest.json'), 'utf8')) as { modules: Record<string, { versions: { version: string }[] }> };
+    expect(manifest.modules['acme/hello/null']?.versions.map((v) => v.version)).toEqual(['1.0.0']);
+    expect(result.output).toMatch(/"version": "1\.0\.0"/);
+    if (hasTerraform) {
+      expect(result.output).toContain('Terraform has been successfully initialized!');
+      const installed = readFileSync(join(folder, 'infra', '.terraform', 'modules', 'hello', 'main.tf'), 'utf8');
+      expect(installed).toBe(readFileSync(join(folder, 'modules', 'acme', 'hello', 'null', '1.0.0', 'main.tf'), 'utf8'));
+    }
+  }, 120_000);
+});
+
+/** The shell block under the README's "Quick start" heading, marked for this test, and the port it serves on. */
+function quickStart(): { script: string; port: string } {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('\n## Quick start\n');
+  expect(start, 'README.md has a "## Quick start" heading').toBeGreaterThan(-1);
+  const section = readme.slice(start + 1, readme.indexOf('\n## ', start + 1));
+  const block = /<!-- quick-start:[^>]*-->\n```sh\n([\s\S]*?)\n```/.exec(section);
+  expect(block, 'the quick start has a ```sh block after a <!-- quick-start: ... --> marker').not.toBeNull();
+  const port = /--port (\d+)/.exec(block![1]!)?.[1];
+  expect(port, 'the quick start serves with --port N').toBeDefined();
+  return { script: block![1]!, port: port! };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/**
+ * Runs a script with bash, as a user pastes it, with the installed package's bin first on PATH. It
+ * starts `modmirror serve` in the background: the script runs in a process group of its own, and the
+ * whole group is stopped once the script is done.
+ */
+async function runScript(script: string, cwd: string): Promise<{ code: number; output: string }> {
+  const env = { ...cleanEnv(), NO_COLOR: '1', CHECKPOINT_DISABLE: '1', PATH: [join(prefix, 'bin'), process.env['PATH'] ?? ''].join(delimiter) };
+  const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  // The script's end is 'exit'; 'close' waits for the server in the background, which holds the pipes open.
+  const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? -1)));
+  const stop = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // The group is gone already: nothing was left running.
+    }
+  };
+  stop('SIGTERM');
+  const killer = setTimeout(() => stop('SIGKILL'), 10_000);
+  await closed;
+  clearTimeout(killer);
+  return { code, output };
+}
 
 /** `modmirror serve --port 0` from the installed package; its URL comes from the line it prints. */
 async function startInstalledServe(out: string): Promise<{ url: string; stop: () => Promise<void> }> {
