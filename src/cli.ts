@@ -54,7 +54,7 @@ const COMMANDS: Record<string, Command> = {
   },
   serve: {
     summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
-    usage: `modmirror serve [--dir dist] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR]
+    usage: `modmirror serve [--dir dist] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--config FILE]
                 [--access public|private] [--archive-url-ttl SECONDS] [--read-only] [--max-upload-mib N] [--quiet]
 
   --dir DIR        the built mirror (default: dist)
@@ -64,6 +64,8 @@ const COMMANDS: Record<string, Command> = {
   --tls-key FILE   PEM private key for --tls-cert
   --base-url URL   URL clients use to reach this server; discovery answers with it
   --data DIR       folder for download counts and management data (default: data)
+  --config FILE    the config whose access, baseUrl, out and module settings apply (default:
+                   ./mirror.config.yaml when there is one, even with --dir)
   --access MODE    public: anyone reads the registry (default); private: every registry request needs a
                    token the management data knows, and each caller sees its organizations' modules
                    and in-house providers and those shared with them (default: the config's "access",
@@ -192,9 +194,11 @@ const COMMANDS: Record<string, Command> = {
   push: {
     summary: 'Upload a built mirror to an S3-compatible bucket: only what changed, archives first, the manifest last',
     usage: `modmirror push DIR s3://BUCKET[/PREFIX] [--endpoint URL] [--region REGION] [--path-style] [--prune]
-                [--full] [--download-header] [--concurrency N] [--dry-run] [--json]
+                [--full] [--download-header] [--concurrency N] [--dry-run] [--json] [--config FILE]
 
   DIR              the built mirror (e.g. dist)
+  --config FILE    the config whose cacheDir keeps what an interrupted push stored (default:
+                   ./mirror.config.yaml when there is one)
   --prune          delete the objects the mirror no longer has, once the new manifest is in place
   --full           upload every object, not only what the bucket's record says differs (after the bucket
                    was changed by other means); archives already there must still have the same bytes

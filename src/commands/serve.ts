@@ -17,7 +17,7 @@ export async function runServe(values: Values): Promise<number> {
   const baseUrl = baseUrlFlag(stringFlag(values, 'base-url'), 'serve');
   const quiet = values['quiet'] === true;
   // The mirror the config's `out` names, as build and publish write it, unless --dir says otherwise.
-  const config = resolveMirrorConfig({ out: stringFlag(values, 'dir'), config: stringFlag(values, 'config') });
+  const config = servedConfig(stringFlag(values, 'dir'), stringFlag(values, 'config'));
   const dir = config.outDir;
   const access = stringFlag(values, 'access') ?? config.access;
   if (!ACCESS_MODES.includes(access as Access)) throw new MirrorError('USAGE', `Invalid --access "${access}": expected public or private.`, { hint: 'Run modmirror serve --help.' });
@@ -57,4 +57,19 @@ export async function runServe(values: Values): Promise<number> {
     process.on('SIGTERM', stop);
   });
   return 0;
+}
+
+/**
+ * The config serve reads even with --dir: it may set `access: private`, so a
+ * config that cannot be read stops serve rather than serving the mirror
+ * publicly; the message says why serve reads it.
+ */
+function servedConfig(dir: string | undefined, file: string | undefined) {
+  try {
+    return resolveMirrorConfig({ out: dir, config: file });
+  } catch (error) {
+    if (!(error instanceof MirrorError) || !error.code.startsWith('CONFIG')) throw error;
+    const why = 'serve reads the config (even with --dir) for its access mode, base URL and module settings, so it does not start without it';
+    throw new MirrorError(error.code, error.message, { hint: `${error.hint ? `${error.hint} ` : ''}${why}; fix it, or pass --config FILE naming another.`, cause: error });
+  }
 }
