@@ -82,6 +82,10 @@ it('serves privately when the config says `access: private` (audit lines even wi
   const bad = await runCli(['serve'], privateDir);
   expect(bad.code).toBe(1);
   expect(bad.stderr).toMatch(/mirror\.config\.yaml:1: access: expected public or private, got "secret"/);
+  // Even with --dir: that config may make the mirror private, so serve says why it will not start without it.
+  const withDir = await runCli(['serve', '--dir', 'dist', '--port', '0'], privateDir);
+  expect(withDir.code).toBe(1);
+  expect(withDir.stderr).toMatch(/serve reads the config \(even with --dir\) for its access mode.*pass --config FILE naming another/);
 });
 
 it('`hosting nginx` says that static files are public by nature', async () => {
