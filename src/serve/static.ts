@@ -95,5 +95,5 @@ function sendGzipAsStored(res: ServerResponse, contentType: string): void {
     this.removeHeader('Content-Encoding');
     this.setHeader('Content-Type', contentType);
     return writeHead.apply(this, [status, ...rest] as Parameters<typeof writeHead>);
-  } as typeof res.writeHead;
+  };
 }

@@ -22,7 +22,7 @@ describe('hosting cloudfront', () => {
       const handler = handlerFor(baseUrl);
       const uri = `${basePathOf(baseUrl)}${downloadFile(address, '1.2.3-rc.1')}`;
       const out = handler({ request: { uri }, response: { statusCode: 200, headers: {} } });
-      const { location } = downloadDocument(address, '1.2.3-rc.1', baseUrl) as { location: string };
+      const { location } = downloadDocument(address, '1.2.3-rc.1', baseUrl);
       expect(out.headers).toEqual({ 'x-terraform-get': { value: location }, 'x-service-get': { value: location } });
     });
   }

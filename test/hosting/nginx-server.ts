@@ -74,8 +74,8 @@ export async function startNginx(prefix: string, blocks: string[], ports: number
   );
   let output = '';
   const child = spawn(nginx, ['-p', prefix, '-e', `${prefix}/logs/error.log`, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const log = () => `${output}${existsSync(join(prefix, 'logs/error.log')) ? readFileSync(join(prefix, 'logs/error.log'), 'utf8') : ''}`;
   for (const port of ports) await waitForPort(port, child, log);
   return { stop: () => void child.kill('SIGTERM') };
