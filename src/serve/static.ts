@@ -85,6 +85,7 @@ function encodeSegment(segment: string): string {
  * route named a type.
  */
 function sendGzipAsStored(res: ServerResponse, contentType: string): void {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- applied with the response as `this` below
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
     const headers = rest.find((arg): arg is Record<string, unknown> => typeof arg === 'object' && arg !== null && !Array.isArray(arg));
