@@ -12,6 +12,7 @@ type Handler = (event: unknown) => { statusCode: number; headers: Record<string,
 
 function handlerFor(baseUrl: string): Handler {
   const text = cloudfrontFunction({ dir: '/srv/mirror', listen: { port: 80 }, baseUrl });
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the generated CloudFront Function's code, which is what is tested
   return new Function(`${text}\nreturn handler;`)() as Handler;
 }
 

@@ -18,7 +18,7 @@ export function findNginx(): string {
     try {
       execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx'], { stdio: 'pipe', timeout: 300_000 });
     } catch (error) {
-      throw new Error(`nginx is missing and apt-get could not install it: ${(error as Error).message}`);
+      throw new Error(`nginx is missing and apt-get could not install it: ${(error as Error).message}`, { cause: error });
     }
   }
   const found = find();
