@@ -4,7 +4,7 @@ import { isProcessAlive } from '../src/processes.js';
 
 it('tells a running process from a finished one and from no process at all', () => {
   expect(isProcessAlive(process.pid)).toBe(true);
-  const finished = spawnSync(process.execPath, ['-e', '0']).pid!;
+  const finished = spawnSync(process.execPath, ['-e', '0']).pid;
   expect(isProcessAlive(finished)).toBe(false);
   for (const pid of [0, -1, Number.NaN, 1.5]) expect(isProcessAlive(pid), String(pid)).toBe(false);
 });

@@ -40,7 +40,7 @@ function renderMain(unit, moduleName) {
       '  }',
       '}',
     ].join('\n'),
-    ...unit.resources.map((res) => renderResource(res, unit)),
+    ...unit.resources.map((res) => renderResource(res)),
     ...unit.calls.map((c) =>
       [
         `module "${c.name}" {`,

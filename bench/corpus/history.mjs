@@ -117,7 +117,6 @@ export function moduleHistory({ index, versions, seed, namePrefix = 'm', size })
     }
     if (changed.size === 0) {
       mod.root.notes.push(`Release ${i}.`);
-      changed = diff(files, renderModule(mod));
       applied.push('editReadme');
     }
     if (r.chance(0.02)) version = [version[0] + 1, 0, 0];

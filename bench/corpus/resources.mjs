@@ -83,7 +83,7 @@ function tagsExpr(base, res, indent) {
   return `merge(\n${[...base, renderValue(extra, `${indent}  `)].map((x) => `${indent}  ${x},`).join('\n')}\n${indent})`;
 }
 
-export function renderResource(res, unit) {
+export function renderResource(res) {
   const L = [];
   if (res.kind === 'generic') {
     L.push(`resource "${res.type}" "${res.name}" {`, `  count = local.create && var.create_${res.prefix} ? 1 : 0`, '');

@@ -15,7 +15,8 @@ export interface BucketLocation {
   pathStyle?: boolean;
 }
 
-export function isBucketUrl(text: string | undefined): text is string {
+/** A guard for `s3://` URLs: false leaves other strings strings (`text is string` made them `never`). */
+export function isBucketUrl(text: string | undefined): text is `s3://${string}` {
   return text !== undefined && text.startsWith('s3://');
 }
 

@@ -21,7 +21,7 @@ export function derivedText(own: string, entry: Pick<DerivedFile, 'keys' | 'valu
   if (typeof ownDocument !== 'object' || ownDocument === null || Array.isArray(ownDocument)) return { problem: 'is not a JSON object' };
   const from = ownDocument as Record<string, unknown>;
   // No prototype: a key named __proto__ is then a plain key, as in the JSON.
-  const document: Record<string, unknown> = Object.create(null);
+  const document = Object.create(null) as Record<string, unknown>;
   for (const key of entry.keys) {
     if (Object.hasOwn(entry.values, key)) document[key] = entry.values[key];
     else if (Object.hasOwn(shared, key)) document[key] = shared[key];

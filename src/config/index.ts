@@ -397,7 +397,7 @@ function validateUserConfig(value: unknown): Problem[] {
     unknownKeys(browse, ['imageHosts'], ['browse']);
     if ('imageHosts' in browse && expect(Array.isArray(browse['imageHosts']), ['browse', 'imageHosts'], 'expected a list of origins such as https://img.example.com')) {
       (browse['imageHosts'] as unknown[]).forEach((host, i) => {
-        let ok = false;
+        let ok: boolean;
         try {
           ok = typeof host === 'string' && /^https?:$/.test(new URL(host).protocol);
         } catch {

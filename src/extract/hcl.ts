@@ -646,8 +646,9 @@ class Parser {
     pushLiteral();
     if (directiveStack.length > 0) this.fail(`Missing %{ end${directiveStack.at(-1)} } in the template`);
     if (parts.length === 1 && onlyInterpolation) return parts[0]!;
-    if (parts.some((p) => p === UNKNOWN || (typeof p === 'object' && p !== null))) return UNKNOWN;
-    return parts.map((p) => (p === null ? '' : String(p))).join('');
+    const scalars = parts.filter((p): p is string | number | boolean | null => p !== UNKNOWN && (typeof p !== 'object' || p === null));
+    if (scalars.length < parts.length) return UNKNOWN;
+    return scalars.map((p) => (p === null ? '' : String(p))).join('');
   }
 
   /** Parses a template directive's keyword and expression; directives make the template's value unknown. */

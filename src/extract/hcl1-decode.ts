@@ -65,7 +65,7 @@ export function decodeAny(node: Node, parent: Kind, existing?: unknown): unknown
 }
 
 function decodeSlice(node: Node, element: 'any' | 'map', existing: unknown): unknown[] {
-  const out = Array.isArray(existing) ? [...existing] : [];
+  const out: unknown[] = Array.isArray(existing) ? [...(existing as unknown[])] : [];
   let parts: Node[];
   if (node.kind === 'items') parts = node.items.map((item) => ({ kind: 'item', item }));
   else if (node.kind === 'object') parts = [node];

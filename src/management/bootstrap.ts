@@ -148,22 +148,22 @@ export async function recordRunTask(store: Store, input: RunTaskRecord): Promise
       if (!data.organizations.some((o) => o.name === input.organization)) throw fail(`No organization named "${input.organization}".`);
       run = { id: input.run, organization: input.organization, workspace: { id: stableId('ws', `${input.organization}/${input.workspace}`), name: input.workspace }, createdAt: at.toISOString() };
     }
-    const stagesOfOrg = new Set(data.taskStages.filter((s) => data.runs.find((r) => r.id === s.run)?.organization === run!.organization).map((s) => s.id));
+    const stagesOfOrg = new Set(data.taskStages.filter((s) => data.runs.find((r) => r.id === s.run)?.organization === run.organization).map((s) => s.id));
     // A task is known by its name within the organization: reuse the id it already has.
     const taskId = data.taskResults.find((r) => stagesOfOrg.has(r.taskStage) && r.taskName === input.task)?.taskId ?? stableId('task', `${run.organization}/${input.task}`);
     if (data.settings.edition === 'free') {
       const tasks = new Set(data.taskResults.filter((r) => stagesOfOrg.has(r.taskStage)).map((r) => r.taskId)).add(taskId);
       if (tasks.size > FREE_TASKS) throw fail(`The free edition allows ${FREE_TASKS} run task integration per organization; ${run.organization} would have ${tasks.size}.`, 'Use one task name, or declare another edition in settings.json (modmirror edition set).');
-      const workspaces = new Set(data.runs.filter((r) => r.organization === run!.organization && data.taskStages.some((s) => s.run === r.id)).map((r) => r.workspace.id)).add(run.workspace.id);
+      const workspaces = new Set(data.runs.filter((r) => r.organization === run.organization && data.taskStages.some((s) => s.run === r.id)).map((r) => r.workspace.id)).add(run.workspace.id);
       if (workspaces.size > FREE_WORKSPACES) throw fail(`The free edition allows run tasks on ${FREE_WORKSPACES} workspaces; ${run.organization} would have ${workspaces.size}.`);
     }
     if (!data.runs.includes(run)) data.runs.push(run);
-    let stage = data.taskStages.find((s) => s.run === run!.id && s.stage === stageName);
+    let stage = data.taskStages.find((s) => s.run === run.id && s.stage === stageName);
     if (!stage) {
       stage = { id: newId('ts'), run: run.id, stage: stageName, status: 'pending', statusTimestamps: { 'pending-at': statusTimestamp(at) }, policyEvaluations: [], createdAt: at.toISOString(), updatedAt: at.toISOString() };
       data.taskStages.push(stage);
     }
-    let result = data.taskResults.find((r) => r.taskStage === stage!.id && r.taskName === input.task);
+    let result = data.taskResults.find((r) => r.taskStage === stage.id && r.taskName === input.task);
     if (!result) {
       result = {
         id: newId('taskrs'), taskStage: stage.id, status: 'pending', message: '', statusTimestamps: {}, url: '', taskId, taskName: input.task, taskUrl: '',
@@ -180,7 +180,7 @@ export async function recordRunTask(store: Store, input: RunTaskRecord): Promise
     result.workspaceTaskEnforcementLevel = input.enforcement;
     result.isSpeculative = input.speculative;
     result.updatedAt = at.toISOString();
-    const next = stageStatus ?? derivedStageStatus(data.taskResults.filter((r) => r.taskStage === stage!.id));
+    const next = stageStatus ?? derivedStageStatus(data.taskResults.filter((r) => r.taskStage === stage.id));
     if (next !== stage.status) stage.statusTimestamps[timestampKey(next)] = statusTimestamp(at);
     stage.status = next;
     stage.updatedAt = at.toISOString();

@@ -19,7 +19,7 @@ export function versionsIndexOf(document: unknown): VersionsIndex {
   const index: VersionsIndex = new Map();
   for (const [key, versions] of Object.entries(value)) {
     if (!Array.isArray(versions) || !versions.every((v) => typeof v === 'string')) throw new Error(`${key}: expected a list of version strings`);
-    index.set(key, versions as string[]);
+    index.set(key, versions);
   }
   return index;
 }

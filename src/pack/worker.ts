@@ -7,7 +7,10 @@ import { packAny, type PackReply, type PackRequest } from './thread.js';
 import type { VersionFile } from '../types.js';
 
 const port = parentPort!;
-port.on('message', async ({ id, files, target }: PackRequest) => {
+port.on('message', (request: PackRequest) => void pack(request));
+
+/** Never rejects: a failure is the reply. */
+async function pack({ id, files, target }: PackRequest): Promise<void> {
   try {
     const asFiles = files.map((f): VersionFile => ('data' in f ? { path: f.path, mode: f.mode, data: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength) } : f));
     const archive = await packAny(asFiles, () => target);
@@ -22,4 +25,4 @@ port.on('message', async ({ id, files, target }: PackRequest) => {
     const code = error instanceof MirrorError ? { code: error.code, ...(error.hint ? { hint: error.hint } : {}) } : {};
     port.postMessage({ id, error: (error as Error).message, ...code } satisfies PackReply);
   }
-});
+}

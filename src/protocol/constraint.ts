@@ -56,8 +56,8 @@ export function parseConstraint(text: string): (version: string) => boolean {
   const clauses = text.split(',').map((c) => CLAUSE.exec(c.trim()));
   if (clauses.every((m) => m !== null)) {
     const parsed: Clause[] = clauses.map((m) => {
-      const parts = [Number(m![2]), Number(m![3] ?? 0), Number(m![4] ?? 0)];
-      return { op: m![1] ?? '=', version: `${parts.join('.')}${m![5] ?? ''}`, written: [m![2], m![3], m![4]].filter((p) => p !== undefined).length, parts };
+      const parts = [Number(m[2]), Number(m[3] ?? 0), Number(m[4] ?? 0)];
+      return { op: m[1] ?? '=', version: `${parts.join('.')}${m[5] ?? ''}`, written: [m[2], m[3], m[4]].filter((p) => p !== undefined).length, parts };
     });
     return (version) => {
       if (valid(version) === null) return false;

@@ -41,7 +41,7 @@ export function providersManifestOf(packages: ProviderPackage[], path: string, r
   for (const p of packages) {
     const key = providerKey(p.address);
     let versions = byProvider.get(key);
-    if (!versions) byProvider.set(key, (versions = new Map()));
+    if (!versions) byProvider.set(key, (versions = new Map<string, ProviderPackage[]>()));
     versions.set(p.version, [...(versions.get(p.version) ?? []), p]);
   }
   const manifest: ProvidersManifest = {};

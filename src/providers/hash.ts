@@ -40,7 +40,7 @@ export async function hashZipEntries(zipFile: string): Promise<string> {
     // A name stored twice: Go hashes the last entry of that name, once per listing.
     const byName = new Map<string, yauzl.Entry>();
     for (const entry of entries) byName.set(entry.fileNameRaw.toString('latin1'), entry);
-    const names = entries.map((e) => e.fileNameRaw).sort(Buffer.compare);
+    const names = entries.map((e) => e.fileNameRaw).sort((a, b) => Buffer.compare(a, b));
     const summary = createHash('sha256');
     for (const name of names) {
       if (name.includes(0x0a)) throw new Error(`${zipFile}: entry name ${JSON.stringify(name.toString())} contains a newline; it cannot be hashed`);

@@ -176,7 +176,7 @@ function readProviderDir(typeDir: string, address: ProviderAddress, problems: st
         problems.push(`${versionFile}: archives.${platform}.url names ${archive.url}, which is not in ${typeDir}`);
         continue;
       }
-      candidates.push({ address, version, platform, file, claimed: hashes as string[], listedIn: versionFile });
+      candidates.push({ address, version, platform, file, claimed: hashes, listedIn: versionFile });
     }
   }
   return candidates;

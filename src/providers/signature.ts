@@ -156,7 +156,8 @@ export async function unlockSigningKey(signer: PrivateSigningKey, file: string, 
 /** A binary detached signature of the checksum list, as GoReleaser's `gpg --detach-sign` makes it. */
 export async function signChecksums(document: Buffer, signer: PrivateSigningKey): Promise<Buffer> {
   const openpgp = await openpgpLibrary();
-  const signature = await openpgp.sign({ message: await openpgp.createMessage({ binary: document }), signingKeys: signer.key, detached: true, format: 'binary' });
+  // unknown: openpgp's types name stream types from a package it does not install.
+  const signature: unknown = await openpgp.sign({ message: await openpgp.createMessage({ binary: document }), signingKeys: signer.key, detached: true, format: 'binary' });
   return Buffer.from(signature as Uint8Array);
 }
 

@@ -85,6 +85,7 @@ function encodeSegment(segment: string): string {
  * route named a type.
  */
 function sendGzipAsStored(res: ServerResponse, contentType: string): void {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- applied with the response as `this` below
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
     const headers = rest.find((arg): arg is Record<string, unknown> => typeof arg === 'object' && arg !== null && !Array.isArray(arg));
@@ -95,5 +96,5 @@ function sendGzipAsStored(res: ServerResponse, contentType: string): void {
     this.removeHeader('Content-Encoding');
     this.setHeader('Content-Type', contentType);
     return writeHead.apply(this, [status, ...rest] as Parameters<typeof writeHead>);
-  } as typeof res.writeHead;
+  };
 }

@@ -44,7 +44,8 @@ export interface PublishingOptions {
 const UNPUBLISHABLE = new Set(['HCL_SYNTAX', 'VERSION_READ_FAILED', 'VERSION_INVALID', 'BUILD_FAILED', 'SOURCE_NOT_FOUND']);
 
 export interface MirrorWriters extends RegistryHooks {
-  deprecate(address: ModuleAddress, version: string, deprecation: Deprecation | null): Promise<void>;
+  /** A function, not a method: serve hands it to the management API on its own. */
+  deprecate: (address: ModuleAddress, version: string, deprecation: Deprecation | null) => Promise<void>;
 }
 
 /** What an upload URL's signature names in place of a token. */

@@ -42,7 +42,7 @@ export function readLockFile(dir: string): Map<string, LockedProvider> {
     const hashes = block.body.attributes.find((a) => a.name === 'hashes');
     const list = hashes?.expr.value ?? [];
     if (!Array.isArray(list) || !list.every((h) => typeof h === 'string')) throw bad(hashes!.expr.start, `provider "${block.labels[0]}": hashes: expected a list of strings`);
-    locked.set(providerKey(address), { version: version.expr.value, hashes: list as string[] });
+    locked.set(providerKey(address), { version: version.expr.value, hashes: list });
   }
   return locked;
 }

@@ -378,7 +378,7 @@ async function verifyIndexes(manifest: Manifest, keys: string[], ctx: Pick<Conte
   const search = await json(SEARCH_INDEX_FILE);
   const summaries = (search?.['modules'] as Json[] | undefined) ?? [];
   if (search && !Array.isArray(search['modules'])) problem(SEARCH_INDEX_FILE, 'has no "modules" list');
-  const indexed = new Map(summaries.map((s) => [`${s['namespace']}/${s['name']}/${s['provider']}`, s]));
+  const indexed = new Map(summaries.map((s) => [`${String(s['namespace'])}/${String(s['name'])}/${String(s['provider'])}`, s]));
   const manifestKeys = Object.keys(manifest.modules).sort();
   if (search && !sameList([...indexed.keys()].sort(), manifestKeys)) problem(SEARCH_INDEX_FILE, 'does not list the same modules as the manifest');
 

@@ -142,7 +142,7 @@ describe.each([
     expect(await installFails(hostOf(), '1.1.0:darwin_arm64')).toContain('provider localhost');
     expect(await installFails(hostOf(), '1.1.0:darwin_arm64')).toContain('is not available for darwin_arm64');
     const unknown = await run(client, [join(dir, 'fail'), `${hostOf()}/acme/gadgets@1.0.0:linux_amd64`], { env: { ...process.env, SSL_CERT_FILE: certs.ca } }).catch((e: { stderr: string }) => e);
-    expect((unknown as { stderr: string }).stderr).toContain('does not have a provider named');
+    expect(unknown.stderr).toContain('does not have a provider named');
   });
 });
 

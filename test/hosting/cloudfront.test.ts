@@ -12,6 +12,7 @@ type Handler = (event: unknown) => { statusCode: number; headers: Record<string,
 
 function handlerFor(baseUrl: string): Handler {
   const text = cloudfrontFunction({ dir: '/srv/mirror', listen: { port: 80 }, baseUrl });
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the generated CloudFront Function's code, which is what is tested
   return new Function(`${text}\nreturn handler;`)() as Handler;
 }
 
@@ -22,7 +23,7 @@ describe('hosting cloudfront', () => {
       const handler = handlerFor(baseUrl);
       const uri = `${basePathOf(baseUrl)}${downloadFile(address, '1.2.3-rc.1')}`;
       const out = handler({ request: { uri }, response: { statusCode: 200, headers: {} } });
-      const { location } = downloadDocument(address, '1.2.3-rc.1', baseUrl) as { location: string };
+      const { location } = downloadDocument(address, '1.2.3-rc.1', baseUrl);
       expect(out.headers).toEqual({ 'x-terraform-get': { value: location }, 'x-service-get': { value: location } });
     });
   }

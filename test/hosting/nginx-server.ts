@@ -18,7 +18,7 @@ export function findNginx(): string {
     try {
       execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx'], { stdio: 'pipe', timeout: 300_000 });
     } catch (error) {
-      throw new Error(`nginx is missing and apt-get could not install it: ${(error as Error).message}`);
+      throw new Error(`nginx is missing and apt-get could not install it: ${(error as Error).message}`, { cause: error });
     }
   }
   const found = find();
@@ -74,8 +74,8 @@ export async function startNginx(prefix: string, blocks: string[], ports: number
   );
   let output = '';
   const child = spawn(nginx, ['-p', prefix, '-e', `${prefix}/logs/error.log`, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const log = () => `${output}${existsSync(join(prefix, 'logs/error.log')) ? readFileSync(join(prefix, 'logs/error.log'), 'utf8') : ''}`;
   for (const port of ports) await waitForPort(port, child, log);
   return { stop: () => void child.kill('SIGTERM') };

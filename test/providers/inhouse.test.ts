@@ -47,7 +47,7 @@ describe('in-house providers: build', () => {
     });
     const download = json(join(dist, 'v1/providers/acme/widgets/1.2.0/download/linux/amd64'));
     const sums = readFileSync(join(dir, 'releases/terraform-provider-widgets_1.2.0_SHA256SUMS'), 'utf8');
-    const shasum = /^([0-9a-f]{64})  terraform-provider-widgets_1.2.0_linux_amd64.zip$/m.exec(sums)![1];
+    const shasum = /^([0-9a-f]{64}) {2}terraform-provider-widgets_1.2.0_linux_amd64.zip$/m.exec(sums)![1];
     expect(download).toEqual({
       protocols: ['5.0'],
       os: 'linux',

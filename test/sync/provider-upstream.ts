@@ -125,7 +125,7 @@ export async function startProviderUpstream(dir: string, releases: ProviderRelea
       });
     }
     m = /^\/files\/([^/]+)\/([^/]+)\/(.+)$/.exec(path);
-    const release = m ? releases.find((r) => r.type === m![1] && r.versions[m![2]!]) : undefined;
+    const release = m ? releases.find((r) => r.type === m[1] && r.versions[m[2]!]) : undefined;
     if (m && release) {
       const [type, version, file] = [m[1]!, m[2]!, m[3]!];
       const id = `${type}/${version}`;

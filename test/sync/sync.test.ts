@@ -5,7 +5,7 @@
 // is finished by the next run.
 
 import { spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,7 +117,7 @@ describe('a sync killed in the middle of a download', () => {
 
   beforeAll(async () => {
     // In front of the upstream: passes everything through, but can hold the 1.1.0 archive half sent.
-    stalled = createServer(async (req, res) => {
+    const relay = async (req: IncomingMessage, res: ServerResponse) => {
       const path = req.url ?? '/';
       counts.set(path, (counts.get(path) ?? 0) + 1);
       const answer = await fetch(new URL(path, upstream.url));
@@ -136,7 +136,9 @@ describe('a sync killed in the middle of a download', () => {
       }
       res.writeHead(answer.status, headers);
       res.end(body);
-    });
+    };
+    // A relay that fails (the upstream gone) drops the connection, which the client sees, rather than leave a rejection unhandled.
+    stalled = createServer((req, res) => void relay(req, res).catch(() => res.destroy()));
     await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
   });
   afterAll(() => {

@@ -5,6 +5,7 @@
 // from the registry's own documents. Every value from the mirror is put into
 // the page as text; only the README, rendered by readme.js with raw HTML
 // escaped and links checked, is inserted as HTML.
+/* global markdownit, createReadmeRenderer -- from markdown-it.min.js and readme.js, loaded before this script */
 'use strict';
 
 const main = document.getElementById('main');

@@ -4,6 +4,7 @@
 // hosts the mirror's config does not allow replaced by a link. A classic
 // script, so the page's other script (and the tests, in a VM) can call it.
 // Its one global is the function below: a classic script's top-level names are shared with the page's others.
+/* exported createReadmeRenderer -- called by app.js and the tests */
 
 /** `markdownit`: markdown-it's constructor; `imageHosts`: origins whose images the page may load. */
 function createReadmeRenderer(markdownit, imageHosts) {

@@ -88,7 +88,7 @@ function organizationChanges(attributes: Record<string, unknown>): Partial<Organ
   for (const [name, key] of Object.entries(BOOLEANS)) {
     if (!(name in attributes)) continue;
     if (typeof attributes[name] !== 'boolean') throw invalid(`${name} must be true or false.`, pointer(name));
-    changes[key] = attributes[name] as boolean;
+    changes[key] = attributes[name];
   }
   for (const [name, key] of DURATIONS) {
     if (!(name in attributes)) continue;
@@ -96,14 +96,14 @@ function organizationChanges(attributes: Record<string, unknown>): Partial<Organ
     if (value !== null && (typeof value !== 'string' || !GO_DURATION.test(value))) {
       throw invalid(`${name} must be a duration such as "24h" or "90m", or null.`, pointer(name));
     }
-    changes[key] = value as string | null;
+    changes[key] = value;
   }
   if ('workspace-limit' in attributes) {
     const value = attributes['workspace-limit'];
     if (value !== null && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) {
       throw invalid('workspace-limit must be an integer of 0 or more, or null.', pointer('workspace-limit'));
     }
-    changes.workspaceLimit = value as number | null;
+    changes.workspaceLimit = value;
   }
   return changes;
 }

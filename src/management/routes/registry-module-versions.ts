@@ -130,6 +130,7 @@ export async function uploadVersion(store: Store, id: string, req: IncomingMessa
     entry.updatedAt = new Date().toISOString();
     return { ...entry };
   });
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- what ingest threw, passed on as it was
   if (failure !== undefined) throw failure;
   const view = moduleView(store.read(), registry, { namespace, name, provider });
   if (!record || !view) throw notFound();

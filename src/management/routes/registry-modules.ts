@@ -138,5 +138,5 @@ function deprecationOf(attributes: Record<string, unknown>): Deprecation | null 
   if (typeof reason !== 'string' || reason.trim() === '') throw invalid('reason must say why the version is deprecated.', `${POINTER}/reason`);
   const link = d['link'] ?? null;
   if (link !== null && link !== '' && (typeof link !== 'string' || checkDeprecationLink(link) !== undefined)) throw invalid('link must be an http(s) URL, or null.', `${POINTER}/link`);
-  return { reason, link: link === '' ? null : (link as string | null) };
+  return { reason, link: link === '' ? null : link };
 }
