@@ -259,8 +259,8 @@ async function runScript(script: string, cwd: string): Promise<{ code: number; o
   const env = { ...cleanEnv(), NO_COLOR: '1', CHECKPOINT_DISABLE: '1', PATH: [join(prefix, 'bin'), process.env['PATH'] ?? ''].join(delimiter) };
   const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
   // The script's end is 'exit'; 'close' waits for the server in the background, which holds the pipes open.
   const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? -1)));
