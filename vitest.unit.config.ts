@@ -20,6 +20,7 @@ export default defineConfig({
       'test/management/auth.test.ts',
       'test/management/jsonapi.test.ts',
       'test/mirror/versions-index.test.ts',
+      'test/mirror/write-order.test.ts',
       'test/pack/index.test.ts',
       'test/scan/folder.test.ts',
       'test/scan/links.test.ts',

@@ -4,12 +4,12 @@
 
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MirrorError } from '../../src/errors.js';
 import { MANIFEST_FILE } from '../../src/protocol/paths.js';
 import { problemLines, withMirrorWrite, type MirrorView } from '../../src/mirror/transaction.js';
 import { verifyMirror } from '../../src/verify/index.js';
-import { mirrorLeftovers, runCli, tempDir, writeFiles } from '../helpers.js';
+import { liveGenerationName, mirrorLeftovers, runCli, tempDir, treeOf, writeFiles } from '../helpers.js';
 
 async function builtMirror(): Promise<string> {
   const dir = tempDir();
@@ -90,4 +90,50 @@ it('refuses, naming both digests, a write that changes or drops a published vers
   await expect(writeManifest({ ...recorded, modules: changed.modules })).rejects.toThrow('published sha256');
   expect(readFileSync(join(dist, MANIFEST_FILE), 'utf8')).toBe(text);
   expect(await mirrorLeftovers(dirname(dist))).toEqual([]);
+});
+
+describe('a change in place', () => {
+  const key = 'acme/thing/aws';
+  const inPlace = { start: 'in-place' as const, failure, check: (mirror: MirrorView) => verifyMirror(mirror, { modules: [key] }) };
+
+  it('is checked through a view of the live files with its own in front, then moved in; an unchanged write is no change', async () => {
+    const dist = await builtMirror();
+    const generation = liveGenerationName(dist);
+    const detail = 'v1/modules/acme/thing/aws/1.0.0/index.json';
+    const same = readFileSync(join(dist, detail));
+    const seen: string[] = [];
+    const changed = await withMirrorWrite(dist, { ...inPlace, check: async (mirror) => (seen.push(readFileSync(mirror.at('notes.json'), 'utf8')), verifyMirror(mirror, { modules: [key] })) }, (tx) =>
+      tx.stage(async (staging) => {
+        await staging.write('notes.json', '{"hello": 1}\n');
+        await staging.write(detail, same);
+        return staging.changed;
+      }),
+    );
+    expect(seen).toEqual(['{"hello": 1}\n']);
+    expect(changed).toEqual(['notes.json']);
+    expect(readFileSync(join(dist, 'notes.json'), 'utf8')).toBe('{"hello": 1}\n');
+    expect(liveGenerationName(dist)).toBe(generation);
+    expect(await mirrorLeftovers(dirname(dist))).toEqual([]);
+  });
+
+  it('removes a folder but what it writes into it again, and leaves the live mirror as it was when its check fails', async () => {
+    const dist = await builtMirror();
+    writeFiles(dist, { 'extra/a.json': '{}\n', 'extra/b.json': '{}\n', 'extra/deep/c.json': '{}\n' });
+    await withMirrorWrite(dist, inPlace, (tx) =>
+      tx.stage(async (staging) => {
+        await staging.remove('extra');
+        await staging.write('extra/b.json', '{"again": true}\n');
+      }),
+    );
+    expect(Object.keys(treeOf(join(dist, 'extra')))).toEqual(['b.json']);
+    expect(existsSync(join(dist, 'extra/deep'))).toBe(false);
+    expect(readFileSync(join(dist, 'extra/b.json'), 'utf8')).toBe('{"again": true}\n');
+
+    const manifest = readFileSync(join(dist, MANIFEST_FILE), 'utf8');
+    const broken = withMirrorWrite(dist, inPlace, (tx) => tx.stage((staging) => staging.write('v1/modules/acme/thing/aws/1.0.0/thing-aws-1.0.0.tar.gz', 'not an archive')));
+    await expect(broken).rejects.toThrow(/verification failed:\n.*thing-aws-1.0.0.tar.gz/);
+    expect(readFileSync(join(dist, MANIFEST_FILE), 'utf8')).toBe(manifest);
+    expect((await runCli(['verify', 'dist'], dirname(dist))).code).toBe(0);
+    expect(await mirrorLeftovers(dirname(dist))).toEqual([]);
+  });
 });

@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseBucketUrl } from '../../src/bucket/location.js';
 import { objectHeaders, objectId } from '../../src/bucket/objects.js';
-import { phaseOf } from '../../src/mirror/write-order.js';
 import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../src/protocol/headers.js';
 
 describe('bucket URLs', () => {
@@ -38,15 +37,5 @@ describe('objects', () => {
     expect(objectHeaders(rel, body, { terraformGet: true })['X-Terraform-Get']).toBe('./b-c-1.0.0.tar.gz');
     expect(objectHeaders(rel, body, {})['X-Terraform-Get']).toBeUndefined();
     expect(objectId(body, objectHeaders(rel, body, { terraformGet: true }))).not.toBe(objectId(body, objectHeaders(rel, body, {})));
-  });
-
-  it('go up archives first, then documents, then what lists versions, the manifest last', () => {
-    expect(phaseOf('v1/modules/a/b/c/1.0.0/b-c-1.0.0.tar.gz')).toBe('archives');
-    expect(phaseOf('v1/modules/a/b/c/1.0.0/download')).toBe('documents');
-    expect(phaseOf('v1/modules/a/b/c/1.0.0/index.json')).toBe('documents');
-    for (const rel of ['v1/modules/a/b/c/versions', 'v1/modules/a/b/c/index.json', 'v1/modules/index.json', 'search-index.json', '.well-known/terraform.json', 'providers/h/n/t/index.json']) {
-      expect(phaseOf(rel), rel).toBe('indexes');
-    }
-    expect(phaseOf('manifest.json')).toBe('manifest');
   });
 });
