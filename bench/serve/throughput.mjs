@@ -233,7 +233,7 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
       detail: {
         modmirror: { idleRssMB: idle.rss, rssMB: after.rss, peakRssMB: after.hwm },
         ceiling: { rssMB: ceilingMem.rss, peakRssMB: ceilingMem.hwm },
-        note: `issue 7's target is ≤ ${RSS_TARGET_MB} MB at 10k modules × 10 versions (benchmark serve-memory); this mirror has 1 version per module (plus one with ${big.versions.length}), so this is info only`,
+        note: `the target is ≤ ${RSS_TARGET_MB} MB at 10k modules × 10 versions (benchmark serve-memory); this mirror has 1 version per module (plus one with ${big.versions.length}), so this is info only`,
       },
     });
     rows.push({ name: `load: ${how}`, modmirror: null, baseline: null, ratio: null, target: null, unit: '' });
