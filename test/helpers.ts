@@ -13,9 +13,25 @@ const CLI = join(ROOT, 'bin', 'modmirror.js');
 /** A temp folder removed after the test file. */
 export function tempDir(prefix = 'mm-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  // Retried: a publish's detached helper may still be copying the spare or removing the old mirror in it.
-  afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
+  afterAll(() => removeTree(dir));
   return dir;
+}
+
+/**
+ * Removes a folder a publish's detached helper may still be writing in (copying the spare, then
+ * moving it into place, or removing the old mirror). rmSync's own retries only retry the last
+ * rmdir, which fails for good once the helper has moved a folder in after the walk: walk again.
+ */
+async function removeTree(dir: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if (attempt === 100 || !['ENOTEMPTY', 'EBUSY'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 
 export function writeFiles(dir: string, files: Record<string, string>): void {
