@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll } from 'vitest';
+import { runInProcess, type CliResult } from './in-process-cli.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'bin', 'modmirror.js');
@@ -42,14 +43,28 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
   }
 }
 
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult };
 
-/** Runs the compiled CLI as a user would. */
-export function runCli(args: string[], cwd: string = ROOT, env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * Runs `modmirror ARGS` in `cwd` with `env`: the compiled CLI's main, in this
+ * process (in-process-cli.ts), which saves starting Node for each command.
+ * What a separate process is needed for is spawned with spawnCli: a call made
+ * while another is still running (they must truly run at once), and a crash
+ * point (MODMIRROR_CRASH_AT kills the process it runs in).
+ */
+export async function runCli(args: string[], cwd: string = ROOT, env: Record<string, string> = {}): Promise<CliResult> {
+  if (inProcessBusy || env['MODMIRROR_CRASH_AT'] !== undefined) return spawnCli(args, cwd, env);
+  inProcessBusy = true;
+  try {
+    return await runInProcess(ROOT, args, cwd, env);
+  } finally {
+    inProcessBusy = false;
+  }
+}
+let inProcessBusy = false;
+
+/** Runs the installed binary (bin/modmirror.js) as a user would: a process of its own. */
+export function spawnCli(args: string[], cwd: string = ROOT, env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env } });
     let stdout = '';
