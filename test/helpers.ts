@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, inject } from 'vitest';
+import { copyCertificates, makeCertificatesIn, type Certificates } from './certificates.js';
 import { runInProcess, type CliResult } from './in-process-cli.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -168,14 +169,10 @@ export function treeOf(dir: string): Record<string, string> {
   return files;
 }
 
-/** A CA and a server certificate for 127.0.0.1, made with openssl in `dir`. */
-export function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
-  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=modmirror test CA', '-keyout', 'ca.key', '-out', 'ca.pem']);
-  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', 'server.key', '-out', 'server.csr']);
-  writeFiles(dir, { 'san.ext': 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' });
-  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'san.ext', '-out', 'server.pem']);
-  return { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.key') };
+/** A CA and a server certificate for 127.0.0.1 in `dir`: the run's (test/certificates.ts), else made here. */
+export function makeCertificates(dir: string): Certificates {
+  const made = inject('certificatesDir');
+  return made ? copyCertificates(made, dir) : makeCertificatesIn(dir);
 }
 
 /** Whether a real `terraform` is on PATH: tests that run it are skipped where it is not (fresh CI machines). */
