@@ -20,7 +20,7 @@
 //   hangs here as it would hang there.
 // The bundle's modules keep no state between commands (no module-level
 // caches; verified when this runner was added), so one load serves every call
-// of a test file; each test file gets a fresh process from vitest.
+// in the process: every file a vitest worker runs (vitest.config.ts).
 
 import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import { join } from 'node:path';
