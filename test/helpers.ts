@@ -122,8 +122,12 @@ export function makeRepo(dir: string, commits: Commit[]): string {
   return dir;
 }
 
-/** Polls until `read` returns an empty list (a replaced mirror is removed in the background), or gives its last value. */
-export async function settled<T>(read: () => T[], timeoutMs = 3000): Promise<T[]> {
+/**
+ * Polls until `read` returns an empty list (a replaced mirror is removed in the background), or gives its
+ * last value. Returns as soon as it is empty; the deadline only bounds a failure, and leaves room for a
+ * background `cp -al` and `rm -rf` on a loaded machine (3 s was once too short with 4 test files at once).
+ */
+export async function settled<T>(read: () => T[], timeoutMs = 10_000): Promise<T[]> {
   const deadline = Date.now() + timeoutMs;
   let value = read();
   while (value.length > 0 && Date.now() < deadline) {
