@@ -5,7 +5,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, inject } from 'vitest';
+import { copyCertificates, makeCertificatesIn, type Certificates } from './certificates.js';
+import { runInProcess, type CliResult } from './in-process-cli.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'bin', 'modmirror.js');
@@ -13,9 +15,25 @@ const CLI = join(ROOT, 'bin', 'modmirror.js');
 /** A temp folder removed after the test file. */
 export function tempDir(prefix = 'mm-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  // Retried: a publish's detached helper may still be copying the spare or removing the old mirror in it.
-  afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
+  afterAll(() => removeTree(dir));
   return dir;
+}
+
+/**
+ * Removes a folder a publish's detached helper may still be writing in (copying the spare, then
+ * moving it into place, or removing the old mirror). rmSync's own retries only retry the last
+ * rmdir, which fails for good once the helper has moved a folder in after the walk: walk again.
+ */
+async function removeTree(dir: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if (attempt === 100 || !['ENOTEMPTY', 'EBUSY'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 
 export function writeFiles(dir: string, files: Record<string, string>): void {
@@ -26,14 +44,28 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
   }
 }
 
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult };
 
-/** Runs the compiled CLI as a user would. */
-export function runCli(args: string[], cwd: string = ROOT, env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * Runs `modmirror ARGS` in `cwd` with `env`: the compiled CLI's main, in this
+ * process (in-process-cli.ts), which saves starting Node for each command.
+ * What a separate process is needed for is spawned with spawnCli: a call made
+ * while another is still running (they must truly run at once), and a crash
+ * point (MODMIRROR_CRASH_AT kills the process it runs in).
+ */
+export async function runCli(args: string[], cwd: string = ROOT, env: Record<string, string> = {}): Promise<CliResult> {
+  if (inProcessBusy || env['MODMIRROR_CRASH_AT'] !== undefined) return spawnCli(args, cwd, env);
+  inProcessBusy = true;
+  try {
+    return await runInProcess(ROOT, args, cwd, env);
+  } finally {
+    inProcessBusy = false;
+  }
+}
+let inProcessBusy = false;
+
+/** Runs the installed binary (bin/modmirror.js) as a user would: a process of its own. */
+export function spawnCli(args: string[], cwd: string = ROOT, env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env } });
     let stdout = '';
@@ -90,8 +122,12 @@ export function makeRepo(dir: string, commits: Commit[]): string {
   return dir;
 }
 
-/** Polls until `read` returns an empty list (a replaced mirror is removed in the background), or gives its last value. */
-export async function settled<T>(read: () => T[], timeoutMs = 3000): Promise<T[]> {
+/**
+ * Polls until `read` returns an empty list (a replaced mirror is removed in the background), or gives its
+ * last value. Returns as soon as it is empty; the deadline only bounds a failure, and leaves room for a
+ * background `cp -al` and `rm -rf` on a loaded machine (3 s was once too short with 4 test files at once).
+ */
+export async function settled<T>(read: () => T[], timeoutMs = 10_000): Promise<T[]> {
   const deadline = Date.now() + timeoutMs;
   let value = read();
   while (value.length > 0 && Date.now() < deadline) {
@@ -137,14 +173,10 @@ export function treeOf(dir: string): Record<string, string> {
   return files;
 }
 
-/** A CA and a server certificate for 127.0.0.1, made with openssl in `dir`. */
-export function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
-  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=modmirror test CA', '-keyout', 'ca.key', '-out', 'ca.pem']);
-  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', 'server.key', '-out', 'server.csr']);
-  writeFiles(dir, { 'san.ext': 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' });
-  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'san.ext', '-out', 'server.pem']);
-  return { ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server.key') };
+/** A CA and a server certificate for 127.0.0.1 in `dir`: the run's (test/certificates.ts), else made here. */
+export function makeCertificates(dir: string): Certificates {
+  const made = inject('certificatesDir');
+  return made ? copyCertificates(made, dir) : makeCertificatesIn(dir);
 }
 
 /** Whether a real `terraform` is on PATH: tests that run it are skipped where it is not (fresh CI machines). */

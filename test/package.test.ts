@@ -12,7 +12,7 @@ import { delimiter, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasTerraform, makeRepo, ROOT, tempDir, writeFiles } from './helpers.js';
-import { makeKey, signRelease } from './providers/keys.js';
+import { testKey, signRelease } from './providers/keys.js';
 import { writeReleaseFolder } from './providers/zips.js';
 
 const run = promisify(execFile);
@@ -155,7 +155,7 @@ describe('the installed package', () => {
   });
 
   it('builds, verifies and serves an in-house provider release, its signature checked (openpgp.js and yauzl as installed)', async () => {
-    const key = await makeKey(work, 'Package Release', { type: 'ecc' });
+    const key = await testKey(work, 'Package Release');
     await writeReleaseFolder(join(work, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
     await signRelease(join(work, 'releases'), 'widgets', '1.0.0', key);
     writeFiles(work, {

@@ -13,7 +13,7 @@ import { launchChromium } from './chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
-import { makeKey, signRelease, type TestKey } from '../providers/keys.js';
+import { testKey, signRelease, type TestKey } from '../providers/keys.js';
 import { writeReleaseFolder } from '../providers/zips.js';
 
 let server: RunningServer;
@@ -28,7 +28,7 @@ beforeAll(async () => {
     'mirror.config.yaml': `sources:\n  - folder: ${JSON.stringify(join(ROOT, 'modules'))}\nproviders:\n  - folder: aws\n    namespace: hashicorp\n  - folder: widgets\n    namespace: acme\n    registry: true\n    hostname: registry.example.com\n    keys: [${join(dir, 'acme.pub.asc')}]\n`,
   });
   // An in-house provider, signed by its publisher's key.
-  acme = await makeKey(dir, 'Acme');
+  acme = await testKey(dir, 'Acme');
   await writeReleaseFolder(join(dir, 'widgets'), 'widgets', '1.0.0', ['linux_amd64']);
   await signRelease(join(dir, 'widgets'), 'widgets', '1.0.0', acme);
   await writeReleaseFolder(join(dir, 'aws'), 'aws', '5.31.0', ['linux_amd64', 'darwin_arm64']);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { list } from 'tar';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir, treeOf, writeFiles } from '../helpers.js';
-import { makeKey, signRelease } from '../providers/keys.js';
+import { testKey, signRelease } from '../providers/keys.js';
 import { writeReleaseFolder } from '../providers/zips.js';
 
 async function pathsIn(bundle: string): Promise<string[]> {
@@ -22,7 +22,7 @@ describe('bundle and unbundle with in-house providers', () => {
   it('carries the registry protocol and its signatures whole, then a published version --since', async () => {
     const outside = tempDir('mm-inhouse-outside-');
     const inside = tempDir('mm-inhouse-inside-');
-    const acme = await makeKey(outside, 'Acme');
+    const acme = await testKey(outside, 'Acme');
     writeFiles(outside, { 'mirror.config.yaml': `baseUrl: https://registry.example.com/\nproviders:\n  - folder: releases\n    namespace: acme\n    registry: true\n    keys: [${acme.publicFile}]\n` });
     await writeReleaseFolder(join(outside, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
     await signRelease(join(outside, 'releases'), 'widgets', '1.0.0', acme);

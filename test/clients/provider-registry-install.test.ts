@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { startPrintedNginx } from '../hosting/nginx-server.js';
 import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
-import { makeKey, signRelease, type TestKey } from '../providers/keys.js';
+import { testKey, signRelease, type TestKey } from '../providers/keys.js';
 import { writeReleaseFolder, writeZip } from '../providers/zips.js';
 import { buildGoProgram } from './go-build.js';
 
@@ -69,7 +69,7 @@ async function installFails(host: string, spec: string): Promise<string> {
 beforeAll(async () => {
   client = (await buildGoProgram(join(import.meta.dirname, 'provider-registry-install'))).binary;
   certs = makeCertificates(dir);
-  [acme, site] = await Promise.all([makeKey(dir, 'Acme Release'), makeKey(dir, 'Site Signing')]);
+  [acme, site] = await Promise.all([testKey(dir, 'Acme Release'), testKey(dir, 'Site Signing')]);
   writeFiles(dir, { 'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.example.com\n    keys: [${acme.publicFile}]\nplatforms: [linux_amd64, darwin_arm64]\n` });
   await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64', 'darwin_arm64']);
   await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.1.0', ['linux_amd64']);
@@ -91,7 +91,7 @@ beforeAll(async () => {
   const folder = join(dir, 'dist-bad/providers/registry.example.com/acme/widgets');
   execFileSync('rm', [join(folder, 'terraform-provider-widgets_1.0.0_linux_amd64.zip')]);
   await writeZip(join(folder, 'terraform-provider-widgets_1.0.0_linux_amd64.zip'), [{ name: 'terraform-provider-widgets_v1.0.0', content: 'not what was signed' }]);
-  const stranger = await makeKey(dir, 'Stranger');
+  const stranger = await testKey(dir, 'Stranger');
   const resign = join(dir, 'resign');
   cpSync(join(dir, 'releases'), resign, { recursive: true });
   await signRelease(resign, 'widgets', '1.1.0', stranger);

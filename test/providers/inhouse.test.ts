@@ -9,7 +9,7 @@ import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from 'node
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, treeOf, writeFiles } from '../helpers.js';
-import { makeKey, signRelease, type TestKey } from './keys.js';
+import { testKey, signRelease, type TestKey } from './keys.js';
 import { writeReleaseFolder, writeZip } from './zips.js';
 
 let keysDir: string;
@@ -19,7 +19,7 @@ let site: TestKey;
 
 beforeAll(async () => {
   keysDir = tempDir('mm-keys-');
-  [acme, stranger, site] = await Promise.all([makeKey(keysDir, 'Acme Release'), makeKey(keysDir, 'Stranger'), makeKey(keysDir, 'Site Signing')]);
+  [acme, stranger, site] = await Promise.all([testKey(keysDir, 'Acme Release'), testKey(keysDir, 'Stranger'), testKey(keysDir, 'Site Signing')]);
 }, 60_000);
 
 const CONFIG = (extra = '') =>
@@ -138,11 +138,11 @@ describe('in-house providers: build', () => {
   it('keeps a release signed while its key was valid after the key expires, and verify warns about the key', async () => {
     const dir = tempDir('mm-inhouse-');
     const day = 86_400_000;
-    // A key made ten days ago that expired after five; the release was signed eight days ago.
-    const old = await makeKey(dir, 'Old Release', { date: new Date(Date.now() - 10 * day), keyExpirationTime: 5 * 86_400 });
+    // A key made on 2024-01-01 that expired five days later (test/fixtures/keys); the release was signed two days in.
+    const old = await testKey(dir, 'Old Release');
     writeFiles(dir, { 'mirror.config.yaml': CONFIG().replace(`${keysDir}/acme-release.pub.asc`, old.publicFile) });
     await writeReleaseFolder(join(dir, 'releases'), 'widgets', '0.9.0', ['linux_amd64']);
-    await signRelease(join(dir, 'releases'), 'widgets', '0.9.0', old, { date: new Date(Date.now() - 8 * day) });
+    await signRelease(join(dir, 'releases'), 'widgets', '0.9.0', old, { date: new Date(old.created.getTime() + 2 * day) });
     const built = await runCli(['build'], dir);
     expect(built.stderr).toBe('');
     expect(built.code).toBe(0);

@@ -1,40 +1,41 @@
-// OpenPGP keys and signed provider releases for tests, made as a release
-// pipeline makes them: a key pair (as `gpg --full-generate-key` would), and
-// a binary detached signature of the release's SHA256SUMS (as GoReleaser's
+// OpenPGP keys and signed provider releases for tests, as a release
+// pipeline has them: a key pair (as `gpg --full-generate-key` makes; committed
+// in test/fixtures/keys/), and a binary detached signature of the release's SHA256SUMS (as GoReleaser's
 // `gpg --detach-sign` step writes terraform-provider-TYPE_VERSION_SHA256SUMS.sig).
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as openpgp from 'openpgp';
+import { ROOT } from '../helpers.js';
 
 export interface TestKey {
   publicFile: string;
   privateFile: string;
   keyId: string;
   passphrase: string;
+  /** When the key was made (test/fixtures/keys/old-release was made on 2024-01-01 and expired five days later). */
+  created: Date;
 }
 
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'keys');
+
 /**
- * RSA by default, as `gpg --full-generate-key` makes by default and as every
- * OpenPGP library Terraform has used reads (golang.org/x/crypto/openpgp knows
- * no Ed25519); `ecc` makes an Ed25519 key, which today's Terraform also reads.
+ * The committed key pair named `name` (test/fixtures/keys/, made once by its
+ * make.mjs: RSA 2048 as `gpg --full-generate-key` makes by default, which every
+ * OpenPGP library Terraform has used reads; "Package Release" is Ed25519),
+ * copied into `dir` as <slug>.pub.asc and <slug>.key.asc. Its passphrase is
+ * `${name} passphrase`. Making keys here cost 0.3 to 1 s of CPU each; the one
+ * test of making a key runs `modmirror provider-key create`.
  */
-export async function makeKey(dir: string, name: string, options: { passphrase?: string; keyExpirationTime?: number; date?: Date; type?: 'rsa' | 'ecc' } = {}): Promise<TestKey> {
-  const passphrase = options.passphrase ?? `${name} passphrase`;
-  const { privateKey, publicKey } = await openpgp.generateKey({
-    ...(options.type === 'ecc' ? { type: 'ecc' as const } : { type: 'rsa' as const, rsaBits: 2048 }),
-    userIDs: [{ name, email: `${name.toLowerCase().replace(/\W+/g, '-')}@example.com` }],
-    passphrase,
-    format: 'armored',
-    ...(options.keyExpirationTime ? { keyExpirationTime: options.keyExpirationTime } : {}),
-    ...(options.date ? { date: options.date } : {}),
-  });
+export async function testKey(dir: string, name: string): Promise<TestKey> {
   const slug = name.toLowerCase().replace(/\W+/g, '-');
-  const publicFile = `${dir}/${slug}.pub.asc`;
-  const privateFile = `${dir}/${slug}.key.asc`;
-  writeFileSync(publicFile, publicKey);
-  writeFileSync(privateFile, privateKey);
-  const keyId = (await openpgp.readKey({ armoredKey: publicKey })).getKeyID().toHex().toUpperCase();
-  return { publicFile, privateFile, keyId, passphrase };
+  const [publicFile, privateFile] = [`${dir}/${slug}.pub.asc`, `${dir}/${slug}.key.asc`];
+  const fixture = join(FIXTURES, `${slug}.pub.asc`);
+  if (!existsSync(fixture)) throw new Error(`No test key "${name}" in ${FIXTURES}: add it to make.mjs's list and run it.`);
+  copyFileSync(fixture, publicFile);
+  copyFileSync(join(FIXTURES, `${slug}.key.asc`), privateFile);
+  const key = await openpgp.readKey({ armoredKey: readFileSync(publicFile, 'utf8') });
+  return { publicFile, privateFile, keyId: key.getKeyID().toHex().toUpperCase(), passphrase: `${name} passphrase`, created: key.getCreationTime() };
 }
 
 /** Signs DIR's terraform-provider-TYPE_VERSION_SHA256SUMS with `key`, writing the .sig beside it. */

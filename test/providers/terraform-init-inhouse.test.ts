@@ -18,7 +18,7 @@ import { Store } from '../../src/management/store.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { freePort } from '../hosting/nginx-server.js';
 import { hasTerraform, makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
-import { makeKey, signRelease } from './keys.js';
+import { testKey, signRelease } from './keys.js';
 import { writeReleaseFolder } from './zips.js';
 
 const run = promisify(execFile);
@@ -45,8 +45,8 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     const dir = tempDir('mm-tf-inhouse-');
     const certs = makeCertificates(dir);
     const keys = tempDir('mm-tf-keys-');
-    const acme = await makeKey(keys, 'Acme Release');
-    const stranger = await makeKey(keys, 'Stranger');
+    const acme = await testKey(keys, 'Acme Release');
+    const stranger = await testKey(keys, 'Stranger');
     const port = await freePort();
     const host = `localhost:${port}`;
     writeFiles(dir, {
@@ -94,12 +94,12 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     const dir = tempDir('mm-tf-inhouse-expired-');
     const certs = makeCertificates(dir);
     const day = 86_400_000;
-    const old = await makeKey(dir, 'Old Release', { date: new Date(Date.now() - 10 * day), keyExpirationTime: 5 * 86_400 });
+    const old = await testKey(dir, 'Old Release');
     const port = await freePort();
     const host = `localhost:${port}`;
     writeFiles(dir, { 'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${old.publicFile}]\n` });
     await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
-    await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', old, { date: new Date(Date.now() - 8 * day) });
+    await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', old, { date: new Date(old.created.getTime() + 2 * day) });
     expect((await runCli(['build'], dir)).code).toBe(0);
     const mirror = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port, dataDir: join(dir, 'data'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
     servers.push(mirror);
@@ -112,7 +112,7 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
   it('private mode: sends the host\'s credentials for discovery and the documents, and fetches the zip, SHA256SUMS and signature by signed URLs; refused without credentials', async () => {
     const dir = tempDir('mm-tf-inhouse-private-');
     const certs = makeCertificates(dir);
-    const acme = await makeKey(dir, 'Acme Release');
+    const acme = await testKey(dir, 'Acme Release');
     const port = await freePort();
     const host = `localhost:${port}`;
     writeFiles(dir, { 'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${acme.publicFile}]\n` });

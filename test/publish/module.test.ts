@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, liveGenerationName, makeRepo, mirrorLeftovers, ROOT, runCli, tempDir, writeFiles, treeOf } from '../helpers.js';
+import { git, liveGenerationName, makeRepo, mirrorLeftovers, ROOT, runCli, spawnCli, tempDir, writeFiles, treeOf } from '../helpers.js';
 
 /** Staging and old folders, or a lock, left beside the mirror. */
 const leftovers = (dir: string) => mirrorLeftovers(dir);
@@ -163,9 +163,10 @@ describe('publish under pressure', () => {
     expect((await runCli(['build'], dir)).code).toBe(0);
     writeFiles(join(dir, 'next/acme/thing/aws/1.1.0'), moduleFiles(2));
     writeFiles(join(dir, 'next/acme/thing/aws/1.2.0'), moduleFiles(3));
+    // Two processes, as two pipelines are.
     const results = await Promise.all([
-      runCli(['publish', '--source', 'next/acme/thing/aws/1.1.0'], dir),
-      runCli(['publish', '--source', 'next/acme/thing/aws/1.2.0'], dir),
+      spawnCli(['publish', '--source', 'next/acme/thing/aws/1.1.0'], dir),
+      spawnCli(['publish', '--source', 'next/acme/thing/aws/1.2.0'], dir),
     ]);
     expect(results.map((r) => r.code)).toEqual([0, 0]);
     expect(versionsOf(join(dir, 'dist'), 'acme/thing/aws')).toEqual(['1.2.0', '1.1.0', '1.0.0']);

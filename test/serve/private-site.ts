@@ -23,7 +23,7 @@ import { createOrganization, createTeam, createToken, createUser } from '../../s
 import { Store } from '../../src/management/store.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { moduleFiles } from '../clients/install.js';
-import { makeKey, signRelease } from '../providers/keys.js';
+import { testKey, signRelease } from '../providers/keys.js';
 import { writeReleaseFolder } from '../providers/zips.js';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
 
@@ -145,7 +145,7 @@ export async function startPrivateSite(options: { archiveUrlTtlSeconds?: number;
 
 /** Each organization's in-house release, signed, and a mirrored public provider; the config that publishes them with the modules. */
 async function writeProviderReleases(dir: string): Promise<void> {
-  const key = await makeKey(dir, 'Site Release');
+  const key = await testKey(dir, 'Site Release');
   const entries = [];
   for (const [namespace, type] of Object.entries(IN_HOUSE_PROVIDERS)) {
     await writeReleaseFolder(join(dir, 'releases', namespace), type, '1.0.0', ['linux_amd64']);

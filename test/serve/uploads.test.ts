@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveGenerationName, runCli, tempDir, writeFiles } from '../helpers.js';
+import { liveGenerationName, runCli, spawnCli, tempDir, writeFiles } from '../helpers.js';
 import { startHarness, TOKENS, type Harness } from '../management/helpers.js';
 import { createBody, createVersionBody, goTfe, manifestOf, manifestText, moduleFiles, publishThroughApi, slug, upload } from '../management/registry-helpers.js';
 
@@ -94,7 +94,8 @@ describe('parallel uploads', () => {
   it('8 uploads of different versions and modules all land once, a CLI publish waits its turn, and reads go on', async () => {
     const jobs = Array.from({ length: 8 }, (_, i) => publishThroughApi(h, 'user', `par${i % 2}`, `1.${i}.0`));
     writeFiles(h.dir, Object.fromEntries(Object.entries(moduleFiles('9.0.0')).map(([p, t]) => [`cli9/${p}`, t])));
-    const cli = runCli(['publish', '--source', 'cli9', '--namespace', 'acme', '--name', 'par0', '--provider', 'aws', '--version', '9.0.0', '--out', 'dist'], h.dir);
+    // A process of its own, as a pipeline's publish is, while the server takes the uploads.
+    const cli = spawnCli(['publish', '--source', 'cli9', '--namespace', 'acme', '--name', 'par0', '--provider', 'aws', '--version', '9.0.0', '--out', 'dist'], h.dir);
     let done = false;
     const latencies: number[] = [];
     const reads = (async () => {

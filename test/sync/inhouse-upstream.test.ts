@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
-import { makeKey, signRelease } from '../providers/keys.js';
+import { testKey, signRelease } from '../providers/keys.js';
 import { writeReleaseFolder } from '../providers/zips.js';
 
 let upstream: RunningServer | undefined;
@@ -20,7 +20,7 @@ afterAll(async () => {
 describe('sync from a modmirror that publishes in-house providers', () => {
   it('copies the signed packages, checked, into the provider folder', async () => {
     const outside = tempDir('mm-inhouse-upstream-');
-    const acme = await makeKey(outside, 'Acme');
+    const acme = await testKey(outside, 'Acme');
     writeFiles(outside, { 'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.example.com\n    keys: [${acme.publicFile}]\n` });
     await writeReleaseFolder(join(outside, 'releases'), 'widgets', '1.0.0', ['linux_amd64', 'darwin_arm64']);
     await signRelease(join(outside, 'releases'), 'widgets', '1.0.0', acme);

@@ -1,0 +1,46 @@
+// The CLI's main in the test's process (helpers.ts's runCli, which most
+// tests use) answers as the installed binary does (spawnCli): the same
+// output on each stream and the same exit code, in the folder and with the
+// environment given, which it then puts back.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { runCli, spawnCli, tempDir, writeFiles, type CliResult } from './helpers.js';
+
+it('gives what the binary gives: output, errors and exit codes, in the folder and environment given', async () => {
+  const dir = tempDir();
+  writeFiles(dir, { 'mods/acme/thing/aws/1.0.0/main.tf': 'variable "size" {\n  default = 1\n}\n', 'mods/acme/thing/aws/1.0.0/README.md': '# Thing\n' });
+  const cwd = process.cwd();
+  const home = process.env['HOME'];
+  const commands: [string[], Record<string, string>][] = [
+    [['--version'], {}],
+    [['build', '--frob'], {}],
+    [['biuld'], {}],
+    [['verify', 'nowhere'], {}],
+    [['hosting', 'nginx', '--dir', 'dist', '--listen', '127.0.0.1:8080'], {}],
+    // A passphrase variable that is not set (usage error), then a password variable that is set for the call.
+    [['provider-key', 'create', '--name', 'Someone', '--out', 'keys', '--passphrase-env', 'MM_TEST_PASSPHRASE'], {}],
+    [['user', 'create', '--username', 'alice', '--email', 'alice@example.com', '--password-env', 'MM_TEST_PASSWORD', '--data', 'data-%s'], { MM_TEST_PASSWORD: 'correct horse battery staple' }],
+  ];
+  for (const [args, env] of commands) {
+    const inProcess = await runCli(args.map((a) => a.replace('%s', 'in')), dir, env);
+    const spawned = await spawnCli(args.map((a) => a.replace('%s', 'out')), dir, env);
+    // A new user's id is random.
+    const same = (r: CliResult) => ({ ...r, stdout: r.stdout.replace(/"user-\w+"/, '"user-ID"') });
+    expect(same(inProcess), args.join(' ')).toEqual(same(spawned));
+    expect(process.cwd()).toBe(cwd);
+    expect(process.env['HOME']).toBe(home);
+    expect(process.env['MM_TEST_PASSWORD']).toBeUndefined();
+  }
+  // One run of each wrote its own data folder.
+  expect(readFileSync(join(dir, 'data-in/users.json'), 'utf8')).toContain('alice');
+  expect(readFileSync(join(dir, 'data-out/users.json'), 'utf8')).toContain('alice');
+
+  const built = await runCli(['build', '--modules', 'mods', '--json'], dir);
+  const again = await spawnCli(['build', '--modules', 'mods', '--out', 'dist2', '--json'], dir);
+  expect(built.code).toBe(0);
+  expect(again.code).toBe(0);
+  expect(built.stderr).toBe(again.stderr);
+  expect(Object.keys(JSON.parse(built.stdout)).sort()).toEqual(Object.keys(JSON.parse(again.stdout)).sort());
+});
