@@ -30,7 +30,14 @@ export default defineConfig(
       'no-unused-vars': 'off', // typescript-eslint's below, which knows types, replaces it (and reads the JavaScript too)
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { args: 'after-used', argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+        {
+          args: 'after-used',
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
       ],
       // The code already imports types as `import { x, type T }`; keep it so (vi.mock's `typeof import('…')` idiom stays allowed).
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],

@@ -36,9 +36,13 @@ export async function benchApiPublish({ quick = false } = {}) {
     const shape = quick ? [10, 5] : [100, 10];
     const corpus = await generateCorpus({ dir: join(tmp, 'corpus'), modules: shape[0], versionsPerModule: shape[1], seed: SEED });
     const config = join(tmp, 'bench.yaml');
-    await writeFile(config, `cacheDir: ${JSON.stringify(join(tmp, 'cache'))}\nsources:\n${corpus.repos.map((r) => `  - git: ${JSON.stringify(r)}\n    namespace: bench\n`).join('')}`);
+    await writeFile(
+      config,
+      `cacheDir: ${JSON.stringify(join(tmp, 'cache'))}\nsources:\n${corpus.repos.map((r) => `  - git: ${JSON.stringify(r)}\n    namespace: bench\n`).join('')}`,
+    );
     const builds = [];
-    for (let i = 0; i < (quick ? 1 : 3); i++) builds.push((await runCommand(process.execPath, [CLI, 'build', '--clean', '--config', config, '--out', join(tmp, `full-${i}`), '--json'])).seconds);
+    for (let i = 0; i < (quick ? 1 : 3); i++)
+      builds.push((await runCommand(process.execPath, [CLI, 'build', '--clean', '--config', config, '--out', join(tmp, `full-${i}`), '--json'])).seconds);
     const full = median(builds);
     log(`api-publish: full build of ${corpus.tags} versions ${builds.map((s) => s.toFixed(2)).join(', ')} s`);
     // What a pipeline uploads: one version of a corpus module, files at the root.
@@ -53,7 +57,16 @@ export async function benchApiPublish({ quick = false } = {}) {
       log(`api-publish: first request to ok ${latencies.map((s) => (s * 1000).toFixed(0)).join(', ')} ms`);
       const latency = median(latencies);
       rows = [
-        { name: `publish 1 version through the API into the ${corpus.tags}-version mirror (vs its full build)`, modmirror: latency, baseline: full, ratio: latency / full, target: `≤ ${LATENCY_TARGET * 100}% of the full build`, unit: 's', pass: latency / full <= LATENCY_TARGET, detail: { runs: latencies, builds } },
+        {
+          name: `publish 1 version through the API into the ${corpus.tags}-version mirror (vs its full build)`,
+          modmirror: latency,
+          baseline: full,
+          ratio: latency / full,
+          target: `≤ ${LATENCY_TARGET * 100}% of the full build`,
+          unit: 's',
+          pass: latency / full <= LATENCY_TARGET,
+          detail: { runs: latencies, builds },
+        },
         ...(await parallelUploads(server, parallel, tarball)),
       ];
     } finally {
@@ -77,10 +90,28 @@ async function parallelUploads(server, count, tarball) {
   done = true;
   const reads = await during;
   const p = (list, q) => list.sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(list.length * q))];
-  log(`api-publish: ${count} parallel uploads in ${seconds.toFixed(2)} s; reads meanwhile median ${p(reads, 0.5).toFixed(1)} ms, p99 ${p(reads, 0.99).toFixed(1)} ms (${reads.length} reads; quiet median ${p(quiet, 0.5).toFixed(1)} ms)`);
+  log(
+    `api-publish: ${count} parallel uploads in ${seconds.toFixed(2)} s; reads meanwhile median ${p(reads, 0.5).toFixed(1)} ms, p99 ${p(reads, 0.99).toFixed(1)} ms (${reads.length} reads; quiet median ${p(quiet, 0.5).toFixed(1)} ms)`,
+  );
   return [
-    { name: `${count} parallel uploads through the API`, modmirror: count / seconds, baseline: null, ratio: null, target: null, unit: 'versions/s', detail: { seconds } },
-    { name: `read latency during those uploads, median (vs quiet)`, modmirror: p(reads, 0.5), baseline: p(quiet, 0.5), ratio: p(reads, 0.5) / p(quiet, 0.5), target: null, unit: 'ms', detail: { p99: p(reads, 0.99), reads: reads.length, quietP99: p(quiet, 0.99) } },
+    {
+      name: `${count} parallel uploads through the API`,
+      modmirror: count / seconds,
+      baseline: null,
+      ratio: null,
+      target: null,
+      unit: 'versions/s',
+      detail: { seconds },
+    },
+    {
+      name: `read latency during those uploads, median (vs quiet)`,
+      modmirror: p(reads, 0.5),
+      baseline: p(quiet, 0.5),
+      ratio: p(reads, 0.5) / p(quiet, 0.5),
+      target: null,
+      unit: 'ms',
+      detail: { p99: p(reads, 0.99), reads: reads.length, quietP99: p(quiet, 0.99) },
+    },
   ];
 }
 
@@ -106,7 +137,15 @@ async function scale(tmp, small, large, runs, tarball) {
     }
   }
   const ratio = medians[large] / medians[small];
-  return { name: `publish through the API into ${large} versions (vs into ${small})`, modmirror: medians[large], baseline: medians[small], ratio, target: `≤ ${SCALE_TARGET}×`, unit: 's', pass: ratio <= SCALE_TARGET };
+  return {
+    name: `publish through the API into ${large} versions (vs into ${small})`,
+    modmirror: medians[large],
+    baseline: medians[small],
+    ratio,
+    target: `≤ ${SCALE_TARGET}×`,
+    unit: 's',
+    pass: ratio <= SCALE_TARGET,
+  };
 }
 
 async function serve(tmp, label, dist, config) {
@@ -130,7 +169,12 @@ async function call(server, method, path, body, headers = {}) {
 /** CreateVersion, PUT to links.upload, ReadVersion: seconds from the first request to `ok`. */
 async function publishOne(server, name, version, tarball) {
   const started = performance.now();
-  const created = await call(server, 'POST', `/api/v2/registry-modules/acme/${name}/null/versions`, JSON.stringify({ data: { type: 'registry-module-versions', attributes: { 'commit-sha': null, version } } }));
+  const created = await call(
+    server,
+    'POST',
+    `/api/v2/registry-modules/acme/${name}/null/versions`,
+    JSON.stringify({ data: { type: 'registry-module-versions', attributes: { 'commit-sha': null, version } } }),
+  );
   if (created.status !== 201) throw new Error(`CreateVersion ${name} ${version}: ${created.status} ${created.text}`);
   const put = await request(created.json.data.links.upload, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: tarball });
   const answer = await put.body.text();

@@ -22,7 +22,13 @@ const RGW = fileURLToPath(new URL('../test/s3/rgw.sh', import.meta.url));
 const CONCURRENCY = 16;
 const PUSH_TARGET = 0.5;
 
-const freePort = () => new Promise((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
 
 export async function benchBucket({ quick = false, runs } = {}) {
   runs ??= quick ? 1 : 3;
@@ -39,9 +45,21 @@ export async function benchBucket({ quick = false, runs } = {}) {
     const [port, web, mon] = [await freePort(), await freePort(), await freePort()];
     execFileSync('bash', [RGW, 'start', rgwDir, String(port), String(web), String(mon)], { stdio: ['ignore', 'ignore', 'inherit'] });
     const endpoint = `http://127.0.0.1:${port}`;
-    const env = { ...process.env, AWS_ACCESS_KEY_ID: 'testaccesskey', AWS_SECRET_ACCESS_KEY: 'testsecretkey', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+    const env = {
+      ...process.env,
+      AWS_ACCESS_KEY_ID: 'testaccesskey',
+      AWS_SECRET_ACCESS_KEY: 'testsecretkey',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-    const client = new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'testaccesskey', secretAccessKey: 'testsecretkey' }, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+    const client = new S3Client({
+      endpoint,
+      forcePathStyle: true,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'testaccesskey', secretAccessKey: 'testsecretkey' },
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
     const flags = ['--endpoint', endpoint, '--path-style'];
 
     const corpus = await generateCorpus({ dir: join(tmp, 'corpus'), modules, versionsPerModule: perModule, seed: 30 });
@@ -50,7 +68,9 @@ export async function benchBucket({ quick = false, runs } = {}) {
     const dist = join(tmp, 'dist');
     await runCommand(process.execPath, [CLI, 'build', '--config', config, '--out', dist, '--json'], { env });
     const root = realpathSync(dist);
-    const files = readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(root.length + 1));
+    const files = readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name).slice(root.length + 1));
     log(`bucket: ${corpus.tags} versions, ${files.length} files to push`);
 
     let buckets = 0;
@@ -66,7 +86,11 @@ export async function benchBucket({ quick = false, runs } = {}) {
       return (performance.now() - started) / 1000;
     };
     const push = async (bucket) => {
-      const { stdout, seconds } = await runCommand(process.execPath, [CLI, 'push', dist, `s3://${bucket}`, ...flags, '--concurrency', String(CONCURRENCY), '--json'], { env });
+      const { stdout, seconds } = await runCommand(
+        process.execPath,
+        [CLI, 'push', dist, `s3://${bucket}`, ...flags, '--concurrency', String(CONCURRENCY), '--json'],
+        { env },
+      );
       return { seconds, result: JSON.parse(stdout.toString()) };
     };
 
@@ -85,7 +109,9 @@ export async function benchBucket({ quick = false, runs } = {}) {
       const a = await push(lastBucket);
       if (a.result.uploaded !== 0) throw new Error(`a second push uploaded ${a.result.uploaded} objects`);
       again.push(a.seconds);
-      log(`bucket: run ${i + 1}/${runs}: push ${(files.length / p.seconds).toFixed(0)} objects/s (${p.seconds.toFixed(2)} s), SDK alone ${(files.length / f).toFixed(0)} objects/s, push again ${a.seconds.toFixed(2)} s`);
+      log(
+        `bucket: run ${i + 1}/${runs}: push ${(files.length / p.seconds).toFixed(0)} objects/s (${p.seconds.toFixed(2)} s), SDK alone ${(files.length / f).toFixed(0)} objects/s, push again ${a.seconds.toFixed(2)} s`,
+      );
     }
 
     const publishSeconds = [];
@@ -96,7 +122,28 @@ export async function benchBucket({ quick = false, runs } = {}) {
       await writeFile(join(source, 'main.tf'), `output "run" {\n  value = ${i}\n}\n`);
       const [address] = Object.keys(JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8')).modules);
       const [namespace, name, provider] = address.split('/');
-      const { stdout, seconds } = await runCommand(process.execPath, [CLI, 'publish', '--source', source, '--namespace', namespace, '--name', name, '--provider', provider, '--version', `99.0.${i}`, '--out', `s3://${lastBucket}`, ...flags, '--json'], { env });
+      const { stdout, seconds } = await runCommand(
+        process.execPath,
+        [
+          CLI,
+          'publish',
+          '--source',
+          source,
+          '--namespace',
+          namespace,
+          '--name',
+          name,
+          '--provider',
+          provider,
+          '--version',
+          `99.0.${i}`,
+          '--out',
+          `s3://${lastBucket}`,
+          ...flags,
+          '--json',
+        ],
+        { env },
+      );
       const result = JSON.parse(stdout.toString());
       publishSeconds.push(seconds);
       written.push(result.uploaded.length);
@@ -117,7 +164,15 @@ export async function benchBucket({ quick = false, runs } = {}) {
         detail: { files: files.length, concurrency: CONCURRENCY, pushRates, floorRates },
       },
       { name: 'push again, nothing changed', modmirror: median(again), baseline: null, ratio: null, target: null, unit: 's', detail: { runs: again } },
-      { name: `publish 1 version into the bucket (${median(written)} objects written)`, modmirror: median(publishSeconds), baseline: null, ratio: null, target: null, unit: 's', detail: { runs: publishSeconds, written } },
+      {
+        name: `publish 1 version into the bucket (${median(written)} objects written)`,
+        modmirror: median(publishSeconds),
+        baseline: null,
+        ratio: null,
+        target: null,
+        unit: 's',
+        detail: { runs: publishSeconds, written },
+      },
     ];
   } finally {
     try {

@@ -32,7 +32,9 @@ export async function benchBuild({ quick = false, runs } = {}) {
     const started = performance.now();
     const many = await generateCorpus({ dir: join(tmp, 'many'), modules: shape.many[0], versionsPerModule: shape.many[1], seed: SEED });
     const big = await generateCorpus({ dir: join(tmp, 'big'), modules: 1, versionsPerModule: shape.big, seed: SEED + 1, namePrefix: 'big' });
-    log(`generated ${many.repos.length + big.repos.length} repositories, ${many.tags + big.tags} tags in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    log(
+      `generated ${many.repos.length + big.repos.length} repositories, ${many.tags + big.tags} tags in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     const rows = [];
     const full = await compareBuild(tmp, `build ${shape.many[0]} modules × ${shape.many[1]} versions`, many, runs);
@@ -91,7 +93,15 @@ async function compareBuild(tmp, name, corpus, runs) {
     target: `≤ ${BUILD_TARGET}× baseline`,
     unit: 's',
     pass: m / b <= BUILD_TARGET,
-    detail: { config, versions: corpus.tags, runs, modmirrorRuns: cli, modmirrorReportedSeconds: cliInternal, baselineRuns: base, parallelism: availableParallelism() },
+    detail: {
+      config,
+      versions: corpus.tags,
+      runs,
+      modmirrorRuns: cli,
+      modmirrorReportedSeconds: cliInternal,
+      baselineRuns: base,
+      parallelism: availableParallelism(),
+    },
   };
 }
 
@@ -128,7 +138,16 @@ async function benchIncremental(tmp, corpus, full, runs) {
   log(`incremental: nothing changed ${incremental.map((s) => s.toFixed(2)).join(', ')} s; publish ${publishes.map((s) => s.toFixed(2)).join(', ')} s`);
   const row = (name, values, target) => {
     const m = median(values);
-    return { name, modmirror: m, baseline: full.modmirror, ratio: m / full.modmirror, target: `≤ ${target * 100}% of the full build`, unit: 's', pass: m / full.modmirror <= target, detail: { runs: values } };
+    return {
+      name,
+      modmirror: m,
+      baseline: full.modmirror,
+      ratio: m / full.modmirror,
+      target: `≤ ${target * 100}% of the full build`,
+      unit: 's',
+      pass: m / full.modmirror <= target,
+      detail: { runs: values },
+    };
   };
   return [
     row(`publish 1 version into that mirror (vs its full build)`, publishes, PUBLISH_TARGET),
@@ -139,7 +158,11 @@ async function benchIncremental(tmp, corpus, full, runs) {
 async function listTags(repos) {
   const lists = await mapLimited(repos, availableParallelism(), async (repo) => {
     const { stdout } = await runCommand('git', ['for-each-ref', '--format=%(refname:strip=2)', 'refs/tags'], { cwd: repo });
-    return stdout.toString('utf8').split('\n').filter(Boolean).map((tag) => ({ repo, tag }));
+    return stdout
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((tag) => ({ repo, tag }));
   });
   return lists.flat();
 }
@@ -210,7 +233,9 @@ async function benchExtract(corpus, runs) {
     seconds.push(total / passes);
   }
   const s = median(seconds);
-  log(`extraction: ${versions.length} versions, ${tfFiles} .tf files (${distinctTfFiles} distinct), median ${(s * 1000).toFixed(0)} ms a pass, ${passes} pass(es) a run`);
+  log(
+    `extraction: ${versions.length} versions, ${tfFiles} .tf files (${distinctTfFiles} distinct), median ${(s * 1000).toFixed(0)} ms a pass, ${passes} pass(es) a run`,
+  );
   const detail = { versions: versions.length, tfFiles, distinctTfFiles, secondsPerPass: s, passesPerRun: passes, runs };
   return [
     {
@@ -247,7 +272,15 @@ const BUILD_GROWTH_TARGET = 1.5;
  */
 export async function benchBuildMemory({ quick = false } = {}) {
   // Full: 1,000 and 10,000 versions. Quick: 30 and 150, so the quick run stays short.
-  const shapes = quick ? [[3, 10], [15, 10]] : [[100, 10], [1000, 10]];
+  const shapes = quick
+    ? [
+        [3, 10],
+        [15, 10],
+      ]
+    : [
+        [100, 10],
+        [1000, 10],
+      ];
   const tmp = makeTempDir();
   try {
     const results = [];
@@ -266,13 +299,28 @@ export async function benchBuildMemory({ quick = false } = {}) {
         throw new Error(`build memory: modmirror built ${summary.versions} of ${corpus.tags} versions: ${JSON.stringify(summary.errors.slice(0, 3))}`);
       }
       log(`build memory: ${label}: peak RSS ${run.peakMB.toFixed(0)} MB, built in ${run.seconds.toFixed(1)} s`);
-      results.push({ label, modules, versionsPerModule, versions: corpus.tags, peakMB: run.peakMB, seconds: run.seconds, generatedSeconds: generated, method: run.method });
+      results.push({
+        label,
+        modules,
+        versionsPerModule,
+        versions: corpus.tags,
+        peakMB: run.peakMB,
+        seconds: run.seconds,
+        generatedSeconds: generated,
+        method: run.method,
+      });
       await rm(out, { recursive: true, force: true });
       await rm(join(tmp, `corpus-${modules}`), { recursive: true, force: true });
     }
     const [small, large] = results;
     const growth = large.peakMB / small.peakMB;
-    const detail = { runs: 1, measuredWith: results[0].method, gnuTime: hasGnuTime(), corpora: results, note: 'one --clean build per corpus, one process; git corpora from corpus.mjs (same module shape, more modules)' };
+    const detail = {
+      runs: 1,
+      measuredWith: results[0].method,
+      gnuTime: hasGnuTime(),
+      corpora: results,
+      note: 'one --clean build per corpus, one process; git corpora from corpus.mjs (same module shape, more modules)',
+    };
     return [
       {
         name: `build peak RSS, ${small.label} (${small.modules.toLocaleString('en-US')} modules × ${small.versionsPerModule}, git)`,

@@ -78,8 +78,26 @@ async function benchSet(tmp, name, paths, runs, { publish }) {
   const mirror = bytes.archives + bytes.documents + bytes.browse;
   const detail = { paths, versions: tags.length, runs, modmirrorRuns: cli, floorRuns: floor, peakRunsMB: peaks, bytes, parallelism: availableParallelism() };
   const rows = [
-    { name: `history ${name}: build ${tags.length} versions`, modmirror: m, baseline: b, ratio: m / b, target: `≤ ${BUILD_TARGET}× baseline`, unit: 's', pass: m / b <= BUILD_TARGET, detail },
-    { name: `history ${name}: build peak RSS`, modmirror: peak, baseline: null, ratio: null, target: `≤ ${PEAK_TARGET_MB} MB`, unit: 'MB', pass: peak <= PEAK_TARGET_MB, detail },
+    {
+      name: `history ${name}: build ${tags.length} versions`,
+      modmirror: m,
+      baseline: b,
+      ratio: m / b,
+      target: `≤ ${BUILD_TARGET}× baseline`,
+      unit: 's',
+      pass: m / b <= BUILD_TARGET,
+      detail,
+    },
+    {
+      name: `history ${name}: build peak RSS`,
+      modmirror: peak,
+      baseline: null,
+      ratio: null,
+      target: `≤ ${PEAK_TARGET_MB} MB`,
+      unit: 'MB',
+      pass: peak <= PEAK_TARGET_MB,
+      detail,
+    },
     {
       name: `history ${name}: browse share of the mirror`,
       modmirror: bytes.browse / MB,
@@ -153,13 +171,17 @@ async function publishAndBundle(dir, name, path, fullManifest) {
   const before = join(dir, 'manifest-before.json');
   await writeFile(before, readFileSync(join(out, 'manifest.json')));
   await runCommand('git', ['fetch', '-q', path, `refs/tags/${newest.tag}:refs/tags/${newest.tag}`], { cwd: clone });
-  const published = await runCommand(process.execPath, [CLI, 'publish', '--config', config, '--git', clone, '--ref', newest.tag, '--out', out, '--json'], { cwd: dir });
+  const published = await runCommand(process.execPath, [CLI, 'publish', '--config', config, '--git', clone, '--ref', newest.tag, '--out', out, '--json'], {
+    cwd: dir,
+  });
   const result = lastJson(published.stdout);
   if (result.outcome !== 'published') throw new Error(`history ${name}: publish of ${newest.tag}: ${JSON.stringify(result)}`);
   const bundle = join(dir, 'since.tar.gz');
   await runCommand(process.execPath, [CLI, 'bundle', '--dir', out, '--out', bundle, '--since', before], { cwd: dir });
   const bundleBytes = statSync(bundle).size;
-  log(`history ${name}: publish ${key} ${newest.version} ${published.seconds.toFixed(2)} s; bundle --since ${fmt(bundleBytes)} MB, the new archive ${(newest.size / 1024).toFixed(1)} KB`);
+  log(
+    `history ${name}: publish ${key} ${newest.version} ${published.seconds.toFixed(2)} s; bundle --since ${fmt(bundleBytes)} MB, the new archive ${(newest.size / 1024).toFixed(1)} KB`,
+  );
   return [
     {
       name: `history ${name}: bundle --since carrying ${newest.version} vs its archive`,

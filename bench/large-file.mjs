@@ -27,7 +27,11 @@ function writeModule(dir, bigBytes) {
 
 async function gitRepo(dir, bigBytes) {
   writeModule(dir, bigBytes);
-  const git = (...args) => runCommand('git', args, { cwd: dir, env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' } });
+  const git = (...args) =>
+    runCommand('git', args, {
+      cwd: dir,
+      env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' },
+    });
   await git('init', '-q');
   await git('add', '.');
   await git('commit', '-q', '-m', 'one');
@@ -57,7 +61,12 @@ export async function benchBuildLargeFile({ quick = false } = {}) {
     const small = await peak(tmp, 'small', `  - folder: ${JSON.stringify(join(tmp, 'small'))}\n`);
     const folder = await peak(tmp, 'folder', `  - folder: ${JSON.stringify(join(tmp, 'big'))}\n`);
     const git = await peak(tmp, 'git', `  - git: ${JSON.stringify(join(tmp, 'terraform-aws-disk'))}\n    namespace: acme\n`);
-    const detail = { baseline: 'the same module without the large file, built in the same run', file: `${size}: 1 MiB random, then zeros (sparse)`, measuredWith: small.method, seconds: { small: small.seconds, folder: folder.seconds, git: git.seconds } };
+    const detail = {
+      baseline: 'the same module without the large file, built in the same run',
+      file: `${size}: 1 MiB random, then zeros (sparse)`,
+      measuredWith: small.method,
+      seconds: { small: small.seconds, folder: folder.seconds, git: git.seconds },
+    };
     return [folder, git].map((run, i) => ({
       name: `build peak RSS, 1 module with one ${size} file (${i === 0 ? 'folder' : 'git'})`,
       modmirror: run.peakMB,

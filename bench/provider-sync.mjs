@@ -54,8 +54,15 @@ export async function benchProviderSync({ quick = false, runs } = {}) {
     const key = await openpgp.generateKey({ type: 'ecc', curve: 'curve25519Legacy', userIDs: [{ name: 'Bench' }], format: 'object' });
     const sums = new Map();
     for (const version of new Set(files.map((f) => f.version))) {
-      const doc = Buffer.from(files.filter((f) => f.version === version).map((f) => `${f.sha}  ${f.name}\n`).join(''));
-      const sig = Buffer.from(await openpgp.sign({ message: await openpgp.createMessage({ binary: doc }), signingKeys: key.privateKey, detached: true, format: 'binary' }));
+      const doc = Buffer.from(
+        files
+          .filter((f) => f.version === version)
+          .map((f) => `${f.sha}  ${f.name}\n`)
+          .join(''),
+      );
+      const sig = Buffer.from(
+        await openpgp.sign({ message: await openpgp.createMessage({ binary: doc }), signingKeys: key.privateKey, detached: true, format: 'binary' }),
+      );
       sums.set(version, { doc, sig });
     }
     server.on('request', (req, res) => {
@@ -89,8 +96,34 @@ export async function benchProviderSync({ quick = false, runs } = {}) {
     const base = [];
     for (let i = 0; i < runs; i++) {
       const into = join(tmp, `out-${i}`);
-      sync.push((await runCommand(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROF] : []), CLI, 'sync', '--from', from, '--provider', 'bench/big', ...platforms.flatMap((p) => ['--platform', p]), '--providers-into', into], { cwd: tmp })).seconds);
-      base.push((await runCommand('sha256sum', files.map((f) => f.file))).seconds);
+      sync.push(
+        (
+          await runCommand(
+            process.execPath,
+            [
+              ...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROF] : []),
+              CLI,
+              'sync',
+              '--from',
+              from,
+              '--provider',
+              'bench/big',
+              ...platforms.flatMap((p) => ['--platform', p]),
+              '--providers-into',
+              into,
+            ],
+            { cwd: tmp },
+          )
+        ).seconds,
+      );
+      base.push(
+        (
+          await runCommand(
+            'sha256sum',
+            files.map((f) => f.file),
+          )
+        ).seconds,
+      );
       log(`provider sync run ${i + 1}/${runs}: ${sync.at(-1).toFixed(2)} s, sha256sum ${base.at(-1).toFixed(2)} s`);
     }
     const modmirror = totalMB / median(sync);

@@ -54,7 +54,8 @@ export async function benchProviderBuild({ quick = false, runs } = {}) {
       baseline.push(mb / seconds);
       const out = await runCommand(process.execPath, [CLI, 'build', '--clean', '--json', '--out', join(tmp, `dist-${run}`)], { cwd: tmp });
       const summary = JSON.parse(out.stdout.toString('utf8').trim().split('\n').pop());
-      if (summary.providerPackages !== count || summary.providerHashing.zips !== count) throw new Error(`provider build hashed ${summary.providerHashing.zips} of ${count} zips`);
+      if (summary.providerPackages !== count || summary.providerHashing.zips !== count)
+        throw new Error(`provider build hashed ${summary.providerHashing.zips} of ${count} zips`);
       build.push(mb / out.seconds);
     }
     const modmirror = median(build);

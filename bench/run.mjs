@@ -83,13 +83,23 @@ function table(rows) {
     r.target ? `${r.target}${r.pass === undefined ? '' : r.pass ? '  ok' : '  MISSED'}` : '(info)',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ').trimEnd();
+  const line = (cells) =>
+    cells
+      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join(' | ')
+      .trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n');
 }
 
 async function main() {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, json: { type: 'string' }, only: { type: 'string' }, history: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      only: { type: 'string' },
+      history: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
   });
   if (values.help) {

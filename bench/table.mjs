@@ -21,7 +21,10 @@ if (!Array.isArray(run.rows) || typeof run.machine !== 'object') {
 }
 
 /** A cell: `|` would end it, a line break would end the row. */
-const cell = (text) => String(text).replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+const cell = (text) =>
+  String(text)
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ');
 const { cpu, cores, node, platform } = run.machine;
 const day = typeof run.date === 'string' ? run.date.slice(0, 10) : 'unknown date';
 
@@ -34,6 +37,8 @@ const lines = [
 for (const r of run.rows) {
   const ratio = typeof r.ratio === 'number' ? `${r.ratio.toFixed(2)}×` : '—';
   const target = r.target ? `${r.target}${r.pass === undefined ? '' : r.pass ? ' (ok)' : ' (missed)'}` : '(info)';
-  lines.push(`| ${[r.benchmark ?? '', r.name.trim(), formatNumber(r.modmirror, r.unit), formatNumber(r.baseline, r.unit), ratio, target].map(cell).join(' | ')} |`);
+  lines.push(
+    `| ${[r.benchmark ?? '', r.name.trim(), formatNumber(r.modmirror, r.unit), formatNumber(r.baseline, r.unit), ratio, target].map(cell).join(' | ')} |`,
+  );
 }
 console.log(lines.join('\n'));

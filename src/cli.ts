@@ -103,12 +103,19 @@ const COMMANDS: Record<string, Command> = {
                   in a bucket, changed as publish --out s3:// changes it (with --endpoint, --region, --path-style)
 
   Kept in the mirror's deprecations.json: build, publish, bundle and unbundle carry it.`,
-    options: { reason: { type: 'string' }, link: { type: 'string' }, undo: { type: 'boolean' }, out: { type: 'string' }, config: { type: 'string' }, ...BUCKET_OPTIONS },
+    options: {
+      reason: { type: 'string' },
+      link: { type: 'string' },
+      undo: { type: 'boolean' },
+      out: { type: 'string' },
+      config: { type: 'string' },
+      ...BUCKET_OPTIONS,
+    },
     positionals: { names: ['NAMESPACE/NAME/PROVIDER', 'VERSION'], required: 2 },
     run: async (values, positionals) => (await import('./commands/deprecate.js')).runDeprecate(values, positionals),
   },
   'signing-key': {
-    summary: "Private registry: replace the key that signs archive URLs (every URL signed before stops working)",
+    summary: 'Private registry: replace the key that signs archive URLs (every URL signed before stops working)',
     usage: `modmirror signing-key rotate [--data DIR]
 
   --data DIR   the data folder serve uses (default: data); a running server takes the new key within a second`,
@@ -126,7 +133,13 @@ const COMMANDS: Record<string, Command> = {
   --expires-days N   the key expires after N days (default: never)
   --passphrase-env VAR   the variable holding the passphrase that locks the private key
                      (default: MODMIRROR_SIGNING_PASSPHRASE, what signing: passphraseEnv reads)`,
-    options: { name: { type: 'string' }, email: { type: 'string' }, out: { type: 'string' }, 'expires-days': { type: 'string' }, 'passphrase-env': { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      email: { type: 'string' },
+      out: { type: 'string' },
+      'expires-days': { type: 'string' },
+      'passphrase-env': { type: 'string' },
+    },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/provider-key.js')).runProviderKey(values, positionals),
   },
@@ -256,9 +269,14 @@ ${BUCKET_USAGE}
   Consumers (a comma list, "" for none) turn that kind's global sharing off; global sharing on
   clears that kind's consumers. Prints the organization's sharing as JSON.`,
     options: {
-      name: { type: 'string' }, email: { type: 'string' }, owner: { type: 'string' }, data: { type: 'string' },
-      'module-consumers': { type: 'string' }, 'provider-consumers': { type: 'string' },
-      'global-module-sharing': { type: 'string' }, 'global-provider-sharing': { type: 'string' },
+      name: { type: 'string' },
+      email: { type: 'string' },
+      owner: { type: 'string' },
+      data: { type: 'string' },
+      'module-consumers': { type: 'string' },
+      'provider-consumers': { type: 'string' },
+      'global-module-sharing': { type: 'string' },
+      'global-provider-sharing': { type: 'string' },
     },
     positionals: { names: ['create|share'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runOrg(values, positionals),
@@ -293,9 +311,19 @@ ${BUCKET_USAGE}
   statuses: pending, running, passed, failed, errored, canceled, unreachable; the stage's status follows
   its results unless --stage-status says otherwise (for example awaiting_override)`,
     options: {
-      run: { type: 'string' }, org: { type: 'string' }, workspace: { type: 'string' }, stage: { type: 'string' }, 'stage-status': { type: 'string' },
-      task: { type: 'string' }, status: { type: 'string' }, message: { type: 'string' }, url: { type: 'string' }, 'task-url': { type: 'string' },
-      enforcement: { type: 'string' }, speculative: { type: 'boolean' }, data: { type: 'string' },
+      run: { type: 'string' },
+      org: { type: 'string' },
+      workspace: { type: 'string' },
+      stage: { type: 'string' },
+      'stage-status': { type: 'string' },
+      task: { type: 'string' },
+      status: { type: 'string' },
+      message: { type: 'string' },
+      url: { type: 'string' },
+      'task-url': { type: 'string' },
+      enforcement: { type: 'string' },
+      speculative: { type: 'boolean' },
+      data: { type: 'string' },
     },
     positionals: { names: ['record'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runRunTask(values, positionals),
@@ -448,7 +476,9 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (!command) {
       const near = closest(name, Object.keys(COMMANDS));
-      throw new MirrorError('USAGE', `Unknown command "${name}".${near ? ` Did you mean "${near}"?` : ''}`, { hint: 'Run modmirror --help for the list of commands.' });
+      throw new MirrorError('USAGE', `Unknown command "${name}".${near ? ` Did you mean "${near}"?` : ''}`, {
+        hint: 'Run modmirror --help for the list of commands.',
+      });
     }
     if (rest.includes('--help') || rest.includes('-h')) {
       console.log(`Usage: ${command.usage}`);
@@ -500,7 +530,9 @@ function editDistance(a: string, b: string): number {
 function checkPositionals(name: string, command: Command, positionals: string[]): void {
   const { names, required, missing } = command.positionals ?? { names: [], required: 0 };
   if (positionals.length < required) {
-    throw new MirrorError('USAGE', missing ?? `Missing ${names.slice(positionals.length, required).join(' ')}: modmirror ${name} ${names.join(' ')}.`, { hint: `Usage: ${command.usage}` });
+    throw new MirrorError('USAGE', missing ?? `Missing ${names.slice(positionals.length, required).join(' ')}: modmirror ${name} ${names.join(' ')}.`, {
+      hint: `Usage: ${command.usage}`,
+    });
   }
   if (positionals.length > names.length) {
     throw new MirrorError('USAGE', `Unexpected argument "${positionals[names.length]}".`, { hint: `Usage: ${command.usage}` });

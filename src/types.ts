@@ -19,9 +19,7 @@ export interface ModuleMeta {
 }
 
 /** Where one version's files come from. */
-export type VersionOrigin =
-  | { kind: 'folder'; dir: string }
-  | { kind: 'git'; gitDir: string; commit: string; tree: string; subdir: string };
+export type VersionOrigin = { kind: 'folder'; dir: string } | { kind: 'git'; gitDir: string; commit: string; tree: string; subdir: string };
 
 /** One module version found by the scan stage, not yet read. */
 export interface VersionSource {

@@ -88,7 +88,9 @@ describe('imports between the parts of src/', () => {
 
   it('leave the top of src/ to the CLI entry and what every part shares', () => {
     // Each stage or job is a folder of its own; a new file at the top is a part without a home.
-    const top = readdirSync(SRC).filter((f) => f.endsWith('.ts')).sort();
+    const top = readdirSync(SRC)
+      .filter((f) => f.endsWith('.ts'))
+      .sort();
     expect(top).toEqual(['atomic.ts', 'cli.ts', 'concurrency.ts', 'errors.ts', 'file-stamp.ts', 'processes.ts', 'types.ts', 'version-order.ts', 'version.ts']);
   });
 });

@@ -30,7 +30,23 @@ export function makeCertificatesIn(dir: string): Certificates {
   openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=modmirror test CA', '-keyout', 'ca.key', '-out', FILES.ca]);
   openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', FILES.key, '-out', 'server.csr']);
   writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  openssl(['x509', '-req', '-in', 'server.csr', '-CA', FILES.ca, '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'san.ext', '-out', FILES.cert]);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    FILES.ca,
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '1',
+    '-extfile',
+    'san.ext',
+    '-out',
+    FILES.cert,
+  ]);
   return { ca: join(dir, FILES.ca), cert: join(dir, FILES.cert), key: join(dir, FILES.key) };
 }
 

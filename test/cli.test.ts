@@ -21,11 +21,22 @@ it('gives what the binary gives: output, errors and exit codes, in the folder an
     [['hosting', 'nginx', '--dir', 'dist', '--listen', '127.0.0.1:8080'], {}],
     // A passphrase variable that is not set (usage error), then a password variable that is set for the call.
     [['provider-key', 'create', '--name', 'Someone', '--out', 'keys', '--passphrase-env', 'MM_TEST_PASSPHRASE'], {}],
-    [['user', 'create', '--username', 'alice', '--email', 'alice@example.com', '--password-env', 'MM_TEST_PASSWORD', '--data', 'data-%s'], { MM_TEST_PASSWORD: 'correct horse battery staple' }],
+    [
+      ['user', 'create', '--username', 'alice', '--email', 'alice@example.com', '--password-env', 'MM_TEST_PASSWORD', '--data', 'data-%s'],
+      { MM_TEST_PASSWORD: 'correct horse battery staple' },
+    ],
   ];
   for (const [args, env] of commands) {
-    const inProcess = await runCli(args.map((a) => a.replace('%s', 'in')), dir, env);
-    const spawned = await spawnCli(args.map((a) => a.replace('%s', 'out')), dir, env);
+    const inProcess = await runCli(
+      args.map((a) => a.replace('%s', 'in')),
+      dir,
+      env,
+    );
+    const spawned = await spawnCli(
+      args.map((a) => a.replace('%s', 'out')),
+      dir,
+      env,
+    );
     // A new user's id is random.
     const same = (r: CliResult) => ({ ...r, stdout: r.stdout.replace(/"user-\w+"/, '"user-ID"') });
     expect(same(inProcess), args.join(' ')).toEqual(same(spawned));

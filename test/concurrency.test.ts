@@ -15,7 +15,10 @@ it('runs at most `limit` tasks at once and keeps the results in order', async ()
 });
 
 it('takes each value out of the map as it goes', () => {
-  const map = new Map([['a', 1], ['b', 2]]);
+  const map = new Map([
+    ['a', 1],
+    ['b', 2],
+  ]);
   const taken = takeEach(map);
   expect(taken.next().value).toBe(1);
   expect([...map.keys()]).toEqual(['b']);

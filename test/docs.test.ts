@@ -11,7 +11,12 @@ import { main } from '../src/cli.js';
 import { ROOT } from './helpers.js';
 
 /** The user documentation: where a command or flag counts as documented. */
-const USER_DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const USER_DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 /** Every file whose command lines must be right. */
 const COMMAND_DOCS = [...USER_DOCS, 'CONTRIBUTING.md'];
 /** Every file whose links must resolve. */
@@ -67,7 +72,8 @@ describe('commands and flags', () => {
           const flags = all.get(name!);
           if (!flags) continue;
           lines++;
-          for (const [flag] of rest!.matchAll(/--[a-z][\w-]*/g)) if (!flags.has(flag) && flag !== '--help') unknown.push(`${file}: modmirror ${name} ${flag}: ${line.trim().slice(0, 80)}`);
+          for (const [flag] of rest!.matchAll(/--[a-z][\w-]*/g))
+            if (!flags.has(flag) && flag !== '--help') unknown.push(`${file}: modmirror ${name} ${flag}: ${line.trim().slice(0, 80)}`);
         }
       }
     }
@@ -81,7 +87,10 @@ function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const [, heading] of withoutCode(markdown).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
-    const slug = heading!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = heading!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     anchors.add(n === 0 ? slug : `${slug}-${n}`);

@@ -216,7 +216,9 @@ describe("the README's quick start", () => {
     expect(result.code, result.output).toBe(0);
     // What each step left: the registry, checked; the server's answer; the module as Terraform installed it.
     expect(result.output).toContain('dist/ is consistent.');
-    const manifest = JSON.parse(readFileSync(join(folder, 'dist', 'manifest.json'), 'utf8')) as { modules: Record<string, { versions: { version: string }[] }> };
+    const manifest = JSON.parse(readFileSync(join(folder, 'dist', 'manifest.json'), 'utf8')) as {
+      modules: Record<string, { versions: { version: string }[] }>;
+    };
     expect(manifest.modules['acme/hello/null']?.versions.map((v) => v.version)).toEqual(['1.0.0']);
     expect(result.output).toMatch(/"version": "1\.0\.0"/);
     if (hasTerraform) {
@@ -280,7 +282,11 @@ async function runScript(script: string, cwd: string): Promise<{ code: number; o
 
 /** `modmirror serve --port 0` from the installed package; its URL comes from the line it prints. */
 async function startInstalledServe(out: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child: ChildProcess = spawn(join(prefix, 'bin', 'modmirror'), ['serve', '--dir', out, '--host', '127.0.0.1', '--port', '0', '--data', 'data', '--quiet'], { cwd: work, env: { ...cleanEnv(), NO_COLOR: '1' } });
+  const child: ChildProcess = spawn(
+    join(prefix, 'bin', 'modmirror'),
+    ['serve', '--dir', out, '--host', '127.0.0.1', '--port', '0', '--data', 'data', '--quiet'],
+    { cwd: work, env: { ...cleanEnv(), NO_COLOR: '1' } },
+  );
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 20_000);

@@ -15,7 +15,6 @@ import { hasTerraform, makeRepo, runCli, tempDir, writeFiles } from './helpers.j
 
 const EKS = { namespace: 'acme', name: 'eks', provider: 'aws' };
 
-
 describe.skipIf(!hasTerraform)('terraform get with the archive (real client)', () => {
   it('installs an example made of links with every file; a tarball keeping the links installs empty files', async () => {
     const dir = tempDir();
@@ -25,7 +24,10 @@ describe.skipIf(!hasTerraform)('terraform get with the archive (real client)', (
     expect((await runCli(['build', '--json'], dir)).code).toBe(0);
     // What git archive (and a GitHub tarball) gives: symlink entries.
     execFileSync('git', ['archive', '--format=tar.gz', '-o', join(dir, 'git-archive.tar.gz'), 'v1.0.0'], { cwd: repo });
-    const files: Record<string, string> = { '/mirror.tar.gz': join(dir, 'dist', archiveFile(EKS, '1.0.0')), '/git-archive.tar.gz': join(dir, 'git-archive.tar.gz') };
+    const files: Record<string, string> = {
+      '/mirror.tar.gz': join(dir, 'dist', archiveFile(EKS, '1.0.0')),
+      '/git-archive.tar.gz': join(dir, 'git-archive.tar.gz'),
+    };
     // Plain bytes, no Content-Encoding: the archive as a static host serves it.
     const server = createServer((req, res) => {
       const file = files[req.url ?? ''];

@@ -3,7 +3,14 @@ import { compareVersionsDesc, latestVersion } from '../src/version-order.js';
 
 describe('compareVersionsDesc', () => {
   it('orders newest first by semver, pre-releases below their release, and build metadata by its text', () => {
-    expect(['1.0.0', '1.10.0', '1.2.0-rc.1', '1.2.0', '1.0.0+b', '1.0.0+a'].sort(compareVersionsDesc)).toEqual(['1.10.0', '1.2.0', '1.2.0-rc.1', '1.0.0', '1.0.0+a', '1.0.0+b']);
+    expect(['1.0.0', '1.10.0', '1.2.0-rc.1', '1.2.0', '1.0.0+b', '1.0.0+a'].sort(compareVersionsDesc)).toEqual([
+      '1.10.0',
+      '1.2.0',
+      '1.2.0-rc.1',
+      '1.0.0',
+      '1.0.0+a',
+      '1.0.0+b',
+    ]);
   });
 });
 
@@ -16,4 +23,3 @@ describe('latestVersion', () => {
     expect(latestVersion(['0.1.0-beta.1', '0.1.0-beta.2'])).toBe('0.1.0-beta.2');
   });
 });
-

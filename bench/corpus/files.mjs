@@ -64,7 +64,8 @@ function renderVariable(v) {
   if (v.default !== undefined) L.push(`  default     = ${renderValue(v.default, '  ')}`);
   if (v.sensitive) L.push('  sensitive   = true');
   if (v.nullable === false) L.push('  nullable    = false');
-  if (v.validation) L.push('', '  validation {', `    condition     = ${v.validation.condition}`, `    error_message = ${hclString(v.validation.message)}`, '  }');
+  if (v.validation)
+    L.push('', '  validation {', `    condition     = ${v.validation.condition}`, `    error_message = ${hclString(v.validation.message)}`, '  }');
   L.push('}');
   return L.join('\n');
 }
@@ -103,8 +104,24 @@ function renderReadme(unit, title, usageSource, moduleName, examples = []) {
     unit.summary,
     '',
     ...unit.notes.flatMap((n) => [n, '']),
-    ...(unit.sections ?? []).flatMap((s) => [`## ${s.title[0].toUpperCase()}${s.title.slice(1)}`, '', s.body, '', '```hcl', `module "${moduleName}" {`, `  source = "${usageSource}"`, '', `  # ${s.title}`, '  create = true', '}', '```', '']),
-    ...(examples.length > 0 ? ['## Examples', '', ...examples.map((ex) => `- [${ex.name}](https://example.com/${moduleName}/tree/main/examples/${ex.name})`), ''] : []),
+    ...(unit.sections ?? []).flatMap((s) => [
+      `## ${s.title[0].toUpperCase()}${s.title.slice(1)}`,
+      '',
+      s.body,
+      '',
+      '```hcl',
+      `module "${moduleName}" {`,
+      `  source = "${usageSource}"`,
+      '',
+      `  # ${s.title}`,
+      '  create = true',
+      '}',
+      '```',
+      '',
+    ]),
+    ...(examples.length > 0
+      ? ['## Examples', '', ...examples.map((ex) => `- [${ex.name}](https://example.com/${moduleName}/tree/main/examples/${ex.name})`), '']
+      : []),
     '## Usage',
     '',
     '```hcl',
@@ -130,14 +147,19 @@ function renderReadme(unit, title, usageSource, moduleName, examples = []) {
     '',
     '| Name | Type |',
     '|------|------|',
-    ...unit.resources.map((res) => `| [${res.type}.${res.name}](https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/${res.type.replace(/^aws_/, '')}) | resource |`),
+    ...unit.resources.map(
+      (res) =>
+        `| [${res.type}.${res.name}](https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/${res.type.replace(/^aws_/, '')}) | resource |`,
+    ),
     '',
   ];
   if (unit.vars.length > 0) {
     L.push('## Inputs', '', '| Name | Description | Type | Default | Required |', '|------|-------------|------|---------|:--------:|');
     for (const v of [...unit.vars].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const def = v.default === undefined ? 'n/a' : `\`${esc(inlineValue(v.default))}\``;
-      L.push(`| <a name="input_${v.name}"></a> [${v.name}](#input\\_${v.name}) | ${esc(v.description.text)} | \`${esc(inlineType(v.type))}\` | ${def} | ${v.default === undefined ? 'yes' : 'no'} |`);
+      L.push(
+        `| <a name="input_${v.name}"></a> [${v.name}](#input\\_${v.name}) | ${esc(v.description.text)} | \`${esc(inlineType(v.type))}\` | ${def} | ${v.default === undefined ? 'yes' : 'no'} |`,
+      );
     }
     L.push('');
   }
@@ -188,7 +210,14 @@ function renderExample(mod, ex) {
     '',
   ].join('\n');
   const outputs = `${mod.root.outputs
-    .map((o) => [`output "${o.name}" {`, `  description = ${hclString(o.description)}`, `  value       = module.${mod.moduleName.replace(/-/g, '_')}.${o.name}`, '}'].join('\n'))
+    .map((o) =>
+      [
+        `output "${o.name}" {`,
+        `  description = ${hclString(o.description)}`,
+        `  value       = module.${mod.moduleName.replace(/-/g, '_')}.${o.name}`,
+        '}',
+      ].join('\n'),
+    )
     .join('\n\n')}\n`;
   const readme = [
     `# ${ex.name} example`,
@@ -204,7 +233,7 @@ function renderExample(mod, ex) {
     '$ terraform apply',
     '```',
     '',
-    'Note that this example may create resources which can cost money. Run `terraform destroy` when you don\'t need these resources.',
+    "Note that this example may create resources which can cost money. Run `terraform destroy` when you don't need these resources.",
     '',
     '<!-- BEGIN_TF_DOCS -->',
     '## Requirements',
@@ -258,7 +287,8 @@ export function renderModule(mod) {
   // Real modules keep a changelog that grows on every tag.
   if (mod.changelog?.length) files.set('CHANGELOG.md', `# Changelog\n\n${[...mod.changelog].reverse().join('\n')}`);
   unitFiles('', mod.root, `AWS ${mod.moduleName} Terraform module`, `bench/${mod.moduleName}/aws`, mod.examples);
-  for (const s of mod.submodules) unitFiles(`modules/${s.name}/`, s.unit, `${mod.moduleName} ${s.name} submodule`, `bench/${mod.moduleName}/aws//modules/${s.name}`);
+  for (const s of mod.submodules)
+    unitFiles(`modules/${s.name}/`, s.unit, `${mod.moduleName} ${s.name} submodule`, `bench/${mod.moduleName}/aws//modules/${s.name}`);
   for (const ex of mod.examples) {
     const { main, outputs, readme } = renderExample(mod, ex);
     files.set(`examples/${ex.name}/main.tf`, main);

@@ -11,8 +11,14 @@ import { description, sentence } from './words.mjs';
 
 /** Changes from one tag to the next. Each returns whether it did anything, and whether it is a feature (minor bump). */
 const OPS = [
-  [4, 'addVariable'], [4, 'changeDefault'], [4, 'editReadme'], [1, 'bumpProvider'], [2, 'addOutput'],
-  [3, 'tweakResource'], [2, 'editExample'], [2, 'changeDescription'],
+  [4, 'addVariable'],
+  [4, 'changeDefault'],
+  [4, 'editReadme'],
+  [1, 'bumpProvider'],
+  [2, 'addOutput'],
+  [3, 'tweakResource'],
+  [2, 'editExample'],
+  [2, 'changeDescription'],
 ];
 
 function anyUnit(r, mod) {
@@ -44,7 +50,10 @@ function applyOp(r, mod, op) {
     }
     case 'bumpProvider': {
       const unit = mod.root;
-      const [major, minor] = unit.providers.aws.version.replace(/[^0-9.]/g, '').split('.').map(Number);
+      const [major, minor] = unit.providers.aws.version
+        .replace(/[^0-9.]/g, '')
+        .split('.')
+        .map(Number);
       unit.providers.aws.version = `>= ${r.chance(0.1) ? major + 1 : major}.${r.chance(0.1) ? 0 : (minor ?? 0) + r.int(1, 9)}`;
       return { feature: false };
     }
@@ -61,7 +70,13 @@ function applyOp(r, mod, op) {
       const unit = anyUnit(r, mod);
       const res = r.pick(unit.resources);
       if (!res) return undefined;
-      res.extraTags[r.pick(['Component', 'ManagedBy', 'CostCenter', 'Owner', 'Tier'])] = r.pick(['network', 'terraform', 'platform', 'shared', `v${r.int(1, 9)}`]);
+      res.extraTags[r.pick(['Component', 'ManagedBy', 'CostCenter', 'Owner', 'Tier'])] = r.pick([
+        'network',
+        'terraform',
+        'platform',
+        'shared',
+        `v${r.int(1, 9)}`,
+      ]);
       return { feature: false };
     }
     case 'editExample': {
@@ -98,7 +113,11 @@ export function moduleHistory({ index, versions, seed, namePrefix = 'm', size })
   let version = r.chance(0.3) ? [0, r.int(1, 9), 0] : [1, 0, 0];
   const steps = [{ tag: `v${version.join('.')}`, files: new Map(files), message: 'Initial release' }];
   for (let i = 1; i < versions; i++) {
-    const target = r.weighted([[45, 1], [35, 2], [20, 3]]);
+    const target = r.weighted([
+      [45, 1],
+      [35, 2],
+      [20, 3],
+    ]);
     let changed = new Set();
     let feature = false;
     const applied = [];

@@ -57,8 +57,9 @@ export function corpusSnapshots({ modules, versionsPerModule, seed = 1, namePref
     let files = new Map();
     for (const step of history.steps) {
       files = new Map(files);
-      for (const [p, c] of step.files) if (c === undefined) files.delete(p);
-      else files.set(p, c);
+      for (const [p, c] of step.files)
+        if (c === undefined) files.delete(p);
+        else files.set(p, c);
       out.push({ repo: history.name, tag: step.tag, files });
     }
   }

@@ -12,8 +12,20 @@ const sentences = (r, n) => Array.from({ length: n }, () => `${sentence(r)}.`).j
 
 const SUBMODULE_NAMES = ['iam', 'logging', 'endpoints', 'flow-logs', 'wrapper', 'kms', 'monitoring', 'backup'];
 const EXAMPLE_NAMES = [
-  'complete', 'simple', 'minimal', 'with-kms', 'ipv6', 'ipam', 'secondary-cidr', 'outpost', 'separate-route-tables',
-  'network-acls', 'manage-default', 'block-public-access', 'issues', 'vpc-flow-logs',
+  'complete',
+  'simple',
+  'minimal',
+  'with-kms',
+  'ipv6',
+  'ipam',
+  'secondary-cidr',
+  'outpost',
+  'separate-route-tables',
+  'network-acls',
+  'manage-default',
+  'block-public-access',
+  'issues',
+  'vpc-flow-logs',
 ];
 /** Inputs of the root, examples and submodules for each size of module. */
 const SIZES = {
@@ -56,7 +68,12 @@ function newUnit(r, { kind, varTarget, resourceCount, moduleName }) {
     for (const attr of attrs) {
       const name = `${base}_${attr}${res.kind === 'subnets' ? 's' : ''}`;
       if (unit.outputs.some((o) => o.name === name)) continue;
-      unit.outputs.push({ name, description: `The ${attr.toUpperCase()} of the ${base.replace(/_/g, ' ')}`, value: outputValue(res, attr), sensitive: r.chance(0.05) });
+      unit.outputs.push({
+        name,
+        description: `The ${attr.toUpperCase()} of the ${base.replace(/_/g, ' ')}`,
+        value: outputValue(res, attr),
+        sensitive: r.chance(0.05),
+      });
     }
   }
   return unit;
@@ -64,7 +81,15 @@ function newUnit(r, { kind, varTarget, resourceCount, moduleName }) {
 
 export function newModule(r, index, { namePrefix, size }) {
   const moduleName = `${namePrefix}${index}`;
-  const shape = SIZES[size ?? r.weighted([[60, 'medium'], [30, 'large'], [10, 'huge']])];
+  const shape =
+    SIZES[
+      size ??
+        r.weighted([
+          [60, 'medium'],
+          [30, 'large'],
+          [10, 'huge'],
+        ])
+    ];
   const root = newUnit(r, { kind: 'root', varTarget: r.int(...shape.rootVars), resourceCount: r.int(2, 4), moduleName });
   // Outputs beyond one per resource attribute: every example's README lists them all again.
   for (let i = 0, target = r.int(...shape.outputs); root.outputs.length < target && i < target * 3; i++) {
@@ -74,7 +99,10 @@ export function newModule(r, index, { namePrefix, size }) {
     root.outputs.push({ name, description: `The ${attr.replace(/_/g, ' ')} of the ${res.type} (${i})`, value: outputValue(res, attr), sensitive: false });
   }
   // Prose sections of the root README (usage notes, scenarios), as real READMEs have before their tables.
-  root.sections = Array.from({ length: r.int(...shape.paragraphs) }, (_, i) => ({ title: `${r.pick(NOUNS).replace(/_/g, ' ')} ${i + 1}`, body: sentences(r, r.int(3, 8)) }));
+  root.sections = Array.from({ length: r.int(...shape.paragraphs) }, (_, i) => ({
+    title: `${r.pick(NOUNS).replace(/_/g, ' ')} ${i + 1}`,
+    body: sentences(r, r.int(3, 8)),
+  }));
   const submodules = r.sample(SUBMODULE_NAMES, r.int(...shape.submodules)).map((name) => ({
     name,
     unit: newUnit(r, { kind: 'sub', varTarget: r.int(10, 24), resourceCount: r.int(1, 3), moduleName: `${moduleName}/${name}` }),
@@ -85,7 +113,12 @@ export function newModule(r, index, { namePrefix, size }) {
   const examples = r.sample(EXAMPLE_NAMES, r.int(...shape.examples)).map((name) => ({
     name,
     values: Object.fromEntries(
-      r.sample(root.vars.filter((v) => !['create', 'name', 'tags'].includes(v.name)), r.int(3, 7)).map((v) => [v.name, valueOf(v.type, r)]),
+      r
+        .sample(
+          root.vars.filter((v) => !['create', 'name', 'tags'].includes(v.name)),
+          r.int(3, 7),
+        )
+        .map((v) => [v.name, valueOf(v.type, r)]),
     ),
     useSubmodule: submodules.length > 0 && r.chance(0.5) ? submodules[0].name : undefined,
     notes: [],

@@ -5,16 +5,89 @@ import { lit, renderValue } from './hcl.mjs';
 import { makeVariable } from './variables.mjs';
 
 export const GENERIC = [
-  { type: 'aws_cloudwatch_log_group', short: 'log_group', attrs: [['retention_in_days', 'number'], ['kms_key_id', 'string'], ['skip_destroy', 'bool']] },
-  { type: 'aws_s3_bucket', short: 'bucket', attrs: [['bucket_prefix', 'string'], ['force_destroy', 'bool'], ['object_lock_enabled', 'bool']] },
-  { type: 'aws_sqs_queue', short: 'queue', attrs: [['visibility_timeout_seconds', 'number'], ['message_retention_seconds', 'number'], ['fifo_queue', 'bool'], ['kms_master_key_id', 'string']] },
-  { type: 'aws_sns_topic', short: 'topic', attrs: [['display_name', 'string'], ['fifo_topic', 'bool'], ['kms_master_key_id', 'string']] },
-  { type: 'aws_iam_role', short: 'role', attrs: [['path', 'string'], ['max_session_duration', 'number'], ['permissions_boundary', 'string'], ['description', 'string']] },
-  { type: 'aws_kms_key', short: 'kms', attrs: [['deletion_window_in_days', 'number'], ['enable_key_rotation', 'bool'], ['multi_region', 'bool'], ['description', 'string']] },
+  {
+    type: 'aws_cloudwatch_log_group',
+    short: 'log_group',
+    attrs: [
+      ['retention_in_days', 'number'],
+      ['kms_key_id', 'string'],
+      ['skip_destroy', 'bool'],
+    ],
+  },
+  {
+    type: 'aws_s3_bucket',
+    short: 'bucket',
+    attrs: [
+      ['bucket_prefix', 'string'],
+      ['force_destroy', 'bool'],
+      ['object_lock_enabled', 'bool'],
+    ],
+  },
+  {
+    type: 'aws_sqs_queue',
+    short: 'queue',
+    attrs: [
+      ['visibility_timeout_seconds', 'number'],
+      ['message_retention_seconds', 'number'],
+      ['fifo_queue', 'bool'],
+      ['kms_master_key_id', 'string'],
+    ],
+  },
+  {
+    type: 'aws_sns_topic',
+    short: 'topic',
+    attrs: [
+      ['display_name', 'string'],
+      ['fifo_topic', 'bool'],
+      ['kms_master_key_id', 'string'],
+    ],
+  },
+  {
+    type: 'aws_iam_role',
+    short: 'role',
+    attrs: [
+      ['path', 'string'],
+      ['max_session_duration', 'number'],
+      ['permissions_boundary', 'string'],
+      ['description', 'string'],
+    ],
+  },
+  {
+    type: 'aws_kms_key',
+    short: 'kms',
+    attrs: [
+      ['deletion_window_in_days', 'number'],
+      ['enable_key_rotation', 'bool'],
+      ['multi_region', 'bool'],
+      ['description', 'string'],
+    ],
+  },
   { type: 'aws_route_table', short: 'route_table', attrs: [['propagating_vgws', 'list']] },
-  { type: 'aws_lb_target_group', short: 'target_group', attrs: [['port', 'number'], ['protocol', 'string'], ['deregistration_delay', 'number']] },
-  { type: 'aws_ecr_repository', short: 'repository', attrs: [['image_tag_mutability', 'string'], ['force_delete', 'bool']] },
-  { type: 'aws_db_subnet_group', short: 'db_subnet_group', attrs: [['subnet_ids', 'list'], ['description', 'string']] },
+  {
+    type: 'aws_lb_target_group',
+    short: 'target_group',
+    attrs: [
+      ['port', 'number'],
+      ['protocol', 'string'],
+      ['deregistration_delay', 'number'],
+    ],
+  },
+  {
+    type: 'aws_ecr_repository',
+    short: 'repository',
+    attrs: [
+      ['image_tag_mutability', 'string'],
+      ['force_delete', 'bool'],
+    ],
+  },
+  {
+    type: 'aws_db_subnet_group',
+    short: 'db_subnet_group',
+    attrs: [
+      ['subnet_ids', 'list'],
+      ['description', 'string'],
+    ],
+  },
 ];
 
 export function addVar(unit, v) {
@@ -24,11 +97,13 @@ export function addVar(unit, v) {
 export function genericResource(r, unit, spec) {
   const name = unit.resources.some((x) => x.type === spec.type) ? `${spec.short}_${unit.resources.length}` : 'this';
   const prefix = spec.short;
-  const attrs = spec.attrs.filter((_, i) => i === 0 || r.chance(0.7)).map(([attr, kind]) => {
-    const varName = `${prefix}_${attr}`;
-    addVar(unit, makeVariable(r, varName, kind));
-    return [attr, `var.${varName}`];
-  });
+  const attrs = spec.attrs
+    .filter((_, i) => i === 0 || r.chance(0.7))
+    .map(([attr, kind]) => {
+      const varName = `${prefix}_${attr}`;
+      addVar(unit, makeVariable(r, varName, kind));
+      return [attr, `var.${varName}`];
+    });
   addVar(unit, makeVariable(r, `create_${prefix}`, 'bool', { default: true }));
   addVar(unit, makeVariable(r, `${prefix}_tags`, 'map', { default: {} }));
   return { kind: 'generic', type: spec.type, name, prefix, attrs, extraTags: {} };
@@ -48,10 +123,25 @@ export function securityGroupResource(r, unit) {
   };
   const rule = (port) => ({ description: `Allow ${port}`, from_port: lit(String(port)), to_port: lit(String(port)), cidr_blocks: ['10.0.0.0/8'] });
   addVar(unit, makeVariable(r, 'create_security_group', 'bool', { default: true }));
-  addVar(unit, makeVariable(r, 'security_group_description', 'string', { default: 'Managed by Terraform', description: { heredoc: true, text: 'Description of the security group.\nChanging it forces a new security group.' } }));
+  addVar(
+    unit,
+    makeVariable(r, 'security_group_description', 'string', {
+      default: 'Managed by Terraform',
+      description: { heredoc: true, text: 'Description of the security group.\nChanging it forces a new security group.' },
+    }),
+  );
   addVar(unit, makeVariable(r, 'vpc_id', 'string', { default: null }));
-  addVar(unit, makeVariable(r, 'security_group_ingress_rules', 'listobj', { type: { t: 'list', of: ruleType }, default: [rule(443), rule(r.pick([80, 8080, 5432]))] }));
-  addVar(unit, makeVariable(r, 'security_group_egress_rules', 'listobj', { type: { t: 'list', of: ruleType }, default: [{ from_port: lit('0'), to_port: lit('0'), protocol: '-1', cidr_blocks: ['0.0.0.0/0'] }] }));
+  addVar(
+    unit,
+    makeVariable(r, 'security_group_ingress_rules', 'listobj', { type: { t: 'list', of: ruleType }, default: [rule(443), rule(r.pick([80, 8080, 5432]))] }),
+  );
+  addVar(
+    unit,
+    makeVariable(r, 'security_group_egress_rules', 'listobj', {
+      type: { t: 'list', of: ruleType },
+      default: [{ from_port: lit('0'), to_port: lit('0'), protocol: '-1', cidr_blocks: ['0.0.0.0/0'] }],
+    }),
+  );
   return { kind: 'sg', type: 'aws_security_group', name: 'this', extraTags: {} };
 }
 
@@ -90,7 +180,11 @@ export function renderResource(res) {
     const width = Math.max(...res.attrs.map(([a]) => a.length), 4);
     L.push(`  ${'name'.padEnd(width)} = "\${local.name}-${res.prefix.replace(/_/g, '-')}"`);
     for (const [a, e] of res.attrs) if (a !== 'name') L.push(`  ${a.padEnd(width)} = ${e}`);
-    L.push('', `  tags = ${tagsExpr(['local.tags', `var.${res.prefix}_tags`, `{ Name = "\${local.name}-${res.prefix.replace(/_/g, '-')}" }`], res, '  ')}`, '}');
+    L.push(
+      '',
+      `  tags = ${tagsExpr(['local.tags', `var.${res.prefix}_tags`, `{ Name = "\${local.name}-${res.prefix.replace(/_/g, '-')}" }`], res, '  ')}`,
+      '}',
+    );
   } else if (res.kind === 'sg') {
     L.push(
       `resource "aws_security_group" "${res.name}" {`,

@@ -6,15 +6,19 @@ import { description, FIELD_POOL, NOUNS, NUMBER_LITERALS, STRINGS, SUFFIX } from
 
 export function valueOf(type, r, depth = 0) {
   switch (type.t) {
-    case 'string': return r.pick(STRINGS);
-    case 'number': return lit(r.pick(NUMBER_LITERALS));
-    case 'bool': return r.chance(0.5);
+    case 'string':
+      return r.pick(STRINGS);
+    case 'number':
+      return lit(r.pick(NUMBER_LITERALS));
+    case 'bool':
+      return r.chance(0.5);
     case 'list':
     case 'set':
       return Array.from({ length: r.int(depth > 0 ? 0 : 1, 3) }, () => valueOf(type.of, r, depth + 1));
     case 'map': {
       const out = {};
-      for (let i = r.int(1, 3); i > 0; i--) out[r.pick(['primary', 'secondary', 'default', 'Environment', 'Team', 'a', 'b', 'logs'])] = valueOf(type.of, r, depth + 1);
+      for (let i = r.int(1, 3); i > 0; i--)
+        out[r.pick(['primary', 'secondary', 'default', 'Environment', 'Team', 'a', 'b', 'logs'])] = valueOf(type.of, r, depth + 1);
       return out;
     }
     case 'object': {
@@ -24,7 +28,10 @@ export function valueOf(type, r, depth = 0) {
     }
     default: {
       // `any`: nested maps and lists
-      return { defaults: { retries: lit('3'), backoff: [lit('1'), lit('2'), lit('4')], timeout: lit(r.pick(NUMBER_LITERALS)) }, overrides: depth > 0 ? {} : { [r.pick(NOUNS)]: { enabled: r.chance(0.5) } } };
+      return {
+        defaults: { retries: lit('3'), backoff: [lit('1'), lit('2'), lit('4')], timeout: lit(r.pick(NUMBER_LITERALS)) },
+        overrides: depth > 0 ? {} : { [r.pick(NOUNS)]: { enabled: r.chance(0.5) } },
+      };
     }
   }
 }
@@ -43,21 +50,40 @@ function objectType(r, depth = 0) {
 }
 
 const VAR_KINDS = [
-  [5, 'string'], [5, 'bool'], [4, 'number'], [2, 'list'], [2, 'map'], [1, 'set'], [3, 'object'], [2, 'mapobj'], [2, 'listobj'], [1, 'any'],
+  [5, 'string'],
+  [5, 'bool'],
+  [4, 'number'],
+  [2, 'list'],
+  [2, 'map'],
+  [1, 'set'],
+  [3, 'object'],
+  [2, 'mapobj'],
+  [2, 'listobj'],
+  [1, 'any'],
 ];
 
 function typeOfKind(kind, r) {
   switch (kind) {
-    case 'string': return { t: 'string' };
-    case 'bool': return { t: 'bool' };
-    case 'number': return { t: 'number' };
-    case 'list': return { t: 'list', of: { t: 'string' } };
-    case 'map': return { t: 'map', of: { t: 'string' } };
-    case 'set': return { t: 'set', of: { t: 'string' } };
-    case 'object': return objectType(r);
-    case 'mapobj': return { t: 'map', of: objectType(r, 1) };
-    case 'listobj': return { t: 'list', of: objectType(r, 1) };
-    default: return { t: 'any' };
+    case 'string':
+      return { t: 'string' };
+    case 'bool':
+      return { t: 'bool' };
+    case 'number':
+      return { t: 'number' };
+    case 'list':
+      return { t: 'list', of: { t: 'string' } };
+    case 'map':
+      return { t: 'map', of: { t: 'string' } };
+    case 'set':
+      return { t: 'set', of: { t: 'string' } };
+    case 'object':
+      return objectType(r);
+    case 'mapobj':
+      return { t: 'map', of: objectType(r, 1) };
+    case 'listobj':
+      return { t: 'list', of: objectType(r, 1) };
+    default:
+      return { t: 'any' };
   }
 }
 
@@ -76,14 +102,17 @@ export function makeVariable(r, name, kind, extra = {}) {
     description: description(r, name),
     default: r.chance(0.9) ? defaultOf(type, r) : undefined,
     sensitive: (kind === 'string' && r.chance(0.05)) || undefined,
-    nullable: (kind !== 'string' && r.chance(0.08)) ? false : undefined,
+    nullable: kind !== 'string' && r.chance(0.08) ? false : undefined,
     validation: undefined,
     ...extra,
   };
   if (v.nullable === false && v.default === null) v.default = valueOf(type, r);
   if (kind === 'number' && r.chance(0.2)) v.validation = { condition: `var.${name} >= 0`, message: `The ${name} must not be negative.` };
   if (kind === 'string' && r.chance(0.1)) {
-    v.validation = { condition: `var.${name} == null || can(regex("^[a-z0-9-_]+$", var.${name}))`, message: `The ${name} may only hold lower-case letters, digits, "-" and "_".` };
+    v.validation = {
+      condition: `var.${name} == null || can(regex("^[a-z0-9-_]+$", var.${name}))`,
+      message: `The ${name} may only hold lower-case letters, digits, "-" and "_".`,
+    };
   }
   return v;
 }

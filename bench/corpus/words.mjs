@@ -2,9 +2,38 @@
 // sentences made of them.
 
 export const NOUNS = [
-  'vpc', 'subnet', 'nat_gateway', 'flow_log', 'route_table', 'instance', 'volume', 'bucket', 'queue', 'topic', 'log',
-  'alarm', 'cluster', 'node_group', 'endpoint', 'dns', 'kms', 'iam_role', 'policy', 'secret', 'backup', 'cache',
-  'listener', 'target_group', 'db', 'snapshot', 'replica', 'gateway', 'peering', 'acl', 'firewall', 'trail',
+  'vpc',
+  'subnet',
+  'nat_gateway',
+  'flow_log',
+  'route_table',
+  'instance',
+  'volume',
+  'bucket',
+  'queue',
+  'topic',
+  'log',
+  'alarm',
+  'cluster',
+  'node_group',
+  'endpoint',
+  'dns',
+  'kms',
+  'iam_role',
+  'policy',
+  'secret',
+  'backup',
+  'cache',
+  'listener',
+  'target_group',
+  'db',
+  'snapshot',
+  'replica',
+  'gateway',
+  'peering',
+  'acl',
+  'firewall',
+  'trail',
 ];
 export const SUFFIX = {
   string: ['name', 'description', 'arn', 'id', 'mode', 'class', 'prefix', 'identifier', 'engine_version', 'schedule'],
@@ -19,8 +48,26 @@ export const SUFFIX = {
   any: ['overrides', 'extra_settings', 'advanced'],
 };
 const WORDS = [
-  'traffic', 'encryption', 'logging', 'replication', 'the primary', 'each', 'additional', 'custom', 'managed', 'default',
-  'regional', 'cross-account', 'private', 'public', 'retention', 'lifecycle', 'network', 'monitoring', 'capacity', 'access',
+  'traffic',
+  'encryption',
+  'logging',
+  'replication',
+  'the primary',
+  'each',
+  'additional',
+  'custom',
+  'managed',
+  'default',
+  'regional',
+  'cross-account',
+  'private',
+  'public',
+  'retention',
+  'lifecycle',
+  'network',
+  'monitoring',
+  'capacity',
+  'access',
 ];
 export const FIELD_POOL = [
   ['name', () => ({ t: 'string' })],
@@ -40,7 +87,19 @@ export const FIELD_POOL = [
   ['weight', () => ({ t: 'number' })],
 ];
 export const NUMBER_LITERALS = ['1e3', '3600', '30', '0.5', '2.5e-1', '86400', '5', '1024', '65535', '1e6', '7', '14', '300', '1.5'];
-export const STRINGS = ['primary', 'standard', 'gp3', 'INTELLIGENT_TIERING', 'us-east-1a', '10.0.0.0/16', 'tcp', 'HTTPS', 'auto', 'on-demand', 'arn:aws:iam::aws:policy/ReadOnlyAccess'];
+export const STRINGS = [
+  'primary',
+  'standard',
+  'gp3',
+  'INTELLIGENT_TIERING',
+  'us-east-1a',
+  '10.0.0.0/16',
+  'tcp',
+  'HTTPS',
+  'auto',
+  'on-demand',
+  'arn:aws:iam::aws:policy/ReadOnlyAccess',
+];
 
 export function sentence(r) {
   return `${r.pick(['Controls', 'Determines', 'Specifies', 'Sets', 'Configures', 'Defines'])} ${r.pick(WORDS)} ${r.pick(WORDS)} for ${r.pick(WORDS)} ${r.pick(NOUNS).replace(/_/g, ' ')} resources`;

@@ -31,7 +31,9 @@ export async function benchServeMemory({ quick = false } = {}) {
     if (summary.errors?.length > 0 || summary.versions !== mirror.versions) {
       throw new Error(`serve-memory: modmirror built ${summary.versions} of ${mirror.versions} versions: ${JSON.stringify(summary.errors?.slice(0, 3))}`);
     }
-    log(`serve-memory: built ${summary.versions.toLocaleString('en-US')} versions in ${build.seconds.toFixed(1)} s, build peak RSS ${build.peakMB.toFixed(0)} MB`);
+    log(
+      `serve-memory: built ${summary.versions.toLocaleString('en-US')} versions in ${build.seconds.toFixed(1)} s, build peak RSS ${build.peakMB.toFixed(0)} MB`,
+    );
 
     const mm = await startProcess([CLI, 'serve', '--dir', out, '--host', HOST, '--port', '0', '--quiet', '--data', join(tmp, 'data')], 'modmirror serve');
     servers.push(mm);

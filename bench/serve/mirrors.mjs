@@ -17,7 +17,11 @@ export const PROVIDERS = [
   ['google', 'hashicorp/google', '>= 5.10'],
   ['azurerm', 'hashicorp/azurerm', '~> 3.100'],
 ];
-const RESOURCES = { aws: ['s3_bucket', 'sqs_queue', 'iam_role', 'security_group', 'cloudwatch_log_group'], google: ['storage_bucket', 'pubsub_topic', 'compute_network', 'dns_managed_zone'], azurerm: ['storage_account', 'key_vault', 'virtual_network', 'log_analytics_workspace'] };
+const RESOURCES = {
+  aws: ['s3_bucket', 'sqs_queue', 'iam_role', 'security_group', 'cloudwatch_log_group'],
+  google: ['storage_bucket', 'pubsub_topic', 'compute_network', 'dns_managed_zone'],
+  azurerm: ['storage_account', 'key_vault', 'virtual_network', 'log_analytics_workspace'],
+};
 export const SEARCH_WORD = VOCAB[0];
 
 /** Files of one small module: a resource, a few variables and outputs, a README whose first line carries vocabulary words. */
@@ -148,9 +152,17 @@ export async function generateVersionedMirror(dir, { modules, versions }) {
     const ns = NAMESPACES[Math.floor(i / PROVIDERS.length) % NAMESPACES.length];
     const name = `${r.pick(VOCAB)}-${r.pick(['stack', 'service', 'baseline', 'cluster', 'bucket', 'zone', 'vault'])}-${String(i).padStart(5, '0')}`;
     const { files } = smallModule(r, name, provider);
-    list.push({ ns, name, provider: provider[0], key: `${ns}/${name}/${provider[0]}`, text: `${files['main.tf']}\n${files['variables.tf']}\n${files['outputs.tf']}` });
+    list.push({
+      ns,
+      name,
+      provider: provider[0],
+      key: `${ns}/${name}/${provider[0]}`,
+      text: `${files['main.tf']}\n${files['variables.tf']}\n${files['outputs.tf']}`,
+    });
   }
   const jobs = list.flatMap((m) => Array.from({ length: versions }, (_, v) => [m, `1.${v}.0`]));
-  await mapLimited(jobs, 16, ([m, version]) => writeFiles(join(dir, m.ns, m.name, m.provider, version), { 'main.tf': `${m.text}\nlocals {\n  module  = "${m.name}"\n  release = "${version}"\n}\n` }));
+  await mapLimited(jobs, 16, ([m, version]) =>
+    writeFiles(join(dir, m.ns, m.name, m.provider, version), { 'main.tf': `${m.text}\nlocals {\n  module  = "${m.name}"\n  release = "${version}"\n}\n` }),
+  );
   return { list: list.map(({ text, ...m }) => m), versions: jobs.length, latest: `1.${versions - 1}.0` };
 }

@@ -182,7 +182,9 @@ export async function load(server, path, seconds, headers) {
   const after = cpuSeconds(server.pid);
   const result = JSON.parse(line);
   if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result.requests === 0) {
-    throw new Error(`load on ${server.url}${path}: ${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+    throw new Error(
+      `load on ${server.url}${path}: ${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
+    );
   }
   result.serverCpu = before === null || after === null ? null : (after - before) / result.duration;
   return result;

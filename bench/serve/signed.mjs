@@ -24,7 +24,10 @@ export async function benchSignedArchive({ quick = false, runs } = {}) {
     await prepareDataDir(join(tmp, 'data'));
     await runTracked([CLI, 'build', '--modules', join(tmp, 'modules'), '--out', join(tmp, 'dist'), '--json'], { cwd: tmp });
     const serve = (access) =>
-      startProcess([CLI, 'serve', '--dir', join(tmp, 'dist'), '--host', HOST, '--port', '0', '--quiet', '--data', join(tmp, 'data'), '--access', access], `serve --access ${access}`);
+      startProcess(
+        [CLI, 'serve', '--dir', join(tmp, 'dist'), '--host', HOST, '--port', '0', '--quiet', '--data', join(tmp, 'data'), '--access', access],
+        `serve --access ${access}`,
+      );
     const open = await serve('public');
     servers.push(open);
     const closed = await serve('private');
@@ -36,7 +39,10 @@ export async function benchSignedArchive({ quick = false, runs } = {}) {
     if (answer.status !== 200) throw new Error(`serve-signed: ${download} answered ${answer.status}: ${answer.body.toString('utf8')}`);
     const signed = new URL(JSON.parse(answer.body.toString('utf8')).location, closed.url + download);
     const plain = new URL(signed.pathname, open.url).pathname;
-    for (const [server, path] of [[open, plain], [closed, signed.pathname + signed.search]]) {
+    for (const [server, path] of [
+      [open, plain],
+      [closed, signed.pathname + signed.search],
+    ]) {
       const res = await get(server.url + path);
       if (res.status !== 200) throw new Error(`serve-signed: ${path} answered ${res.status}`);
     }
@@ -56,7 +62,9 @@ export async function benchSignedArchive({ quick = false, runs } = {}) {
     }
     const rps = { public: median(results.public), signed: median(results.signed) };
     const cpuPerRequest = { public: median(cpu.public), signed: median(cpu.signed) };
-    log(`serve-signed: public ${Math.round(rps.public)} req/s (${cpuPerRequest.public.toFixed(0)} µs CPU each), signed ${Math.round(rps.signed)} req/s (${cpuPerRequest.signed.toFixed(0)} µs CPU each)`);
+    log(
+      `serve-signed: public ${Math.round(rps.public)} req/s (${cpuPerRequest.public.toFixed(0)} µs CPU each), signed ${Math.round(rps.signed)} req/s (${cpuPerRequest.signed.toFixed(0)} µs CPU each)`,
+    );
     return [
       {
         name: `GET a module archive by signed URL (private) vs the same archive public: k req/s (autocannon, ${CONNECTIONS} conn)`,

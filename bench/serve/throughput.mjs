@@ -69,11 +69,23 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
     const versionsBytes = statSync(join(out, 'v1/modules', bigKey, 'versions')).size;
     const lastOffset = mirror.totalModules - 21; // 9980 of 10,001; 980 of 1,001
     const endpoints = [
-      { key: 'versions', label: `versions (1 module × ${big.versions.length}, ${(versionsBytes / 1024).toFixed(1)} KB)`, path: `/v1/modules/${bigKey}/versions`, file: `v1/modules/${bigKey}/versions`, target: FILE_TARGET },
+      {
+        key: 'versions',
+        label: `versions (1 module × ${big.versions.length}, ${(versionsBytes / 1024).toFixed(1)} KB)`,
+        path: `/v1/modules/${bigKey}/versions`,
+        file: `v1/modules/${bigKey}/versions`,
+        target: FILE_TARGET,
+      },
       { key: 'detail', label: 'detail document', path: `/v1/modules/${probeKey}/1.0.0`, file: `v1/modules/${probeKey}/1.0.0/index.json`, target: FILE_TARGET },
       { key: 'list0', label: 'list offset=0 limit=15', path: '/v1/modules?offset=0&limit=15', target: DYNAMIC_TARGET, p99: true },
       { key: 'listN', label: `list offset=${lastOffset} limit=15`, path: `/v1/modules?offset=${lastOffset}&limit=15`, target: DYNAMIC_TARGET, p99: true },
-      { key: 'search', label: `search q=${SEARCH_WORD} (${mirror.searchHits.toLocaleString('en-US')} hits)`, path: `/v1/modules/search?q=${SEARCH_WORD}`, target: DYNAMIC_TARGET, p99: true },
+      {
+        key: 'search',
+        label: `search q=${SEARCH_WORD} (${mirror.searchHits.toLocaleString('en-US')} hits)`,
+        path: `/v1/modules/search?q=${SEARCH_WORD}`,
+        target: DYNAMIC_TARGET,
+        p99: true,
+      },
       // Management API: the same Authorization header goes to the ceiling (which ignores it) as to modmirror.
       {
         key: 'adminOrganizations',
@@ -96,7 +108,13 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
     // the public ones, byte for byte), through the token lookup, the per-caller view and the per-caller caches.
     for (const key of ['versions', 'detail', 'list0', 'search']) {
       const e = endpoints.find((x) => x.key === key);
-      endpoints.push({ ...e, key: `private${key[0].toUpperCase()}${key.slice(1)}`, label: `private: ${e.label}`, headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, private: true });
+      endpoints.push({
+        ...e,
+        key: `private${key[0].toUpperCase()}${key.slice(1)}`,
+        label: `private: ${e.label}`,
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+        private: true,
+      });
     }
     endpoints.splice(0, endpoints.length, ...endpoints.filter((e) => only === undefined || only.includes(e.key)));
     if (endpoints.length === 0) throw new Error(`serve: no endpoint named ${only.join(', ')}`);
@@ -106,7 +124,10 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
     servers.push(mm);
     const idle = procMemoryMB(mm.pid);
     const mmPrivate = endpoints.some((e) => e.private)
-      ? await startProcess([CLI, 'serve', '--dir', out, '--host', HOST, '--port', '0', '--quiet', '--data', join(tmp, 'data'), '--access', 'private'], 'modmirror serve --access private')
+      ? await startProcess(
+          [CLI, 'serve', '--dir', out, '--host', HOST, '--port', '0', '--quiet', '--data', join(tmp, 'data'), '--access', 'private'],
+          'modmirror serve --access private',
+        )
       : undefined;
     if (mmPrivate) servers.push(mmPrivate);
     const serverOf = (e) => (e.private ? mmPrivate : mm);
@@ -124,7 +145,8 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         const doc = JSON.parse(res.body.toString('utf8'));
         if (doc.modules.length === 0) throw new Error(`serve: search q=${SEARCH_WORD} found nothing`);
       }
-      if (e.check && !e.check(JSON.parse(res.body.toString('utf8')))) throw new Error(`serve: ${e.path} answered an unexpected document: ${res.body.toString('utf8').slice(0, 300)}`);
+      if (e.check && !e.check(JSON.parse(res.body.toString('utf8'))))
+        throw new Error(`serve: ${e.path} answered an unexpected document: ${res.body.toString('utf8').slice(0, 300)}`);
     }
     await writeFile(join(tmp, 'routes.json'), JSON.stringify(routes));
     const ceiling = await startProcess([ROLES, 'ceiling', join(tmp, 'routes.json')], 'ceiling server');
@@ -156,11 +178,7 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
     ];
     started = performance.now();
     for (const e of endpoints) {
-      const targets = [
-        ['modmirror', serverOf(e), e.path],
-        ['ceiling', ceiling, e.path],
-        ...(e.file && !quick ? [['sirv', plain, `/${e.file}`]] : []),
-      ];
+      const targets = [['modmirror', serverOf(e), e.path], ['ceiling', ceiling, e.path], ...(e.file && !quick ? [['sirv', plain, `/${e.file}`]] : [])];
       const results = Object.fromEntries(targets.map(([who]) => [who, []]));
       for (const [, server, path] of targets) await load(server, path, warmUpSeconds, e.headers);
       for (let i = 0; i < runs; i++) {
@@ -205,7 +223,13 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         ratio: rps.sirv === null ? null : rps.sirv / rps.ceiling,
         target: null,
         unit: 'k req/s',
-        detail: { note: !e.file ? 'no static file for this endpoint' : quick ? 'not measured in a quick run' : `sirv(dist, { etag: true, dev: false }) serving /${e.file}` },
+        detail: {
+          note: !e.file
+            ? 'no static file for this endpoint'
+            : quick
+              ? 'not measured in a quick run'
+              : `sirv(dist, { etag: true, dev: false }) serving /${e.file}`,
+        },
       });
       rows.push({
         name: `  ↳ p99 latency`,

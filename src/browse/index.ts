@@ -46,7 +46,16 @@ export async function emitBrowseSite(staging: Staging, sorted: ModuleRecord[], o
     // The provider network mirror's URL is under it; '' when the mirror's locations are relative.
     baseUrl: options.baseUrl,
     fields: ['namespace', 'name', 'provider', 'version', 'description', 'published_at', 'verified', 'versions'],
-    modules: sorted.map((r) => [r.latest.namespace, r.latest.name, r.latest.provider, r.latest.version, r.latest.description, r.latest.published_at, r.latest.verified, r.versions.length]),
+    modules: sorted.map((r) => [
+      r.latest.namespace,
+      r.latest.name,
+      r.latest.provider,
+      r.latest.version,
+      r.latest.description,
+      r.latest.published_at,
+      r.latest.verified,
+      r.versions.length,
+    ]),
     recent,
     // The README renderer shows these hosts' images (the page's Content-Security-Policy allows the same).
     imageHosts: imageOrigins,

@@ -11,7 +11,12 @@ import { moduleReads } from './reads.js';
 import type { Bucket } from './store.js';
 import { writeToBucket, type BucketWriteResult } from './write.js';
 
-export async function deprecateInBucket(bucket: Bucket, address: ModuleAddress, version: string, deprecation: Deprecation | null): Promise<DeprecateResult & BucketWriteResult & { target: string }> {
+export async function deprecateInBucket(
+  bucket: Bucket,
+  address: ModuleAddress,
+  version: string,
+  deprecation: Deprecation | null,
+): Promise<DeprecateResult & BucketWriteResult & { target: string }> {
   const result = await writeToBucket(bucket, {
     reads: (manifest) => moduleReads(address, manifest),
     write: (dir) => setDeprecation(dir, address, version, deprecation, { hashArchives: false }),

@@ -26,7 +26,10 @@ export function parseBucketUrl(text: string, flag: string, options: Omit<BucketL
   const bucket = match?.[1] ?? '';
   // S3's bucket name rules, loosely: what every store accepts.
   if (!match || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
-    throw new MirrorError('USAGE', `${flag} "${text}" is not a bucket URL: expected s3://BUCKET or s3://BUCKET/PREFIX (a bucket name of 3-63 lower-case letters, digits, "." and "-").`);
+    throw new MirrorError(
+      'USAGE',
+      `${flag} "${text}" is not a bucket URL: expected s3://BUCKET or s3://BUCKET/PREFIX (a bucket name of 3-63 lower-case letters, digits, "." and "-").`,
+    );
   }
   const path = (match[2] ?? '').replace(/\/+$/, '');
   if (path.split('/').some((part) => part === '.' || part === '..') || path.includes('//')) {

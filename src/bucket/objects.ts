@@ -60,7 +60,9 @@ export function parseRecord(body: Buffer | undefined): ObjectRecord | undefined 
 
 export function recordText(record: ObjectRecord): Buffer {
   const objects = Object.fromEntries(Object.entries(record.objects).sort(([a], [b]) => (a < b ? -1 : 1)));
-  return Buffer.from(`${JSON.stringify({ format: 1, ...(record.options?.terraformGet ? { options: { terraformGet: true } } : {}), objects, ...(record.stale?.length ? { stale: [...record.stale].sort() } : {}) })}\n`);
+  return Buffer.from(
+    `${JSON.stringify({ format: 1, ...(record.options?.terraformGet ? { options: { terraformGet: true } } : {}), objects, ...(record.stale?.length ? { stale: [...record.stale].sort() } : {}) })}\n`,
+  );
 }
 
 export const RECORD_HEADERS: ObjectHeaders = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' };

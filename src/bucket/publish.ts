@@ -11,7 +11,11 @@ import { writeToBucket, type BucketWriteOptions, type BucketWriteResult } from '
 
 export type BucketPublishOptions = Omit<PublishOptions, 'outDir' | 'hashArchives' | 'newMirror'> & BucketWriteOptions;
 
-export async function publishToBucket(bucket: Bucket, source: VersionSource, options: BucketPublishOptions): Promise<PublishResult & BucketWriteResult & { target: string }> {
+export async function publishToBucket(
+  bucket: Bucket,
+  source: VersionSource,
+  options: BucketPublishOptions,
+): Promise<PublishResult & BucketWriteResult & { target: string }> {
   const result = await writeToBucket(
     bucket,
     {

@@ -18,7 +18,17 @@ import { MANIFEST_FILE } from '../protocol/paths.js';
 import { verifyMirror } from '../verify/index.js';
 import { openJournal } from './journal.js';
 import { describeBucket } from './location.js';
-import { objectHeaders, objectId, parseRecord, RECORD_HEADERS, RECORD_PREFIX, recordFile, recordText, type ObjectOptions, type ObjectRecord } from './objects.js';
+import {
+  objectHeaders,
+  objectId,
+  parseRecord,
+  RECORD_HEADERS,
+  RECORD_PREFIX,
+  recordFile,
+  recordText,
+  type ObjectOptions,
+  type ObjectRecord,
+} from './objects.js';
 import type { Bucket } from './store.js';
 import { uploadInOrder, type Upload } from './upload.js';
 
@@ -55,7 +65,10 @@ export function push(options: PushOptions): Promise<PushResult> {
   return withMirrorRead(options.dir, async (mirror) => {
     await mirror.check(
       (root) => verifyMirror(root),
-      (problems) => new MirrorError('BUILD_FAILED', `The mirror in ${mirror.dir} fails verification; nothing was pushed:\n${problemLines(problems, 20)}`, { hint: 'Run modmirror verify to see every problem; rebuild or fix the mirror first.' }),
+      (problems) =>
+        new MirrorError('BUILD_FAILED', `The mirror in ${mirror.dir} fails verification; nothing was pushed:\n${problemLines(problems, 20)}`, {
+          hint: 'Run modmirror verify to see every problem; rebuild or fix the mirror first.',
+        }),
     );
     return pushLocked(realpathSync(mirror.dir), options);
   });
@@ -71,7 +84,10 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     try {
       before = parseManifest(remote.body.toString('utf8'));
     } catch (error) {
-      throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} is not a modmirror manifest: ${(error as Error).message}`, { hint: 'Push to an empty prefix, or delete that object if the prefix holds no mirror.', cause: error });
+      throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} is not a modmirror manifest: ${(error as Error).message}`, {
+        hint: 'Push to an empty prefix, or delete that object if the prefix holds no mirror.',
+        cause: error,
+      });
     }
     // The bucket is a published mirror too: what it published stays, unless the mirror records replacing or removing it.
     const violations = ledgerViolations(before, parseManifest(manifestBytes.toString('utf8')), { replace: true, remove: true });
@@ -89,7 +105,8 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     const headers = objectHeaders(rel, body, options);
     const id = objectId(body, headers);
     objects[rel] = id;
-    if (known[rel] !== id) uploads.push({ rel, headers, id, body: () => readFileSync(join(root, rel)), create: phaseOf(rel) === 'archives' && !(rel in known) });
+    if (known[rel] !== id)
+      uploads.push({ rel, headers, id, body: () => readFileSync(join(root, rel)), create: phaseOf(rel) === 'archives' && !(rel in known) });
   }
   const manifestChanged = !remote?.body.equals(manifestBytes);
   const gone = [...new Set([...Object.keys(record.objects), ...(record.stale ?? [])])].filter((rel) => !(rel in objects) && rel !== MANIFEST_FILE);
@@ -108,15 +125,20 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
 
   await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16, onDone: (u) => journal.add(u.rel, u.id), progress: options.progress });
   const newRecord = recordFile(manifestBytes);
-  if (count > 0 || (await bucket.etag(newRecord)) === undefined) await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
+  if (count > 0 || (await bucket.etag(newRecord)) === undefined)
+    await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
   if (manifestChanged) {
     const headers = objectHeaders(MANIFEST_FILE, manifestBytes, options);
     crashPoint('before-manifest');
     const outcome = await bucket.putIf(MANIFEST_FILE, manifestBytes, headers, remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' });
     if (outcome === 'lost' && !(await bucket.get(MANIFEST_FILE))?.body.equals(manifestBytes)) {
-      throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} changed while this push ran (another push or publish); the bucket keeps that one.`, {
-        hint: 'Push again: it uploads only what still differs. If the other write was a publish, publish into this mirror too, or fetch it first.',
-      });
+      throw new MirrorError(
+        'OUTPUT_FAILED',
+        `${bucket.name(MANIFEST_FILE)} changed while this push ran (another push or publish); the bucket keeps that one.`,
+        {
+          hint: 'Push again: it uploads only what still differs. If the other write was a publish, publish into this mirror too, or fetch it first.',
+        },
+      );
     }
     // The previous manifest's record is no longer the live one's.
     if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);

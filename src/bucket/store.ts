@@ -87,7 +87,10 @@ export function openBucket(location: BucketLocation): Bucket {
     });
     const get = headers['X-Terraform-Get'];
     // Not an S3 header, so the SDK has no field for it: added to the request as it is built (and signed).
-    if (get !== undefined) command.middlewareStack.add((next) => (args) => ((args.request as { headers: Record<string, string> }).headers['x-terraform-get'] = get, next(args)), { step: 'build' });
+    if (get !== undefined)
+      command.middlewareStack.add((next) => (args) => (((args.request as { headers: Record<string, string> }).headers['x-terraform-get'] = get), next(args)), {
+        step: 'build',
+      });
     return command;
   };
 
@@ -192,10 +195,12 @@ export function bucketError(error: unknown, what: string): MirrorError {
   let hint = 'Check the endpoint (--endpoint, AWS_ENDPOINT_URL), the bucket name and your network.';
   if (status === 403 || /InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|credential/i.test(`${code} ${message}`)) {
     hint = 'Check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE and ~/.aws/credentials) and that they may use this bucket.';
-  } else if (/region/i.test(message)) hint = 'Set the region: --region, AWS_REGION, or the profile\'s region in ~/.aws/config (us-east-1 for most S3-compatible stores).';
-  else if (code === 'NoSuchBucket') hint = 'Create the bucket first (aws s3 mb s3://BUCKET, or your store\'s own tool).';
+  } else if (/region/i.test(message))
+    hint = "Set the region: --region, AWS_REGION, or the profile's region in ~/.aws/config (us-east-1 for most S3-compatible stores).";
+  else if (code === 'NoSuchBucket') hint = "Create the bucket first (aws s3 mb s3://BUCKET, or your store's own tool).";
   // The SDK says "UnknownError" for an error answer without a body (a HEAD, some stores' 404s): the code and status say more.
-  const said = [code, message === 'UnknownError' || message === code ? '' : message].filter((part) => part && !message.startsWith(`${part}:`)).join(': ') || message;
+  const said =
+    [code, message === 'UnknownError' || message === code ? '' : message].filter((part) => part && !message.startsWith(`${part}:`)).join(': ') || message;
   const detail = status === undefined || said.includes(String(status)) ? said : `${said} (HTTP ${status})`;
   return new MirrorError('OUTPUT_FAILED', `Could not ${what}: ${detail}`, { hint, cause: error });
 }

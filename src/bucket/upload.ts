@@ -55,9 +55,13 @@ async function store(bucket: Bucket, upload: Upload): Promise<void> {
   if (!upload.create) return bucket.put(upload.rel, body, upload.headers);
   if ((await bucket.putIf(upload.rel, body, upload.headers, { ifNoneMatch: '*' })) === 'written') return;
   if ((await bucket.get(upload.rel))?.body.equals(body)) return;
-  throw new MirrorError('VERSION_CONFLICT', `${bucket.name(upload.rel)} is already in the bucket with other bytes, and its manifest does not list it yet: another writer is publishing this version with other content, or one was interrupted doing so.`, {
-    hint: 'Publish a new version number. If no other publish of this version is running, delete that object and publish again.',
-  });
+  throw new MirrorError(
+    'VERSION_CONFLICT',
+    `${bucket.name(upload.rel)} is already in the bucket with other bytes, and its manifest does not list it yet: another writer is publishing this version with other content, or one was interrupted doing so.`,
+    {
+      hint: 'Publish a new version number. If no other publish of this version is running, delete that object and publish again.',
+    },
+  );
 }
 
 /** Progress on stderr when it is a terminal: one line rewritten in place. */

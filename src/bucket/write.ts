@@ -66,7 +66,9 @@ export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, opti
     const outcome = await attemptWrite(bucket, job, options, dirty, attempt);
     if (outcome.done) return { ...outcome.result, attempts: attempt };
     if (attempt >= attempts) {
-      throw new MirrorError('LOCK_BUSY', `${bucket.name(MANIFEST_FILE)} kept changing under this write: ${attempts} tries, each lost to another writer.`, { hint: 'Try again; nothing of this change is live.' });
+      throw new MirrorError('LOCK_BUSY', `${bucket.name(MANIFEST_FILE)} kept changing under this write: ${attempts} tries, each lost to another writer.`, {
+        hint: 'Try again; nothing of this change is live.',
+      });
     }
     // Writers that lost together should not meet again at once: each waits a random part of a
     // window that grows with its losses, in units of its own attempt's length (what a winner takes).
@@ -77,7 +79,13 @@ export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, opti
 
 type Attempt<R> = { done: true; result: R & Omit<BucketWriteResult, 'attempts'> } | { done: false };
 
-async function attemptWrite<R>(bucket: Bucket, job: BucketWrite<R>, options: BucketWriteOptions, dirty: Map<string, string>, attempt: number): Promise<Attempt<R>> {
+async function attemptWrite<R>(
+  bucket: Bucket,
+  job: BucketWrite<R>,
+  options: BucketWriteOptions,
+  dirty: Map<string, string>,
+  attempt: number,
+): Promise<Attempt<R>> {
   const remote = await bucket.get(MANIFEST_FILE);
   if (!remote && options.newMirror !== true) {
     throw new MirrorError('USAGE', `There is no mirror at ${describeBucket(bucket.location)} (no ${MANIFEST_FILE}).`, {
@@ -141,12 +149,20 @@ async function attemptWrite<R>(bucket: Bucket, job: BucketWrite<R>, options: Buc
     const manifestBytes = readFileSync(join(root, MANIFEST_FILE));
     await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
     crashPoint('before-manifest');
-    const written = await bucket.putIf(MANIFEST_FILE, manifestBytes, objectHeaders(MANIFEST_FILE, manifestBytes, objectOptions), remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' });
+    const written = await bucket.putIf(
+      MANIFEST_FILE,
+      manifestBytes,
+      objectHeaders(MANIFEST_FILE, manifestBytes, objectOptions),
+      remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' },
+    );
     // A 500 may hide a write that landed: the manifest read back says.
     if (written === 'lost' && !(await bucket.get(MANIFEST_FILE))?.body.equals(manifestBytes)) return { done: false };
     // The record of the replaced manifest is no longer the live one's; a writer still reading it will lose its race.
     if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
-    return { done: true, result: { ...result, uploaded: [...PHASES.flatMap((p) => uploads.filter((u) => phaseOf(u.rel) === p).map((u) => u.rel)), MANIFEST_FILE] } };
+    return {
+      done: true,
+      result: { ...result, uploaded: [...PHASES.flatMap((p) => uploads.filter((u) => phaseOf(u.rel) === p).map((u) => u.rel)), MANIFEST_FILE] },
+    };
   } finally {
     rmSync(temp, { recursive: true, force: true, maxRetries: 5 });
   }

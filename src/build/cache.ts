@@ -94,8 +94,15 @@ export class VersionCache {
       const { content, problems, warnings, sha256, size } = JSON.parse(await readFile(json, 'utf8')) as StoredEntry;
       // A half-written archive (a crash) has the wrong size: treat it as a miss.
       if ((await stat(archive)).size !== size) return undefined;
-      const withReadme = async ({ readme, ...rest }: StoredContent): Promise<ModuleContent> => ({ ...rest, readme: readme === null ? '' : await readReadme(readme) });
-      const [root, submodules, examples] = await Promise.all([withReadme(content.root), Promise.all(content.submodules.map(withReadme)), Promise.all(content.examples.map(withReadme))]);
+      const withReadme = async ({ readme, ...rest }: StoredContent): Promise<ModuleContent> => ({
+        ...rest,
+        readme: readme === null ? '' : await readReadme(readme),
+      });
+      const [root, submodules, examples] = await Promise.all([
+        withReadme(content.root),
+        Promise.all(content.submodules.map(withReadme)),
+        Promise.all(content.examples.map(withReadme)),
+      ]);
       return { content: { root, submodules, examples }, problems, warnings, sha256, size, archivePath: archive };
     } catch {
       return undefined;
@@ -134,5 +141,3 @@ export class VersionCache {
     return paths.archive;
   }
 }
-
-

@@ -85,8 +85,18 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
     const { modules, versions, providerPackages, report } = plan.upToDate;
     warnings.push(...report.warnings);
     return {
-      outDir: config.outDir, modules, versions, archives: versions, providerPackages, providerHashing: plan.providerHashing, cached: versions,
-      upToDate: true, warnings, errors: [], partial: report.partial, seconds: (performance.now() - started) / 1000,
+      outDir: config.outDir,
+      modules,
+      versions,
+      archives: versions,
+      providerPackages,
+      providerHashing: plan.providerHashing,
+      cached: versions,
+      upToDate: true,
+      warnings,
+      errors: [],
+      partial: report.partial,
+      seconds: (performance.now() - started) / 1000,
     };
   }
 
@@ -111,7 +121,8 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
         await staging.linkFrom(await version.store(), archiveFile(source.address, source.version));
         if (version.cached) cacheHits++;
         for (const w of version.warnings) versionWarnings.push(`${source.label}: ${w}`);
-        if (version.problems.length > 0) partial.push({ module: addressKey(source.address), version: source.version, source: source.label, problems: version.problems });
+        if (version.problems.length > 0)
+          partial.push({ module: addressKey(source.address), version: source.version, source: source.label, problems: version.problems });
         return version.built;
       } catch (error) {
         if (!(error instanceof MirrorError)) throw error;
@@ -132,7 +143,11 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       const providers = providersByName.get(`${address.namespace}/${address.name}`) ?? [];
       const planned = [...sources.map((v) => v.version), ...carried.map((v) => v.version)].sort(compareVersionsDesc);
       // Each version's documents are written as soon as it is built, so its content (READMEs, inputs) goes at once.
-      const writer = createModuleWriter(staging, address, planned, providers, { baseUrl: config.baseUrl, deprecations: deprecations[addressKey(address)], onDetail: written.add });
+      const writer = createModuleWriter(staging, address, planned, providers, {
+        baseUrl: config.baseUrl,
+        deprecations: deprecations[addressKey(address)],
+        onDetail: written.add,
+      });
       const failed: string[] = [];
       const moduleCaches = forModule(caches);
       await forEachLimited(sources.values(), versionConcurrency(), async (source) => {
@@ -157,11 +172,28 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
     // Every version is built: the packing thread (its heap and buffers) ends before the indexes and verify, when memory peaks.
     await closeVersionCaches(caches);
     const carriedProviders = { from: config.outDir, entries: published.carriedProviders, held: published.heldZips };
-    const providers = { path: config.providersPath, entries: await emitProviders(staging, published.packages, config.providersPath, plan.releases, carriedProviders) };
+    const providers = {
+      path: config.providersPath,
+      entries: await emitProviders(staging, published.packages, config.providersPath, plan.releases, carriedProviders),
+    };
     // Replacements are recorded as versions finish, in any order; the manifest lists this build's in a stable one.
-    const ledger = { ...published.ledger, forced: [...published.ledger.forced.slice(0, plan.forcedBefore), ...published.ledger.forced.slice(plan.forcedBefore).sort(byVersion)] };
-    await writeMirrorIndexes(staging, records, { baseUrl: config.baseUrl, imageHosts: config.imageHosts, generator: GENERATOR, ledger, providers, deprecations });
-    const counts = { modules: records.length, count: records.reduce((n, r) => n + r.versions.length, 0), providerPackages: providerArchivesOf({ providers: providers.entries }).size };
+    const ledger = {
+      ...published.ledger,
+      forced: [...published.ledger.forced.slice(0, plan.forcedBefore), ...published.ledger.forced.slice(plan.forcedBefore).sort(byVersion)],
+    };
+    await writeMirrorIndexes(staging, records, {
+      baseUrl: config.baseUrl,
+      imageHosts: config.imageHosts,
+      generator: GENERATOR,
+      ledger,
+      providers,
+      deprecations,
+    });
+    const counts = {
+      modules: records.length,
+      count: records.reduce((n, r) => n + r.versions.length, 0),
+      providerPackages: providerArchivesOf({ providers: providers.entries }).size,
+    };
     // Verify reads the manifest back: the records it was written from can go first.
     records.length = 0;
     return counts;
@@ -175,8 +207,18 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   await recordBuild(config.cacheDir, config.outDir, errors.length === 0 ? plan.fingerprint : undefined, report);
   warnings.push(...report.warnings);
   return {
-    outDir: config.outDir, modules, versions: count, archives: count, providerPackages, providerHashing: plan.providerHashing, cached: cacheHits,
-    upToDate: false, warnings, errors, partial, seconds: (performance.now() - started) / 1000,
+    outDir: config.outDir,
+    modules,
+    versions: count,
+    archives: count,
+    providerPackages,
+    providerHashing: plan.providerHashing,
+    cached: cacheHits,
+    upToDate: false,
+    warnings,
+    errors,
+    partial,
+    seconds: (performance.now() - started) / 1000,
   };
 }
 
@@ -232,7 +274,12 @@ async function planBuild(config: ResolvedConfig, options: BuildOptions): Promise
   const asked = published.pruned > 0 || (options.replace?.length ?? 0) > 0 || (options.strict === true && (report?.partial.length ?? 0) > 0);
   if (previous && report && !asked) {
     const modules = Object.values(previous.modules);
-    const upToDate = { modules: modules.length, versions: modules.reduce((n, m) => n + m.versions.length, 0), providerPackages: providerArchivesOf(previous).size, report };
+    const upToDate = {
+      modules: modules.length,
+      versions: modules.reduce((n, m) => n + m.versions.length, 0),
+      providerPackages: providerArchivesOf(previous).size,
+      report,
+    };
     return { warnings, providerHashing, upToDate };
   }
   warnAboutKept(published, warnings);
@@ -271,7 +318,8 @@ function fingerprintOf(config: ResolvedConfig, versions: VersionSource[], provid
     hash.update('\n');
   }
   for (const p of providers.packages) hash.update(`${JSON.stringify([p.address, p.version, p.platform, p.file, p.sha256, p.h1])}\n`);
-  for (const r of releases) hash.update(`${JSON.stringify([r.address, r.version, r.protocols, r.key.keyId])} ${r.sums.toString('base64')} ${r.signature.toString('base64')}\n`);
+  for (const r of releases)
+    hash.update(`${JSON.stringify([r.address, r.version, r.protocols, r.key.keyId])} ${r.sums.toString('base64')} ${r.signature.toString('base64')}\n`);
   return hash.digest('hex');
 }
 

@@ -108,7 +108,9 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
       }
       refused.add(id);
       carry(key, v);
-      const lines = changed.map((a) => `  ${a.platform}: published sha256 ${a.sha256}, the provider folder's ${offers.find((p) => p.platform === a.platform)!.sha256}`);
+      const lines = changed.map(
+        (a) => `  ${a.platform}: published sha256 ${a.sha256}, the provider folder's ${offers.find((p) => p.platform === a.platform)!.sha256}`,
+      );
       errors.push({
         code: 'VERSION_CONFLICT',
         message: `${key} ${v.version}: the provider folder holds other bytes than the published version, which stays as it was:\n${lines.join('\n')}\n  Lock files hold the published hashes: release the change as a new version.`,
@@ -138,9 +140,13 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
         return 'replaced';
       }
       const tag = source.tag === source.version ? '' : ` (tag ${source.tag})`;
-      return new MirrorError('VERSION_CONFLICT', `${source.version}${tag} is published with other content, which stays as it was:\n  published: sha256 ${published}\n  the source: sha256 ${sha256}`, {
-        hint: `A moved tag? Published versions are immutable: tag a new version. To replace it on purpose (recorded in the manifest): modmirror build --replace ${key}@${source.version}`,
-      });
+      return new MirrorError(
+        'VERSION_CONFLICT',
+        `${source.version}${tag} is published with other content, which stays as it was:\n  published: sha256 ${published}\n  the source: sha256 ${sha256}`,
+        {
+          hint: `A moved tag? Published versions are immutable: tag a new version. To replace it on purpose (recorded in the manifest): modmirror build --replace ${key}@${source.version}`,
+        },
+      );
     },
     entry(source) {
       const found = publishedSha.get(`${addressKey(source.address)}@${source.version}`);
@@ -158,9 +164,11 @@ export function warnAboutKept(published: Published, warnings: string[]): void {
   ];
   // A provider version offered as published is carried too (quietly), and one refused for other bytes is reported as an error.
   const quiet = kept.filter((id) => !published.refused.has(id) && !published.held.has(id));
-  if (quiet.length > 0) warnings.push(`keeping ${plural(quiet.length, 'published version')} the sources no longer have (build --prune removes them, on record): ${list(quiet)}`);
+  if (quiet.length > 0)
+    warnings.push(`keeping ${plural(quiet.length, 'published version')} the sources no longer have (build --prune removes them, on record): ${list(quiet)}`);
   const removed = published.ledger.removed.slice(-published.pruned).map((r) => `${r.module ?? r.provider}@${r.version}`);
-  if (published.pruned > 0) warnings.push(`removing ${plural(published.pruned, 'version')} the sources no longer have, as --prune asked (recorded in the manifest): ${list(removed)}`);
+  if (published.pruned > 0)
+    warnings.push(`removing ${plural(published.pruned, 'version')} the sources no longer have, as --prune asked (recorded in the manifest): ${list(removed)}`);
 }
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;

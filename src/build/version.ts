@@ -7,7 +7,15 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { filesIdentity, gitIdentity, VersionCache, type ReadmeReader } from './cache.js';
-import { createExtractCache, descriptionFromReadme, extractDocumentation, fileId, isReadByExtraction, syntaxError, type ExtractCache } from '../extract/index.js';
+import {
+  createExtractCache,
+  descriptionFromReadme,
+  extractDocumentation,
+  fileId,
+  isReadByExtraction,
+  syntaxError,
+  type ExtractCache,
+} from '../extract/index.js';
 import { MirrorError } from '../errors.js';
 import { inlinePacker, threadPacker, type Packer } from '../pack/thread.js';
 import { readVersionFiles } from '../scan/files.js';
@@ -86,14 +94,26 @@ export async function buildVersion(source: VersionSource, caches: VersionCaches,
     if (options.strict && cached.problems.length > 0) throw syntaxError(cached.problems);
     const built = builtVersion(source, cached.content, { sha256: cached.sha256, size: cached.size });
     const store = async () => cached.archivePath;
-    return { built, problems: cached.problems, warnings: [...cached.warnings, ...rootWarnings(built)], cached: true, packed: undefined, store, discard: async () => {} };
+    return {
+      built,
+      problems: cached.problems,
+      warnings: [...cached.warnings, ...rootWarnings(built)],
+      cached: true,
+      packed: undefined,
+      store,
+      discard: async () => {},
+    };
   }
   read ??= await readVersionFiles(source, caches.git, caches.limits);
   // An empty archive installs as an empty module, and the next apply plans to destroy what the module managed.
   if (read.files.length === 0 && read.found > 0) {
-    throw new MirrorError('VERSION_READ_FAILED', `${source.label} has ${read.found} file(s) but none would be in its archive: .terraformignore or links that leave the module leave out every one.`, {
-      hint: 'Check its .terraformignore and its symbolic links; an empty archive is never published.',
-    });
+    throw new MirrorError(
+      'VERSION_READ_FAILED',
+      `${source.label} has ${read.found} file(s) but none would be in its archive: .terraformignore or links that leave the module leave out every one.`,
+      {
+        hint: 'Check its .terraformignore and its symbolic links; an empty archive is never published.',
+      },
+    );
   }
   const { content, problems, readmes } = extractDocumentation(await extractionFiles(read.files), caches.parsed);
   if (options.strict && problems.length > 0) throw syntaxError(problems);
@@ -116,7 +136,11 @@ export async function buildVersion(source: VersionSource, caches: VersionCaches,
 
 /** The files extraction reads, held: a large .tf file or README is read whole here (within the per-file bound); other large files are left to the packer. */
 async function extractionFiles(files: VersionFile[]): Promise<SourceFile[]> {
-  const held = await Promise.all(files.map(async (f) => (isHeld(f) ? f : isReadByExtraction(f.path) ? { path: f.path, mode: f.mode, data: await readLarge(f.source), id: f.id } : undefined)));
+  const held = await Promise.all(
+    files.map(async (f) =>
+      isHeld(f) ? f : isReadByExtraction(f.path) ? { path: f.path, mode: f.mode, data: await readLarge(f.source), id: f.id } : undefined,
+    ),
+  );
   return held.filter((f): f is SourceFile => f !== undefined);
 }
 

@@ -22,7 +22,16 @@ import { problemLines, withMirrorRead } from '../mirror/transaction.js';
 import { verifyMirror } from '../verify/index.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { GENERATOR } from '../version.js';
-import { archivesOf, BUNDLE_FORMAT, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest, type CopiedFile } from './format.js';
+import {
+  archivesOf,
+  BUNDLE_FORMAT,
+  BUNDLE_MANIFEST,
+  PROVIDER_ARCHIVE_PREFIX,
+  versionsOf,
+  type BundleFile,
+  type BundleManifest,
+  type CopiedFile,
+} from './format.js';
 import { splitSince } from './since.js';
 
 export interface BundleOptions {
@@ -51,7 +60,9 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
   const dir = resolve(options.dir);
   const out = resolve(options.out);
   if (out === dir || out.startsWith(dir + sep)) {
-    throw new MirrorError('USAGE', `The bundle ${out} would be written inside the mirror ${dir}.`, { hint: 'Write it outside the mirror, e.g. --out ../mirror.tar.gz.' });
+    throw new MirrorError('USAGE', `The bundle ${out} would be written inside the mirror ${dir}.`, {
+      hint: 'Write it outside the mirror, e.g. --out ../mirror.tar.gz.',
+    });
   }
   if (!existsSync(dirname(out))) {
     throw new MirrorError('USAGE', `The folder of --out ${out} does not exist.`, { hint: 'Create it, or choose another --out.' });
@@ -62,10 +73,12 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     if (!manifest) {
       throw new MirrorError('OUTPUT_FAILED', `${dir} is not a built mirror (no manifest.json).`, { hint: 'Run modmirror build first, or pass --dir.' });
     }
-    await mirror.check((root) => verifyMirror(root), (problems) =>
-      new MirrorError('BUILD_FAILED', `${dir} fails verification, so it is not bundled:\n${problemLines(problems, 20)}`, {
-        hint: 'Rebuild it with modmirror build --clean, then bundle again.',
-      }),
+    await mirror.check(
+      (root) => verifyMirror(root),
+      (problems) =>
+        new MirrorError('BUILD_FAILED', `${dir} fails verification, so it is not bundled:\n${problemLines(problems, 20)}`, {
+          hint: 'Rebuild it with modmirror build --clean, then bundle again.',
+        }),
     );
     const base = options.since === undefined ? undefined : readBase(resolve(options.since));
     const { files, carried, carriedProviders, skipped } = await selectFiles(dir, manifest, base?.manifest);
@@ -77,7 +90,9 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     for (const rel of inTar) described.push(await describe(dir, rel));
     // A --since bundle carries each content once (a full one stays a complete tree for `tar xzf`);
     // archives stay carried, as the manifests say which archives a bundle holds.
-    const { carried: inTarOnce, copies } = base ? carryOnce(described, new Set([...archivesOf(manifest).values()].map((a) => a.archive))) : { carried: described, copies: [] };
+    const { carried: inTarOnce, copies } = base
+      ? carryOnce(described, new Set([...archivesOf(manifest).values()].map((a) => a.archive)))
+      : { carried: described, copies: [] };
     const derived = split?.derived ?? [];
     const bundleManifest: BundleManifest = {
       format: BUNDLE_FORMAT,
@@ -89,7 +104,14 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     await writeBundle(dir, out, bundleManifest);
     const bytes = (await stat(out)).size;
     return {
-      out, files: inTarOnce.length, bytes, versions: carried, providerPackages: carriedProviders, skipped, derived: derived.length, sha256: await sha256Of(out),
+      out,
+      files: inTarOnce.length,
+      bytes,
+      versions: carried,
+      providerPackages: carriedProviders,
+      skipped,
+      derived: derived.length,
+      sha256: await sha256Of(out),
     };
   });
 }
@@ -120,19 +142,27 @@ function readBase(file: string): { manifest: Manifest; sha256: string } {
   try {
     text = readFileSync(file);
   } catch (error) {
-    throw new MirrorError('USAGE', `Cannot read the --since manifest ${file}: ${messageOf(error)}`, { hint: "Copy the receiving mirror's manifest.json out and pass its path." });
+    throw new MirrorError('USAGE', `Cannot read the --since manifest ${file}: ${messageOf(error)}`, {
+      hint: "Copy the receiving mirror's manifest.json out and pass its path.",
+    });
   }
   try {
     const manifest = JSON.parse(text.toString('utf8')) as Manifest;
     if (typeof manifest?.modules !== 'object' || manifest.modules === null) throw new Error('no "modules" object');
     return { manifest, sha256: createHash('sha256').update(text).digest('hex') };
   } catch (error) {
-    throw new MirrorError('USAGE', `The --since file ${file} is not a mirror manifest: ${messageOf(error)}`, { hint: "Pass the receiving mirror's manifest.json." });
+    throw new MirrorError('USAGE', `The --since file ${file} is not a mirror manifest: ${messageOf(error)}`, {
+      hint: "Pass the receiving mirror's manifest.json.",
+    });
   }
 }
 
 /** Every file of the mirror, sorted, less the archives (module and provider) the base already has with the same sha256. */
-async function selectFiles(dir: string, manifest: Manifest, base: Manifest | undefined): Promise<{ files: string[]; carried: number; carriedProviders: number; skipped: number }> {
+async function selectFiles(
+  dir: string,
+  manifest: Manifest,
+  base: Manifest | undefined,
+): Promise<{ files: string[]; carried: number; carriedProviders: number; skipped: number }> {
   const all = (await readdir(dir, { recursive: true, withFileTypes: true }))
     .filter((e) => e.isFile())
     .map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join('/'))

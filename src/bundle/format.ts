@@ -105,7 +105,8 @@ export function parseBundleManifest(text: string, file: string): BundleManifest 
     throw invalid(`${BUNDLE_MANIFEST} does not parse (${(error as Error).message})`);
   }
   if (typeof value !== 'object' || value === null) throw invalid(`${BUNDLE_MANIFEST} is not an object`);
-  if (!READABLE_FORMATS.includes(value.format)) throw invalid(`format ${JSON.stringify(value.format)} is not ${READABLE_FORMATS.join(' or ')}; it was made by another modmirror version`);
+  if (!READABLE_FORMATS.includes(value.format))
+    throw invalid(`format ${JSON.stringify(value.format)} is not ${READABLE_FORMATS.join(' or ')}; it was made by another modmirror version`);
   if (!Array.isArray(value.files)) throw invalid(`${BUNDLE_MANIFEST} has no "files" list`);
   const { kept = [], derived = [], shared = {}, copies = [] } = value;
   if (value.format === 1 && (value.kept !== undefined || value.derived !== undefined || value.shared !== undefined || value.copies !== undefined)) {
@@ -123,8 +124,14 @@ export function parseBundleManifest(text: string, file: string): BundleManifest 
   for (const f of value.files) check(f, true);
   for (const f of kept) check(f, true);
   for (const f of derived) {
-    const ok = isObject(f) && typeof f.module === 'string' && (shared[f.module] === undefined || isObject(shared[f.module])) &&
-      Array.isArray(f.keys) && f.keys.every((k) => typeof k === 'string') && new Set(f.keys).size === f.keys.length && isObject(f.values);
+    const ok =
+      isObject(f) &&
+      typeof f.module === 'string' &&
+      (shared[f.module] === undefined || isObject(shared[f.module])) &&
+      Array.isArray(f.keys) &&
+      f.keys.every((k) => typeof k === 'string') &&
+      new Set(f.keys).size === f.keys.length &&
+      isObject(f.values);
     check(f, ok);
   }
   const carried = new Map(value.files.map((f) => [f.path, f]));
@@ -143,6 +150,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function isFileEntry(f: unknown): f is BundleFile {
   if (!isObject(f)) return false;
-  return typeof f.path === 'string' && isSafePath(f.path) && typeof f.sha256 === 'string' && /^[0-9a-f]{64}$/.test(f.sha256) &&
-    Number.isSafeInteger(f.size) && (f.size as number) >= 0;
+  return (
+    typeof f.path === 'string' &&
+    isSafePath(f.path) &&
+    typeof f.sha256 === 'string' &&
+    /^[0-9a-f]{64}$/.test(f.sha256) &&
+    Number.isSafeInteger(f.size) &&
+    (f.size as number) >= 0
+  );
 }

@@ -98,7 +98,8 @@ export async function verifyBundle(file: string): Promise<VerifiedBundle> {
       };
     }
     const listed = expected.get(header.path);
-    if (header.type !== 'File' || !listed) throw refuse(`it holds ${header.type === 'File' ? 'a file' : `a ${header.type} entry`} ${header.path} that its list does not name`);
+    if (header.type !== 'File' || !listed)
+      throw refuse(`it holds ${header.type === 'File' ? 'a file' : `a ${header.type} entry`} ${header.path} that its list does not name`);
     if (seen.has(header.path)) throw refuse(`it holds ${header.path} twice`);
     seen.add(header.path);
     const hash = createHash('sha256');

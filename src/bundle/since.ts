@@ -40,7 +40,12 @@ export function splitSince(dir: string, files: Set<string>, manifest: Manifest, 
     // The module's own detail is its latest version's: the base had that version too when it is old.
     const latest = latestVersion(versions.map((v) => v.version));
     if (latest !== undefined && old.includes(latest)) details.push(latestDetailFile(address));
-    deriveModule(dir, key, details.filter((path) => files.has(path)), split);
+    deriveModule(
+      dir,
+      key,
+      details.filter((path) => files.has(path)),
+      split,
+    );
   }
   return split;
 }

@@ -52,9 +52,13 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
     allow: { replace: true, remove: true },
     check: (root) => verifyMirror(root),
     failure: (problems) =>
-      new MirrorError('BUNDLE_INVALID', `After merging ${file}, the mirror fails verification, so ${outDir} is left as it was:\n${problemLines(problems, 20)}`, {
-        hint: 'Make the bundle again from a mirror that modmirror verify accepts.',
-      }),
+      new MirrorError(
+        'BUNDLE_INVALID',
+        `After merging ${file}, the mirror fails verification, so ${outDir} is left as it was:\n${problemLines(problems, 20)}`,
+        {
+          hint: 'Make the bundle again from a mirror that modmirror verify accepts.',
+        },
+      ),
   };
   return withMirrorWrite(outDir, write, async (tx) => {
     const plan = planMerge(readManifest(outDir), bundle, file, outDir);
@@ -68,7 +72,15 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
       await removeEmptyFolders(root);
     });
     const versions = versionsOf(bundle.mirrorManifest);
-    return { outDir, files: bundle.manifest.files.length, added: plan.added, addedProviderPackages: plan.addedProviders, replaced: plan.replaced, versions: versions.size, modules: Object.keys(bundle.mirrorManifest.modules).length };
+    return {
+      outDir,
+      files: bundle.manifest.files.length,
+      added: plan.added,
+      addedProviderPackages: plan.addedProviders,
+      replaced: plan.replaced,
+      versions: versions.size,
+      modules: Object.keys(bundle.mirrorManifest.modules).length,
+    };
   });
 }
 
@@ -91,22 +103,32 @@ function planMerge(inside: Manifest | undefined, bundle: VerifiedBundle, file: s
   // A removal made on purpose outside (build --prune) is in the bundled ledger, and goes here too.
   const removed = new Set(
     (bundle.mirrorManifest.removed ?? []).flatMap((r) =>
-      r.module !== undefined ? [`${r.module}@${r.version}`] : Object.keys(r.archives ?? {}).map((platform) => `${PROVIDER_ARCHIVE_PREFIX}${r.provider}@${r.version}:${platform}`),
+      r.module !== undefined
+        ? [`${r.module}@${r.version}`]
+        : Object.keys(r.archives ?? {}).map((platform) => `${PROVIDER_ARCHIVE_PREFIX}${r.provider}@${r.version}:${platform}`),
     ),
   );
   const lost = [...have.keys()].filter((key) => !next.has(key) && !removed.has(key));
   if (lost.length > 0) {
-    throw new MirrorError('BUNDLE_CONFLICT', `Unbundling ${file} would remove ${lost.length} version(s) that ${outDir} has and the bundled mirror lacks: ${list(lost)}. Nothing was changed.`, {
-      hint: 'Add those versions to the outside mirror and bundle again; if they should go, remove them there with build --prune (recorded, and carried by the bundle).',
-    });
+    throw new MirrorError(
+      'BUNDLE_CONFLICT',
+      `Unbundling ${file} would remove ${lost.length} version(s) that ${outDir} has and the bundled mirror lacks: ${list(lost)}. Nothing was changed.`,
+      {
+        hint: 'Add those versions to the outside mirror and bundle again; if they should go, remove them there with build --prune (recorded, and carried by the bundle).',
+      },
+    );
   }
   const forced = new Set((bundle.mirrorManifest.forced ?? []).map((f) => `${f.module}@${f.version}:${f.sha256}`));
   const changed = [...next].filter(([key, v]) => have.has(key) && have.get(key)!.sha256 !== v.sha256);
   const unrecorded = changed.filter(([key, v]) => !forced.has(`${key}:${v.sha256}`)).map(([key]) => key);
   if (unrecorded.length > 0) {
-    throw new MirrorError('BUNDLE_CONFLICT', `The bundle ${file} holds different content for ${unrecorded.length} version(s) ${outDir} already has: ${list(unrecorded)}. Published versions are immutable. Nothing was changed.`, {
-      hint: 'Publish changed content as a new version outside; a replacement made there with publish --force is recorded in its manifest and accepted here.',
-    });
+    throw new MirrorError(
+      'BUNDLE_CONFLICT',
+      `The bundle ${file} holds different content for ${unrecorded.length} version(s) ${outDir} already has: ${list(unrecorded)}. Published versions are immutable. Nothing was changed.`,
+      {
+        hint: 'Publish changed content as a new version outside; a replacement made there with publish --force is recorded in its manifest and accepted here.',
+      },
+    );
   }
   const keep = new Set<string>();
   const lacking: string[] = [];
@@ -116,9 +138,13 @@ function planMerge(inside: Manifest | undefined, bundle: VerifiedBundle, file: s
     else lacking.push(key);
   }
   if (lacking.length > 0) {
-    throw new MirrorError('BUNDLE_CONFLICT', `The bundle ${file} was made --since a manifest${baseNote(bundle.manifest)} that lists versions ${outDir} lacks, so it leaves out their archives: ${list(lacking)}. Nothing was changed.`, {
-      hint: "Make the bundle --since this mirror's own manifest.json, or a full bundle without --since.",
-    });
+    throw new MirrorError(
+      'BUNDLE_CONFLICT',
+      `The bundle ${file} was made --since a manifest${baseNote(bundle.manifest)} that lists versions ${outDir} lacks, so it leaves out their archives: ${list(lacking)}. Nothing was changed.`,
+      {
+        hint: "Make the bundle --since this mirror's own manifest.json, or a full bundle without --since.",
+      },
+    );
   }
   const added = [...next.keys()].filter((key) => !have.has(key));
   const addedProviders = added.filter((key) => key.startsWith(PROVIDER_ARCHIVE_PREFIX)).length;
@@ -158,13 +184,21 @@ function takeOutsideFiles(outDir: string, root: string, manifest: BundleManifest
     keep.push(derived.path);
   }
   if (problems.length === 0) return keep;
-  throw new MirrorError('BUNDLE_CONFLICT', `The bundle ${file} was made --since a manifest${baseNote(manifest)}, and leaves out files ${outDir} should have but does not: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; ... (${problems.length})` : ''}. Nothing was changed.`, {
-    hint: "Make a full bundle (without --since), or a --since bundle from this mirror's current manifest.json.",
-  });
+  throw new MirrorError(
+    'BUNDLE_CONFLICT',
+    `The bundle ${file} was made --since a manifest${baseNote(manifest)}, and leaves out files ${outDir} should have but does not: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; ... (${problems.length})` : ''}. Nothing was changed.`,
+    {
+      hint: "Make a full bundle (without --since), or a --since bundle from this mirror's current manifest.json.",
+    },
+  );
 }
 
 /** What `make` gives from this mirror's file, if it has `expected`'s sha256; else why not. */
-function matching(outDir: string, expected: BundleFile, make: (own: Buffer) => string | Buffer | { problem: string }): { made: string | Buffer } | { problem: string } {
+function matching(
+  outDir: string,
+  expected: BundleFile,
+  make: (own: Buffer) => string | Buffer | { problem: string },
+): { made: string | Buffer } | { problem: string } {
   const path = join(outDir, ...expected.path.split('/'));
   if (!existsSync(path)) return { problem: 'is missing' };
   const made = make(readFileSync(path));
@@ -199,7 +233,9 @@ async function writeEntries(file: string, root: string, manifest: BundleManifest
   const expected = new Map(manifest.files.map((f) => [f.path, f]));
   const written = new Set<string>();
   const changed = (why: string) =>
-    new MirrorError('BUNDLE_INVALID', `The bundle ${file} changed while it was read (${why}). Nothing was changed.`, { hint: 'Leave the bundle alone while unbundle runs, then run it again.' });
+    new MirrorError('BUNDLE_INVALID', `The bundle ${file} changed while it was read (${why}). Nothing was changed.`, {
+      hint: 'Leave the bundle alone while unbundle runs, then run it again.',
+    });
   let openFd: number | undefined;
   const walk = walkBundle(file, (header) => {
     if (header.path === BUNDLE_MANIFEST) return { data: () => {}, end: () => {} };
@@ -215,10 +251,14 @@ async function writeEntries(file: string, root: string, manifest: BundleManifest
       fd = openSync(target, 'wx', 0o644);
     } catch (error) {
       // Only the staging copy was touched (a name too long for this file system, a file where another entry needs a folder).
-      throw new MirrorError('BUNDLE_INVALID', `The bundle ${file} holds ${header.path}, which cannot be written here (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Nothing was changed.`, {
-        hint: 'Make the bundle again from a mirror that modmirror verify accepts, on a file system that takes its file names.',
-        cause: error,
-      });
+      throw new MirrorError(
+        'BUNDLE_INVALID',
+        `The bundle ${file} holds ${header.path}, which cannot be written here (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Nothing was changed.`,
+        {
+          hint: 'Make the bundle again from a mirror that modmirror verify accepts, on a file system that takes its file names.',
+          cause: error,
+        },
+      );
     }
     openFd = fd;
     const hash = createHash('sha256');

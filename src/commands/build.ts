@@ -64,7 +64,9 @@ function summaryOf(r: BuildResult) {
 function printHuman(r: BuildResult): void {
   for (const w of r.warnings) console.error(`warning: ${w}`);
   for (const p of r.partial) {
-    console.error(`warning: ${p.module} ${p.version} (${p.source}) is mirrored with the documentation that could be read; not read:\n  ${p.problems.join('\n  ')}`);
+    console.error(
+      `warning: ${p.module} ${p.version} (${p.source}) is mirrored with the documentation that could be read; not read:\n  ${p.problems.join('\n  ')}`,
+    );
   }
   for (const e of r.errors) console.error(`error: ${e.message}`);
   const out = relative(process.cwd(), r.outDir) || '.';
@@ -72,6 +74,8 @@ function printHuman(r: BuildResult): void {
   const counts = `${plural(r.modules, 'module')}, ${plural(r.versions, 'version')}`;
   if (r.upToDate) console.log(`${out}/ is up to date: ${counts}${providers} (checked in ${r.seconds.toFixed(2)} s).`);
   else console.log(`Built ${counts} (${r.cached} from the cache)${providers} into ${out}/ in ${r.seconds.toFixed(2)} s.`);
-  if (r.partial.length > 0) console.error(`${plural(r.partial.length, 'version')} mirrored with partial documentation; build --strict leaves them out and fails.`);
-  if (r.errors.length > 0) console.error(`${plural(r.errors.length, 'version')} failed: a new one is left out, a published one keeps what it published; see the errors above.`);
+  if (r.partial.length > 0)
+    console.error(`${plural(r.partial.length, 'version')} mirrored with partial documentation; build --strict leaves them out and fails.`);
+  if (r.errors.length > 0)
+    console.error(`${plural(r.errors.length, 'version')} failed: a new one is left out, a published one keeps what it published; see the errors above.`);
 }

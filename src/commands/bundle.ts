@@ -9,7 +9,10 @@ export async function runBundle(values: Values): Promise<number> {
   const dir = resolveMirrorConfig({ out: stringFlag(values, 'dir') }).outDir;
   const result = await createBundle({ dir, out, since: stringFlag(values, 'since') });
   const providers = result.providerPackages > 0 ? `, ${result.providerPackages} provider package(s)` : '';
-  const what = result.skipped > 0 ? `${result.versions} new or changed version(s)${providers}; ${result.skipped} archive(s) left out that the base has` : `${result.versions} version(s)${providers}`;
+  const what =
+    result.skipped > 0
+      ? `${result.versions} new or changed version(s)${providers}; ${result.skipped} archive(s) left out that the base has`
+      : `${result.versions} version(s)${providers}`;
   const outside = result.derived > 0 ? `; ${result.derived} file(s) the receiver rebuilds, checked by unbundle` : '';
   console.log(`Wrote ${relative(process.cwd(), result.out) || result.out}: ${result.files} files, ${what}${outside}, ${formatBytes(result.bytes)}.`);
   // Printed so the copy on the other side can be checked before unbundling.

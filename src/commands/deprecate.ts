@@ -17,7 +17,8 @@ export async function runDeprecate(values: Values, positionals: string[]): Promi
   const reason = stringFlag(values, 'reason');
   const link = stringFlag(values, 'link');
   if (undo && (reason !== undefined || link !== undefined)) throw usageError('deprecate', '--undo takes no --reason or --link.');
-  if (!undo && (reason === undefined || reason.trim() === '')) throw usageError('deprecate', 'Say why with --reason TEXT (or pass --undo to lift a deprecation).');
+  if (!undo && (reason === undefined || reason.trim() === ''))
+    throw usageError('deprecate', 'Say why with --reason TEXT (or pass --undo to lift a deprecation).');
   const linkProblem = link === undefined ? undefined : checkDeprecationLink(link);
   if (linkProblem) throw usageError('deprecate', `--link ${linkProblem}, got "${link}".`);
   const out = stringFlag(values, 'out');

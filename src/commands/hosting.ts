@@ -39,7 +39,9 @@ function chooseBaseUrl(dir: string, flag: string | undefined, configured: string
   const built = readBaseUrl(dir);
   if (flag !== undefined) {
     if (built !== undefined && built !== flag) {
-      console.error(`warning: ${dir} was built with ${built === '' ? 'relative locations' : `base URL ${built}`}; the download header will not match its download files. Rebuild with --base-url ${flag || '""'}.`);
+      console.error(
+        `warning: ${dir} was built with ${built === '' ? 'relative locations' : `base URL ${built}`}; the download header will not match its download files. Rebuild with --base-url ${flag || '""'}.`,
+      );
     }
     return flag;
   }

@@ -9,7 +9,6 @@ import { createOrganization, createTeam, createToken, createUser, recordRunTask,
 import { setConsumers, setGlobalSharing, type Shared } from '../management/sharing.js';
 import { Store } from '../management/store.js';
 
-
 /** The password from a file or an environment variable: never from argv. */
 function passwordOf(values: Values): string | undefined {
   const file = values['password-file'] as string | undefined;
@@ -77,14 +76,27 @@ async function runOrgShare(values: Values): Promise<number> {
   for (const kind of ['module', 'provider'] as Shared[]) {
     const consumers = values[`${kind}-consumers`];
     const global = values[`global-${kind}-sharing`];
-    if (global !== undefined && global !== 'true' && global !== 'false') throw usageError('org', `--global-${kind}-sharing takes true or false, not "${String(global)}".`);
+    if (global !== undefined && global !== 'true' && global !== 'false')
+      throw usageError('org', `--global-${kind}-sharing takes true or false, not "${String(global)}".`);
     if (typeof consumers === 'string' && global === 'true') {
       throw usageError('org', `--${kind}-consumers and --global-${kind}-sharing true contradict each other: sharing with everyone clears the consumers.`);
     }
-    if (typeof consumers === 'string') changes.push(() => setConsumers(store, name, kind, consumers.split(',').map((c) => c.trim()).filter(Boolean)));
+    if (typeof consumers === 'string')
+      changes.push(() =>
+        setConsumers(
+          store,
+          name,
+          kind,
+          consumers
+            .split(',')
+            .map((c) => c.trim())
+            .filter(Boolean),
+        ),
+      );
     else if (global !== undefined) changes.push(() => setGlobalSharing(store, name, kind, global === 'true'));
   }
-  if (changes.length === 0) throw usageError('org', 'Say what to share: --module-consumers, --provider-consumers, --global-module-sharing or --global-provider-sharing.');
+  if (changes.length === 0)
+    throw usageError('org', 'Say what to share: --module-consumers, --provider-consumers, --global-module-sharing or --global-provider-sharing.');
   for (const change of changes) await change();
   const org = store.read().organizations.find((o) => o.name === name)!;
   console.log(

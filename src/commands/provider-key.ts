@@ -20,11 +20,19 @@ export async function runProviderKey(values: Values, positionals: string[]): Pro
   // The private key is never written unlocked.
   if (passphrase === undefined || passphrase === '') throw usage(`Set ${envName} to the passphrase that will lock the private key.`);
   const out = resolve(stringFlag(values, 'out') ?? 'keys');
-  const slug = name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'signing';
+  const slug =
+    name
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'signing';
   const publicFile = join(out, `${slug}.pub.asc`);
   const privateFile = join(out, `${slug}.key.asc`);
   for (const file of [publicFile, privateFile]) {
-    if (existsSync(file)) throw new MirrorError('OUTPUT_FAILED', `${file} already exists; nothing was written.`, { hint: 'Choose another --name or --out: a key is never replaced (releases signed with it would lose their key).' });
+    if (existsSync(file))
+      throw new MirrorError('OUTPUT_FAILED', `${file} already exists; nothing was written.`, {
+        hint: 'Choose another --name or --out: a key is never replaced (releases signed with it would lose their key).',
+      });
   }
   const key = await generateSigningKey({ name: name.trim(), ...(email ? { email } : {}) }, passphrase, days === undefined ? undefined : Number(days) * 86_400);
   mkdirSync(out, { recursive: true });

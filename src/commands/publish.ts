@@ -34,7 +34,8 @@ export async function runPublish(values: Values): Promise<number> {
   for (const flag of ['type', 'public-key', 'hostname', 'signing-key']) {
     if (values[flag] !== undefined) throw usage(`--${flag} belongs to --provider-release DIR.`);
   }
-  if ((str('source') === undefined) === (str('git') === undefined)) throw usage('Give the version to publish with --source PATH, or with --git REPO --ref REF.');
+  if ((str('source') === undefined) === (str('git') === undefined))
+    throw usage('Give the version to publish with --source PATH, or with --git REPO --ref REF.');
   if (str('git') !== undefined && str('ref') === undefined) throw usage('--git needs --ref (the tag or commit to publish).');
   const versionFlag = str('version');
   // The same normal form as a build gives a tag: no leading `v`, no build metadata.
@@ -116,7 +117,8 @@ async function folderVersion(values: Values, config: ResolvedConfig, versionFlag
   // only when its last part is a version: any other folder's parents are not an address, however they are named.
   const [, provider, name, namespace] = dir.split(/[/\\]/).reverse();
   const layoutVersion = validVersion(basename(dir)) ?? undefined;
-  const fromLayout = layoutVersion !== undefined && [namespace, name, provider].every((p) => p !== undefined && isValidName(p)) ? { namespace, name, provider } : undefined;
+  const fromLayout =
+    layoutVersion !== undefined && [namespace, name, provider].every((p) => p !== undefined && isValidName(p)) ? { namespace, name, provider } : undefined;
   const address = flagAddress(values, fromLayout, `${dir} is not in the drop layout .../NAMESPACE/NAME/PROVIDER/VERSION`);
   const resolvedVersion = versionFlag ?? layoutVersion;
   if (resolvedVersion === undefined) throw usage(`The folder name "${basename(dir)}" is not a version: pass --version X.Y.Z.`);
@@ -140,18 +142,24 @@ function printHuman(r: PublishResult): void {
   else if (r.dryRun) {
     console.log(`Would ${r.outcome === 'would-replace' ? 'replace' : 'publish'} ${what} (sha256 ${r.sha256}), changing ${r.changed.length} files:`);
     for (const file of r.changed) console.log(`  ${file}`);
-  } else if (r.outcome === 'replaced') console.log(`Replaced ${what}: sha256 ${r.previousSha256} -> ${r.sha256} (recorded in the manifest) in ${r.seconds.toFixed(2)} s.`);
+  } else if (r.outcome === 'replaced')
+    console.log(`Replaced ${what}: sha256 ${r.previousSha256} -> ${r.sha256} (recorded in the manifest) in ${r.seconds.toFixed(2)} s.`);
   else console.log(`Published ${what} (sha256 ${r.sha256}) in ${r.seconds.toFixed(2)} s.`);
   const bucket = r as Partial<{ target: string; uploaded: string[]; attempts: number }>;
   if (bucket.target !== undefined && bucket.uploaded?.length) {
-    console.log(`Uploaded ${bucket.uploaded.length} objects to ${bucket.target}${bucket.attempts! > 1 ? ` (after ${bucket.attempts! - 1} lost race(s) with other writers, redone)` : ''}.`);
+    console.log(
+      `Uploaded ${bucket.uploaded.length} objects to ${bucket.target}${bucket.attempts! > 1 ? ` (after ${bucket.attempts! - 1} lost race(s) with other writers, redone)` : ''}.`,
+    );
   }
 }
 
 async function runProviderPublish(values: Values): Promise<number> {
   const str = (name: string) => stringFlag(values, name);
   for (const flag of ['source', 'git', 'ref', 'name', 'provider', 'version', 'force']) {
-    if (values[flag] !== undefined) throw usage(`--${flag} is for modules; --provider-release takes the version from the release's file names, and published provider versions are never replaced.`);
+    if (values[flag] !== undefined)
+      throw usage(
+        `--${flag} is for modules; --provider-release takes the version from the release's file names, and published provider versions are never replaced.`,
+      );
   }
   if (isBucketUrl(str('out'))) {
     throw usage('--provider-release publishes into a mirror in a folder, not a bucket yet: publish into the folder, then modmirror push it to the bucket.');
@@ -161,17 +169,23 @@ async function runProviderPublish(values: Values): Promise<number> {
   if (!existsSync(dir)) throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${dir}" does not exist.`, { hint: 'Check the --provider-release path.' });
   const namespace = str('namespace');
   const type = str('type');
-  if (namespace === undefined || !isProviderPart(namespace)) throw usage(`--namespace ${namespace === undefined ? 'is missing' : `"${namespace}" is not a provider namespace`} (lower-case letters, digits and "-").`);
-  if (type === undefined || !isProviderPart(type)) throw usage(`--type ${type === undefined ? 'is missing' : `"${type}" is not a provider type`} (lower-case letters, digits and "-").`);
+  if (namespace === undefined || !isProviderPart(namespace))
+    throw usage(`--namespace ${namespace === undefined ? 'is missing' : `"${namespace}" is not a provider namespace`} (lower-case letters, digits and "-").`);
+  if (type === undefined || !isProviderPart(type))
+    throw usage(`--type ${type === undefined ? 'is missing' : `"${type}" is not a provider type`} (lower-case letters, digits and "-").`);
   const hostname = str('hostname')?.toLowerCase();
   if (hostname !== undefined && !isProviderHostname(hostname)) throw usage(`--hostname "${hostname}" is not a host name such as registry.example.com.`);
   const config = resolveMirrorConfig({ config: str('config'), out: str('out'), baseUrl: baseUrlFlag(str('base-url'), 'publish') });
   // The config's in-house entry for this namespace gives the keys and host name unless the flags do.
-  const entry = config.providerFolders.find((f): f is Extract<ProviderFolder, { kind: 'releases' }> => f.kind === 'releases' && f.registry !== undefined && f.namespace === namespace);
+  const entry = config.providerFolders.find(
+    (f): f is Extract<ProviderFolder, { kind: 'releases' }> => f.kind === 'releases' && f.registry !== undefined && f.namespace === namespace,
+  );
   const flagKeys = (values['public-key'] as string[] | undefined)?.map((k) => resolve(k));
-  for (const key of flagKeys ?? []) if (!existsSync(key)) throw new MirrorError('SOURCE_NOT_FOUND', `The key file "${key}" does not exist.`, { hint: 'Check the --public-key path.' });
+  for (const key of flagKeys ?? [])
+    if (!existsSync(key)) throw new MirrorError('SOURCE_NOT_FOUND', `The key file "${key}" does not exist.`, { hint: 'Check the --public-key path.' });
   const signingKey = str('signing-key');
-  const signing = signingKey !== undefined ? { keyFile: resolve(signingKey), passphraseEnv: config.signing?.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } : config.signing;
+  const signing =
+    signingKey !== undefined ? { keyFile: resolve(signingKey), passphraseEnv: config.signing?.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } : config.signing;
   // Loaded only for a provider release: a module publish is the path release pipelines run most.
   const { publishProviderRelease } = await import('../publish/provider.js');
   const result = await publishProviderRelease({
@@ -182,7 +196,7 @@ async function runProviderPublish(values: Values): Promise<number> {
     dir,
     namespace,
     type,
-    ...(hostname ?? entry?.hostname ? { hostname: (hostname ?? entry?.hostname)! } : {}),
+    ...((hostname ?? entry?.hostname) ? { hostname: (hostname ?? entry?.hostname)! } : {}),
     publicKeys: flagKeys ?? entry?.registry?.keys ?? [],
     ...(signing ? { signing } : {}),
     newMirror: values['new-mirror'] === true,

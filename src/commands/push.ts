@@ -14,12 +14,15 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
   if (!isBucketUrl(url)) throw usageError('push', `"${url}" is not a bucket URL: modmirror push DIR s3://BUCKET/PREFIX.`);
   const concurrencyFlag = stringFlag(values, 'concurrency');
   const concurrency = concurrencyFlag === undefined ? 16 : Number(concurrencyFlag);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw usageError('push', `--concurrency "${concurrencyFlag}" is not a whole number from 1 to 256.`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
+    throw usageError('push', `--concurrency "${concurrencyFlag}" is not a whole number from 1 to 256.`);
   const location = bucketLocation(url, values, 'The target');
   const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: dirArg });
   const dir = homeOf(config.outDir);
   if (!existsSync(join(dir, MANIFEST_FILE))) {
-    throw new MirrorError('USAGE', `There is no built mirror at ${dir} (no ${MANIFEST_FILE}).`, { hint: 'Name the folder modmirror build wrote (default dist): modmirror push dist s3://BUCKET/PREFIX.' });
+    throw new MirrorError('USAGE', `There is no built mirror at ${dir} (no ${MANIFEST_FILE}).`, {
+      hint: 'Name the folder modmirror build wrote (default dist): modmirror push dist s3://BUCKET/PREFIX.',
+    });
   }
   const json = values['json'] === true;
   const { push } = await import('../bucket/push.js');
@@ -39,12 +42,16 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
     });
     if (json) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
     else if (result.dryRun) {
-      console.log(`Would upload ${result.uploaded} objects to ${result.target} (${result.unchanged} unchanged)${result.stale ? `; ${result.stale} objects the mirror no longer has${values['prune'] === true ? ' would be deleted' : ''}` : ''}:`);
+      console.log(
+        `Would upload ${result.uploaded} objects to ${result.target} (${result.unchanged} unchanged)${result.stale ? `; ${result.stale} objects the mirror no longer has${values['prune'] === true ? ' would be deleted' : ''}` : ''}:`,
+      );
       for (const rel of result.objects ?? []) console.log(`  ${rel}`);
     } else {
       const stale = result.stale > 0 ? ` ${result.stale} objects the mirror no longer has are left in the bucket (--prune deletes them).` : '';
       const deleted = result.deleted > 0 ? `, deleted ${result.deleted}` : '';
-      console.log(`${result.uploaded === 0 ? `${result.target} is up to date` : `Uploaded ${result.uploaded} objects to ${result.target}`} (${result.unchanged} unchanged${deleted}) in ${result.seconds.toFixed(2)} s.${stale}`);
+      console.log(
+        `${result.uploaded === 0 ? `${result.target} is up to date` : `Uploaded ${result.uploaded} objects to ${result.target}`} (${result.unchanged} unchanged${deleted}) in ${result.seconds.toFixed(2)} s.${stale}`,
+      );
     }
     return 0;
   } finally {

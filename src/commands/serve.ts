@@ -20,11 +20,14 @@ export async function runServe(values: Values): Promise<number> {
   const config = servedConfig(stringFlag(values, 'dir'), stringFlag(values, 'config'));
   const dir = config.outDir;
   const access = stringFlag(values, 'access') ?? config.access;
-  if (!ACCESS_MODES.includes(access as Access)) throw new MirrorError('USAGE', `Invalid --access "${access}": expected public or private.`, { hint: 'Run modmirror serve --help.' });
+  if (!ACCESS_MODES.includes(access as Access))
+    throw new MirrorError('USAGE', `Invalid --access "${access}": expected public or private.`, { hint: 'Run modmirror serve --help.' });
   const ttl = Number(values['archive-url-ttl'] ?? 900);
-  if (!Number.isInteger(ttl) || ttl < 1) throw new MirrorError('USAGE', `Invalid --archive-url-ttl "${values['archive-url-ttl']}": expected a whole number of seconds, 1 or more.`);
+  if (!Number.isInteger(ttl) || ttl < 1)
+    throw new MirrorError('USAGE', `Invalid --archive-url-ttl "${values['archive-url-ttl']}": expected a whole number of seconds, 1 or more.`);
   const mib = Number(values['max-upload-mib'] ?? 64);
-  if (!Number.isFinite(mib) || mib <= 0) throw new MirrorError('USAGE', `Invalid --max-upload-mib "${values['max-upload-mib']}": expected a positive number of MiB.`);
+  if (!Number.isFinite(mib) || mib <= 0)
+    throw new MirrorError('USAGE', `Invalid --max-upload-mib "${values['max-upload-mib']}": expected a positive number of MiB.`);
   const server = await startServer({
     dir,
     host: String(values['host'] ?? '127.0.0.1'),
@@ -45,7 +48,9 @@ export async function runServe(values: Values): Promise<number> {
     // Refusals are logged even with --quiet: they are the audit trail.
     audit: (line) => console.log(line),
   });
-  console.log(`modmirror serving ${relative(process.cwd(), dir) || '.'} at ${server.url}${access === 'private' ? ' (private: every registry request needs a token)' : ''}`);
+  console.log(
+    `modmirror serving ${relative(process.cwd(), dir) || '.'} at ${server.url}${access === 'private' ? ' (private: every registry request needs a token)' : ''}`,
+  );
   await new Promise<void>((done) => {
     const stop = (signal: string) => {
       if (!quiet) console.log(`${signal}: finishing open requests, then stopping`);
@@ -70,6 +75,9 @@ function servedConfig(dir: string | undefined, file: string | undefined) {
   } catch (error) {
     if (!(error instanceof MirrorError) || !error.code.startsWith('CONFIG')) throw error;
     const why = 'serve reads the config (even with --dir) for its access mode, base URL and module settings, so it does not start without it';
-    throw new MirrorError(error.code, error.message, { hint: `${error.hint ? `${error.hint} ` : ''}${why}; fix it, or pass --config FILE naming another.`, cause: error });
+    throw new MirrorError(error.code, error.message, {
+      hint: `${error.hint ? `${error.hint} ` : ''}${why}; fix it, or pass --config FILE naming another.`,
+      cause: error,
+    });
   }
 }

@@ -23,7 +23,8 @@ export async function runSync(values: Values): Promise<number> {
     const from = parseFrom(upstream.from);
     // A provider-only sync fills no module folder, so it needs none.
     const wantsModules = (upstream.modules ?? []).length > 0 || (upstream.for ?? []).length > 0;
-    const into = stringFlag(values, 'into') !== undefined ? resolve(stringFlag(values, 'into')!) : upstream.into ?? (wantsModules ? defaultFolder(config) : undefined);
+    const into =
+      stringFlag(values, 'into') !== undefined ? resolve(stringFlag(values, 'into')!) : (upstream.into ?? (wantsModules ? defaultFolder(config) : undefined));
     const configurations = (upstream.for ?? []).map(configurationFolder);
     const dependencies = dependencyOptions(values, upstream);
     const providers = providerSpecs(upstream, from, dependencies.standsInFor);
@@ -32,17 +33,33 @@ export async function runSync(values: Values): Promise<number> {
       throw usage('Name the provider folder to fill with --providers-into DIR, or list one in mirror.config.yaml under "providers: - folder: DIR".');
     }
     const platforms = platformList(values, upstream, config);
-    return { from, into, modules: (upstream.modules ?? []).map(parseModuleSpec), configurations, dependencies, token: token(upstream.tokenEnv, from), providers, platforms, providersInto };
+    return {
+      from,
+      into,
+      modules: (upstream.modules ?? []).map(parseModuleSpec),
+      configurations,
+      dependencies,
+      token: token(upstream.tokenEnv, from),
+      providers,
+      platforms,
+      providersInto,
+    };
   });
   const summaries: UpstreamSummary[] = [];
   for (const plan of plans) {
     const result = await sync(plan, { log: json ? () => {} : (line) => console.error(line) });
-    summaries.push({ from: plan.from.href, ...(plan.into === undefined ? {} : { into: plan.into }), ...(plan.providersInto === undefined ? {} : { providersInto: plan.providersInto }), result });
+    summaries.push({
+      from: plan.from.href,
+      ...(plan.into === undefined ? {} : { into: plan.into }),
+      ...(plan.providersInto === undefined ? {} : { providersInto: plan.providersInto }),
+      result,
+    });
     if (!json) printSummary(summaries.at(-1)!);
   }
   const failures = summaries.reduce((n, s) => n + s.result.failures.length, 0);
   if (json) console.log(JSON.stringify(summaryJson(summaries), null, 2));
-  else if (failures > 0) console.error(`${failures} module(s), version(s) or provider package(s) failed (see the errors above); run sync again to retry them: the others are kept.`);
+  else if (failures > 0)
+    console.error(`${failures} module(s), version(s) or provider package(s) failed (see the errors above); run sync again to retry them: the others are kept.`);
   return failures > 0 ? 1 : 0;
 }
 
@@ -54,7 +71,9 @@ function chooseUpstreams(values: Values, config: ResolvedConfig): SyncEntry[] {
   const forFlags = ((values['for'] as unknown as string[] | undefined) ?? []).map((dir) => resolve(dir));
   if (fromFlag !== undefined) {
     if (moduleFlags.length === 0 && forFlags.length === 0 && providerFlags.length === 0) {
-      throw usage('Name at least one module (--module NAMESPACE/NAME/PROVIDER[@CONSTRAINT]), provider (--provider HOST/NAMESPACE/TYPE[@CONSTRAINT]) or configuration folder (--for DIR).');
+      throw usage(
+        'Name at least one module (--module NAMESPACE/NAME/PROVIDER[@CONSTRAINT]), provider (--provider HOST/NAMESPACE/TYPE[@CONSTRAINT]) or configuration folder (--for DIR).',
+      );
     }
     return [{ from: fromFlag, modules: moduleFlags, providers: providerFlags, for: forFlags, tokenEnv: stringFlag(values, 'token-env') }];
   }
@@ -62,7 +81,9 @@ function chooseUpstreams(values: Values, config: ResolvedConfig): SyncEntry[] {
     // --for with the config's upstreams: that folder's closure, not the config's module and provider lists.
     return forFlags.length > 0 ? config.sync.map((u) => ({ ...u, modules: [], providers: [], for: forFlags })) : config.sync;
   }
-  throw usage('Name the upstream registry with --from URL and modules with --module, providers with --provider (or a configuration folder with --for), or list them under "sync:" in mirror.config.yaml.');
+  throw usage(
+    'Name the upstream registry with --from URL and modules with --module, providers with --provider (or a configuration folder with --for), or list them under "sync:" in mirror.config.yaml.',
+  );
 }
 
 /** Flags win over the config entry's keys; by default every call is followed and the newest match mirrored. */
@@ -74,9 +95,9 @@ function dependencyOptions(values: Values, upstream: SyncEntry): DependencyOptio
     if (normalizeHost(host) === undefined) throw usage(`Invalid --stands-in-for "${host}": expected a registry host name such as registry.terraform.io.`);
   }
   return {
-    follow: values['no-dependencies'] === true ? false : upstream.dependencies ?? true,
+    follow: values['no-dependencies'] === true ? false : (upstream.dependencies ?? true),
     pick,
-    standsInFor: hostFlags.length > 0 ? hostFlags : upstream.standsInFor ?? PUBLIC_REGISTRY_HOSTS,
+    standsInFor: hostFlags.length > 0 ? hostFlags : (upstream.standsInFor ?? PUBLIC_REGISTRY_HOSTS),
   };
 }
 
@@ -109,7 +130,10 @@ function providerSpecs(upstream: SyncEntry, from: URL, standsInFor: string[]): P
   return (upstream.providers ?? []).map((text) => {
     const spec = parseProviderSpec(text, normalizeHost(from.host));
     if (!hosts.has(spec.address.hostname)) {
-      throw usage(`Provider "${text}": ${from.origin} does not answer for ${spec.address.hostname} (it stands in for ${[...hosts].join(', ')}).`, 'Sync it from that registry with its own --from, or add --stands-in-for HOST.');
+      throw usage(
+        `Provider "${text}": ${from.origin} does not answer for ${spec.address.hostname} (it stands in for ${[...hosts].join(', ')}).`,
+        'Sync it from that registry with its own --from, or add --stands-in-for HOST.',
+      );
     }
     return spec;
   });
@@ -119,7 +143,7 @@ function providerSpecs(upstream: SyncEntry, from: URL, standsInFor: string[]): P
 function platformList(values: Values, upstream: SyncEntry, config: ResolvedConfig): string[] {
   const flags = (values['platform'] as unknown as string[] | undefined) ?? [];
   for (const p of flags) if (!isPlatform(p)) throw usage(`Invalid --platform "${p}": expected OS_ARCH such as linux_amd64.`);
-  return [...new Set(flags.length > 0 ? flags : upstream.platforms ?? config.platforms)];
+  return [...new Set(flags.length > 0 ? flags : (upstream.platforms ?? config.platforms))];
 }
 
 /** The config's first provider folder in the `terraform providers mirror` layout, if it has one. */
@@ -129,9 +153,11 @@ function defaultProviderFolder(config: ResolvedConfig): string | undefined {
 
 /** The config's first folder source: the folder the build already reads. */
 function defaultFolder(config: ResolvedConfig): string {
-  if (config.configFile === undefined) throw usage('Name the module folder to fill with --into DIR, or run sync where mirror.config.yaml lists a folder source.');
+  if (config.configFile === undefined)
+    throw usage('Name the module folder to fill with --into DIR, or run sync where mirror.config.yaml lists a folder source.');
   const folder = config.sources.find((s) => s.kind === 'folder');
-  if (!folder || folder.kind !== 'folder') throw usage('The config lists no folder source to fill; add "- folder: modules" to its sources, or pass --into DIR.');
+  if (!folder || folder.kind !== 'folder')
+    throw usage('The config lists no folder source to fill; add "- folder: modules" to its sources, or pass --into DIR.');
   return folder.dir;
 }
 

@@ -9,6 +9,8 @@ export async function runUnbundle(values: Values, positionals: string[] = []): P
   const out = relative(process.cwd(), result.outDir) || '.';
   const replaced = result.replaced > 0 ? `, ${result.replaced} replaced (recorded as forced)` : '';
   const providers = result.addedProviderPackages > 0 ? `, ${result.addedProviderPackages} new provider package(s)` : '';
-  console.log(`Unbundled ${result.files} files into ${out}/: ${result.added} new version(s)${providers}${replaced}; the mirror has ${result.versions} versions of ${result.modules} modules.`);
+  console.log(
+    `Unbundled ${result.files} files into ${out}/: ${result.added} new version(s)${providers}${replaced}; the mirror has ${result.versions} versions of ${result.modules} modules.`,
+  );
   return 0;
 }

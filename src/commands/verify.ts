@@ -36,7 +36,8 @@ export async function runVerify(values: Values, positionals: string[] = []): Pro
 }
 
 async function verifyInBucket(values: Values, url: string): Promise<number> {
-  if (values['complete'] === true) throw new MirrorError('USAGE', '--complete reads the mirror as a folder: verify the folder you pushed, or sync the bucket to one first.');
+  if (values['complete'] === true)
+    throw new MirrorError('USAGE', '--complete reads the mirror as a folder: verify the folder you pushed, or sync the bucket to one first.');
   const location = bucketLocation(url, values, 'The mirror');
   const { openBucket } = await import('../bucket/store.js');
   const { verifyBucket } = await import('../bucket/verify.js');

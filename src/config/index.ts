@@ -134,7 +134,21 @@ export interface ConfigOverrides {
   baseUrl?: string;
 }
 
-const TOP_KEYS = ['out', 'baseUrl', 'cacheDir', 'sources', 'modules', 'browse', 'sync', 'providers', 'platforms', 'providersPath', 'signing', 'access', 'limits'];
+const TOP_KEYS = [
+  'out',
+  'baseUrl',
+  'cacheDir',
+  'sources',
+  'modules',
+  'browse',
+  'sync',
+  'providers',
+  'platforms',
+  'providersPath',
+  'signing',
+  'access',
+  'limits',
+];
 const PROVIDER_FOLDER_KEYS = ['folder', 'hostname', 'namespace', 'registry', 'keys'];
 const META_KEYS = ['owner', 'description', 'source', 'verified'];
 const GIT_KEYS = ['git', 'namespace', 'name', 'provider', 'path', 'tagPrefix', 'tagPattern', ...META_KEYS];
@@ -223,7 +237,7 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
       hint: '--modules takes a folder laid out as <namespace>/<name>/<provider>/<version>/.',
     });
   }
-  const sources: UserSource[] = overrides.modules !== undefined ? [{ folder: resolve(cwd, overrides.modules) }] : user.sources ?? [];
+  const sources: UserSource[] = overrides.modules !== undefined ? [{ folder: resolve(cwd, overrides.modules) }] : (user.sources ?? []);
   const baseUrl = overrides.baseUrl ?? user.baseUrl ?? '';
   const resolved: ResolvedConfig = {
     configFile: useFile ? configPath : undefined,
@@ -269,7 +283,8 @@ function resolveSource(source: UserSource, base: string): ResolvedSource {
 function resolveProviderFolder(entry: UserProviderFolder, base: string, baseUrl: string): ProviderFolder {
   const dir = resolve(base, entry.folder);
   if (entry.namespace === undefined) return { kind: 'mirror', dir };
-  if (entry.registry !== true) return { kind: 'releases', dir, hostname: (entry.hostname ?? DEFAULT_PROVIDER_HOSTNAME).toLowerCase(), namespace: entry.namespace };
+  if (entry.registry !== true)
+    return { kind: 'releases', dir, hostname: (entry.hostname ?? DEFAULT_PROVIDER_HOSTNAME).toLowerCase(), namespace: entry.namespace };
   // In-house providers are addressed by the mirror's own host name (validation requires one of the two).
   const hostname = (entry.hostname ?? (baseUrl === '' ? '' : new URL(baseUrl).host)).toLowerCase();
   return { kind: 'releases', dir, hostname, namespace: entry.namespace, registry: { keys: (entry.keys ?? []).map((k) => resolve(base, k)) } };
@@ -277,7 +292,11 @@ function resolveProviderFolder(entry: UserProviderFolder, base: string, baseUrl:
 
 /** The public registry's naming: `terraform-<provider>-<name>`. */
 export function addressFromRepoName(repo: string): { provider: string; name: string } | undefined {
-  const base = repo.replace(/\/+$/, '').split(/[/:]/).pop()!.replace(/\.git$/, '');
+  const base = repo
+    .replace(/\/+$/, '')
+    .split(/[/:]/)
+    .pop()!
+    .replace(/\.git$/, '');
   const match = /^terraform-([a-z0-9]+)-(.+)$/.exec(base);
   return match ? { provider: match[1]!, name: match[2]! } : undefined;
 }
@@ -364,7 +383,11 @@ function validateUserConfig(value: unknown): Problem[] {
   optionalString(config, 'cacheDir', []);
   optionalString(config, 'baseUrl', []);
   if (typeof config['baseUrl'] === 'string' && config['baseUrl'] !== '') {
-    expect(isAbsoluteHttpUrl(config['baseUrl']), ['baseUrl'], `expected an absolute http(s) URL such as https://registry.example.com/, got ${show(config['baseUrl'])}`);
+    expect(
+      isAbsoluteHttpUrl(config['baseUrl']),
+      ['baseUrl'],
+      `expected an absolute http(s) URL such as https://registry.example.com/, got ${show(config['baseUrl'])}`,
+    );
   }
   if ('sources' in config && expect(Array.isArray(config['sources']), ['sources'], 'expected a list of sources (- folder: DIR, or - git: REPO)')) {
     (config['sources'] as unknown[]).forEach((source, i) => {
@@ -395,7 +418,10 @@ function validateUserConfig(value: unknown): Problem[] {
   if ('browse' in config && expect(isRecord(config['browse']), ['browse'], 'expected a mapping with imageHosts')) {
     const browse = config['browse'] as Record<string, unknown>;
     unknownKeys(browse, ['imageHosts'], ['browse']);
-    if ('imageHosts' in browse && expect(Array.isArray(browse['imageHosts']), ['browse', 'imageHosts'], 'expected a list of origins such as https://img.example.com')) {
+    if (
+      'imageHosts' in browse &&
+      expect(Array.isArray(browse['imageHosts']), ['browse', 'imageHosts'], 'expected a list of origins such as https://img.example.com')
+    ) {
       (browse['imageHosts'] as unknown[]).forEach((host, i) => {
         let ok: boolean;
         try {
@@ -417,7 +443,11 @@ function validateUserConfig(value: unknown): Problem[] {
       unknownKeys(p, PROVIDER_FOLDER_KEYS, path);
       expect(typeof p['folder'] === 'string' && p['folder'] !== '', [...path, 'folder'], `expected a folder path, got ${show(p['folder'])}`);
       if ('namespace' in p) {
-        expect(typeof p['namespace'] === 'string' && isProviderPart(p['namespace']), [...path, 'namespace'], `expected a provider namespace such as hashicorp (lower-case letters, digits and "-"), got ${show(p['namespace'])}`);
+        expect(
+          typeof p['namespace'] === 'string' && isProviderPart(p['namespace']),
+          [...path, 'namespace'],
+          `expected a provider namespace such as hashicorp (lower-case letters, digits and "-"), got ${show(p['namespace'])}`,
+        );
       }
       for (const key of ['registry', 'keys']) {
         if (key in p) expect('namespace' in p, [...path, key], `${key} belongs to a folder of release zips, which also needs "namespace"`);
@@ -425,22 +455,39 @@ function validateUserConfig(value: unknown): Problem[] {
       if ('registry' in p) expect(typeof p['registry'] === 'boolean', [...path, 'registry'], `expected true or false, got ${show(p['registry'])}`);
       if ('keys' in p) {
         if (expect(Array.isArray(p['keys']), [...path, 'keys'], 'expected a list of armored public key files')) {
-          (p['keys'] as unknown[]).forEach((k, j) => expect(typeof k === 'string' && k !== '', [...path, 'keys', j], `expected a key file path, got ${show(k)}`));
+          (p['keys'] as unknown[]).forEach((k, j) =>
+            expect(typeof k === 'string' && k !== '', [...path, 'keys', j], `expected a key file path, got ${show(k)}`),
+          );
         }
         expect(p['registry'] === true, [...path, 'keys'], 'keys check the signatures of in-house releases; set registry: true too');
       }
       if (p['registry'] === true && !('hostname' in p)) {
         const baseUrl = config['baseUrl'];
-        expect(typeof baseUrl === 'string' && isAbsoluteHttpUrl(baseUrl), [...path, 'registry'], 'in-house providers are addressed HOSTNAME/NAMESPACE/TYPE by the mirror\'s host name: set hostname (e.g. registry.example.com) or baseUrl');
+        expect(
+          typeof baseUrl === 'string' && isAbsoluteHttpUrl(baseUrl),
+          [...path, 'registry'],
+          "in-house providers are addressed HOSTNAME/NAMESPACE/TYPE by the mirror's host name: set hostname (e.g. registry.example.com) or baseUrl",
+        );
       }
       if ('hostname' in p) {
         if (expect('namespace' in p, [...path, 'hostname'], 'a hostname belongs to a folder of release zips, which also needs "namespace"')) {
-          expect(typeof p['hostname'] === 'string' && isProviderHostname(p['hostname'].toLowerCase()), [...path, 'hostname'], `expected a registry host name such as registry.terraform.io, got ${show(p['hostname'])}`);
+          expect(
+            typeof p['hostname'] === 'string' && isProviderHostname(p['hostname'].toLowerCase()),
+            [...path, 'hostname'],
+            `expected a registry host name such as registry.terraform.io, got ${show(p['hostname'])}`,
+          );
         }
       }
     });
   }
-  if ('platforms' in config && expect(Array.isArray(config['platforms']) && (config['platforms'] as unknown[]).length > 0, ['platforms'], 'expected a list of OS_ARCH platforms such as [linux_amd64, darwin_arm64]')) {
+  if (
+    'platforms' in config &&
+    expect(
+      Array.isArray(config['platforms']) && (config['platforms'] as unknown[]).length > 0,
+      ['platforms'],
+      'expected a list of OS_ARCH platforms such as [linux_amd64, darwin_arm64]',
+    )
+  ) {
     (config['platforms'] as unknown[]).forEach((platform, i) => {
       expect(typeof platform === 'string' && isPlatform(platform), ['platforms', i], `expected an OS_ARCH platform such as linux_amd64, got ${show(platform)}`);
     });
@@ -448,16 +495,26 @@ function validateUserConfig(value: unknown): Problem[] {
   if ('signing' in config && expect(isRecord(config['signing']), ['signing'], 'expected a mapping with key (an armored private key file) and passphraseEnv')) {
     const signing = config['signing'] as Record<string, unknown>;
     unknownKeys(signing, ['key', 'passphraseEnv'], ['signing']);
-    expect(typeof signing['key'] === 'string' && signing['key'] !== '', ['signing', 'key'], `expected an armored private key file, got ${show(signing['key'])}`);
+    expect(
+      typeof signing['key'] === 'string' && signing['key'] !== '',
+      ['signing', 'key'],
+      `expected an armored private key file, got ${show(signing['key'])}`,
+    );
     if ('passphraseEnv' in signing) {
-      expect(typeof signing['passphraseEnv'] === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(signing['passphraseEnv']), ['signing', 'passphraseEnv'], `expected an environment variable name, got ${show(signing['passphraseEnv'])}`);
+      expect(
+        typeof signing['passphraseEnv'] === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(signing['passphraseEnv']),
+        ['signing', 'passphraseEnv'],
+        `expected an environment variable name, got ${show(signing['passphraseEnv'])}`,
+      );
     }
   }
   if ('providersPath' in config) {
     const value = config['providersPath'];
     const segments = typeof value === 'string' ? value.replace(/^\/+|\/+$/g, '').split('/') : [];
     expect(
-      segments.length > 0 && segments.every((s) => /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(s) && s !== '..' && !s.startsWith('.')) && !['v1', 'v2', '.well-known'].includes(segments[0]!),
+      segments.length > 0 &&
+        segments.every((s) => /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(s) && s !== '..' && !s.startsWith('.')) &&
+        !['v1', 'v2', '.well-known'].includes(segments[0]!),
       ['providersPath'],
       `expected a folder path inside the mirror such as providers (not under v1/, v2/ or .well-known/), got ${show(value)}`,
     );

@@ -37,7 +37,8 @@ export interface UserLimits {
 
 /** Every problem with `limits:`, as the rest of the config's are reported. */
 export function validateLimits(value: unknown): { path: (string | number)[]; message: string }[] {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [{ path: ['limits'], message: 'expected a mapping with fileSize and versionSize' }];
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return [{ path: ['limits'], message: 'expected a mapping with fileSize and versionSize' }];
   const problems: { path: (string | number)[]; message: string }[] = [];
   const limits = value as Record<string, unknown>;
   for (const key of Object.keys(limits)) {
@@ -47,7 +48,10 @@ export function validateLimits(value: unknown): { path: (string | number)[]; mes
     }
     const bytes = parseSize(limits[key]);
     if (bytes === undefined || bytes > MAX_BOUND) {
-      problems.push({ path: ['limits', key], message: `expected a size under 8 GiB such as 512MiB, 2GiB or a number of bytes, got ${JSON.stringify(limits[key])}` });
+      problems.push({
+        path: ['limits', key],
+        message: `expected a size under 8 GiB such as 512MiB, 2GiB or a number of bytes, got ${JSON.stringify(limits[key])}`,
+      });
     }
   }
   return problems;

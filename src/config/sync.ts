@@ -55,9 +55,17 @@ export function validateSyncEntries(value: unknown): { path: (string | number)[]
     if (!expect(typeof entry === 'object' && entry !== null && !Array.isArray(entry), path, 'expected a mapping with "from" and "modules" (or "for")')) return;
     const e = entry as Record<string, unknown>;
     for (const key of Object.keys(e)) expect(KEYS.includes(key), [...path, key], `unknown key; expected one of ${KEYS.join(', ')}`);
-    expect(typeof e['from'] === 'string' && /^https?:\/\/[^/]+/.test(e['from']), [...path, 'from'], `expected the upstream registry's http(s) URL, got ${show(e['from'])}`);
+    expect(
+      typeof e['from'] === 'string' && /^https?:\/\/[^/]+/.test(e['from']),
+      [...path, 'from'],
+      `expected the upstream registry's http(s) URL, got ${show(e['from'])}`,
+    );
     for (const key of ['into', 'tokenEnv']) if (key in e) expect(typeof e[key] === 'string', [...path, key], `expected a string, got ${show(e[key])}`);
-    expect('modules' in e || 'for' in e || 'providers' in e, [...path, 'modules'], 'expected a list of NAMESPACE/NAME/PROVIDER[@CONSTRAINT] (or "providers": HOST/NAMESPACE/TYPE[@CONSTRAINT], or "for": configuration folders)');
+    expect(
+      'modules' in e || 'for' in e || 'providers' in e,
+      [...path, 'modules'],
+      'expected a list of NAMESPACE/NAME/PROVIDER[@CONSTRAINT] (or "providers": HOST/NAMESPACE/TYPE[@CONSTRAINT], or "for": configuration folders)',
+    );
     stringList(e, 'modules', path, 'NAMESPACE/NAME/PROVIDER[@CONSTRAINT]', (spec) => {
       try {
         parseModuleSpec(spec);
@@ -77,9 +85,17 @@ export function validateSyncEntries(value: unknown): { path: (string | number)[]
     });
     stringList(e, 'platforms', path, 'OS_ARCH platforms', (p) => (isPlatform(p) ? undefined : `"${p}" is not an OS_ARCH platform such as linux_amd64`));
     stringList(e, 'for', path, 'Terraform configuration folders', () => undefined);
-    stringList(e, 'standsInFor', path, 'registry host names', (host) => (normalizeHost(host) === undefined ? `"${host}" is not a registry host name such as registry.terraform.io` : undefined));
-    if ('dependencies' in e) expect(typeof e['dependencies'] === 'boolean', [...path, 'dependencies'], `expected true or false, got ${show(e['dependencies'])}`);
-    if ('dependencyVersions' in e) expect(e['dependencyVersions'] === 'newest' || e['dependencyVersions'] === 'every', [...path, 'dependencyVersions'], `expected "newest" or "every", got ${show(e['dependencyVersions'])}`);
+    stringList(e, 'standsInFor', path, 'registry host names', (host) =>
+      normalizeHost(host) === undefined ? `"${host}" is not a registry host name such as registry.terraform.io` : undefined,
+    );
+    if ('dependencies' in e)
+      expect(typeof e['dependencies'] === 'boolean', [...path, 'dependencies'], `expected true or false, got ${show(e['dependencies'])}`);
+    if ('dependencyVersions' in e)
+      expect(
+        e['dependencyVersions'] === 'newest' || e['dependencyVersions'] === 'every',
+        [...path, 'dependencyVersions'],
+        `expected "newest" or "every", got ${show(e['dependencyVersions'])}`,
+      );
   });
   return problems;
 }

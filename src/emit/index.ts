@@ -65,7 +65,13 @@ export async function emitModule(
 ): Promise<ModuleRecord | undefined> {
   const first = versions[0];
   if (!first) return undefined;
-  const writer = createModuleWriter(staging, first.source.address, versions.map((v) => v.source.version), providers, options);
+  const writer = createModuleWriter(
+    staging,
+    first.source.address,
+    versions.map((v) => v.source.version),
+    providers,
+    options,
+  );
   for (const v of versions) await writer.add(v);
   return writer.finish([]);
 }
@@ -184,7 +190,13 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
     // Beside modules, and optional: a manifest without them (an older mirror) still reads as one without providers.
     ...(providers ? { providers_path: providers.path, providers: providers.entries } : {}),
   };
-  await staging.writeChunks(MANIFEST_FILE, manifestChunks(head, sorted.map((r) => [addressKey(r.address), manifestVersions(r)])));
+  await staging.writeChunks(
+    MANIFEST_FILE,
+    manifestChunks(
+      head,
+      sorted.map((r) => [addressKey(r.address), manifestVersions(r)]),
+    ),
+  );
 }
 
 /** A module's manifest entries, made as the manifest is written. */

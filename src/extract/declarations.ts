@@ -193,9 +193,7 @@ function objects(v: Json | undefined): { [key: string]: Json }[] {
 function labelled(v: Json | undefined, depth: number): { labels: string[]; body: { [key: string]: Json } }[] {
   if (depth === 0) return objects(v).map((body) => ({ labels: [], body }));
   return objects(v).flatMap((o) =>
-    Object.entries(o).flatMap(([label, inner]) =>
-      labelled(inner, depth - 1).map((b) => ({ labels: [label, ...b.labels], body: b.body })),
-    ),
+    Object.entries(o).flatMap(([label, inner]) => labelled(inner, depth - 1).map((b) => ({ labels: [label, ...b.labels], body: b.body }))),
   );
 }
 
@@ -253,7 +251,10 @@ export function declarationsFromJson(source: string): FileDeclarations {
     if (sensitive !== undefined) o.sensitive = sensitive;
     out.outputs.push(o);
   }
-  for (const [key, list] of [['resource', out.resources], ['data', out.dataSources]] as const) {
+  for (const [key, list] of [
+    ['resource', out.resources],
+    ['data', out.dataSources],
+  ] as const) {
     for (const { labels, body } of labelled(root[key], 2)) {
       const r: ResourceDecl = { type: labels[0]!, name: labels[1]! };
       // In JSON a reference is written as a string holding it.

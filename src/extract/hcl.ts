@@ -79,14 +79,55 @@ export function positionOf(source: string, offset: number): { line: number; colu
 }
 
 const enum Ch {
-  Tab = 9, LF = 10, CR = 13, Space = 32, Bang = 33, Quote = 34, Hash = 35, Dollar = 36, Percent = 37,
-  Amp = 38, LParen = 40, RParen = 41, Star = 42, Plus = 43, Comma = 44, Minus = 45, Dot = 46, Slash = 47,
-  Zero = 48, Nine = 57, Colon = 58, Lt = 60, Eq = 61, Gt = 62, Question = 63, LBracket = 91, Backslash = 92,
-  RBracket = 93, Underscore = 95, LBrace = 123, Pipe = 124, RBrace = 125, Tilde = 126,
+  Tab = 9,
+  LF = 10,
+  CR = 13,
+  Space = 32,
+  Bang = 33,
+  Quote = 34,
+  Hash = 35,
+  Dollar = 36,
+  Percent = 37,
+  Amp = 38,
+  LParen = 40,
+  RParen = 41,
+  Star = 42,
+  Plus = 43,
+  Comma = 44,
+  Minus = 45,
+  Dot = 46,
+  Slash = 47,
+  Zero = 48,
+  Nine = 57,
+  Colon = 58,
+  Lt = 60,
+  Eq = 61,
+  Gt = 62,
+  Question = 63,
+  LBracket = 91,
+  Backslash = 92,
+  RBracket = 93,
+  Underscore = 95,
+  LBrace = 123,
+  Pipe = 124,
+  RBrace = 125,
+  Tilde = 126,
 }
 
 const BINARY_PRECEDENCE: Record<string, number> = {
-  '||': 1, '&&': 2, '==': 3, '!=': 3, '<': 4, '<=': 4, '>': 4, '>=': 4, '+': 5, '-': 5, '*': 6, '/': 6, '%': 6,
+  '||': 1,
+  '&&': 2,
+  '==': 3,
+  '!=': 3,
+  '<': 4,
+  '<=': 4,
+  '>': 4,
+  '>=': 4,
+  '+': 5,
+  '-': 5,
+  '*': 6,
+  '/': 6,
+  '%': 6,
 };
 
 const OPERATOR_STARTS = new Set(Object.keys(BINARY_PRECEDENCE).map((op) => op.charCodeAt(0)));
@@ -677,11 +718,16 @@ class Parser {
     const c = this.src[this.pos + 1];
     this.pos += 2;
     switch (c) {
-      case 'n': return '\n';
-      case 'r': return '\r';
-      case 't': return '\t';
-      case '"': return '"';
-      case '\\': return '\\';
+      case 'n':
+        return '\n';
+      case 'r':
+        return '\r';
+      case 't':
+        return '\t';
+      case '"':
+        return '"';
+      case '\\':
+        return '\\';
       case 'u':
       case 'U': {
         const digits = c === 'u' ? 4 : 8;
@@ -726,15 +772,24 @@ function applyBinary(op: string, a: Value, b: Value): Value {
   if (a === UNKNOWN || b === UNKNOWN) return UNKNOWN;
   if (typeof a === 'number' && typeof b === 'number') {
     switch (op) {
-      case '+': return a + b;
-      case '-': return a - b;
-      case '*': return a * b;
-      case '/': return b === 0 ? UNKNOWN : a / b;
-      case '%': return b === 0 ? UNKNOWN : a % b;
-      case '<': return a < b;
-      case '<=': return a <= b;
-      case '>': return a > b;
-      case '>=': return a >= b;
+      case '+':
+        return a + b;
+      case '-':
+        return a - b;
+      case '*':
+        return a * b;
+      case '/':
+        return b === 0 ? UNKNOWN : a / b;
+      case '%':
+        return b === 0 ? UNKNOWN : a % b;
+      case '<':
+        return a < b;
+      case '<=':
+        return a <= b;
+      case '>':
+        return a > b;
+      case '>=':
+        return a >= b;
     }
   }
   if (typeof a === 'boolean' && typeof b === 'boolean') {

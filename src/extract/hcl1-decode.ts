@@ -32,8 +32,7 @@ export interface ItemList {
 }
 type Node = Hcl1Node | ItemList | { kind: 'item'; item: Hcl1Item };
 
-const firstToken = (node: Node): Token | undefined =>
-  node.kind === 'literal' ? node.token : node.kind === 'item' ? node.item.keys[0] : undefined;
+const firstToken = (node: Node): Token | undefined => (node.kind === 'literal' ? node.token : node.kind === 'item' ? node.item.keys[0] : undefined);
 
 /** decodeString: a string, a heredoc, or a number's text. */
 export function decodeString(node: Node): string {
@@ -100,12 +99,18 @@ function decodeMap(node: Node, existing: unknown): Record<string, unknown> {
 /** Token.Value(): the Go value a literal decodes to. */
 export function literalValue(token: Token): unknown {
   switch (token.type) {
-    case 'BOOL': return token.text === 'true';
-    case 'FLOAT': return Number(token.text.endsWith('.') ? token.text.slice(0, -1) : token.text);
-    case 'NUMBER': return parseInteger(token.text);
-    case 'HEREDOC': return unindentHeredoc(token.text);
-    case 'STRING': return unquote(token);
-    default: return fail(`unexpected ${token.type}`, token);
+    case 'BOOL':
+      return token.text === 'true';
+    case 'FLOAT':
+      return Number(token.text.endsWith('.') ? token.text.slice(0, -1) : token.text);
+    case 'NUMBER':
+      return parseInteger(token.text);
+    case 'HEREDOC':
+      return unindentHeredoc(token.text);
+    case 'STRING':
+      return unquote(token);
+    default:
+      return fail(`unexpected ${token.type}`, token);
   }
 }
 
@@ -124,7 +129,7 @@ function parseInteger(text: string): number {
 function unquote(token: Token): string {
   const s = token.text.slice(1, -1);
   let out = '';
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     if (s[i] === '$' && s[i + 1] === '{') {
       let depth = 1;
       let j = i + 2;

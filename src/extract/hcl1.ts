@@ -12,8 +12,22 @@
 import { HclSyntaxError, MAX_NESTING, TOO_DEEP } from './hcl.js';
 
 export type Hcl1Token =
-  | 'IDENT' | 'BOOL' | 'NUMBER' | 'FLOAT' | 'STRING' | 'HEREDOC'
-  | 'LBRACK' | 'RBRACK' | 'LBRACE' | 'RBRACE' | 'COMMA' | 'ASSIGN' | 'PERIOD' | 'ADD' | 'SUB' | 'EOF';
+  | 'IDENT'
+  | 'BOOL'
+  | 'NUMBER'
+  | 'FLOAT'
+  | 'STRING'
+  | 'HEREDOC'
+  | 'LBRACK'
+  | 'RBRACK'
+  | 'LBRACE'
+  | 'RBRACE'
+  | 'COMMA'
+  | 'ASSIGN'
+  | 'PERIOD'
+  | 'ADD'
+  | 'SUB'
+  | 'EOF';
 
 export interface Token {
   type: Hcl1Token;
@@ -28,13 +42,20 @@ export interface Hcl1Item {
   value: Hcl1Node;
 }
 
-export type Hcl1Node =
-  | { kind: 'literal'; token: Token }
-  | { kind: 'object'; items: Hcl1Item[] }
-  | { kind: 'list'; items: Hcl1Node[] };
+export type Hcl1Node = { kind: 'literal'; token: Token } | { kind: 'object'; items: Hcl1Item[] } | { kind: 'list'; items: Hcl1Node[] };
 
 const LITERALS = new Set<Hcl1Token>(['BOOL', 'NUMBER', 'FLOAT', 'STRING', 'HEREDOC']);
-const PUNCTUATION: Record<string, Hcl1Token> = { '[': 'LBRACK', ']': 'RBRACK', '{': 'LBRACE', '}': 'RBRACE', ',': 'COMMA', '=': 'ASSIGN', '+': 'ADD', '-': 'SUB', '.': 'PERIOD' };
+const PUNCTUATION: Record<string, Hcl1Token> = {
+  '[': 'LBRACK',
+  ']': 'RBRACK',
+  '{': 'LBRACE',
+  '}': 'RBRACE',
+  ',': 'COMMA',
+  '=': 'ASSIGN',
+  '+': 'ADD',
+  '-': 'SUB',
+  '.': 'PERIOD',
+};
 
 /** Parses one file; throws HclSyntaxError where the HCL1 parser would fail. */
 export function parseHcl1(source: string): Hcl1Item[] {
@@ -311,8 +332,7 @@ class Parser {
       else if (t.type === 'RBRACK') {
         this.depth--;
         return { kind: 'list', items };
-      }
-      else this.fail(`unexpected token while parsing list: ${t.type}`, t);
+      } else this.fail(`unexpected token while parsing list: ${t.type}`, t);
     }
   }
 }

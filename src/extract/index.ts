@@ -83,9 +83,7 @@ export function extractDocumentation(files: SourceFile[], cache: ExtractCache = 
     return { content: moduleContent(dir, files, readme, cache, problems), readme: readme ? { path: readme.path, id: fileId(readme) } : null };
   };
   const childDirs = (parent: string) =>
-    [...byDir.keys()]
-      .filter((dir) => posix.dirname(dir) === parent && (byDir.get(dir) ?? []).some((f) => CONFIG_FILE.test(f.path)))
-      .sort();
+    [...byDir.keys()].filter((dir) => posix.dirname(dir) === parent && (byDir.get(dir) ?? []).some((f) => CONFIG_FILE.test(f.path))).sort();
   const root = folder('');
   const submodules = childDirs('modules').map(folder);
   const examples = childDirs('examples').map(folder);
@@ -149,9 +147,7 @@ function readLegacy(configFiles: SourceFile[], cache: ExtractCache): FileDeclara
 }
 
 function moduleContent(dir: string, files: SourceFile[], readme: SourceFile | undefined, cache: ExtractCache, problems: string[]): ModuleContent {
-  const configFiles = files
-    .filter((f) => CONFIG_FILE.test(f.path) && !posix.basename(f.path).startsWith('.'))
-    .sort((a, b) => (a.path < b.path ? -1 : 1));
+  const configFiles = files.filter((f) => CONFIG_FILE.test(f.path) && !posix.basename(f.path).startsWith('.')).sort((a, b) => (a.path < b.path ? -1 : 1));
   let parsed = configFiles.map((file) => parseFile(file, file.path.endsWith('.json') ? 'json' : 'hcl', cache));
   if (parsed.some((p) => p instanceof HclSyntaxError)) parsed = readLegacy(configFiles, cache) ?? parsed;
   const primary: FileDeclarations[] = [];
@@ -177,14 +173,10 @@ function moduleContent(dir: string, files: SourceFile[], readme: SourceFile | un
         nullable: v.nullable ?? true,
       }))
       .sort(byName),
-    outputs: [...merged.outputs.values()]
-      .map((o) => ({ name: o.name, description: o.description ?? '', sensitive: o.sensitive ?? false }))
-      .sort(byName),
+    outputs: [...merged.outputs.values()].map((o) => ({ name: o.name, description: o.description ?? '', sensitive: o.sensitive ?? false })).sort(byName),
     resources: uniqueResources(merged.resources),
     dataSources: uniqueResources(merged.dataSources),
-    moduleCalls: [...merged.moduleCalls.values()]
-      .map((m) => ({ name: m.name, source: m.source ?? '', version: m.version ?? '' }))
-      .sort(byName),
+    moduleCalls: [...merged.moduleCalls.values()].map((m) => ({ name: m.name, source: m.source ?? '', version: m.version ?? '' })).sort(byName),
     providers: requiredProviders(merged.providers, [...merged.resources, ...merged.dataSources]),
     requiredVersion: merged.requiredVersions.join(', '),
   };
@@ -214,8 +206,7 @@ function merge(primary: FileDeclarations[], overrides: FileDeclarations[]): Merg
     dataSources: [],
     requiredVersions: [],
   };
-  const mergeInto = <T extends { name: string }>(map: Map<string, T>, item: T) =>
-    map.set(item.name, { ...map.get(item.name), ...item });
+  const mergeInto = <T extends { name: string }>(map: Map<string, T>, item: T) => map.set(item.name, { ...map.get(item.name), ...item });
   for (const file of primary) {
     for (const v of file.variables) m.variables.set(v.name, v);
     for (const o of file.outputs) m.outputs.set(o.name, o);
@@ -298,7 +289,14 @@ export function descriptionFromReadme(readme: string): string {
   for (const raw of readme.split('\n')) {
     const line = raw.trim();
     if (line.startsWith('```') || line.startsWith('~~~')) inFence = !inFence;
-    const skip = inFence || line.startsWith('#') || line.startsWith('![') || line.startsWith('[![') || line.startsWith('<') || line.startsWith('```') || /^[=-]{3,}$/.test(line);
+    const skip =
+      inFence ||
+      line.startsWith('#') ||
+      line.startsWith('![') ||
+      line.startsWith('[![') ||
+      line.startsWith('<') ||
+      line.startsWith('```') ||
+      /^[=-]{3,}$/.test(line);
     if (line === '' || skip) {
       if (paragraph.length > 0) break;
       continue;

@@ -40,7 +40,10 @@ export function declarationsFromHcl1(source: string): FileDeclarations {
     if (sensitive !== undefined) o.sensitive = sensitive;
     out.outputs.push(o);
   }
-  for (const [blockType, list] of [['resource', out.resources], ['data', out.dataSources]] as const) {
+  for (const [blockType, list] of [
+    ['resource', out.resources],
+    ['data', out.dataSources],
+  ] as const) {
     for (const item of labelled(root, blockType, 2)) {
       const r: ResourceDecl = { type: keyValue(item.keys[0]!), name: keyValue(item.keys[1]!) };
       // `provider = "aws.west"`: the name is what precedes the first dot; empty means the type's own.

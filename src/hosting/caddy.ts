@@ -3,7 +3,16 @@
 // index.json, the download headers derived from the path by one rule, cache
 // lifetimes, CORS, and JSON errors for what needs `modmirror serve`.
 
-import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../protocol/headers.js';
+import {
+  CACHE_LONG,
+  CACHE_SHORT,
+  CORS_HEADERS,
+  DOWNLOAD_HEADERS,
+  JSON_TYPE,
+  PROVIDER_ZIP_TYPE,
+  RELEASE_SIGNATURE_TYPE,
+  RELEASE_SUMS_TYPE,
+} from '../protocol/headers.js';
 import { basePathOf } from '../protocol/paths.js';
 import { escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
 
@@ -29,7 +38,9 @@ export function caddySiteBlock(options: HostingOptions): string {
     ...(options.listen.host === undefined ? [] : [`\tbind ${options.listen.host.replace(/^\[|\]$/g, '')}`]),
     `\troot * "${options.dir}"`,
     '\tencode gzip',
-    ...(prefix === '/' ? [] : [`\t# The mirror is published under ${prefix} (its baseUrl); discovery stays at the host's root.`, `\turi strip_prefix ${prefix.slice(0, -1)}`]),
+    ...(prefix === '/'
+      ? []
+      : [`\t# The mirror is published under ${prefix} (its baseUrl); discovery stays at the host's root.`, `\turi strip_prefix ${prefix.slice(0, -1)}`]),
     '',
     ...Object.entries(CORS_HEADERS).map(([name, value]) => `\theader ${name} "${value}"`),
     '\t# Protocol paths without an extension (versions, download, downloads/summary, folders) are JSON.',
@@ -45,7 +56,7 @@ export function caddySiteBlock(options: HostingOptions): string {
     `\theader @provider_zip Content-Type ${PROVIDER_ZIP_TYPE}`,
     '\t@not_archive not path *.tar.gz *.zip *_SHA256SUMS *_SHA256SUMS.sig',
     `\theader @not_archive Cache-Control "${CACHE_SHORT}"`,
-    '\t# In-house providers (providers.v1): each release\'s SHA256SUMS and its binary signature, as signed.',
+    "\t# In-house providers (providers.v1): each release's SHA256SUMS and its binary signature, as signed.",
     '\t@release_sums path *_SHA256SUMS',
     `\theader @release_sums Content-Type "${RELEASE_SUMS_TYPE}"`,
     '\t@release_signature path *_SHA256SUMS.sig',
@@ -62,7 +73,7 @@ export function caddySiteBlock(options: HostingOptions): string {
     `\trespond @search ${json(NEEDS_SERVE.search)} 501`,
     '\t# Only the first, unfiltered page of each listing is a file: refuse a later page or a filter',
     '\t# rather than answer the first page again (a client would loop).',
-    '\t# (The request\'s original path: try_files below has rewritten it by the time `respond` runs.)',
+    "\t# (The request's original path: try_files below has rewritten it by the time `respond` runs.)",
     `\t@later_page expression \`{http.request.orig_uri.path}.matches("${listing}") && ({query.provider} != "" || {query.namespace} != "" || {query.verified} == "true" || {query.offset}.matches("^0*[1-9]"))\``,
     `\trespond @later_page ${json(NEEDS_SERVE.laterPage)} 501`,
     '',

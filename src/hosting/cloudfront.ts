@@ -24,9 +24,9 @@ export function cloudfrontFunction(options: HostingOptions): string {
   return [
     `// CloudFront Functions, viewer response (runtime cloudfront-js-2.0), for the modmirror mirror`,
     `// ${options.baseUrl === '' ? 'with relative download locations' : `at ${options.baseUrl}`} (written by \`modmirror hosting cloudfront\`).`,
-    '// Terraform reads a version\'s download location only from X-Terraform-Get; the bucket',
+    "// Terraform reads a version's download location only from X-Terraform-Get; the bucket",
     '// cannot store that header, so the edge adds it to each successful `download` answer.',
-    '// Associate it with the distribution\'s default behavior as a viewer-response function.',
+    "// Associate it with the distribution's default behavior as a viewer-response function.",
     'function handler(event) {',
     '  var response = event.response;',
     `  var m = event.request.uri.match(/${path}/);`,

@@ -12,7 +12,16 @@
 import type { ModuleRecord } from '../mirror/manifest.js';
 import { archiveLocation, basePathOf, downloadFile, downloadsSummaryFile, versionsFile } from '../protocol/paths.js';
 import type { Staging } from '../mirror/staging.js';
-import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, downloadHeaders, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../protocol/headers.js';
+import {
+  CACHE_LONG,
+  CACHE_SHORT,
+  CORS_HEADERS,
+  downloadHeaders,
+  JSON_TYPE,
+  PROVIDER_ZIP_TYPE,
+  RELEASE_SIGNATURE_TYPE,
+  RELEASE_SUMS_TYPE,
+} from '../protocol/headers.js';
 import {
   providerDownloadFile,
   providerSignatureFile,
@@ -57,7 +66,8 @@ function* headersChunks(sorted: ModuleRecord[], baseUrl: string, providers: Prov
   // literal rule each (these hosts match no suffix pattern): the type, and a long cache life.
   for (const p of providers?.providers ?? []) {
     for (const v of p.versions) {
-      for (const platform of v.platforms) yield `\n${rule(providerZipFile(providers!.path, p, v.version, platform), { 'Content-Type': PROVIDER_ZIP_TYPE, 'Cache-Control': CACHE_LONG })}`;
+      for (const platform of v.platforms)
+        yield `\n${rule(providerZipFile(providers!.path, p, v.version, platform), { 'Content-Type': PROVIDER_ZIP_TYPE, 'Cache-Control': CACHE_LONG })}`;
       if (v.key_id === undefined) continue;
       // An in-house release's SHA256SUMS and signature, and its documents (files without an extension).
       yield `\n${rule(providerSumsFile(providers!.path, p, v.version), { 'Content-Type': RELEASE_SUMS_TYPE, 'Cache-Control': CACHE_LONG })}`;

@@ -63,7 +63,12 @@ export function errorAnswer(error: unknown, format: ErrorFormat): ErrorAnswer {
   const { status, title } = statusEntry(error);
   // A 500's message speaks of the server's insides (file paths, a bug), not of the request, and
   // anyone may cause one: the body names only the code, and the server's log says the rest.
-  const message = status !== 500 ? (error as MirrorError).message : error instanceof MirrorError ? `Internal error (${error.code}): the server's log says what failed.` : 'Internal error';
+  const message =
+    status !== 500
+      ? (error as MirrorError).message
+      : error instanceof MirrorError
+        ? `Internal error (${error.code}): the server's log says what failed.`
+        : 'Internal error';
   const pointer = error instanceof MirrorError ? error.pointer : undefined;
   const body = format === 'jsonapi' ? jsonApiErrorBody(status, title, message, pointer) : registryErrorBody(message);
   const headers: Record<string, string | number> = { 'Content-Type': format === 'jsonapi' ? JSONAPI_TYPE : JSON_TYPE, 'Content-Length': body.length };

@@ -97,7 +97,9 @@ export function canAccess(data: Data, principal: Principal, organization: Organi
   if (organization.isDisabled) return false;
   if (principal.kind !== 'user') return principal.organization.name === organization.name;
   const { user } = principal;
-  return user.isSiteAdmin || organization.owners.includes(user.id) || data.teams.some((t) => t.organization === organization.name && t.members.includes(user.id));
+  return (
+    user.isSiteAdmin || organization.owners.includes(user.id) || data.teams.some((t) => t.organization === organization.name && t.members.includes(user.id))
+  );
 }
 
 /** Overriding failed tasks: owners, site administrators and the organization's own token. */
@@ -141,7 +143,12 @@ export interface ModuleReaders {
 }
 
 export function moduleReaders(data: Data, principal: Principal): ModuleReaders {
-  return readersOf(data, principal, (o) => o.globalModuleSharing, (o) => o.moduleConsumers);
+  return readersOf(
+    data,
+    principal,
+    (o) => o.globalModuleSharing,
+    (o) => o.moduleConsumers,
+  );
 }
 
 /**
@@ -151,7 +158,12 @@ export function moduleReaders(data: Data, principal: Principal): ModuleReaders {
  * public registry) is everyone's, so the answer lists what stays hidden.
  */
 export function providerReaders(data: Data, principal: Principal): ModuleReaders {
-  const readers = readersOf(data, principal, (o) => o.globalProviderSharing, (o) => o.providerConsumers);
+  const readers = readersOf(
+    data,
+    principal,
+    (o) => o.globalProviderSharing,
+    (o) => o.providerConsumers,
+  );
   if (readers.everything) return readers;
   return { everything: true, organizations: new Set(data.organizations.map((o) => o.name).filter((name) => !readers.organizations.has(name))) };
 }
@@ -162,8 +174,12 @@ function readersOf(data: Data, principal: Principal, global: (o: Organization) =
   const active = data.organizations.filter((o) => !o.isDisabled);
   const own = new Set(
     principal.kind === 'user'
-      ? active.filter((o) => o.owners.includes(principal.user.id) || data.teams.some((t) => t.organization === o.name && t.members.includes(principal.user.id))).map((o) => o.name)
-      : disabled.has(principal.organization.name) ? [] : [principal.organization.name],
+      ? active
+          .filter((o) => o.owners.includes(principal.user.id) || data.teams.some((t) => t.organization === o.name && t.members.includes(principal.user.id)))
+          .map((o) => o.name)
+      : disabled.has(principal.organization.name)
+        ? []
+        : [principal.organization.name],
   );
   const shared = active.filter((o) => global(o) || consumers(o).some((c) => own.has(c))).map((o) => o.name);
   return { everything: false, organizations: new Set([...own, ...shared]) };

@@ -8,7 +8,17 @@ import { MirrorError } from '../errors.js';
 import { hashPassword, hashToken, newId, newToken } from './auth.js';
 import type { Store } from './store.js';
 import { statusTimestamp } from './time.js';
-import { EDITIONS, RESULT_STATUSES, RUN_STAGES, STAGE_STATUSES, type Edition, type ResultStatus, type RunStage, type StageStatus, type TaskResult } from './types.js';
+import {
+  EDITIONS,
+  RESULT_STATUSES,
+  RUN_STAGES,
+  STAGE_STATUSES,
+  type Edition,
+  type ResultStatus,
+  type RunStage,
+  type StageStatus,
+  type TaskResult,
+} from './types.js';
 
 const fail = (message: string, hint?: string) => new MirrorError('DATA_INVALID', message, hint === undefined ? {} : { hint });
 const now = () => new Date().toISOString();
@@ -31,7 +41,8 @@ export async function createUser(store: Store, input: { username: string; email:
 }
 
 export async function createOrganization(store: Store, input: { name: string; email: string; owner?: string }): Promise<{ id: string }> {
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/.test(input.name)) throw new MirrorError('USAGE', `"${input.name}" is not a valid organization name (letters, digits, "-" and "_").`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/.test(input.name))
+    throw new MirrorError('USAGE', `"${input.name}" is not a valid organization name (letters, digits, "-" and "_").`);
   return store.mutate(['organizations'], (data) => {
     if (data.organizations.some((o) => o.name === input.name)) throw fail(`An organization named "${input.name}" already exists.`);
     const owner = input.owner === undefined ? undefined : data.users.find((u) => u.username === input.owner);
@@ -61,7 +72,8 @@ export async function createOrganization(store: Store, input: { name: string; em
 export async function createTeam(store: Store, input: { organization: string; name: string; members: string[] }): Promise<{ id: string }> {
   return store.mutate(['teams'], (data) => {
     if (!data.organizations.some((o) => o.name === input.organization)) throw fail(`No organization named "${input.organization}".`);
-    if (data.teams.some((t) => t.organization === input.organization && t.name === input.name)) throw fail(`The team "${input.name}" already exists in ${input.organization}.`);
+    if (data.teams.some((t) => t.organization === input.organization && t.name === input.name))
+      throw fail(`The team "${input.name}" already exists in ${input.organization}.`);
     const members = input.members.map((username) => {
       const user = data.users.find((u) => u.username === username);
       if (!user) throw fail(`No user named "${username}".`);
@@ -74,7 +86,10 @@ export async function createTeam(store: Store, input: { organization: string; na
 }
 
 /** Returns the token itself, which exists only here: the data folder keeps its hash. */
-export async function createToken(store: Store, subject: { user: string } | { team: string; organization: string } | { organization: string }): Promise<string> {
+export async function createToken(
+  store: Store,
+  subject: { user: string } | { team: string; organization: string } | { organization: string },
+): Promise<string> {
   const token = newToken();
   await store.mutate(['tokens'], (data) => {
     let kind: 'user' | 'team' | 'organization';
@@ -139,36 +154,71 @@ export async function recordRunTask(store: Store, input: RunTaskRecord): Promise
   const stageName = oneOf<RunStage>(input.stage, RUN_STAGES, 'stage');
   const status = oneOf<ResultStatus>(input.status, RESULT_STATUSES, 'task result status');
   const stageStatus = input.stageStatus === undefined ? undefined : oneOf<StageStatus>(input.stageStatus, STAGE_STATUSES, 'stage status');
-  if (!['mandatory', 'advisory'].includes(input.enforcement)) throw new MirrorError('USAGE', `Unknown enforcement level "${input.enforcement}"; expected mandatory or advisory.`);
+  if (!['mandatory', 'advisory'].includes(input.enforcement))
+    throw new MirrorError('USAGE', `Unknown enforcement level "${input.enforcement}"; expected mandatory or advisory.`);
   return store.mutate(['runs', 'taskStages', 'taskResults'], (data) => {
     const at = new Date();
     let run = data.runs.find((r) => r.id === input.run);
     if (!run) {
-      if (input.organization === undefined || input.workspace === undefined) throw fail(`There is no run ${input.run} yet: give --org and --workspace to create it.`);
+      if (input.organization === undefined || input.workspace === undefined)
+        throw fail(`There is no run ${input.run} yet: give --org and --workspace to create it.`);
       if (!data.organizations.some((o) => o.name === input.organization)) throw fail(`No organization named "${input.organization}".`);
-      run = { id: input.run, organization: input.organization, workspace: { id: stableId('ws', `${input.organization}/${input.workspace}`), name: input.workspace }, createdAt: at.toISOString() };
+      run = {
+        id: input.run,
+        organization: input.organization,
+        workspace: { id: stableId('ws', `${input.organization}/${input.workspace}`), name: input.workspace },
+        createdAt: at.toISOString(),
+      };
     }
     const stagesOfOrg = new Set(data.taskStages.filter((s) => data.runs.find((r) => r.id === s.run)?.organization === run.organization).map((s) => s.id));
     // A task is known by its name within the organization: reuse the id it already has.
-    const taskId = data.taskResults.find((r) => stagesOfOrg.has(r.taskStage) && r.taskName === input.task)?.taskId ?? stableId('task', `${run.organization}/${input.task}`);
+    const taskId =
+      data.taskResults.find((r) => stagesOfOrg.has(r.taskStage) && r.taskName === input.task)?.taskId ?? stableId('task', `${run.organization}/${input.task}`);
     if (data.settings.edition === 'free') {
       const tasks = new Set(data.taskResults.filter((r) => stagesOfOrg.has(r.taskStage)).map((r) => r.taskId)).add(taskId);
-      if (tasks.size > FREE_TASKS) throw fail(`The free edition allows ${FREE_TASKS} run task integration per organization; ${run.organization} would have ${tasks.size}.`, 'Use one task name, or declare another edition in settings.json (modmirror edition set).');
-      const workspaces = new Set(data.runs.filter((r) => r.organization === run.organization && data.taskStages.some((s) => s.run === r.id)).map((r) => r.workspace.id)).add(run.workspace.id);
-      if (workspaces.size > FREE_WORKSPACES) throw fail(`The free edition allows run tasks on ${FREE_WORKSPACES} workspaces; ${run.organization} would have ${workspaces.size}.`);
+      if (tasks.size > FREE_TASKS)
+        throw fail(
+          `The free edition allows ${FREE_TASKS} run task integration per organization; ${run.organization} would have ${tasks.size}.`,
+          'Use one task name, or declare another edition in settings.json (modmirror edition set).',
+        );
+      const workspaces = new Set(
+        data.runs.filter((r) => r.organization === run.organization && data.taskStages.some((s) => s.run === r.id)).map((r) => r.workspace.id),
+      ).add(run.workspace.id);
+      if (workspaces.size > FREE_WORKSPACES)
+        throw fail(`The free edition allows run tasks on ${FREE_WORKSPACES} workspaces; ${run.organization} would have ${workspaces.size}.`);
     }
     if (!data.runs.includes(run)) data.runs.push(run);
     let stage = data.taskStages.find((s) => s.run === run.id && s.stage === stageName);
     if (!stage) {
-      stage = { id: newId('ts'), run: run.id, stage: stageName, status: 'pending', statusTimestamps: { 'pending-at': statusTimestamp(at) }, policyEvaluations: [], createdAt: at.toISOString(), updatedAt: at.toISOString() };
+      stage = {
+        id: newId('ts'),
+        run: run.id,
+        stage: stageName,
+        status: 'pending',
+        statusTimestamps: { 'pending-at': statusTimestamp(at) },
+        policyEvaluations: [],
+        createdAt: at.toISOString(),
+        updatedAt: at.toISOString(),
+      };
       data.taskStages.push(stage);
     }
     let result = data.taskResults.find((r) => r.taskStage === stage.id && r.taskName === input.task);
     if (!result) {
       result = {
-        id: newId('taskrs'), taskStage: stage.id, status: 'pending', message: '', statusTimestamps: {}, url: '', taskId, taskName: input.task, taskUrl: '',
-        isSpeculative: input.speculative, workspaceTaskId: stableId('wstask', `${run.workspace.id}/${taskId}`), workspaceTaskEnforcementLevel: input.enforcement,
-        createdAt: at.toISOString(), updatedAt: at.toISOString(),
+        id: newId('taskrs'),
+        taskStage: stage.id,
+        status: 'pending',
+        message: '',
+        statusTimestamps: {},
+        url: '',
+        taskId,
+        taskName: input.task,
+        taskUrl: '',
+        isSpeculative: input.speculative,
+        workspaceTaskId: stableId('wstask', `${run.workspace.id}/${taskId}`),
+        workspaceTaskEnforcementLevel: input.enforcement,
+        createdAt: at.toISOString(),
+        updatedAt: at.toISOString(),
       };
       data.taskResults.push(result);
     }

@@ -151,7 +151,8 @@ export function stageIncludes(data: Data, stages: TaskStage[], include: string[]
     if (run && (include.includes('run') || include.includes('run.workspace'))) add(runResource(run));
     if (run && include.includes('run.workspace')) add(workspaceResource(run));
     if (include.includes('task-results')) for (const r of data.taskResults.filter((r) => r.taskStage === stage.id)) add(taskResultResource(r, stage));
-    if (include.includes('policy-evaluations')) for (const id of stage.policyEvaluations) add({ id, type: 'policy-evaluations', attributes: {} } as { id: string; type: string });
+    if (include.includes('policy-evaluations'))
+      for (const id of stage.policyEvaluations) add({ id, type: 'policy-evaluations', attributes: {} } as { id: string; type: string });
   }
   return included;
 }

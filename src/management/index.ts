@@ -53,15 +53,19 @@ export interface ManagementHooks {
  * the data (a publish from the CLI). Other methods change the store.
  */
 type Route = { path: string[]; admin: boolean } & (
-  | { method: 'GET'; read: (ctx: ReadContext) => Reply; live?: boolean }
-  | { method: 'PATCH' | 'POST' | 'DELETE'; write: (ctx: WriteContext) => Promise<Reply> }
+  { method: 'GET'; read: (ctx: ReadContext) => Reply; live?: boolean } | { method: 'PATCH' | 'POST' | 'DELETE'; write: (ctx: WriteContext) => Promise<Reply> }
 );
 
 /** Literal segments, `:param` captures one. */
 const segmentsOf = (path: string) => path.split('/');
 const get = (path: string, read: (ctx: ReadContext) => Reply, admin = false): Route => ({ method: 'GET', path: segmentsOf(path), read, admin });
 const live = (path: string, read: (ctx: ReadContext) => Reply): Route => ({ method: 'GET', path: segmentsOf(path), read, admin: false, live: true });
-const write = (method: 'PATCH' | 'POST' | 'DELETE', path: string, run: (ctx: WriteContext) => Promise<Reply>, admin = false): Route => ({ method, path: segmentsOf(path), write: run, admin });
+const write = (method: 'PATCH' | 'POST' | 'DELETE', path: string, run: (ctx: WriteContext) => Promise<Reply>, admin = false): Route => ({
+  method,
+  path: segmentsOf(path),
+  write: run,
+  admin,
+});
 
 const ROUTES: Route[] = [
   get('account/details', ({ principal }) => accountDetails(principal)),
@@ -76,7 +80,12 @@ const ROUTES: Route[] = [
   write('PATCH', 'admin/organizations/:org', ({ store, params, req }) => updateOrganization(store, params[0]!, req), true),
   write('DELETE', 'admin/organizations/:org', ({ store, params }) => deleteOrganization(store, params[0]!), true),
   get('admin/organizations/:org/relationships/module-consumers', ({ data, params, query }) => listConsumers(data, params[0]!, 'module', query), true),
-  write('PATCH', 'admin/organizations/:org/relationships/module-consumers', ({ store, params, req }) => updateConsumers(store, params[0]!, 'module', req), true),
+  write(
+    'PATCH',
+    'admin/organizations/:org/relationships/module-consumers',
+    ({ store, params, req }) => updateConsumers(store, params[0]!, 'module', req),
+    true,
+  ),
   write('DELETE', 'organizations/:org/authentication-token', ({ store, principal, params }) => revokeOrganizationToken(store, principal, params[0]!)),
   write('PATCH', 'organizations/:org/registry-modules/private/:namespace/:name/:provider/:version', ({ store, principal, params, req, hooks }) =>
     updateModuleVersion(store, principal, params, req, hooks.deprecate),
@@ -91,7 +100,12 @@ const ROUTES: Route[] = [
   live('organizations/:org/registry-modules/private/:namespace/:name/:provider/version', readVersion),
   write('DELETE', 'organizations/:org/registry-modules/private/:namespace/:name/:provider/:version', deleteVersion),
   get('admin/organizations/:org/relationships/provider-consumers', ({ data, params, query }) => listConsumers(data, params[0]!, 'provider', query), true),
-  write('PATCH', 'admin/organizations/:org/relationships/provider-consumers', ({ store, params, req }) => updateConsumers(store, params[0]!, 'provider', req), true),
+  write(
+    'PATCH',
+    'admin/organizations/:org/relationships/provider-consumers',
+    ({ store, params, req }) => updateConsumers(store, params[0]!, 'provider', req),
+    true,
+  ),
 ];
 
 function match(route: Route, segments: string[]): string[] | undefined {

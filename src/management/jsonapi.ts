@@ -32,7 +32,10 @@ export function sendDocument(req: IncomingMessage, res: ServerResponse, status: 
 
 /** The JSON body of a request: 415 unless JSON, 413 past 1 MiB, 400 past 32 levels of nesting or if it does not parse. */
 export async function readBody(req: IncomingMessage): Promise<unknown> {
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   if (type !== JSONAPI_TYPE && type !== JSON_TYPE) {
     req.resume();
     throw new MirrorError('UNSUPPORTED_MEDIA_TYPE', `Send the body as ${JSONAPI_TYPE} (or application/json), not ${type || 'no content type'}.`);
@@ -64,7 +67,8 @@ export function nestingOver(text: Buffer, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next byte (UTF-8 continuation bytes are never these)
+      if (c === 0x5c)
+        i++; // a backslash escapes the next byte (UTF-8 continuation bytes are never these)
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -82,7 +86,8 @@ export function resourceBody(body: unknown, type: string, options: { allowEmptyT
   const emptyOk = options.allowEmptyType && (actual === '' || actual === undefined);
   if (actual !== type && !emptyOk) throw invalid(`data.type must be "${type}", got ${JSON.stringify(actual)}.`, '/data/type');
   const attributes = (data as { attributes?: unknown }).attributes ?? {};
-  if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) throw invalid('data.attributes must be an object.', '/data/attributes');
+  if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes))
+    throw invalid('data.attributes must be an object.', '/data/attributes');
   return attributes as Record<string, unknown>;
 }
 
@@ -97,7 +102,11 @@ export function resourceBody(body: unknown, type: string, options: { allowEmptyT
  */
 export function includesOf<T extends string>(query: URLSearchParams, allowed: readonly T[]): T[] {
   const canonical = (name: string) => name.replaceAll('_', '-');
-  const wanted = query.getAll('include').flatMap((raw) => raw.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const wanted = query
+    .getAll('include')
+    .flatMap((raw) => raw.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
   const names: T[] = [];
   for (const value of wanted) {
     const name = allowed.find((a) => canonical(a) === canonical(value));
@@ -146,6 +155,15 @@ export function pageLinksAndMeta(page: Page<unknown>, path: string, query: URLSe
   const next = page.number < totalPages ? page.number + 1 : null;
   return {
     links: { self: link(page.number), first: link(1), prev: prev && link(prev), next: next && link(next), last: link(totalPages) },
-    meta: { pagination: { 'current-page': page.number, 'page-size': page.size, 'prev-page': prev, 'next-page': next, 'total-pages': totalPages, 'total-count': page.total } },
+    meta: {
+      pagination: {
+        'current-page': page.number,
+        'page-size': page.size,
+        'prev-page': prev,
+        'next-page': next,
+        'total-pages': totalPages,
+        'total-count': page.total,
+      },
+    },
   };
 }

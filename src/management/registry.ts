@@ -46,7 +46,12 @@ export function readableOrganization(data: Data, principal: Principal, name: str
 }
 
 /** The same, for a change: readers who may not manage modules get the same 404 as strangers. */
-export function manageableOrganization(data: Data, principal: Principal, name: string, hooks: RegistryHooks | undefined): { org: Organization; hooks: RegistryHooks } {
+export function manageableOrganization(
+  data: Data,
+  principal: Principal,
+  name: string,
+  hooks: RegistryHooks | undefined,
+): { org: Organization; hooks: RegistryHooks } {
   const org = readableOrganization(data, principal, name);
   if (!canManageModules(data, principal, org) || !hooks) throw notFound();
   const why = hooks.readOnly();
@@ -79,12 +84,10 @@ export function moduleView(data: Data, hooks: RegistryHooks | undefined, address
 /** Every module of an organization's namespace, by name then provider. */
 export function modulesOfOrganization(data: Data, hooks: RegistryHooks | undefined, organization: string): ModuleView[] {
   const keys = new Set([...data.registryModules.filter((m) => m.namespace === organization).map(keyOf), ...(hooks?.modulesOf(organization) ?? [])]);
-  return [...keys]
-    .sort()
-    .map((key) => {
-      const [namespace = '', name = '', provider = ''] = key.split('/');
-      return moduleView(data, hooks, { namespace, name, provider })!;
-    });
+  return [...keys].sort().map((key) => {
+    const [namespace = '', name = '', provider = ''] = key.split('/');
+    return moduleView(data, hooks, { namespace, name, provider })!;
+  });
 }
 
 /** A version's status: the mirror's word first (a version there is `ok`), then its API record's. */
@@ -109,7 +112,9 @@ export function moduleResource(view: ModuleView, canManage: boolean) {
   const { address, entry } = view;
   const statuses = [
     ...view.published.map((version) => ({ version, status: 'ok' })),
-    ...view.records.filter((r) => r.status !== 'ok' && !view.published.includes(r.version)).map((r) => ({ version: r.version, status: r.status, ...(r.error !== undefined ? { error: r.error } : {}) })),
+    ...view.records
+      .filter((r) => r.status !== 'ok' && !view.published.includes(r.version))
+      .map((r) => ({ version: r.version, status: r.status, ...(r.error !== undefined ? { error: r.error } : {}) })),
   ];
   const oldest = view.records[0]?.createdAt;
   return {

@@ -61,22 +61,26 @@ export class Store {
    */
   mutate<T>(collections: Collection[], change: (data: Data) => T): Promise<T> {
     const run = () =>
-      withLock(join(this.dir, 'store'), async () => {
-        this.reloadChanged();
-        let result: T;
-        try {
-          result = change(this.data);
-        } finally {
-          // Even a change that threw may have altered something before it did.
-          this.changes++;
-        }
-        for (const c of collections) {
-          const file = join(this.dir, FILES[c]);
-          await writeFileAtomic(file, `${JSON.stringify(this.data[c], null, 2)}\n`);
-          this.stamps.set(c, stampOf(file));
-        }
-        return result;
-      }, { waitMs: 30_000, staleMs: 60_000 });
+      withLock(
+        join(this.dir, 'store'),
+        async () => {
+          this.reloadChanged();
+          let result: T;
+          try {
+            result = change(this.data);
+          } finally {
+            // Even a change that threw may have altered something before it did.
+            this.changes++;
+          }
+          for (const c of collections) {
+            const file = join(this.dir, FILES[c]);
+            await writeFileAtomic(file, `${JSON.stringify(this.data[c], null, 2)}\n`);
+            this.stamps.set(c, stampOf(file));
+          }
+          return result;
+        },
+        { waitMs: 30_000, staleMs: 60_000 },
+      );
     const next = this.queue.then(run, run);
     this.queue = next.catch(() => {});
     return next;
@@ -103,7 +107,10 @@ export class Store {
         });
       }
       const problem = checkShape(c, value);
-      if (problem) throw new MirrorError('DATA_INVALID', `The data file "${file}" is malformed: ${problem}`, { hint: 'Fix the file, or recreate it with the modmirror user/org/team/token commands.' });
+      if (problem)
+        throw new MirrorError('DATA_INVALID', `The data file "${file}" is malformed: ${problem}`, {
+          hint: 'Fix the file, or recreate it with the modmirror user/org/team/token commands.',
+        });
       (this.data as unknown as Record<string, unknown>)[c] = value;
     }
     this.stamps.set(c, stamp);

@@ -35,7 +35,8 @@ export function readDeprecationsFile(file: string): Deprecations {
     if (typeof versions !== 'object' || versions === null) throw malformed(file, `"${key}" is not an object of versions`);
     for (const [version, d] of Object.entries(versions as Record<string, unknown>)) {
       const { reason, link } = (d ?? {}) as Partial<Deprecation>;
-      if (typeof reason !== 'string' || (link !== null && typeof link !== 'string')) throw malformed(file, `"${key}" ${version} needs a "reason" string and a "link" string or null`);
+      if (typeof reason !== 'string' || (link !== null && typeof link !== 'string'))
+        throw malformed(file, `"${key}" ${version} needs a "reason" string and a "link" string or null`);
     }
   }
   return value as Deprecations;

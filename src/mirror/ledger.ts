@@ -36,7 +36,15 @@ function publishedOf(manifest: Manifest | undefined): Map<string, Published> {
   }
   for (const [key, { versions }] of Object.entries(manifest.providers ?? {})) {
     for (const v of versions) {
-      for (const a of v.archives) out.set(`p:${key}@${v.version}:${a.platform}`, { what: `${key} ${v.version} ${a.platform}`, kind: 'provider', key, version: v.version, platform: a.platform, sha256: a.sha256 });
+      for (const a of v.archives)
+        out.set(`p:${key}@${v.version}:${a.platform}`, {
+          what: `${key} ${v.version} ${a.platform}`,
+          kind: 'provider',
+          key,
+          version: v.version,
+          platform: a.platform,
+          sha256: a.sha256,
+        });
     }
   }
   return out;
@@ -46,9 +54,17 @@ function publishedOf(manifest: Manifest | undefined): Map<string, Published> {
 function removedOf(ledger: Ledger | undefined): Map<string, Published> {
   const out = new Map<string, Published>();
   for (const r of ledger?.removed ?? []) {
-    if (r.module !== undefined && r.sha256 !== undefined) out.set(`m:${r.module}@${r.version}`, { what: `${r.module} ${r.version}`, kind: 'module', key: r.module, version: r.version, sha256: r.sha256 });
+    if (r.module !== undefined && r.sha256 !== undefined)
+      out.set(`m:${r.module}@${r.version}`, { what: `${r.module} ${r.version}`, kind: 'module', key: r.module, version: r.version, sha256: r.sha256 });
     for (const [platform, sha256] of Object.entries(r.archives ?? {})) {
-      out.set(`p:${r.provider}@${r.version}:${platform}`, { what: `${r.provider} ${r.version} ${platform}`, kind: 'provider', key: r.provider!, version: r.version, platform, sha256 });
+      out.set(`p:${r.provider}@${r.version}:${platform}`, {
+        what: `${r.provider} ${r.version} ${platform}`,
+        kind: 'provider',
+        key: r.provider!,
+        version: r.version,
+        platform,
+        sha256,
+      });
     }
   }
   return out;
@@ -63,14 +79,22 @@ export function ledgerViolations(before: Manifest | undefined, after: Manifest, 
   const lines: string[] = [];
   const kept = (list: unknown[] | undefined, earlier: unknown[] | undefined) =>
     JSON.stringify((list ?? []).slice(0, earlier?.length ?? 0)) === JSON.stringify(earlier ?? []);
-  if (!kept(after.forced, before?.forced) || !kept(after.removed, before?.removed)) lines.push('  the ledger (the manifest\'s "forced" and "removed" records) lost records');
+  if (!kept(after.forced, before?.forced) || !kept(after.removed, before?.removed))
+    lines.push('  the ledger (the manifest\'s "forced" and "removed" records) lost records');
   const newForced = (after.forced ?? []).slice(before?.forced?.length ?? 0);
   const newRemoved = (after.removed ?? []).slice(before?.removed?.length ?? 0);
   const now = publishedOf(after);
   const replacedOnPurpose = (p: Published, sha256: string) =>
-    allow.replace === true && p.kind === 'module' && newForced.some((f) => f.module === p.key && f.version === p.version && f.previous_sha256 === p.sha256 && f.sha256 === sha256);
+    allow.replace === true &&
+    p.kind === 'module' &&
+    newForced.some((f) => f.module === p.key && f.version === p.version && f.previous_sha256 === p.sha256 && f.sha256 === sha256);
   const removedOnPurpose = (p: Published) =>
-    allow.remove === true && newRemoved.some((r) => (p.kind === 'module' ? r.module === p.key && r.sha256 === p.sha256 : r.provider === p.key && r.archives?.[p.platform!] === p.sha256) && r.version === p.version);
+    allow.remove === true &&
+    newRemoved.some(
+      (r) =>
+        (p.kind === 'module' ? r.module === p.key && r.sha256 === p.sha256 : r.provider === p.key && r.archives?.[p.platform!] === p.sha256) &&
+        r.version === p.version,
+    );
   for (const [id, p] of publishedOf(before)) {
     const sha256 = now.get(id)?.sha256;
     if (sha256 === undefined) {
@@ -81,18 +105,23 @@ export function ledgerViolations(before: Manifest | undefined, after: Manifest, 
   }
   for (const [id, p] of removedOf(before)) {
     const sha256 = now.get(id)?.sha256;
-    if (sha256 !== undefined && sha256 !== p.sha256 && !replacedOnPurpose(p, sha256)) lines.push(`  ${p.what}: removed with sha256 ${p.sha256}, and this write brings it back as ${sha256}`);
+    if (sha256 !== undefined && sha256 !== p.sha256 && !replacedOnPurpose(p, sha256))
+      lines.push(`  ${p.what}: removed with sha256 ${p.sha256}, and this write brings it back as ${sha256}`);
   }
   return lines;
 }
 
 /** The refusal of a write that would break the promise; nothing was changed. */
 export function ledgerRefusal(lines: string[]): MirrorError {
-  return new MirrorError('VERSION_CONFLICT', `Published versions are immutable, and this write would change them; the mirror is left as it was:\n${lines.join('\n')}`, {
-    hint:
-      'Publish a new version number. To replace a module version on purpose: modmirror publish --force, or modmirror build --replace NS/NAME/PROVIDER@VERSION; ' +
-      'to remove what the sources no longer have: modmirror build --prune. Each is recorded in the manifest.',
-  });
+  return new MirrorError(
+    'VERSION_CONFLICT',
+    `Published versions are immutable, and this write would change them; the mirror is left as it was:\n${lines.join('\n')}`,
+    {
+      hint:
+        'Publish a new version number. To replace a module version on purpose: modmirror publish --force, or modmirror build --replace NS/NAME/PROVIDER@VERSION; ' +
+        'to remove what the sources no longer have: modmirror build --prune. Each is recorded in the manifest.',
+    },
+  );
 }
 
 /** The ledger a write starts from: the live manifest's records, copied so the write can add to them. */

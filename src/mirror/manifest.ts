@@ -105,7 +105,8 @@ export function parseManifest(text: string): Manifest {
   const manifest = JSON.parse(text) as Manifest;
   if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) throw new Error('not a JSON object');
   if (typeof manifest.modules !== 'object' || manifest.modules === null || Array.isArray(manifest.modules)) throw new Error('no "modules" object');
-  for (const list of ['forced', 'removed'] as const) if (manifest[list] !== undefined && !Array.isArray(manifest[list])) throw new Error(`"${list}" is not a list`);
+  for (const list of ['forced', 'removed'] as const)
+    if (manifest[list] !== undefined && !Array.isArray(manifest[list])) throw new Error(`"${list}" is not a list`);
   return manifest;
 }
 

@@ -128,5 +128,8 @@ async function checkOrThrow(mirror: MirrorView, check: MirrorCheck, failure: Ver
 
 /** Problems one a line, as every verification failure lists them; `limit` keeps a long list readable. */
 export function problemLines(problems: Problem[], limit = Infinity): string {
-  return problems.slice(0, limit).map((p) => `${p.path}: ${p.message}`).join('\n');
+  return problems
+    .slice(0, limit)
+    .map((p) => `${p.path}: ${p.message}`)
+    .join('\n');
 }

@@ -56,9 +56,13 @@ async function* tarEntries(files: VersionFile[]): AsyncGenerator<Buffer> {
         yield chunk as Buffer;
       }
       if (read !== size) {
-        throw new MirrorError('VERSION_READ_FAILED', `${showName(file.path)} changed while it was packed: ${size} bytes when listed, ${read > size ? 'more' : read} now.`, {
-          hint: 'Build again once nothing writes to the module folder.',
-        });
+        throw new MirrorError(
+          'VERSION_READ_FAILED',
+          `${showName(file.path)} changed while it was packed: ${size} bytes when listed, ${read > size ? 'more' : read} now.`,
+          {
+            hint: 'Build again once nothing writes to the module folder.',
+          },
+        );
       }
     }
     const padding = padded(size) - size;

@@ -86,7 +86,8 @@ export function threadPacker(spoolDir: string): Packer {
     w.on('message', (m: PackReply) => {
       const entry = waiting.get(m.id);
       waiting.delete(m.id);
-      if (m.error !== undefined) entry?.reject(m.code ? new MirrorError(m.code, m.error, { hint: m.hint }) : new Error(`Packing an archive failed: ${m.error}`));
+      if (m.error !== undefined)
+        entry?.reject(m.code ? new MirrorError(m.code, m.error, { hint: m.hint }) : new Error(`Packing an archive failed: ${m.error}`));
       else if ('file' in m) entry?.resolve({ file: m.file, size: m.size, sha256: m.sha256 });
       else entry?.resolve({ data: Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength), sha256: m.sha256, size: m.data.byteLength });
     });
@@ -104,7 +105,9 @@ export function threadPacker(spoolDir: string): Packer {
       // The files' bytes cannot be moved: git's object cache hands the same blob to many versions, and small
       // Buffers are slices of Node's shared pool. Posting them copies them, which measured cheaper than
       // gathering them into one buffer of their own to move.
-      const posted = files.map((f) => (isHeld(f) ? { path: f.path, mode: f.mode, data: f.data } : { path: f.path, mode: f.mode, size: f.size, source: f.source }));
+      const posted = files.map((f) =>
+        isHeld(f) ? { path: f.path, mode: f.mode, data: f.data } : { path: f.path, mode: f.mode, size: f.size, source: f.source },
+      );
       worker.postMessage({ id, files: posted, target: files.every(isHeld) ? '' : target() } satisfies PackRequest);
       return result;
     },

@@ -12,7 +12,9 @@ port.on('message', (request: PackRequest) => void pack(request));
 /** Never rejects: a failure is the reply. */
 async function pack({ id, files, target }: PackRequest): Promise<void> {
   try {
-    const asFiles = files.map((f): VersionFile => ('data' in f ? { path: f.path, mode: f.mode, data: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength) } : f));
+    const asFiles = files.map((f): VersionFile =>
+      'data' in f ? { path: f.path, mode: f.mode, data: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength) } : f,
+    );
     const archive = await packAny(asFiles, () => target);
     if ('file' in archive) {
       port.postMessage({ id, file: archive.file, size: archive.size, sha256: archive.sha256 } satisfies PackReply);

@@ -99,7 +99,10 @@ export interface VersionsDocumentContent {
 
 /** That part of a version's content alone, so the rest (READMEs, inputs) need not be kept for the versions document. */
 export function versionsDocumentContent(c: VersionsDocumentContent): VersionsDocumentContent {
-  return { root: { providers: c.root.providers, moduleCalls: c.root.moduleCalls }, submodules: c.submodules.map(({ path, providers, moduleCalls }) => ({ path, providers, moduleCalls })) };
+  return {
+    root: { providers: c.root.providers, moduleCalls: c.root.moduleCalls },
+    submodules: c.submodules.map(({ path, providers, moduleCalls }) => ({ path, providers, moduleCalls })),
+  };
 }
 
 /**
@@ -112,7 +115,8 @@ export function versionsDocument(
   versions: { source: { version: string }; content: VersionsDocumentContent }[],
   deprecations: Record<string, Deprecation> = {},
 ) {
-  const providersOf = (c: Pick<ModuleContent, 'providers'>) => c.providers.map((p) => ({ name: p.name, namespace: p.namespace, source: p.source, version: p.version }));
+  const providersOf = (c: Pick<ModuleContent, 'providers'>) =>
+    c.providers.map((p) => ({ name: p.name, namespace: p.namespace, source: p.source, version: p.version }));
   const dependenciesOf = (c: Pick<ModuleContent, 'moduleCalls'>) => c.moduleCalls.map((m) => ({ name: m.name, source: m.source, version: m.version }));
   return {
     modules: [

@@ -21,12 +21,15 @@ export function parseProviderSpec(text: string, upstreamHost: string | undefined
   const at = text.indexOf('@');
   const path = at === -1 ? text : text.slice(0, at);
   const constraint = at === -1 ? '' : text.slice(at + 1).trim();
-  const invalid = (why: string) => new MirrorError('USAGE', `Invalid provider "${text}": ${why}.`, { hint: 'Write HOST/NAMESPACE/TYPE[@CONSTRAINT], e.g. registry.terraform.io/hashicorp/aws@"~> 5.0" (NAMESPACE/TYPE: a provider of the upstream\'s own host).' });
+  const invalid = (why: string) =>
+    new MirrorError('USAGE', `Invalid provider "${text}": ${why}.`, {
+      hint: 'Write HOST/NAMESPACE/TYPE[@CONSTRAINT], e.g. registry.terraform.io/hashicorp/aws@"~> 5.0" (NAMESPACE/TYPE: a provider of the upstream\'s own host).',
+    });
   const parts = path.split('/');
   if (parts.length !== 2 && parts.length !== 3) throw invalid('expected HOST/NAMESPACE/TYPE or NAMESPACE/TYPE');
   const withHost = parts.length === 3;
   const host = withHost ? normalizeHost(parts.shift()!) : upstreamHost;
-  if (host === undefined) throw invalid(withHost ? 'the host is not a registry host name' : 'a short NAMESPACE/TYPE needs the upstream\'s URL');
+  if (host === undefined) throw invalid(withHost ? 'the host is not a registry host name' : "a short NAMESPACE/TYPE needs the upstream's URL");
   const [namespace = '', type = ''] = parts.map((p) => p.toLowerCase());
   if (!isProviderPart(namespace) || !isProviderPart(type)) throw invalid('namespace and type are letters, digits and "-"');
   if (at !== -1 && constraint === '') throw invalid('nothing follows "@"; leave it out to copy every version');

@@ -87,7 +87,9 @@ export function providerIndexDocument(versions: string[]): { versions: Record<st
  * VERSION.json: each platform's zip by its file name, which resolves against
  * the document's own URL to the zip beside it, with its h1: and zh: hashes.
  */
-export function providerVersionDocument(archives: { platform: string; url: string; hashes: string[] }[]): { archives: Record<string, { url: string; hashes: string[] }> } {
+export function providerVersionDocument(archives: { platform: string; url: string; hashes: string[] }[]): {
+  archives: Record<string, { url: string; hashes: string[] }>;
+} {
   return { archives: Object.fromEntries(archives.map((a) => [a.platform, { url: a.url, hashes: a.hashes }])) };
 }
 

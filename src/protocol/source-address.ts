@@ -60,7 +60,8 @@ export function normalizeHost(text: string): string | undefined {
 }
 
 function remoteGetter(source: string): 'git' | 'url' | 'other' {
-  if (/^git::/i.test(source) || /^[^/:@]+@[^/:]+:/.test(source) || /^(github\.com|bitbucket\.org)\//i.test(source) || /\.git($|[/?])/.test(source)) return 'git';
+  if (/^git::/i.test(source) || /^[^/:@]+@[^/:]+:/.test(source) || /^(github\.com|bitbucket\.org)\//i.test(source) || /\.git($|[/?])/.test(source))
+    return 'git';
   if (/^[a-z0-9]+::/i.test(source) || /^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return 'url';
   return 'other';
 }

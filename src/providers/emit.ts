@@ -48,16 +48,20 @@ export function providersManifestOf(packages: ProviderPackage[], path: string, r
   for (const key of [...byProvider.keys()].sort()) {
     const versions = byProvider.get(key)!;
     manifest[key] = {
-      versions: [...versions.keys()].sort(compareVersionsDesc).map(
-        (version): ProviderVersion => ({
-          version,
-          archives: versions
-            .get(version)!
-            .sort((a, b) => (a.platform < b.platform ? -1 : 1))
-            .map((p) => ({ platform: p.platform, archive: providerZipFile(path, p.address, version, p.platform), sha256: p.sha256, size: p.size, hashes: [p.h1, p.zh] })),
-          ...registryOf(releaseOf.get(`${key}@${version}`), path),
-        }),
-      ),
+      versions: [...versions.keys()].sort(compareVersionsDesc).map((version): ProviderVersion => ({
+        version,
+        archives: versions
+          .get(version)!
+          .sort((a, b) => (a.platform < b.platform ? -1 : 1))
+          .map((p) => ({
+            platform: p.platform,
+            archive: providerZipFile(path, p.address, version, p.platform),
+            sha256: p.sha256,
+            size: p.size,
+            hashes: [p.h1, p.zh],
+          })),
+        ...registryOf(releaseOf.get(`${key}@${version}`), path),
+      })),
     };
   }
   return manifest;
@@ -88,7 +92,13 @@ export interface CarriedProviders {
  * folder; returns the manifest section. Carried versions keep every file they
  * have in the mirror, linked from it: their bytes never change.
  */
-export async function emitProviders(staging: Staging, packages: ProviderPackage[], path: string, releases: ProviderRelease[] = [], carried?: CarriedProviders): Promise<ProvidersManifest> {
+export async function emitProviders(
+  staging: Staging,
+  packages: ProviderPackage[],
+  path: string,
+  releases: ProviderRelease[] = [],
+  carried?: CarriedProviders,
+): Promise<ProvidersManifest> {
   const scanned = providersManifestOf(packages, path, releases);
   const manifest = mergeProviders(scanned, carried?.entries ?? {});
   const files = new Map(packages.map((p) => [providerZipFile(path, p.address, p.version, p.platform), p.file]));
@@ -142,7 +152,13 @@ function mergeProviders(a: ProvidersManifest, b: ProvidersManifest): ProvidersMa
  * and the versions document of every provider `releases` touch (from the
  * manifest, which lists all its versions). publish passes its one release.
  */
-export async function emitRegistry(staging: Staging, path: string, manifest: ProvidersManifest, releases: ProviderRelease[], alsoTouched: string[] = []): Promise<void> {
+export async function emitRegistry(
+  staging: Staging,
+  path: string,
+  manifest: ProvidersManifest,
+  releases: ProviderRelease[],
+  alsoTouched: string[] = [],
+): Promise<void> {
   const touched = new Set<string>(alsoTouched);
   for (const r of releases) {
     const key = providerKey(r.address);
@@ -152,13 +168,25 @@ export async function emitRegistry(staging: Staging, path: string, manifest: Pro
     await staging.copyFrom(r.sumsFile, version.registry.shasums.file);
     await staging.write(version.registry.signature.file, r.signature);
     for (const a of version.archives) {
-      const document = providerDownloadDocument({ path, address: r.address, version: r.version, platform: a.platform, protocols: r.protocols, sha256: a.sha256, key: r.key });
+      const document = providerDownloadDocument({
+        path,
+        address: r.address,
+        version: r.version,
+        platform: a.platform,
+        protocols: r.protocols,
+        sha256: a.sha256,
+        key: r.key,
+      });
       await staging.writeJson(providerDownloadFile(r.address.namespace, r.address.type, r.version, a.platform), document);
     }
   }
   for (const key of touched) {
     const address = parseProviderKey(key);
-    const versions = manifest[key]!.versions.filter((v) => v.registry).map((v) => ({ version: v.version, protocols: v.registry!.protocols, platforms: v.archives.map((a) => a.platform) }));
+    const versions = manifest[key]!.versions.filter((v) => v.registry).map((v) => ({
+      version: v.version,
+      protocols: v.registry!.protocols,
+      platforms: v.archives.map((a) => a.platform),
+    }));
     await staging.writeJson(providerVersionsFile(address.namespace, address.type), providerVersionsDocument(versions));
   }
 }
@@ -170,7 +198,11 @@ export function providersIndexOf(path: string, manifest: ProvidersManifest): Pro
     providers: Object.entries(manifest).map(([key, entry]) => ({
       ...parseProviderKey(key),
       ...(entry.versions.some((v) => v.registry) ? { registry: true as const } : {}),
-      versions: entry.versions.map((v) => ({ version: v.version, platforms: v.archives.map((a) => a.platform), ...(v.registry ? { key_id: v.registry.key_id } : {}) })),
+      versions: entry.versions.map((v) => ({
+        version: v.version,
+        platforms: v.archives.map((a) => a.platform),
+        ...(v.registry ? { key_id: v.registry.key_id } : {}),
+      })),
     })),
   };
 }

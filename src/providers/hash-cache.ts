@@ -27,7 +27,10 @@ export class ProviderHashCache {
   bytesHashed = 0;
 
   /** `reuse: false` (a clean build): hash every zip again, and keep the results for the next build. */
-  constructor(cacheDir: string, private readonly reuse = true) {
+  constructor(
+    cacheDir: string,
+    private readonly reuse = true,
+  ) {
     this.file = join(cacheDir, FILE);
     this.entries = new Map(Object.entries(readEntries(this.file)));
   }

@@ -57,7 +57,11 @@ export interface AuthenticateOptions {
 }
 
 /** Authenticates the releases of every in-house folder; throws naming every problem. */
-export async function authenticateReleases(folders: ProviderFolder[], packages: ProviderPackage[], options: AuthenticateOptions = {}): Promise<ProviderRelease[]> {
+export async function authenticateReleases(
+  folders: ProviderFolder[],
+  packages: ProviderPackage[],
+  options: AuthenticateOptions = {},
+): Promise<ProviderRelease[]> {
   const problems: string[] = [];
   const releases: ProviderRelease[] = [];
   let signer: Promise<PrivateSigningKey> | undefined;
@@ -66,10 +70,12 @@ export async function authenticateReleases(folders: ProviderFolder[], packages: 
     signer ??= readPrivateKeyFile(options.signing!.keyFile);
     if (!unlock) return signer;
     const { keyFile, passphraseEnv } = options.signing!;
-    unlocked ??= signer.then((s) => unlockSigningKey(s, keyFile, process.env[passphraseEnv])).catch((error: unknown) => {
-      const message = messageOf(error);
-      throw new AuthenticationError(message.includes('none is set') ? `${message} (set ${passphraseEnv})` : message);
-    });
+    unlocked ??= signer
+      .then((s) => unlockSigningKey(s, keyFile, process.env[passphraseEnv]))
+      .catch((error: unknown) => {
+        const message = messageOf(error);
+        throw new AuthenticationError(message.includes('none is set') ? `${message} (set ${passphraseEnv})` : message);
+      });
     return unlocked;
   };
   for (const folder of folders) {
@@ -100,7 +106,9 @@ export async function authenticateReleases(folders: ProviderFolder[], packages: 
     const path = `${r.address.namespace}/${r.address.type}`;
     const other = hostOf.get(path);
     if (other && other.address.hostname !== r.address.hostname) {
-      problems.push(`${r.sumsFile}: ${path} is also published as ${providerKey(other.address)} (${other.sumsFile}); one registry serves one ${path}, so give both entries the same hostname`);
+      problems.push(
+        `${r.sumsFile}: ${path} is also published as ${providerKey(other.address)} (${other.sumsFile}); one registry serves one ${path}, so give both entries the same hostname`,
+      );
     }
     if (!other) hostOf.set(path, r);
   }
@@ -166,7 +174,9 @@ async function authenticateRelease(
     }
   } else {
     if (!options.signing) {
-      problems.push(`${sumsFile}: the release is unsigned (no ${providerSignatureName(address.type, version)} beside it), and no signing key is configured to sign it (signing: key in the config, or --signing-key)`);
+      problems.push(
+        `${sumsFile}: the release is unsigned (no ${providerSignatureName(address.type, version)} beside it), and no signing key is configured to sign it (signing: key in the config, or --signing-key)`,
+      );
       return undefined;
     }
     let signer: PrivateSigningKey;

@@ -94,10 +94,13 @@ export async function scanProviders(folders: ProviderFolder[], cacheDir: string,
     const key = `${providerKey(c.address)}@${c.version}:${c.platform}`;
     const earlier = byKey.get(key);
     if (earlier && earlier.sha256 !== sha256) {
-      problems.push(`${c.file}: ${providerKey(c.address)} ${c.version} ${c.platform} differs from ${earlier.file} (sha256 ${sha256} and ${earlier.sha256}); keep one of them`);
+      problems.push(
+        `${c.file}: ${providerKey(c.address)} ${c.version} ${c.platform} differs from ${earlier.file} (sha256 ${sha256} and ${earlier.sha256}); keep one of them`,
+      );
       continue;
     }
-    if (!earlier) byKey.set(key, { address: c.address, version: c.version, platform: c.platform, file: c.file, sha256, size: hashes.size, h1: hashes.h1, zh: hashes.zh });
+    if (!earlier)
+      byKey.set(key, { address: c.address, version: c.version, platform: c.platform, file: c.file, sha256, size: hashes.size, h1: hashes.h1, zh: hashes.zh });
   }
   if (problems.length > 0) {
     throw new MirrorError('PROVIDER_INVALID', `${problems.length} problem(s) in the provider folders; nothing was written:\n${problems.join('\n')}`, {
@@ -115,7 +118,9 @@ function readMirrorFolder(dir: string, problems: string[]): Candidate[] {
   for (const host of visible(dir)) {
     if (!host.isDirectory()) continue;
     if (!isProviderHostname(host.name)) {
-      problems.push(`${join(dir, host.name)}: "${host.name}" is not a registry host name; a provider folder is laid out HOSTNAME/NAMESPACE/TYPE/ as terraform providers mirror writes it`);
+      problems.push(
+        `${join(dir, host.name)}: "${host.name}" is not a registry host name; a provider folder is laid out HOSTNAME/NAMESPACE/TYPE/ as terraform providers mirror writes it`,
+      );
       continue;
     }
     for (const ns of visible(join(dir, host.name))) {

@@ -64,7 +64,12 @@ export function checkArchiveChecksum(actual: string, shasum: string): void {
  * checksum list; its key id. A signature by a key not among them is "from
  * unknown issuer", naming the key that made it.
  */
-export async function verifyChecksumSignature(document: Buffer, signatureBytes: Buffer, keys: SigningKey[], options: { keysAre?: string } = {}): Promise<string> {
+export async function verifyChecksumSignature(
+  document: Buffer,
+  signatureBytes: Buffer,
+  keys: SigningKey[],
+  options: { keysAre?: string } = {},
+): Promise<string> {
   const openpgp = await openpgpLibrary();
   // Who listed the keys, for messages: an upstream registry (sync) or the publisher's configuration.
   const keysAre = options.keysAre ?? 'the registry lists';
@@ -83,7 +88,13 @@ export async function verifyChecksumSignature(document: Buffer, signatureBytes: 
       // Checked as of when it was made: a release signed while its key was valid stays valid after the key
       // expires (rotation); verify reports expired and revoked keys separately (signingKeyWarnings).
       const made = signature.packets[0]?.created ?? undefined;
-      const result = await openpgp.verify({ message: await openpgp.createMessage({ binary: document }), signature, verificationKeys: publicKey, expectSigned: true, ...(made ? { date: made } : {}) });
+      const result = await openpgp.verify({
+        message: await openpgp.createMessage({ binary: document }),
+        signature,
+        verificationKeys: publicKey,
+        expectSigned: true,
+        ...(made ? { date: made } : {}),
+      });
       await result.signatures[0]?.verified;
     } catch (error) {
       throw new AuthenticationError(`error checking signature: ${messageOf(error)}`);
@@ -91,7 +102,9 @@ export async function verifyChecksumSignature(document: Buffer, signatureBytes: 
     return key.keyId;
   }
   const ids = signedBy.map((id) => id.toHex().toUpperCase());
-  throw new AuthenticationError(`authentication signature from unknown issuer (signed by ${ids.join(', ') || 'no key id'}; ${keysAre} ${keys.map((k) => k.keyId || 'a key without id').join(', ')})`);
+  throw new AuthenticationError(
+    `authentication signature from unknown issuer (signed by ${ids.join(', ') || 'no key id'}; ${keysAre} ${keys.map((k) => k.keyId || 'a key without id').join(', ')})`,
+  );
 }
 
 /** An armored public key file as the key a download document lists. */
@@ -157,7 +170,12 @@ export async function unlockSigningKey(signer: PrivateSigningKey, file: string, 
 export async function signChecksums(document: Buffer, signer: PrivateSigningKey): Promise<Buffer> {
   const openpgp = await openpgpLibrary();
   // unknown: openpgp's types name stream types from a package it does not install.
-  const signature: unknown = await openpgp.sign({ message: await openpgp.createMessage({ binary: document }), signingKeys: signer.key, detached: true, format: 'binary' });
+  const signature: unknown = await openpgp.sign({
+    message: await openpgp.createMessage({ binary: document }),
+    signingKeys: signer.key,
+    detached: true,
+    format: 'binary',
+  });
   return Buffer.from(signature as Uint8Array);
 }
 
@@ -175,7 +193,11 @@ async function readKey(armor: string, name: string): Promise<OpenPGP.Key> {
  * Terraform has used reads it), signing only, the private half armored and
  * locked with `passphrase`.
  */
-export async function generateSigningKey(userId: { name: string; email?: string }, passphrase: string, expiresInSeconds?: number): Promise<{ publicArmor: string; privateArmor: string; keyId: string }> {
+export async function generateSigningKey(
+  userId: { name: string; email?: string },
+  passphrase: string,
+  expiresInSeconds?: number,
+): Promise<{ publicArmor: string; privateArmor: string; keyId: string }> {
   const openpgp = await openpgpLibrary();
   const { publicKey, privateKey } = await openpgp.generateKey({
     type: 'rsa',

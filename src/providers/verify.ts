@@ -53,7 +53,10 @@ export async function verifyProviders(manifest: Manifest, ctx: ProviderVerifyCon
     const indexRel = providerIndexFile(path, address);
     const index = await json(indexRel);
     if (index && !same(Object.keys((index['versions'] as Json | undefined) ?? {}).sort(), [...versions].sort())) {
-      problem(indexRel, `lists versions ${JSON.stringify(Object.keys((index['versions'] as Json | undefined) ?? {}))}, the manifest ${JSON.stringify(versions)}`);
+      problem(
+        indexRel,
+        `lists versions ${JSON.stringify(Object.keys((index['versions'] as Json | undefined) ?? {}))}, the manifest ${JSON.stringify(versions)}`,
+      );
     }
     for (const v of entry.versions) {
       const versionRel = providerVersionFile(path, address, v.version);
@@ -66,9 +69,12 @@ export async function verifyProviders(manifest: Manifest, ctx: ProviderVerifyCon
         const listed = archives[a.platform];
         if (doc && listed) {
           // Resolve as Terraform does: the url against the document's own URL.
-          const resolved = typeof listed.url === 'string' ? decodeURIComponent(new URL(listed.url, `http://mirror/${versionRel}`).pathname.slice(1)) : undefined;
-          if (resolved !== a.archive) problem(versionRel, `archives.${a.platform}.url ${JSON.stringify(listed.url)} resolves to ${resolved}, the manifest says ${a.archive}`);
-          if (!same(listed.hashes, a.hashes)) problem(versionRel, `archives.${a.platform}.hashes ${JSON.stringify(listed.hashes)} differ from the manifest's ${JSON.stringify(a.hashes)}`);
+          const resolved =
+            typeof listed.url === 'string' ? decodeURIComponent(new URL(listed.url, `http://mirror/${versionRel}`).pathname.slice(1)) : undefined;
+          if (resolved !== a.archive)
+            problem(versionRel, `archives.${a.platform}.url ${JSON.stringify(listed.url)} resolves to ${resolved}, the manifest says ${a.archive}`);
+          if (!same(listed.hashes, a.hashes))
+            problem(versionRel, `archives.${a.platform}.hashes ${JSON.stringify(listed.hashes)} differ from the manifest's ${JSON.stringify(a.hashes)}`);
         }
         await verifyZip(a, ctx);
       }
@@ -77,7 +83,9 @@ export async function verifyProviders(manifest: Manifest, ctx: ProviderVerifyCon
     const inHouse = entry.versions.filter((v) => v.registry);
     if (inHouse.length > 0) {
       const rel = providerVersionsFile(address.namespace, address.type);
-      const expected = providerVersionsDocument(inHouse.map((v) => ({ version: v.version, protocols: v.registry!.protocols, platforms: v.archives.map((a) => a.platform) })));
+      const expected = providerVersionsDocument(
+        inHouse.map((v) => ({ version: v.version, protocols: v.registry!.protocols, platforms: v.archives.map((a) => a.platform) })),
+      );
       const doc = await json(rel);
       if (doc && !same(doc, expected)) problem(rel, 'does not list the versions, protocols and platforms of the manifest');
     }
@@ -85,7 +93,8 @@ export async function verifyProviders(manifest: Manifest, ctx: ProviderVerifyCon
   // A mirror built before providers has no providers index; one with providers needs it (serve reads it).
   if (Object.keys(entries).length === 0 && !existsSync(ctx.at(PROVIDERS_INDEX_FILE))) return;
   const index = await json(PROVIDERS_INDEX_FILE);
-  if (index && !same(index, providersIndexOf(path, entries))) problem(PROVIDERS_INDEX_FILE, 'does not list the providers, versions and platforms of the manifest');
+  if (index && !same(index, providersIndexOf(path, entries)))
+    problem(PROVIDERS_INDEX_FILE, 'does not list the providers, versions and platforms of the manifest');
 }
 
 async function verifyZip(a: { archive: string; sha256: string; size: number; hashes: string[] }, ctx: ProviderVerifyContext): Promise<void> {
@@ -204,14 +213,18 @@ export async function signingKeyWarnings(dir: string, manifest: Manifest, now = 
       const rel = providerDownloadFile(address.namespace, address.type, v.version, v.archives[0]!.platform);
       let listed: { key_id?: unknown; ascii_armor?: unknown }[];
       try {
-        listed = (JSON.parse(await readFile(join(dir, rel), 'utf8')) as { signing_keys?: { gpg_public_keys?: typeof listed } }).signing_keys?.gpg_public_keys ?? [];
+        listed =
+          (JSON.parse(await readFile(join(dir, rel), 'utf8')) as { signing_keys?: { gpg_public_keys?: typeof listed } }).signing_keys?.gpg_public_keys ?? [];
       } catch {
         continue; // verify reports the document itself
       }
       const armor = listed.find((k) => k.key_id === v.registry!.key_id)?.ascii_armor;
       if (typeof armor !== 'string') continue;
       const status = await keyStatus({ keyId: v.registry.key_id, asciiArmor: armor }, now).catch((error: Error) => error.message);
-      if (status) warnings.push(`${rel}: signing ${status}; the versions it signed stay installable, but sign new ones with a current key (keys: lists both while they overlap)`);
+      if (status)
+        warnings.push(
+          `${rel}: signing ${status}; the versions it signed stay installable, but sign new ones with a current key (keys: lists both while they overlap)`,
+        );
     }
   }
   return warnings;

@@ -24,7 +24,13 @@ export interface DeprecateResult {
 }
 
 /** Sets (or, with null, removes) the deprecation of `version`; 404-coded MirrorError when the mirror lacks it. */
-export function setDeprecation(outDir: string, address: ModuleAddress, version: string, deprecation: Deprecation | null, options: { hashArchives?: boolean } = {}): Promise<DeprecateResult> {
+export function setDeprecation(
+  outDir: string,
+  address: ModuleAddress,
+  version: string,
+  deprecation: Deprecation | null,
+  options: { hashArchives?: boolean } = {},
+): Promise<DeprecateResult> {
   const key = addressKey(address);
   // A mirror that is not there has no such module: not found, as for any other name (newMirror lets it get that far).
   // hashArchives false: the archives are stand-ins of their size (a bucket's mirror fetched for this write).
@@ -32,9 +38,12 @@ export function setDeprecation(outDir: string, address: ModuleAddress, version: 
   return withPartialWrite(write, async (tx, mirror) => {
     const { manifest } = mirror;
     const entry = manifest.modules[key];
-    if (!mirror.exists || !entry) throw new MirrorError('NOT_FOUND', `Module ${key} not found in the mirror`, { hint: 'Name a module the mirror holds, as NAMESPACE/NAME/PROVIDER.' });
+    if (!mirror.exists || !entry)
+      throw new MirrorError('NOT_FOUND', `Module ${key} not found in the mirror`, { hint: 'Name a module the mirror holds, as NAMESPACE/NAME/PROVIDER.' });
     if (!entry.versions.some((v) => v.version === version)) {
-      throw new MirrorError('NOT_FOUND', `Version ${version} of ${key} not found`, { hint: `The mirror holds ${entry.versions.map((v) => v.version).join(', ')}.` });
+      throw new MirrorError('NOT_FOUND', `Version ${version} of ${key} not found`, {
+        hint: `The mirror holds ${entry.versions.map((v) => v.version).join(', ')}.`,
+      });
     }
     const { deprecations } = mirror;
     const current = deprecations[key]?.[version] ?? null;

@@ -72,7 +72,13 @@ export function publish(source: VersionSource, options: PublishOptions): Promise
   return withPartialWrite(write, (tx, mirror) => publishLocked(tx, mirror, source, options, check));
 }
 
-async function publishLocked(tx: MirrorWrite, mirror: OpenedMirror, source: VersionSource, options: PublishOptions, check: VerifyOptions): Promise<PublishResult> {
+async function publishLocked(
+  tx: MirrorWrite,
+  mirror: OpenedMirror,
+  source: VersionSource,
+  options: PublishOptions,
+  check: VerifyOptions,
+): Promise<PublishResult> {
   const started = performance.now();
   const caches = createVersionCaches(options.cacheDir, { ...(options.git ? { git: options.git } : {}), ...(options.limits ? { limits: options.limits } : {}) });
   let version: VersionBuild;
@@ -90,7 +96,15 @@ async function publishLocked(tx: MirrorWrite, mirror: OpenedMirror, source: Vers
 }
 
 /** The version packed: refused, or staged into the mirror and stored in the cache. */
-async function publishBuilt(tx: MirrorWrite, mirror: OpenedMirror, source: VersionSource, version: VersionBuild, options: PublishOptions, check: VerifyOptions, started: number): Promise<PublishResult> {
+async function publishBuilt(
+  tx: MirrorWrite,
+  mirror: OpenedMirror,
+  source: VersionSource,
+  version: VersionBuild,
+  options: PublishOptions,
+  check: VerifyOptions,
+  started: number,
+): Promise<PublishResult> {
   const { built } = version;
   const key = addressKey(source.address);
   const { manifest } = mirror;
@@ -112,13 +126,25 @@ async function publishBuilt(tx: MirrorWrite, mirror: OpenedMirror, source: Versi
   const existing = manifest.modules[key]?.versions.find((v) => v.version === source.version);
   if (existing?.sha256 === archive.sha256) return result('unchanged', []);
   if (existing && !options.force) {
-    throw new MirrorError('VERSION_CONFLICT', `${key} ${source.version} is already published with different content:\n  published: sha256 ${existing.sha256}\n  this one:  sha256 ${archive.sha256}`, {
-      hint: 'Published versions are immutable: publish a new version number, or pass --force to replace it (recorded in the manifest).',
-    });
+    throw new MirrorError(
+      'VERSION_CONFLICT',
+      `${key} ${source.version} is already published with different content:\n  published: sha256 ${existing.sha256}\n  this one:  sha256 ${archive.sha256}`,
+      {
+        hint: 'Published versions are immutable: publish a new version number, or pass --force to replace it (recorded in the manifest).',
+      },
+    );
   }
 
   const ledger = ledgerOf(manifest);
-  if (existing) ledger.forced.push({ module: key, version: source.version, previous_sha256: existing.sha256, sha256: archive.sha256, at: new Date().toISOString(), by: requester() });
+  if (existing)
+    ledger.forced.push({
+      module: key,
+      version: source.version,
+      previous_sha256: existing.sha256,
+      sha256: archive.sha256,
+      at: new Date().toISOString(),
+      by: requester(),
+    });
 
   // A dry run's staging records the files that would change; a real one the files it changed.
   const changed = await tx.stage(async (staging) => {
@@ -132,7 +158,15 @@ async function publishBuilt(tx: MirrorWrite, mirror: OpenedMirror, source: Versi
     const records = mergeRecords(mirror.records(), rewritten);
     // The provider files are in the staging copy as they were; the manifest keeps listing them.
     const providers = manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
-    await writeMirrorIndexes(staging, records, { baseUrl, imageHosts: options.imageHosts, generator: GENERATOR, ledger, deprecations, only: { namespace: source.address.namespace, name: source.address.name }, providers });
+    await writeMirrorIndexes(staging, records, {
+      baseUrl,
+      imageHosts: options.imageHosts,
+      generator: GENERATOR,
+      ledger,
+      deprecations,
+      only: { namespace: source.address.namespace, name: source.address.name },
+      providers,
+    });
     check.modules = rewritten.map((r) => addressKey(r.address));
     return staging.changed ?? [];
   });
@@ -161,9 +195,15 @@ async function emitAffected(
     const address = { namespace, name, provider: p };
     let versions = await readModuleVersions(mirror.dir, mirror.manifest, address);
     if (p === provider) {
-      versions = [...versions.filter((v) => v.source.version !== built.source.version), built].sort((a, b) => compareVersionsDesc(a.source.version, b.source.version));
+      versions = [...versions.filter((v) => v.source.version !== built.source.version), built].sort((a, b) =>
+        compareVersionsDesc(a.source.version, b.source.version),
+      );
     }
-    const record = await emitModule(staging, versions, providers, { baseUrl: options.baseUrl, deprecations: options.deprecations[addressKey(address)], onDetail: options.onDetail });
+    const record = await emitModule(staging, versions, providers, {
+      baseUrl: options.baseUrl,
+      deprecations: options.deprecations[addressKey(address)],
+      onDetail: options.onDetail,
+    });
     if (record) records.push(record);
   }
   return records;

@@ -71,14 +71,15 @@ export function publishProviderRelease(options: ProviderPublishOptions): Promise
     const baseUrl = mirror.baseUrl ?? options.baseUrl;
     const hostname = (options.hostname ?? (baseUrl === '' ? '' : new URL(baseUrl).host)).toLowerCase();
     if (hostname === '') {
-      throw new MirrorError('USAGE', 'The provider\'s host name is unknown: the mirror has no base URL.', {
+      throw new MirrorError('USAGE', "The provider's host name is unknown: the mirror has no base URL.", {
         hint: 'Pass --hostname registry.example.com (the host users write in required_providers), or build the mirror with a baseUrl.',
       });
     }
     const folder: ProviderFolder = { kind: 'releases', dir: options.dir, hostname, namespace: options.namespace, registry: { keys: options.publicKeys } };
     const { packages } = await scanProviders([folder], options.cacheDir);
     const others = packages.filter((p) => p.address.type !== options.type);
-    if (others.length > 0) throw invalid(`${others[0]!.file}: is a release of ${others[0]!.address.type}, not ${options.type}; publish one provider's release folder at a time`);
+    if (others.length > 0)
+      throw invalid(`${others[0]!.file}: is a release of ${others[0]!.address.type}, not ${options.type}; publish one provider's release folder at a time`);
     const versions = [...new Set(packages.map((p) => p.version))];
     if (versions.length === 0) throw invalid(`${options.dir}: holds no terraform-provider-${options.type}_VERSION_OS_ARCH.zip`);
     if (versions.length > 1) throw invalid(`${options.dir}: holds releases of several versions (${versions.join(', ')}); publish one at a time`);

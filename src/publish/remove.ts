@@ -46,14 +46,20 @@ export function removeModuleVersions(target: RemoveTarget, options: RemoveOption
   return withPartialWrite(write, async (tx, mirror) => {
     const { manifest } = mirror;
     const { namespace, name } = target;
-    const keys = Object.keys(manifest.modules).filter((k) => (target.provider === undefined ? k.startsWith(`${namespace}/${name}/`) : k === `${namespace}/${name}/${target.provider}`));
+    const keys = Object.keys(manifest.modules).filter((k) =>
+      target.provider === undefined ? k.startsWith(`${namespace}/${name}/`) : k === `${namespace}/${name}/${target.provider}`,
+    );
     const at = new Date().toISOString();
     const ledger = ledgerOf(manifest);
     const gone = new Map<string, string[]>();
     for (const key of keys) {
       const versions = manifest.modules[key]!.versions.filter((v) => target.version === undefined || v.version === target.version);
       for (const v of versions) ledger.removed.push(moduleRemoval(key, v.version, v.sha256, at, options.by));
-      if (versions.length > 0) gone.set(key, versions.map((v) => v.version));
+      if (versions.length > 0)
+        gone.set(
+          key,
+          versions.map((v) => v.version),
+        );
     }
     if (gone.size === 0) {
       const what = `${namespace}/${name}${target.provider ? `/${target.provider}` : ''}${target.version ? ` ${target.version}` : ''}`;
@@ -88,9 +94,18 @@ export function removeModuleVersions(target: RemoveTarget, options: RemoveOption
       }
       // Folders a build would not have made: a name with no provider left, a namespace with no module.
       if (providersLeft.length === 0) for (const base of [MODULES_BASE, V2_MODULES_BASE]) await staging.remove(`${base}${namespace}/${name}/`);
-      if (![...records.keys()].some((k) => parseAddressKey(k).namespace === namespace)) for (const base of [MODULES_BASE, V2_MODULES_BASE]) await staging.remove(`${base}${namespace}/`);
+      if (![...records.keys()].some((k) => parseAddressKey(k).namespace === namespace))
+        for (const base of [MODULES_BASE, V2_MODULES_BASE]) await staging.remove(`${base}${namespace}/`);
       const providers = manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
-      await writeMirrorIndexes(staging, [...records.values()], { baseUrl, imageHosts: options.imageHosts, generator: GENERATOR, ledger, deprecations, only: { namespace, name }, providers });
+      await writeMirrorIndexes(staging, [...records.values()], {
+        baseUrl,
+        imageHosts: options.imageHosts,
+        generator: GENERATOR,
+        ledger,
+        deprecations,
+        only: { namespace, name },
+        providers,
+      });
     });
     return { removed: [...gone].flatMap(([key, versions]) => versions.map((v) => `${key}@${v}`)) };
   });

@@ -44,7 +44,13 @@ export async function unpackUpload(input: Readable, dir: string, limits: UploadL
     if (error instanceof MirrorError) throw error;
     throw invalid(`The upload is not a readable tar.gz: ${messageOf(error)}`);
   }
-  if (problems.length > 0) throw invalid(`The upload has entries a module cannot hold:\n${problems.slice(0, 20).map((p) => `  ${p}`).join('\n')}`);
+  if (problems.length > 0)
+    throw invalid(
+      `The upload has entries a module cannot hold:\n${problems
+        .slice(0, 20)
+        .map((p) => `  ${p}`)
+        .join('\n')}`,
+    );
 }
 
 /** Why an entry cannot be part of a module, or undefined. */
@@ -57,13 +63,15 @@ function entryProblem(path: string, type: string, linkpath: string | undefined):
   if (type === 'SymbolicLink' && (linkpath === undefined || !inside(posix.join(posix.dirname(name), linkpath)) || posix.isAbsolute(linkpath))) {
     return `${path}: a link to ${linkpath}, outside the module`;
   }
-  if (type === 'Link' && (linkpath === undefined || !inside(linkpath.replace(/^(\.\/)+/, '')))) return `${path}: a hard link to ${linkpath}, outside the module`;
+  if (type === 'Link' && (linkpath === undefined || !inside(linkpath.replace(/^(\.\/)+/, ''))))
+    return `${path}: a hard link to ${linkpath}, outside the module`;
   return undefined;
 }
 
 const inside = (name: string) => name !== '' && !name.includes('\0') && !posix.isAbsolute(name) && !posix.normalize(name).split('/').includes('..');
 
-const invalid = (message: string) => new MirrorError('UNPROCESSABLE', message, { hint: 'Upload a tar.gz of the module\'s files, at its root: tar zcf module.tar.gz -C MODULE_DIR .' });
+const invalid = (message: string) =>
+  new MirrorError('UNPROCESSABLE', message, { hint: "Upload a tar.gz of the module's files, at its root: tar zcf module.tar.gz -C MODULE_DIR ." });
 
 function limited(max: number, what: 'upload' | 'unpacked'): Transform {
   let seen = 0;
@@ -74,7 +82,9 @@ function limited(max: number, what: 'upload' | 'unpacked'): Transform {
       const mib = (max / 1024 / 1024).toFixed(0);
       done(
         what === 'upload'
-          ? new MirrorError('PAYLOAD_TOO_LARGE', `The upload is larger than the limit of ${mib} MiB.`, { hint: 'Leave out what the module does not need (.terraformignore), or raise serve --max-upload-mib.' })
+          ? new MirrorError('PAYLOAD_TOO_LARGE', `The upload is larger than the limit of ${mib} MiB.`, {
+              hint: 'Leave out what the module does not need (.terraformignore), or raise serve --max-upload-mib.',
+            })
           : invalid(`The upload unpacks to more than ${mib} MiB.`),
       );
     },

@@ -37,7 +37,10 @@ export async function readVersionFiles(source: VersionSource, git: GitReaders, l
   }
   const rules = await ignoreRules(entries.files);
   // An ignored link is not part of the module: no file for it and no warning about it.
-  const resolved = resolveLinks(entries.files, entries.links.filter((l) => !rules.ignores(l.path)));
+  const resolved = resolveLinks(
+    entries.files,
+    entries.links.filter((l) => !rules.ignores(l.path)),
+  );
   const files = resolved.files.filter((f) => !rules.ignores(f.path));
   checkSizes(source.label, files, limits);
   return {

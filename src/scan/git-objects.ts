@@ -76,7 +76,9 @@ export class GitObjectReader {
   read(oid: string, hold: Hold = holdAll): Promise<GitObject> {
     const cached = this.cache.get(oid);
     if (cached) return cached;
-    const object = this.request(oid, hold).then((found) => found ?? Promise.reject(new MirrorError('GIT_FAILED', `git object ${oid} is missing from ${this.gitDir}`)));
+    const object = this.request(oid, hold).then(
+      (found) => found ?? Promise.reject(new MirrorError('GIT_FAILED', `git object ${oid} is missing from ${this.gitDir}`)),
+    );
     this.cache.set(oid, object);
     object.then(
       ({ data }) => this.account(data?.length ?? 0),
@@ -194,7 +196,9 @@ export async function readTreeFiles(reader: GitObjectReader, tree: string, hold:
       const fileMode = mode === '100755' ? 0o755 : 0o644;
       jobs.push(
         reader.read(oid, hold).then(({ data, size }) => {
-          const file: VersionFile = data ? { path, mode: fileMode, data, id: oid } : { path, mode: fileMode, size, source: { kind: 'git', gitDir: reader.gitDir, oid }, id: oid };
+          const file: VersionFile = data
+            ? { path, mode: fileMode, data, id: oid }
+            : { path, mode: fileMode, size, source: { kind: 'git', gitDir: reader.gitDir, oid }, id: oid };
           return { files: [file], links: [] };
         }),
       );

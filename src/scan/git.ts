@@ -98,12 +98,7 @@ export function versionFromTag(tag: string, prefix: string, pattern: RegExp): st
   return validVersion(candidate) ?? undefined;
 }
 
-export async function scanGit(
-  source: GitSource,
-  meta: ModuleMeta,
-  cacheDir: string,
-  warn: (message: string) => void,
-): Promise<VersionSource[]> {
+export async function scanGit(source: GitSource, meta: ModuleMeta, cacheDir: string, warn: (message: string) => void): Promise<VersionSource[]> {
   const gitDir = await localGitDir(source, cacheDir);
   const key = JSON.stringify([gitDir, source.path, source.tagPrefix, source.tagPattern.source]);
   const stamp = source.remote ? undefined : tagRefsStamp(gitDir);
@@ -134,7 +129,11 @@ async function scanTags(source: GitSource, gitDir: string): Promise<TagScan> {
     if (version === undefined) warnings.push(`${source.repo}: skipping tag "${ref.tag}": not a semver version`);
     else found.push({ ref, version });
   }
-  const trees = await treesAt(gitDir, found.map((f) => f.ref.commit), source.path);
+  const trees = await treesAt(
+    gitDir,
+    found.map((f) => f.ref.commit),
+    source.path,
+  );
   const tags: ScannedTag[] = [];
   found.forEach(({ ref, version }, i) => {
     const tree = trees[i];
@@ -158,11 +157,16 @@ export async function scanGitRef(
   const reader = readers.get(gitDir);
   const found = await reader.lookup(`${ref}^{commit}`);
   const commit = found?.data && commitFields(found.data);
-  if (!found || !commit) throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo} has no commit "${ref}".`, { hint: 'Pass --ref with a tag, branch or commit of that repository.' });
+  if (!found || !commit)
+    throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo} has no commit "${ref}".`, {
+      hint: 'Pass --ref with a tag, branch or commit of that repository.',
+    });
   const tag = ref.replace(/^refs\/tags\//, '');
   const resolved = version ?? versionFromTag(tag, source.tagPrefix, source.tagPattern);
   if (resolved === undefined) {
-    throw new MirrorError('VERSION_INVALID', `"${tag}" is not a version${source.tagPrefix ? ` with the prefix "${source.tagPrefix}"` : ''}.`, { hint: 'Pass --version X.Y.Z, or --ref with a version tag such as v1.2.3.' });
+    throw new MirrorError('VERSION_INVALID', `"${tag}" is not a version${source.tagPrefix ? ` with the prefix "${source.tagPrefix}"` : ''}.`, {
+      hint: 'Pass --version X.Y.Z, or --ref with a version tag such as v1.2.3.',
+    });
   }
   const tree = source.path === '' ? commit.tree : await reader.lookup(`${found.oid}:${source.path}`).then((o) => (o?.type === 'tree' ? o.oid : undefined));
   if (tree === undefined) throw new MirrorError('SOURCE_NOT_FOUND', `${source.repo}@${ref} has no folder "${source.path}".`);

@@ -35,7 +35,8 @@ export function openLarge(source: LargeSource): Readable {
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.on('close', (code) => {
-    if (code !== 0) child.stdout.destroy(new MirrorError('GIT_FAILED', `git cat-file blob ${source.oid} in ${source.gitDir} failed (exit ${code}): ${stderr.trim()}`));
+    if (code !== 0)
+      child.stdout.destroy(new MirrorError('GIT_FAILED', `git cat-file blob ${source.oid} in ${source.gitDir} failed (exit ${code}): ${stderr.trim()}`));
   });
   child.stdout.on('close', () => child.kill());
   return child.stdout;
@@ -67,14 +68,22 @@ export function checkSizes(label: string, files: VersionFile[], limits: SizeLimi
   for (const file of files) {
     const size = fileSize(file);
     if (size > limits.file) {
-      throw new MirrorError('FILE_TOO_LARGE', `${label}: ${showName(file.path)} is ${showSize(size)}, over the per-file bound of ${showSize(limits.file)} (limits.fileSize).`, { hint });
+      throw new MirrorError(
+        'FILE_TOO_LARGE',
+        `${label}: ${showName(file.path)} is ${showSize(size)}, over the per-file bound of ${showSize(limits.file)} (limits.fileSize).`,
+        { hint },
+      );
     }
     total += size;
   }
   if (total > limits.version) {
     const largest = [...files].sort((a, b) => fileSize(b) - fileSize(a)).slice(0, 3);
     const named = largest.map((f) => `${showName(f.path)} (${showSize(fileSize(f))})`).join(', ');
-    throw new MirrorError('VERSION_TOO_LARGE', `${label}: its ${files.length} file(s) are ${showSize(total)}, over the per-version bound of ${showSize(limits.version)} (limits.versionSize); the largest: ${named}.`, { hint });
+    throw new MirrorError(
+      'VERSION_TOO_LARGE',
+      `${label}: its ${files.length} file(s) are ${showSize(total)}, over the per-version bound of ${showSize(limits.version)} (limits.versionSize); the largest: ${named}.`,
+      { hint },
+    );
   }
 }
 

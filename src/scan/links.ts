@@ -83,7 +83,8 @@ function walk<F extends VersionFile>(tree: Tree<F>, dir: string, visible: string
     else if (found === 'loop') leftOut('the link loops');
     else if (tree.files.has(found.real)) out.files.push({ ...tree.files.get(found.real)!, path });
     else if (!tree.children.has(found.real)) leftOut('the link points to nothing in the module');
-    else if (stack.some((s) => s === found.real || found.real === '' || s.startsWith(`${found.real}/`))) leftOut('the link loops: it points to a folder that contains it');
+    else if (stack.some((s) => s === found.real || found.real === '' || s.startsWith(`${found.real}/`)))
+      leftOut('the link loops: it points to a folder that contains it');
     else walk(tree, found.real, path, [...stack, found.real], out);
   }
 }

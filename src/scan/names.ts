@@ -15,7 +15,7 @@ export function nameFromBytes(bytes: Buffer): string {
   // U+FFFD marks what UTF-8 could not read, unless the name holds that character itself.
   if (!text.includes('\uFFFD') || Buffer.from(text).equals(bytes)) return text;
   let out = '';
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const length = sequenceLength(bytes, i);
     if (length === 0) out += String.fromCharCode(0xdc00 + bytes[i++]!);
     else out += bytes.toString('utf8', i, (i += length));

@@ -165,7 +165,10 @@ export class PrivateAccess {
 
 function callerOf(principal: Parameters<typeof principalLabel>[0], tokenId: string, readers: ModuleReaders, providers: ModuleReaders): Caller {
   const describe = (r: ModuleReaders) => `${r.everything ? 'all-but' : 'only'}:${[...r.organizations].sort().join(',')}`;
-  const key = createHash('sha256').update(`${describe(readers)}\n${describe(providers)}`).digest('base64url').slice(0, 22);
+  const key = createHash('sha256')
+    .update(`${describe(readers)}\n${describe(providers)}`)
+    .digest('base64url')
+    .slice(0, 22);
   return { label: principalLabel(principal), readers, providerReaders: providers, key, tokenId };
 }
 
@@ -197,7 +200,10 @@ export function auditLine(method: string, path: string, status: number, who: str
 const quoted = (value: string) => JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 export const unauthorized = () =>
-  new MirrorError('UNAUTHORIZED', 'This registry is private: send a token it knows as Authorization: Bearer <token> (a credentials block or TF_TOKEN_<host> in the CLI config).');
+  new MirrorError(
+    'UNAUTHORIZED',
+    'This registry is private: send a token it knows as Authorization: Bearer <token> (a credentials block or TF_TOKEN_<host> in the CLI config).',
+  );
 
 /** An archive URL whose signature is wrong or too old: 403, with the registry's JSON error body. */
 export const forbiddenSignature = (why: 'expired' | 'invalid' | 'revoked') =>

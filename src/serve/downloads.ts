@@ -73,7 +73,12 @@ export class DownloadCounter {
   windows(moduleKey: string, now = new Date()): DownloadWindows {
     const days = this.counts.get(moduleKey) ?? {};
     const today = Date.parse(now.toISOString().slice(0, 10));
-    const within = (n: number) => sum(Object.entries(days).filter(([day]) => today - Date.parse(day) < n * DAY_MS).map(([, c]) => c));
+    const within = (n: number) =>
+      sum(
+        Object.entries(days)
+          .filter(([day]) => today - Date.parse(day) < n * DAY_MS)
+          .map(([, c]) => c),
+      );
     return { week: within(7), month: within(30), year: within(365), total: this.total(moduleKey) };
   }
 

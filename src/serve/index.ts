@@ -85,7 +85,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     tls: options.tls !== undefined,
   });
   const management = createManagementApi(options.dataDir, { deprecate: writers.deprecate, registry: writers });
-  const access = options.access === 'private' ? new PrivateAccess(management.store, signer!, options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS) : undefined;
+  const access =
+    options.access === 'private' ? new PrivateAccess(management.store, signer!, options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS) : undefined;
   const audit = options.audit ?? ((line: string) => console.error(line));
   const registry: Registry = {
     mirror,
@@ -143,7 +144,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new MirrorError('SERVE_FAILED', `Cannot listen on ${options.host}:${options.port}: ${error.message}`, { hint: 'Choose another --port or --host, or stop what is listening there.', cause: error })),
+      reject(
+        new MirrorError('SERVE_FAILED', `Cannot listen on ${options.host}:${options.port}: ${error.message}`, {
+          hint: 'Choose another --port or --host, or stop what is listening there.',
+          cause: error,
+        }),
+      ),
     );
     server.listen(options.port, options.host, resolve);
   });
@@ -192,7 +198,9 @@ function mirrorPathOrFail(dir: string): string {
     realpathSync(dir);
     return homeOf(dir);
   } catch {
-    throw new MirrorError('OUTPUT_FAILED', `The directory "${dir}" does not exist.`, { hint: 'Did you build the mirror? Run modmirror build first, or pass --dir.' });
+    throw new MirrorError('OUTPUT_FAILED', `The directory "${dir}" does not exist.`, {
+      hint: 'Did you build the mirror? Run modmirror build first, or pass --dir.',
+    });
   }
 }
 
@@ -200,7 +208,10 @@ function readTls(file: string, what: string): Buffer {
   try {
     return readFileSync(file);
   } catch (error) {
-    throw new MirrorError('SERVE_FAILED', `Cannot read the TLS ${what} "${file}": ${(error as Error).message}`, { hint: 'Check the path given to --tls-cert / --tls-key.', cause: error });
+    throw new MirrorError('SERVE_FAILED', `Cannot read the TLS ${what} "${file}": ${(error as Error).message}`, {
+      hint: 'Check the path given to --tls-cert / --tls-key.',
+      cause: error,
+    });
   }
 }
 
@@ -216,9 +227,8 @@ function httpsServer(tls: { cert: string; key: string }, onRequest: Parameters<t
       ? `"${tls.cert}" holds a private key and "${tls.key}" a certificate: the two are swapped`
       : `the certificate "${tls.cert}" and key "${tls.key}" cannot be used together (${(error as Error).message})`;
     throw new MirrorError('SERVE_FAILED', `Cannot serve HTTPS: ${problem}.`, {
-      hint: '--tls-cert takes the PEM certificate (BEGIN CERTIFICATE), --tls-key its PEM private key (BEGIN ... PRIVATE KEY), and the key must be the certificate\'s.',
+      hint: "--tls-cert takes the PEM certificate (BEGIN CERTIFICATE), --tls-key its PEM private key (BEGIN ... PRIVATE KEY), and the key must be the certificate's.",
       cause: error,
     });
   }
 }
-

@@ -151,7 +151,8 @@ function loadProviders(root: string): MirrorIndex['providers'] {
   try {
     index = JSON.parse(readFileSync(join(root, PROVIDERS_INDEX_FILE), 'utf8')) as ProvidersIndex;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path: undefined, keys: new Set(), zips: new Map(), registry: new Set(), releaseFiles: new Map() };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { path: undefined, keys: new Set(), zips: new Map(), registry: new Set(), releaseFiles: new Map() };
     throw new MirrorError('OUTPUT_FAILED', `Cannot load ${PROVIDERS_INDEX_FILE} from "${root}": ${(error as Error).message}`, {
       hint: 'Run modmirror verify to see what is wrong, then build again.',
       cause: error,

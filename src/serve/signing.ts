@@ -72,7 +72,9 @@ export class ArchiveSigner {
     this.stamp = fileStamp(this.file);
     const key = Buffer.from(readFileSync(this.file, 'utf8').trim(), 'base64url');
     if (key.length < 16) {
-      throw new MirrorError('DATA_INVALID', `The archive signing key "${this.file}" is too short.`, { hint: 'Run modmirror signing-key rotate to make a new one.' });
+      throw new MirrorError('DATA_INVALID', `The archive signing key "${this.file}" is too short.`, {
+        hint: 'Run modmirror signing-key rotate to make a new one.',
+      });
     }
     return key;
   }

@@ -39,7 +39,15 @@ function insideTree(root: string): (real: string) => boolean {
 }
 
 /** Serves one file of the tree through sirv, after checking it (symlinks included) stays inside the tree. */
-function serveStatic(files: Sirv, root: string, inside: (real: string) => boolean, req: IncomingMessage, res: ServerResponse, rel: string, headers: Record<string, string>): Promise<void> {
+function serveStatic(
+  files: Sirv,
+  root: string,
+  inside: (real: string) => boolean,
+  req: IncomingMessage,
+  res: ServerResponse,
+  rel: string,
+  headers: Record<string, string>,
+): Promise<void> {
   let real: string;
   try {
     real = realpathSync(join(root, rel));

@@ -45,7 +45,11 @@ export function parseTarget(url: string): { segments: string[]; query: URLSearch
  */
 export function isManagementTarget(url: string): boolean {
   const path = url.split('?', 1)[0]!;
-  const [first, second] = path.split('/').filter((s) => s !== '').slice(0, 2).map(decodeLeniently);
+  const [first, second] = path
+    .split('/')
+    .filter((s) => s !== '')
+    .slice(0, 2)
+    .map(decodeLeniently);
   return first === 'api' && second === 'v2';
 }
 

@@ -70,7 +70,11 @@ export function mirrorWriters(mirror: Mirror, signer: () => ArchiveSigner, optio
 
   return {
     published: (key) => mirror.current().byKey.get(key)?.versions,
-    modulesOf: (namespace) => mirror.current().modules.filter((m) => m.summary.namespace === namespace).map((m) => m.key),
+    modulesOf: (namespace) =>
+      mirror
+        .current()
+        .modules.filter((m) => m.summary.namespace === namespace)
+        .map((m) => m.key),
     readOnly: () => (options.readOnly ? 'serve --read-only' : unwritable(dirname(root))),
     uploadUrl(path, req) {
       const base = options.baseUrl ?? `${options.tls ? 'https' : 'http'}://${req.headers.host ?? '127.0.0.1'}/`;
@@ -101,7 +105,10 @@ export function mirrorWriters(mirror: Mirror, signer: () => ArchiveSigner, optio
         await rm(dir, { recursive: true, force: true });
       }
     },
-    remove: (target, version, by) => serial(() => removeModuleVersions({ ...target, ...(version !== undefined ? { version } : {}) }, { outDir: root, imageHosts: options.imageHosts, by })).then(() => {}),
+    remove: (target, version, by) =>
+      serial(() =>
+        removeModuleVersions({ ...target, ...(version !== undefined ? { version } : {}) }, { outDir: root, imageHosts: options.imageHosts, by }),
+      ).then(() => {}),
     deprecate: (address, version, deprecation) => serial(() => setDeprecation(root, address, version, deprecation)).then(() => {}),
   };
 }

@@ -49,7 +49,8 @@ export async function packageCalls(dir: string): Promise<FolderCalls> {
  */
 export async function configurationCalls(dir: string): Promise<FolderCalls> {
   const root = await folderModule(dir);
-  if (root.empty) throw new MirrorError('USAGE', `--for ${dir}: the folder holds no .tf or .tf.json files.`, { hint: 'Name the folder you run terraform init in.' });
+  if (root.empty)
+    throw new MirrorError('USAGE', `--for ${dir}: the folder holds no .tf or .tf.json files.`, { hint: 'Name the folder you run terraform init in.' });
   return followLocal([root], async (folder) => {
     const content = await folderModule(resolve(dir, ...folder.split('/')));
     return content.empty ? 'the folder holds no .tf files' : content;

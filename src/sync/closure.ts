@@ -63,16 +63,26 @@ export async function mirrorNeed(walk: Walk, need: Need, path: string[] = []): P
 /** Mirrors the registry calls of a folder (a configuration, or a version's package); reports the others. */
 export async function mirrorCalls(walk: Walk, calls: FolderCalls, label: (folder: string) => string, path: string[] = []): Promise<void> {
   for (const { found, why } of calls.unreadable) {
-    report(walk, { source: found.call.source, version: found.call.version, calledFrom: callLabel(label(found.folder), found.call.name), reason: 'local', message: `local path: ${why}` });
+    report(walk, {
+      source: found.call.source,
+      version: found.call.version,
+      calledFrom: callLabel(label(found.folder), found.call.name),
+      reason: 'local',
+      message: `local path: ${why}`,
+    });
   }
   for (const { call, folder } of calls.calls) {
     const calledFrom = callLabel(label(folder), call.name);
-    const notMirrored = (reason: NotMirrored['reason'], message: string) => report(walk, { source: call.source, version: call.version, calledFrom, reason, message });
+    const notMirrored = (reason: NotMirrored['reason'], message: string) =>
+      report(walk, { source: call.source, version: call.version, calledFrom, reason, message });
     const source = parseModuleSource(call.source);
     if (source.kind === 'local') {
       notMirrored('local', 'local path: part of the caller, its calls are followed');
     } else if (source.kind === 'remote') {
-      notMirrored(source.getter, `not a registry source: terraform init fetches it from ${source.getter === 'git' ? 'its git repository' : 'where it says'}, not from the mirror`);
+      notMirrored(
+        source.getter,
+        `not a registry source: terraform init fetches it from ${source.getter === 'git' ? 'its git repository' : 'where it says'}, not from the mirror`,
+      );
     } else if (!walk.hosts.has(source.host)) {
       notMirrored('other-host', `other host: ${source.host} is not a registry this upstream stands in for (${[...walk.hosts].join(', ')})`);
     } else {
@@ -103,7 +113,11 @@ async function followVersion(walk: Walk, address: ModuleAddress, version: string
   try {
     calls = await packageCalls(join(walk.into, address.namespace, address.name, address.provider, version));
   } catch (error) {
-    fail(walk, { module: addressKey(address), version, message: `${node}: could not read its module calls, so what it calls is not mirrored: ${messageOf(error)}` });
+    fail(walk, {
+      module: addressKey(address),
+      version,
+      message: `${node}: could not read its module calls, so what it calls is not mirrored: ${messageOf(error)}`,
+    });
     return;
   }
   const label = (folder: string) => (folder === '' ? node : `${node} ${folder}`);

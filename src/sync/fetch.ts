@@ -35,13 +35,17 @@ export async function fetchLocation(scratch: string, location: Location, http: H
   } else {
     const gitDir = await repos.get(location.url);
     const ref = location.ref ?? 'HEAD';
-    if (!/^[A-Za-z0-9._/+][A-Za-z0-9._/+-]*$/.test(ref)) throw new MirrorError('UPSTREAM_FAILED', `${what}: the git ref "${ref}" in ${location.url} is not a ref name.`);
+    if (!/^[A-Za-z0-9._/+][A-Za-z0-9._/+-]*$/.test(ref))
+      throw new MirrorError('UPSTREAM_FAILED', `${what}: the git ref "${ref}" in ${location.url} is not a ref name.`);
     await mkdir(files, { recursive: true });
     let tarBytes: Buffer;
     try {
       tarBytes = await git(['--git-dir', gitDir, 'archive', '--format=tar', ref]);
     } catch (error) {
-      throw new MirrorError('UPSTREAM_FAILED', `${what}: could not read ref "${ref}" of ${location.url}: ${messageOf(error)}`, { hint: 'Check that the ref the upstream names exists in the repository.', cause: error });
+      throw new MirrorError('UPSTREAM_FAILED', `${what}: could not read ref "${ref}" of ${location.url}: ${messageOf(error)}`, {
+        hint: 'Check that the ref the upstream names exists in the repository.',
+        cause: error,
+      });
     }
     await unpack(Readable.from([tarBytes]), files, `${location.url}?ref=${ref}`);
   }
@@ -64,9 +68,13 @@ async function unpack(input: Readable, dir: string, source: string): Promise<voi
       // A file's size is in its header, read before any of its bytes: the cap holds before they are written.
       written += entry.size ?? 0;
       if (written <= MAX_ARCHIVE_BYTES) return true;
-      tooLarge ??= new MirrorError('UPSTREAM_FAILED', `The archive ${source} expands to more than ${MAX_ARCHIVE_BYTES / 1024 / 1024} MiB of files; a module never does.`, {
-        hint: 'Nothing was stored for this version. If the module really is that large, copy it into a folder source instead.',
-      });
+      tooLarge ??= new MirrorError(
+        'UPSTREAM_FAILED',
+        `The archive ${source} expands to more than ${MAX_ARCHIVE_BYTES / 1024 / 1024} MiB of files; a module never does.`,
+        {
+          hint: 'Nothing was stored for this version. If the module really is that large, copy it into a folder source instead.',
+        },
+      );
       sink.abort(tooLarge);
       return false;
     },
@@ -101,11 +109,15 @@ async function moduleRoot(files: string, subdir: string, what: string): Promise<
   let root = files;
   if (subdir === '*') {
     const top = await readdir(files, { withFileTypes: true });
-    if (top.length !== 1 || !top[0]!.isDirectory()) throw new MirrorError('UPSTREAM_FAILED', `${what}: "//*" asks for the archive's only top folder, but it holds ${top.length} entries.`);
+    if (top.length !== 1 || !top[0]!.isDirectory())
+      throw new MirrorError('UPSTREAM_FAILED', `${what}: "//*" asks for the archive's only top folder, but it holds ${top.length} entries.`);
     root = join(files, top[0]!.name);
   } else if (subdir !== '') {
     root = join(files, ...subdir.split('/'));
-    const isDir = await stat(root).then((s) => s.isDirectory(), () => false);
+    const isDir = await stat(root).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
     if (!isDir) throw new MirrorError('UPSTREAM_FAILED', `${what}: the archive has no folder "${subdir}", which the download location names.`);
   }
   if ((await readdir(root)).length === 0) throw new MirrorError('UPSTREAM_FAILED', `${what}: the download holds no files.`);
@@ -135,7 +147,10 @@ export class GitRepos {
       clone = git([...PROTOCOLS, 'clone', '--bare', '--quiet', '--', url, dest]).then(
         () => dest,
         (error: unknown) => {
-          throw new MirrorError('UPSTREAM_FAILED', `Could not clone ${url}: ${messageOf(error)}`, { hint: 'Check that this machine can reach the repository, and its credentials if it needs any.', cause: error });
+          throw new MirrorError('UPSTREAM_FAILED', `Could not clone ${url}: ${messageOf(error)}`, {
+            hint: 'Check that this machine can reach the repository, and its credentials if it needs any.',
+            cause: error,
+          });
         },
       );
       this.clones.set(url, clone);

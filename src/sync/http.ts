@@ -35,7 +35,11 @@ const MAX_SPOOL_BYTES = 1024 * 1024 * 1024;
 
 /** An answer that spec 7.2 allows retrying: 429 or 5xx. */
 class RetryableStatus extends Error {
-  constructor(readonly status: number, readonly retryAfterMs: number | undefined, message: string) {
+  constructor(
+    readonly status: number,
+    readonly retryAfterMs: number | undefined,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -46,7 +50,9 @@ export class HttpClient {
   private readonly baseDelayMs: number;
 
   constructor(private readonly options: HttpOptions) {
-    this.dispatcher = new Agent({ connect: { timeout: 15_000 }, headersTimeout: 30_000, bodyTimeout: 60_000 }).compose(interceptors.redirect({ maxRedirections: 5 }));
+    this.dispatcher = new Agent({ connect: { timeout: 15_000 }, headersTimeout: 30_000, bodyTimeout: 60_000 }).compose(
+      interceptors.redirect({ maxRedirections: 5 }),
+    );
     this.maxAttempts = options.maxAttempts ?? 5;
     this.baseDelayMs = options.baseDelayMs ?? 500;
   }
@@ -176,7 +182,11 @@ export function retryAfterMs(header: string | undefined, now = Date.now()): numb
 
 /** A final (not retried) HTTP answer outside 2xx; the status lets a caller tell "no such module" from other failures. */
 export class UpstreamStatusError extends MirrorError {
-  constructor(message: string, readonly status: number, options: { hint?: string }) {
+  constructor(
+    message: string,
+    readonly status: number,
+    options: { hint?: string },
+  ) {
     super('UPSTREAM_FAILED', message, options);
   }
 }

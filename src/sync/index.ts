@@ -38,9 +38,24 @@ export async function sync(plan: SyncPlan, options: SyncOptions): Promise<SyncRe
   const configurations: { dir: string; calls: FolderCalls; locked: Map<string, LockedProvider> }[] = [];
   for (const dir of plan.configurations) configurations.push({ dir, calls: await configurationCalls(dir), locked: readLockFile(dir) });
 
-  const http = new HttpClient({ token: plan.token, tokenOrigin: plan.from.origin, log: options.log, maxAttempts: options.maxAttempts, baseDelayMs: options.baseDelayMs });
+  const http = new HttpClient({
+    token: plan.token,
+    tokenOrigin: plan.from.origin,
+    log: options.log,
+    maxAttempts: options.maxAttempts,
+    baseDelayMs: options.baseDelayMs,
+  });
   const repos = new GitRepos();
-  const result: SyncResult = { fetched: [], present: [], failures: [], notMirrored: [], cycles: [], providers: [], providerVersions: [], providerUnavailable: [] };
+  const result: SyncResult = {
+    fetched: [],
+    present: [],
+    failures: [],
+    notMirrored: [],
+    cycles: [],
+    providers: [],
+    providerVersions: [],
+    providerUnavailable: [],
+  };
   const hosts = servedHosts(plan.from, plan.dependencies.standsInFor);
   const providerNeeds: ProviderNeed[] = plan.providers.map((spec) => ({ ...spec, pick: 'every' }));
   const requires = (p: ProviderRequirement, calledFrom: string, configuration?: string) => {
@@ -85,7 +100,10 @@ export async function sync(plan: SyncPlan, options: SyncOptions): Promise<SyncRe
       const service = () => (providers ??= serviceUrl(discovery, 'providers.v1', plan.from));
       // A modules-only upstream cannot answer what modules require: reported, like a call to another host.
       // Providers named outright still fail there.
-      const wanted = typeof discovery.services['providers.v1'] === 'string' ? providerNeeds : providerNeeds.filter((n) => n.calledFrom === undefined || !reportNoService(n, result));
+      const wanted =
+        typeof discovery.services['providers.v1'] === 'string'
+          ? providerNeeds
+          : providerNeeds.filter((n) => n.calledFrom === undefined || !reportNoService(n, result));
       await mirrorProviders({ http, service, into: plan.providersInto, platforms: plan.platforms, result, log: options.log }, wanted);
     }
   } finally {
@@ -124,7 +142,8 @@ async function storeVersions(need: Need, versions: string[], { http, repos, walk
   const missing = fresh.filter((v) => !existsSync(join(folder, v)));
   for (const v of fresh) if (!missing.includes(v)) walk.result.present.push(record(v));
   if (fresh.length > 0) {
-    const which = need.pick === 'newest' ? `newest version matching "${need.constraint}"` : `version(s)${need.constraint === '' ? '' : ` matching "${need.constraint}"`}`;
+    const which =
+      need.pick === 'newest' ? `newest version matching "${need.constraint}"` : `version(s)${need.constraint === '' ? '' : ` matching "${need.constraint}"`}`;
     const why = need.calledFrom === undefined ? '' : ` (called from ${need.calledFrom})`;
     walk.log(`${key}: ${fresh.length} ${which}${why}, ${fresh.length - missing.length} already here, ${missing.length} to fetch`);
   }

@@ -6,9 +6,7 @@
 
 import { MirrorError } from '../errors.js';
 
-export type Location =
-  | { kind: 'archive'; url: URL; subdir: string }
-  | { kind: 'git'; url: string; ref: string | undefined; subdir: string };
+export type Location = { kind: 'archive'; url: URL; subdir: string } | { kind: 'git'; url: string; ref: string | undefined; subdir: string };
 
 const GIT_SCHEMES = ['https:', 'http:', 'ssh:'];
 
@@ -56,6 +54,7 @@ function splitSubdir(address: string): { address: string; subdir: string } {
   const rest = address.slice(at + 2);
   const query = rest.indexOf('?');
   const subdir = (query === -1 ? rest : rest.slice(0, query)).replace(/^\/+|\/+$/g, '');
-  if (subdir.split('/').some((s) => s === '..')) throw new MirrorError('UPSTREAM_FAILED', `The download location "${address}" names a subfolder outside the module.`);
+  if (subdir.split('/').some((s) => s === '..'))
+    throw new MirrorError('UPSTREAM_FAILED', `The download location "${address}" names a subfolder outside the module.`);
   return { address: address.slice(0, at) + (query === -1 ? '' : rest.slice(query)), subdir };
 }

@@ -29,19 +29,22 @@ export function readLockFile(dir: string): Map<string, LockedProvider> {
   try {
     body = parseHcl(source);
   } catch (error) {
-    if (error instanceof HclSyntaxError) throw new MirrorError('USAGE', `${file}:${error.line}:${error.column}: ${error.message}`, { hint: 'Run terraform init to write the lock file again.' });
+    if (error instanceof HclSyntaxError)
+      throw new MirrorError('USAGE', `${file}:${error.line}:${error.column}: ${error.message}`, { hint: 'Run terraform init to write the lock file again.' });
     throw error;
   }
   for (const block of body.blocks) {
     if (block.type !== 'provider') continue;
     const at = block.body.attributes[0]?.expr.start ?? 0;
     const address = block.labels.length === 1 ? providerFromSource(block.labels[0]!, '') : undefined;
-    if (address === undefined || block.labels[0]!.split('/').length !== 3) throw bad(at, `provider block "${block.labels.join(' ')}": expected one label HOST/NAMESPACE/TYPE`);
+    if (address === undefined || block.labels[0]!.split('/').length !== 3)
+      throw bad(at, `provider block "${block.labels.join(' ')}": expected one label HOST/NAMESPACE/TYPE`);
     const version = block.body.attributes.find((a) => a.name === 'version');
     if (typeof version?.expr.value !== 'string') throw bad(version?.expr.start ?? at, `provider "${block.labels[0]}": version: expected a version string`);
     const hashes = block.body.attributes.find((a) => a.name === 'hashes');
     const list = hashes?.expr.value ?? [];
-    if (!Array.isArray(list) || !list.every((h) => typeof h === 'string')) throw bad(hashes!.expr.start, `provider "${block.labels[0]}": hashes: expected a list of strings`);
+    if (!Array.isArray(list) || !list.every((h) => typeof h === 'string'))
+      throw bad(hashes!.expr.start, `provider "${block.labels[0]}": hashes: expected a list of strings`);
     locked.set(providerKey(address), { version: version.expr.value, hashes: list });
   }
   return locked;

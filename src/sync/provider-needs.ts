@@ -14,7 +14,14 @@ import type { ProviderNeed } from './providers.js';
 import type { SyncResult } from './types.js';
 
 /** `configuration`: the `--for` folder the requirement is in, none for a module's. */
-export function requirementNeed(p: ProviderRequirement, calledFrom: string, hosts: Set<string>, result: SyncResult, log: (line: string) => void, configuration?: string): ProviderNeed | undefined {
+export function requirementNeed(
+  p: ProviderRequirement,
+  calledFrom: string,
+  hosts: Set<string>,
+  result: SyncResult,
+  log: (line: string) => void,
+  configuration?: string,
+): ProviderNeed | undefined {
   const written = p.source || p.name;
   const address = providerFromSource(p.source, p.name);
   if (address === undefined) {
@@ -41,7 +48,14 @@ export function requirementNeed(p: ProviderRequirement, calledFrom: string, host
   }
 }
 
-export function lockedNeed(key: string, locked: LockedProvider, lockFile: string, hosts: Set<string>, result: SyncResult, configuration: string): ProviderNeed | undefined {
+export function lockedNeed(
+  key: string,
+  locked: LockedProvider,
+  lockFile: string,
+  hosts: Set<string>,
+  result: SyncResult,
+  configuration: string,
+): ProviderNeed | undefined {
   const [hostname = '', namespace = '', type = ''] = key.split('/');
   const address = { hostname, namespace, type };
   if (!served(address, key, `= ${locked.version}`, lockFile, hosts, result)) return undefined;

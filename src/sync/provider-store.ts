@@ -56,7 +56,11 @@ export async function storedArchives(typeDir: string, version: string): Promise<
  * Moves checked packages from the scratch folder into `typeDir` and records
  * them: VERSION.json (the version's earlier platforms kept), then index.json.
  */
-export async function storeProviderPackages(typeDir: string, version: string, packages: { platform: string; file: string; name: string; hashes: string[] }[]): Promise<void> {
+export async function storeProviderPackages(
+  typeDir: string,
+  version: string,
+  packages: { platform: string; file: string; name: string; hashes: string[] }[],
+): Promise<void> {
   const archives = await storedArchives(typeDir, version);
   for (const p of packages) {
     await rename(p.file, join(typeDir, p.name));

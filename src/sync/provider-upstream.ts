@@ -30,13 +30,22 @@ export async function listProviderVersions(http: HttpClient, providers: URL, add
   const { value } = await http.json(url, `${what} versions`);
   const versions = (value as { versions?: unknown } | undefined)?.versions;
   if (!Array.isArray(versions)) {
-    throw new MirrorError('UPSTREAM_FAILED', `${url} is not a provider versions document (no "versions" list).`, { hint: 'Check that --from is a Terraform provider registry (providers.v1).' });
+    throw new MirrorError('UPSTREAM_FAILED', `${url} is not a provider versions document (no "versions" list).`, {
+      hint: 'Check that --from is a Terraform provider registry (providers.v1).',
+    });
   }
   return versions.map((v) => (v as { version?: unknown })?.version).filter((v): v is string => typeof v === 'string');
 }
 
 /** One platform's package metadata; undefined when the upstream has no package for that platform (404). */
-export async function packageMeta(http: HttpClient, providers: URL, address: ProviderAddress, version: string, platform: string, what: string): Promise<PackageMeta | undefined> {
+export async function packageMeta(
+  http: HttpClient,
+  providers: URL,
+  address: ProviderAddress,
+  version: string,
+  platform: string,
+  what: string,
+): Promise<PackageMeta | undefined> {
   const [os, arch] = platform.split('_') as [string, string];
   const url = new URL(`${path(address)}/${encodeURIComponent(version)}/download/${encodeURIComponent(os)}/${encodeURIComponent(arch)}`, providers);
   let value: unknown;
@@ -47,7 +56,10 @@ export async function packageMeta(http: HttpClient, providers: URL, address: Pro
     throw error;
   }
   const body = (value ?? {}) as Record<string, unknown>;
-  const invalid = (why: string) => new MirrorError('UPSTREAM_FAILED', `${what} ${platform}: registry response ${why} (${url}).`, { hint: 'The upstream does not speak the provider registry protocol for this package.' });
+  const invalid = (why: string) =>
+    new MirrorError('UPSTREAM_FAILED', `${what} ${platform}: registry response ${why} (${url}).`, {
+      hint: 'The upstream does not speak the provider registry protocol for this package.',
+    });
   const link = (key: string, label: string) => {
     const text = body[key];
     let resolved: URL;

@@ -93,9 +93,15 @@ function chooseVersions(run: ProviderRun, key: string, needs: ProviderNeed[], ve
   for (const need of needs.filter((n) => n.locked)) {
     const version = validVersion(need.locked!.version);
     if (version !== null && versions.includes(version)) add(version, need);
-    else fail(run, { provider: key, version: need.locked!.version, message: `${key}: the lock file's version ${need.locked!.version} is not on the upstream (upstream has: ${shown})${from([need])}` });
+    else
+      fail(run, {
+        provider: key,
+        version: need.locked!.version,
+        message: `${key}: the lock file's version ${need.locked!.version} is not on the upstream (upstream has: ${shown})${from([need])}`,
+      });
   }
-  const lockedIn = (configuration: string | undefined) => needs.filter((n) => n.locked && configuration !== undefined && n.configuration === configuration).map((n) => validVersion(n.locked!.version));
+  const lockedIn = (configuration: string | undefined) =>
+    needs.filter((n) => n.locked && configuration !== undefined && n.configuration === configuration).map((n) => validVersion(n.locked!.version));
   const open: ProviderNeed[] = [];
   for (const need of needs.filter((n) => !n.locked)) {
     const matching = versions.filter(need.matches);
@@ -131,7 +137,9 @@ async function mirrorVersion(run: ProviderRun, address: ProviderAddress, version
     record.present.push(platform);
     if (locked) checkLocked(stored[platform]!.hashes, locked, `${what} ${platform}`, run, key, version, platform);
   }
-  run.log(`${what}: ${run.platforms.length - missing.length} platform(s) already here, ${missing.length} to fetch${calledFrom === undefined ? '' : ` (for ${calledFrom})`}`);
+  run.log(
+    `${what}: ${run.platforms.length - missing.length} platform(s) already here, ${missing.length} to fetch${calledFrom === undefined ? '' : ` (for ${calledFrom})`}`,
+  );
   if (missing.length === 0) {
     run.result.providerVersions.push(record);
     await linkAliases(run, address, version, needs);
@@ -209,7 +217,14 @@ async function linkAliases(run: ProviderRun, address: ProviderAddress, version: 
  * platform names the same pair), then the package itself; gives its h1: and
  * zh: hashes once all of Terraform's checks have passed.
  */
-async function fetchChecked(run: ProviderRun, meta: PackageMeta, file: string, signedLists: Map<string, Promise<Buffer>>, release: string, platform: string): Promise<string[]> {
+async function fetchChecked(
+  run: ProviderRun,
+  meta: PackageMeta,
+  file: string,
+  signedLists: Map<string, Promise<Buffer>>,
+  release: string,
+  platform: string,
+): Promise<string[]> {
   const what = `${release} ${platform}`;
   const listKey = JSON.stringify([meta.shasumsUrl.href, meta.shasumsSignatureUrl.href, meta.signingKeys]);
   let list = signedLists.get(listKey);
@@ -232,7 +247,10 @@ async function fetchChecked(run: ProviderRun, meta: PackageMeta, file: string, s
   try {
     h1 = await hashZipEntries(file);
   } catch (error) {
-    throw new MirrorError('UPSTREAM_FAILED', `${what}: the package matches its signed checksum but is not a zip Terraform can install: ${messageOf(error)}`, { hint: 'The upstream signed a broken package; nothing was stored for it.', cause: error });
+    throw new MirrorError('UPSTREAM_FAILED', `${what}: the package matches its signed checksum but is not a zip Terraform can install: ${messageOf(error)}`, {
+      hint: 'The upstream signed a broken package; nothing was stored for it.',
+      cause: error,
+    });
   }
   // zh: is the zip's sha256, computed while it was downloaded and just checked.
   return [h1, `zh:${sha256}`];
@@ -243,13 +261,20 @@ async function fetchChecked(run: ProviderRun, meta: PackageMeta, file: string, s
  * verify) as sync failures of one package, in Terraform's words after the
  * package's name.
  */
-async function refusedAs<T>(what: string, check: () => Promise<T>, hint = 'Nothing was stored for this package; the upstream serves something other than what it signed.'): Promise<T> {
+async function refusedAs<T>(
+  what: string,
+  check: () => Promise<T>,
+  hint = 'Nothing was stored for this package; the upstream serves something other than what it signed.',
+): Promise<T> {
   try {
     return await check();
   } catch (error) {
     if (!(error instanceof AuthenticationError)) throw error;
     const noKey = error instanceof NoSigningKeyError;
-    throw new MirrorError('UPSTREAM_FAILED', `${what}: ${error.message}`, { hint: noKey ? 'sync keeps only signed packages; ask the upstream to publish its signing key.' : hint, cause: error });
+    throw new MirrorError('UPSTREAM_FAILED', `${what}: ${error.message}`, {
+      hint: noKey ? 'sync keeps only signed packages; ask the upstream to publish its signing key.' : hint,
+      cause: error,
+    });
   }
 }
 
@@ -261,7 +286,8 @@ async function download(http: HttpClient, url: URL, file: string, what: string):
     const count = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         size += chunk.length;
-        if (size > MAX_PACKAGE_BYTES) return done(new MirrorError('UPSTREAM_FAILED', `${what}: ${url} is larger than ${MAX_PACKAGE_BYTES / 1024 ** 3} GiB; no provider package is.`));
+        if (size > MAX_PACKAGE_BYTES)
+          return done(new MirrorError('UPSTREAM_FAILED', `${what}: ${url} is larger than ${MAX_PACKAGE_BYTES / 1024 ** 3} GiB; no provider package is.`));
         hash.update(chunk);
         done(null, chunk);
       },

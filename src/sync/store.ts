@@ -16,7 +16,11 @@ const SCRATCH = /^\..+\.partial-(\d+)$/;
  * folder holding the module, which becomes `target`. 'present' when another
  * sync put the version there first.
  */
-export async function storeVersion(target: string, fill: (scratch: string) => Promise<string>, publishedAt: Date | undefined): Promise<{ outcome: 'stored' | 'present'; files: number }> {
+export async function storeVersion(
+  target: string,
+  fill: (scratch: string) => Promise<string>,
+  publishedAt: Date | undefined,
+): Promise<{ outcome: 'stored' | 'present'; files: number }> {
   const scratch = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { recursive: true });

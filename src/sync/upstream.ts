@@ -25,7 +25,9 @@ export function serviceUrl(discovery: Discovery, service: 'modules.v1' | 'provid
   const value = discovery.services[service];
   if (typeof value !== 'string' || value === '') {
     const serves = service === 'modules.v1' ? 'modules' : 'providers';
-    throw new MirrorError('UPSTREAM_FAILED', `${discovery.url} names no "${service}" service, so ${from} serves no ${serves}.`, { hint: 'Check the --from URL: it should be the registry host.' });
+    throw new MirrorError('UPSTREAM_FAILED', `${discovery.url} names no "${service}" service, so ${from} serves no ${serves}.`, {
+      hint: 'Check the --from URL: it should be the registry host.',
+    });
   }
   const base = new URL(value, discovery.url);
   if (!base.pathname.endsWith('/')) base.pathname += '/';
@@ -38,7 +40,9 @@ export async function listVersions(http: HttpClient, modules: URL, address: Modu
   const { value } = await http.json(url, `${addressKey(address)} versions`);
   const first = (value as { modules?: { versions?: { version?: unknown }[] }[] } | undefined)?.modules?.[0];
   if (!Array.isArray(first?.versions)) {
-    throw new MirrorError('UPSTREAM_FAILED', `${url} is not a versions document (no modules[0].versions list).`, { hint: 'Check that --from is a Terraform module registry.' });
+    throw new MirrorError('UPSTREAM_FAILED', `${url} is not a versions document (no modules[0].versions list).`, {
+      hint: 'Check that --from is a Terraform module registry.',
+    });
   }
   return first.versions.map((v) => v.version).filter((v): v is string => typeof v === 'string');
 }

@@ -44,11 +44,18 @@ export async function completenessProblems(dir: string, manifest: Manifest, plat
       } catch {
         continue; // verify reports a missing or broken detail itself
       }
-      const contents = [{ where: 'root', requirements: detail.root?.provider_dependencies ?? [] }, ...(detail.submodules ?? []).map((s) => ({ where: s.path, requirements: s.provider_dependencies ?? [] }))];
+      const contents = [
+        { where: 'root', requirements: detail.root?.provider_dependencies ?? [] },
+        ...(detail.submodules ?? []).map((s) => ({ where: s.path, requirements: s.provider_dependencies ?? [] })),
+      ];
       for (const { where, requirements } of contents) {
         for (const requirement of requirements) {
           const gap = missingFor(requirement, providers, platforms);
-          if (gap) problems.push({ path: rel, message: `${key} ${version} ${where} requires ${requirement.source || `hashicorp/${requirement.name}`}${requirement.version ? ` ${requirement.version}` : ''}: ${gap}` });
+          if (gap)
+            problems.push({
+              path: rel,
+              message: `${key} ${version} ${where} requires ${requirement.source || `hashicorp/${requirement.name}`}${requirement.version ? ` ${requirement.version}` : ''}: ${gap}`,
+            });
         }
       }
     }

@@ -107,13 +107,36 @@ interface ModuleDetail {
 type Json = Record<string, unknown>;
 
 const SUMMARY_FIELDS: [string, string][] = [
-  ['id', 'string'], ['owner', 'string'], ['namespace', 'string'], ['name', 'string'], ['version', 'string'], ['provider', 'string'],
-  ['description', 'string'], ['source', 'string'], ['published_at', 'string'], ['downloads', 'number'], ['verified', 'boolean'],
+  ['id', 'string'],
+  ['owner', 'string'],
+  ['namespace', 'string'],
+  ['name', 'string'],
+  ['version', 'string'],
+  ['provider', 'string'],
+  ['description', 'string'],
+  ['source', 'string'],
+  ['published_at', 'string'],
+  ['downloads', 'number'],
+  ['verified', 'boolean'],
 ];
-const DETAIL_FIELDS: [string, string][] = [...SUMMARY_FIELDS, ['tag', 'string'], ['root', 'object'], ['submodules', 'array'], ['examples', 'array'], ['providers', 'array'], ['versions', 'array']];
+const DETAIL_FIELDS: [string, string][] = [
+  ...SUMMARY_FIELDS,
+  ['tag', 'string'],
+  ['root', 'object'],
+  ['submodules', 'array'],
+  ['examples', 'array'],
+  ['providers', 'array'],
+  ['versions', 'array'],
+];
 const CONTENT_FIELDS: [string, string][] = [
-  ['path', 'string'], ['readme', 'string'], ['empty', 'boolean'], ['inputs', 'array'], ['outputs', 'array'],
-  ['dependencies', 'array'], ['provider_dependencies', 'array'], ['resources', 'array'],
+  ['path', 'string'],
+  ['readme', 'string'],
+  ['empty', 'boolean'],
+  ['inputs', 'array'],
+  ['outputs', 'array'],
+  ['dependencies', 'array'],
+  ['provider_dependencies', 'array'],
+  ['resources', 'array'],
 ];
 
 /** Checks the mirror in folder `dir`, or the one a view shows (a change before it is applied: only some modules, `options.modules`). */
@@ -164,7 +187,8 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
   }
   for (const [key, versions] of Object.entries(deprecations)) {
     for (const version of Object.keys(versions)) {
-      if (!manifest.modules[key]?.versions.some((v) => v.version === version)) problem(DEPRECATIONS_FILE, `deprecates ${key} ${version}, which the manifest does not list`);
+      if (!manifest.modules[key]?.versions.some((v) => v.version === version))
+        problem(DEPRECATIONS_FILE, `deprecates ${key} ${version}, which the manifest does not list`);
     }
   }
   for (const key of keys) {
@@ -173,7 +197,16 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
       problem(MANIFEST_FILE, `has no module ${key}`);
       continue;
     }
-    await verifyModule(key, entry.versions, { at, json, problem, basePath, hashArchives: options.hashArchives ?? true, deprecations, written: options.written, seen: (rel) => checked.add(rel) });
+    await verifyModule(key, entry.versions, {
+      at,
+      json,
+      problem,
+      basePath,
+      hashArchives: options.hashArchives ?? true,
+      deprecations,
+      written: options.written,
+      seen: (rel) => checked.add(rel),
+    });
   }
   await verifyIndexes(manifest, keys, { json, problem });
   if (options.modules === undefined || options.providers === true) {
@@ -181,7 +214,7 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
   }
   if (options.modules === undefined) {
     // Every file is walked only in a whole folder; a change in place is checked by the modules it touches.
-    if (mirror.root === undefined) throw new Error('verifyMirror: a check of every file needs the mirror\'s folder');
+    if (mirror.root === undefined) throw new Error("verifyMirror: a check of every file needs the mirror's folder");
     const isVersionFile = versionFileCheck(manifest);
     verifyEveryJsonFile(mirror.root, (path) => checked.has(path) || isVersionFile(path), problem);
   }
@@ -283,7 +316,13 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
   const versionsDoc = await json(versionsRel);
   const listed = (versionsDoc?.['modules'] as { source?: string; versions?: { version?: string }[] }[] | undefined)?.[0];
   if (versionsDoc && (!listed || listed.source !== key)) problem(versionsRel, `modules[0].source should be ${key}`);
-  else if (listed && !sameList(listed.versions?.map((v) => v.version), versions)) {
+  else if (
+    listed &&
+    !sameList(
+      listed.versions?.map((v) => v.version),
+      versions,
+    )
+  ) {
     problem(versionsRel, `lists versions ${JSON.stringify(listed.versions?.map((v) => v.version))}, the manifest ${JSON.stringify(versions)}`);
   }
   const deprecated = ctx.deprecations[key] ?? {};
@@ -295,8 +334,13 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
   // Only the latest's detail is kept (to compare with the latest document): a module's details can be a hundred megabytes.
   let latestDetail: Json | undefined;
   // What each detail must agree on with the manifest, read back or as written.
-  const checkAgainstManifest = (detail: { published_at?: unknown; versions?: unknown; deprecation?: unknown }, entry: (typeof entries)[number], rel: string) => {
-    if (detail.published_at !== entry.published_at) problem(rel, `published_at ${JSON.stringify(detail.published_at)} differs from the manifest's ${entry.published_at}`);
+  const checkAgainstManifest = (
+    detail: { published_at?: unknown; versions?: unknown; deprecation?: unknown },
+    entry: (typeof entries)[number],
+    rel: string,
+  ) => {
+    if (detail.published_at !== entry.published_at)
+      problem(rel, `published_at ${JSON.stringify(detail.published_at)} differs from the manifest's ${entry.published_at}`);
     if (!sameList(detail.versions, versions)) problem(rel, 'versions differ from the manifest');
     checkDeprecation(detail.deprecation, deprecated[entry.version], rel, '', problem);
   };
@@ -325,7 +369,8 @@ async function verifyModule(key: string, entries: Manifest['modules'][string]['v
   if (latestWritten !== undefined) {
     ctx.seen(latestRel);
     // Written as the very text of the latest version's detail, and that one is checked above.
-    if (sizeAsWritten(latestRel, latestWritten, ctx) && latestWritten.copyOf !== latest) problem(latestRel, `is not the detail of the latest version ${latest}`);
+    if (sizeAsWritten(latestRel, latestWritten, ctx) && latestWritten.copyOf !== latest)
+      problem(latestRel, `is not the detail of the latest version ${latest}`);
   } else {
     latestDetail ??= latest === undefined ? undefined : await json(versionDetailFile(address, latest), true);
     const latestDoc = await json(latestRel);
@@ -388,7 +433,8 @@ async function verifyIndexes(manifest: Manifest, keys: string[], ctx: Pick<Conte
     const entry = indexed.get(key);
     if (!latest || !entry) continue;
     for (const [field] of SUMMARY_FIELDS) {
-      if (entry[field] !== latest[field]) problem(SEARCH_INDEX_FILE, `${key}: ${field} ${JSON.stringify(entry[field])} differs from its latest detail's ${JSON.stringify(latest[field])}`);
+      if (entry[field] !== latest[field])
+        problem(SEARCH_INDEX_FILE, `${key}: ${field} ${JSON.stringify(entry[field])} differs from its latest detail's ${JSON.stringify(latest[field])}`);
     }
   }
 
@@ -402,15 +448,22 @@ async function verifyIndexes(manifest: Manifest, keys: string[], ctx: Pick<Conte
     if (!sameList(ids(shown), ids(expected.slice(0, LIST_DEFAULT_LIMIT)) as string[])) problem(rel, 'disagrees with the search index');
     const meta = doc['meta'] as Json | undefined;
     if (meta?.['limit'] !== LIST_DEFAULT_LIMIT || meta?.['current_offset'] !== 0) problem(rel, 'meta should have limit and current_offset 0');
-    if ((expected.length > LIST_DEFAULT_LIMIT) !== (meta?.['next_offset'] !== undefined)) problem(rel, 'meta.next_offset disagrees with the number of modules');
+    if (expected.length > LIST_DEFAULT_LIMIT !== (meta?.['next_offset'] !== undefined)) problem(rel, 'meta.next_offset disagrees with the number of modules');
   };
   await checkListing(listingFile(), summaries);
   const namespaces = new Set(keys.map((k) => k.split('/')[0]!));
-  for (const ns of namespaces) await checkListing(listingFile(ns), summaries.filter((s) => s['namespace'] === ns));
+  for (const ns of namespaces)
+    await checkListing(
+      listingFile(ns),
+      summaries.filter((s) => s['namespace'] === ns),
+    );
   const names = new Set(keys.map((k) => k.split('/').slice(0, 2).join('/')));
   for (const nn of names) {
     const [ns = '', n = ''] = nn.split('/');
-    await checkListing(providersListingFile(ns, n), summaries.filter((s) => s['namespace'] === ns && s['name'] === n));
+    await checkListing(
+      providersListingFile(ns, n),
+      summaries.filter((s) => s['namespace'] === ns && s['name'] === n),
+    );
   }
 }
 
@@ -425,11 +478,13 @@ async function verifyVersionsIndex(manifest: Manifest, keys: string[], ctx: Pick
     ctx.problem(VERSIONS_INDEX_FILE, (error as Error).message);
     return;
   }
-  if (!sameList([...index.keys()].sort(), Object.keys(manifest.modules).sort())) ctx.problem(VERSIONS_INDEX_FILE, 'does not list the same modules as the manifest');
+  if (!sameList([...index.keys()].sort(), Object.keys(manifest.modules).sort()))
+    ctx.problem(VERSIONS_INDEX_FILE, 'does not list the same modules as the manifest');
   for (const key of keys) {
     const listed = index.get(key);
     const versions = manifest.modules[key]?.versions.map((v) => v.version) ?? [];
-    if (listed && !sameList(listed, versions)) ctx.problem(VERSIONS_INDEX_FILE, `${key}: lists versions ${JSON.stringify(listed)}, the manifest ${JSON.stringify(versions)}`);
+    if (listed && !sameList(listed, versions))
+      ctx.problem(VERSIONS_INDEX_FILE, `${key}: lists versions ${JSON.stringify(listed)}, the manifest ${JSON.stringify(versions)}`);
   }
 }
 

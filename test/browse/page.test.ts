@@ -77,7 +77,8 @@ async function openModule(path: string): Promise<void> {
   await page.goto(`${server.url}#/${path}`);
   const key = path.split('/').slice(0, 3).join('/');
   await page.waitForFunction((k) => document.getElementById('module-title')?.textContent?.startsWith(k) && document.querySelector('#version') !== null, key);
-  if (path.split('/').length === 4) await page.waitForFunction((v) => (document.getElementById('version') as HTMLSelectElement).value === v, path.split('/')[3]);
+  if (path.split('/').length === 4)
+    await page.waitForFunction((v) => (document.getElementById('version') as HTMLSelectElement).value === v, path.split('/')[3]);
 }
 
 afterAll(async () => {
@@ -148,7 +149,7 @@ describe('module page', () => {
     expect(await page.getAttribute('.tabs a:has-text("google")', 'aria-selected')).toBe('true');
   });
 
-  it('copies a usage snippet with the page\'s own host', async () => {
+  it("copies a usage snippet with the page's own host", async () => {
     await openModule('acme/network/aws');
     await page.click('#copy');
     await expect.poll(() => page.textContent('#copy')).toBe('Copied');
@@ -170,7 +171,10 @@ describe('module page', () => {
     const readme = page.locator('.readme');
     expect(await readme.textContent()).toContain('<script>window.__pwned = true</script>');
     expect(await readme.locator('script, img, [onerror]').count()).toBe(0);
-    expect(await readme.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual(['https://example.com/docs', 'http://127.0.0.2:9/pixel.png']);
+    expect(await readme.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual([
+      'https://example.com/docs',
+      'http://127.0.0.2:9/pixel.png',
+    ]);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined();
     expect(foreignRequests).toEqual([]);
   });

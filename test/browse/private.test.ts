@@ -24,7 +24,12 @@ beforeAll(async () => {
   const deprecated = await site.api(
     'PATCH',
     'organizations/acme/registry-modules/private/acme/hello/null/1.0.0',
-    { data: { type: 'module-versions', attributes: { deprecation: { 'deprecated-status': 'Deprecated', reason: 'Use 1.2 <b>now</b>', link: 'https://example.com/upgrade' } } } },
+    {
+      data: {
+        type: 'module-versions',
+        attributes: { deprecation: { 'deprecated-status': 'Deprecated', reason: 'Use 1.2 <b>now</b>', link: 'https://example.com/upgrade' } },
+      },
+    },
     site.tokens.owner,
   );
   expect(deprecated.status).toBe(200);

@@ -57,7 +57,10 @@ describe('providers on the browse page', () => {
   it('lists the mirrored providers on the home view', async () => {
     await page.goto(server.url);
     await expect.poll(() => page.textContent('#count')).toBe('4 modules · 2 providers');
-    expect(await page.locator('#providers li').allTextContents()).toEqual(['registry.example.com/acme/widgets 1.0.0 · in-house', 'registry.terraform.io/hashicorp/aws 5.31.0']);
+    expect(await page.locator('#providers li').allTextContents()).toEqual([
+      'registry.example.com/acme/widgets 1.0.0 · in-house',
+      'registry.terraform.io/hashicorp/aws 5.31.0',
+    ]);
   });
 
   it('shows an in-house provider with its required_providers snippet and the key ID it is signed with', async () => {

@@ -23,7 +23,9 @@ describe('README rendering', () => {
   });
 
   it('keeps http(s), mailto and relative links, drops script URLs', () => {
-    const html = render('[a](https://ok.example) [b](mailto:x@example.com) [c](./docs.md) [d](javascript:alert(1)) [e](JaVaScRiPt:alert(1)) [f](data:text/html,x) [g](vbscript:x)');
+    const html = render(
+      '[a](https://ok.example) [b](mailto:x@example.com) [c](./docs.md) [d](javascript:alert(1)) [e](JaVaScRiPt:alert(1)) [f](data:text/html,x) [g](vbscript:x)',
+    );
     const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
     expect(hrefs).toEqual(['https://ok.example', 'mailto:x@example.com', './docs.md']);
     expect(html).toContain('rel="noopener noreferrer nofollow"');

@@ -20,7 +20,16 @@ function entryFiles(dir: string): string[] {
 it('keeps READMEs by reference and reads them back from git and from folders on a hit', async () => {
   const dir = tempDir();
   makeRepo(join(dir, 'terraform-aws-net'), [
-    { date: '2024-01-01T00:00:00Z', files: { 'main.tf': 'variable "a" {}\n', 'README.md': ROOT_README, 'examples/basic/main.tf': 'module "n" {\n  source = "../.."\n}\n', 'examples/basic/README.md': EXAMPLE_README }, tags: ['v1.0.0'] },
+    {
+      date: '2024-01-01T00:00:00Z',
+      files: {
+        'main.tf': 'variable "a" {}\n',
+        'README.md': ROOT_README,
+        'examples/basic/main.tf': 'module "n" {\n  source = "../.."\n}\n',
+        'examples/basic/README.md': EXAMPLE_README,
+      },
+      tags: ['v1.0.0'],
+    },
     { date: '2024-02-01T00:00:00Z', files: { 'main.tf': 'variable "a" {}\nvariable "b" {}\n' }, tags: ['v1.1.0'] },
   ]);
   writeFiles(dir, {

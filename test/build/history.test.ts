@@ -67,8 +67,24 @@ describe('a history with HCL1, symlinks and a broken version', () => {
       { name: 'region', type: '', description: '', default: '"us-west-2"', required: false, sensitive: false, nullable: true },
       { name: 'subnets', type: 'list', description: 'Subnets to place workers in.', default: '', required: true, sensitive: false, nullable: true },
       { name: 'tags', type: 'map', description: '', default: '{}', required: false, sensitive: false, nullable: true },
-      { name: 'userdata', type: '', description: "Shell appended to the workers' user data.\n", default: JSON.stringify('#!/bin/bash\necho "${HOSTNAME:-unknown}"\n'), required: false, sensitive: false, nullable: true },
-      { name: 'workers', type: 'list', description: '', default: '[{"instance_type":"m4.large","asg_max_size":3}]', required: false, sensitive: false, nullable: true },
+      {
+        name: 'userdata',
+        type: '',
+        description: "Shell appended to the workers' user data.\n",
+        default: JSON.stringify('#!/bin/bash\necho "${HOSTNAME:-unknown}"\n'),
+        required: false,
+        sensitive: false,
+        nullable: true,
+      },
+      {
+        name: 'workers',
+        type: 'list',
+        description: '',
+        default: '[{"instance_type":"m4.large","asg_max_size":3}]',
+        required: false,
+        sensitive: false,
+        nullable: true,
+      },
     ]);
     expect(root.outputs).toEqual([
       { name: 'cluster_id', description: "The EKS cluster's name.", sensitive: false },
@@ -88,7 +104,9 @@ describe('a history with HCL1, symlinks and a broken version', () => {
     const byPath = (list: { path: string }[], path: string) => list.find((m) => m.path === path) as Record<string, unknown> | undefined;
     const app = byPath(detail.examples, 'examples/app')!;
     const v2 = byPath(detail.examples, 'examples/app_v2')!;
-    expect(v2['inputs']).toEqual([{ name: 'name', type: 'string', description: 'Application name.', default: '', required: true, sensitive: false, nullable: true }]);
+    expect(v2['inputs']).toEqual([
+      { name: 'name', type: 'string', description: 'Application name.', default: '', required: true, sensitive: false, nullable: true },
+    ]);
     expect(v2['outputs']).toEqual([{ name: 'id', description: 'ID of the app.', sensitive: false }]);
     expect(v2['resources']).toEqual([{ name: 'app', type: 'null_resource' }]);
     expect(v2['readme']).toBe('# App, version 2\n');
@@ -152,7 +170,25 @@ describe('a history with HCL1, symlinks and a broken version', () => {
   });
 
   it('publish stays strict', async () => {
-    const r = await runCli(['publish', '--git', repo, '--ref', 'v1.1.0', '--namespace', 'acme', '--name', 'eks', '--provider', 'aws', '--out', join(dir, 'dist-pub'), '--new-mirror'], dir);
+    const r = await runCli(
+      [
+        'publish',
+        '--git',
+        repo,
+        '--ref',
+        'v1.1.0',
+        '--namespace',
+        'acme',
+        '--name',
+        'eks',
+        '--provider',
+        'aws',
+        '--out',
+        join(dir, 'dist-pub'),
+        '--new-mirror',
+      ],
+      dir,
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/main\.tf:2:10: Expected an expression/);
   });
@@ -184,6 +220,10 @@ describe('a folder version with symlinks', () => {
     const detail = readJson(join(dir, 'dist', versionDetailFile(address, '1.0.0')));
     expect(detail.root.inputs.map((i: { name: string }) => i.name)).toEqual(['shared']);
     expect(detail.examples[0].inputs.map((i: { name: string }) => i.name)).toEqual(['shared']);
-    expect(await archiveEntries(join(dir, 'dist', archiveFile(address, '1.0.0')))).toEqual({ 'examples/basic/vars.tf': 'File', 'shared/vars.tf': 'File', 'vars.tf': 'File' });
+    expect(await archiveEntries(join(dir, 'dist', archiveFile(address, '1.0.0')))).toEqual({
+      'examples/basic/vars.tf': 'File',
+      'shared/vars.tf': 'File',
+      'vars.tf': 'File',
+    });
   });
 });

@@ -51,7 +51,8 @@ describe('build from git repositories', () => {
       'main.tf': 'resource "aws_vpc" "this" {\n  cidr_block = var.cidr\n}\ndata "aws_region" "current" {}\n',
       'variables.tf': VARIABLES_V1,
       'outputs.tf': 'output "vpc_id" {\n  description = "ID of the VPC"\n  value = aws_vpc.this.id\n}\n',
-      'versions.tf': 'terraform {\n  required_version = ">= 1.3"\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n      version = ">= 5.0"\n    }\n  }\n}\n',
+      'versions.tf':
+        'terraform {\n  required_version = ">= 1.3"\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n      version = ">= 5.0"\n    }\n  }\n}\n',
       'README.md': '# VPC\n\nA small VPC module for tests.\n\n## Usage\n',
       'modules/nat/main.tf': 'variable "subnet_id" {}\nresource "aws_nat_gateway" "this" {\n  subnet_id = var.subnet_id\n}\n',
       'examples/basic/main.tf': 'module "vpc" {\n  source = "../../"\n  cidr   = "10.0.0.0/16"\n}\n',
@@ -60,13 +61,21 @@ describe('build from git repositories', () => {
     };
     makeRepo(join(dir, 'terraform-aws-vpc'), [
       { date: '2024-01-02T03:04:05Z', files: base, tags: ['v1.0.0', 'latest'] },
-      { date: '2024-02-01T00:00:00Z', files: { 'outputs.tf': base['outputs.tf'] + 'output "cidr" {\n  value = var.cidr\n  sensitive = true\n}\n' }, tags: ['1.1.0'] },
+      {
+        date: '2024-02-01T00:00:00Z',
+        files: { 'outputs.tf': base['outputs.tf'] + 'output "cidr" {\n  value = var.cidr\n  sensitive = true\n}\n' },
+        tags: ['1.1.0'],
+      },
       { date: '2024-03-01T00:00:00Z', files: { 'README.md': '# VPC\n\nRelease candidate.\n' }, tags: ['v2.0.0-rc.1'] },
       { date: '2024-04-01T12:30:00Z', files: { 'README.md': '# VPC\n\nVersion two.\n' }, tags: ['v2.0.0'], annotated: true },
       { date: '2024-05-01T00:00:00Z', files: { 'main.tf': 'resource "aws_vpc" "this" {\n  cidr_block = \n}\n' }, tags: ['v3.0.0'] },
     ]);
     makeRepo(join(dir, 'platform'), [
-      { date: '2024-01-01T00:00:00Z', files: { 'vpc/main.tf': 'variable "a" {}\n', 'dns/main.tf': 'variable "zone" {}\n' }, tags: ['vpc/v1.0.0', 'dns/v0.1.0'] },
+      {
+        date: '2024-01-01T00:00:00Z',
+        files: { 'vpc/main.tf': 'variable "a" {}\n', 'dns/main.tf': 'variable "zone" {}\n' },
+        tags: ['vpc/v1.0.0', 'dns/v0.1.0'],
+      },
       { date: '2024-06-01T00:00:00Z', files: { 'vpc/main.tf': 'variable "a" {}\nvariable "b" { default = 2 }\n' }, tags: ['vpc/v1.1.0', 'vpc/not-a-version'] },
     ]);
     writeFiles(dir, {
@@ -153,13 +162,33 @@ describe('build from git repositories', () => {
       providers: ['aws'],
       versions: ['2.0.0', '2.0.0-rc.1', '1.1.0', '1.0.0'],
     });
-    expect(Object.keys(v2).slice(0, 11)).toEqual(['id', 'owner', 'namespace', 'name', 'version', 'provider', 'description', 'source', 'tag', 'published_at', 'downloads']);
+    expect(Object.keys(v2).slice(0, 11)).toEqual([
+      'id',
+      'owner',
+      'namespace',
+      'name',
+      'version',
+      'provider',
+      'description',
+      'source',
+      'tag',
+      'published_at',
+      'downloads',
+    ]);
     const root = v2.root;
     expect(root.path).toBe('');
     expect(root.empty).toBe(false);
     expect(root.readme).toBe('# VPC\n\nVersion two.\n');
     expect(root.inputs).toEqual([
-      { name: 'azs', type: 'list(string)', description: 'Availability zones\nto spread subnets over.\n', default: '["a","b"]', required: false, sensitive: false, nullable: true },
+      {
+        name: 'azs',
+        type: 'list(string)',
+        description: 'Availability zones\nto spread subnets over.\n',
+        default: '["a","b"]',
+        required: false,
+        sensitive: false,
+        nullable: true,
+      },
       { name: 'cidr', type: 'string', description: 'The VPC CIDR block.', default: '', required: true, sensitive: false, nullable: true },
       {
         name: 'limits',
@@ -299,7 +328,9 @@ describe('build from git repositories', () => {
 
   it('clones a repository given by URL', async () => {
     const urlDir = join(dir, 'by-url');
-    writeFiles(urlDir, { 'mirror.config.yaml': `sources:\n  - git: file://${join(dir, 'platform')}\n    namespace: acme\n    name: mono\n    provider: aws\n    path: vpc\n    tagPrefix: vpc/\n` });
+    writeFiles(urlDir, {
+      'mirror.config.yaml': `sources:\n  - git: file://${join(dir, 'platform')}\n    namespace: acme\n    name: mono\n    provider: aws\n    path: vpc\n    tagPrefix: vpc/\n`,
+    });
     const r = await runCli(['build', '--json'], urlDir);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).versions).toBe(2);
@@ -383,11 +414,17 @@ describe('build progress', () => {
     const dir = tempDir();
     writeFiles(dir, { 'mods/a/b/c/1.0.0/main.tf': '', 'mods/a/b/c/1.1.0/main.tf': '' });
     // `script` gives the CLI a pseudo-terminal, as a person at a shell has.
-    const onTty = execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} build --modules mods`, '/dev/null'], { cwd: dir, encoding: 'utf8' });
+    const onTty = execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} build --modules mods`, '/dev/null'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     expect(onTty).toMatch(/\[1\/2\] a\/b\/c \d\.\d\.0/);
     expect(onTty).toMatch(/\[2\/2\]/);
     expect(onTty).toMatch(/Built 1 module, 2 versions/);
-    const json = execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} build --modules mods --out d2 --json`, '/dev/null'], { cwd: dir, encoding: 'utf8' });
+    const json = execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} build --modules mods --out d2 --json`, '/dev/null'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     expect(json).not.toMatch(/\[1\/2\]/);
     expect(JSON.parse(json.trim()).versions).toBe(2);
   });

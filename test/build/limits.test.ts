@@ -49,9 +49,13 @@ describe('build with limits', () => {
     expect(summary).toMatchObject({ versions: 2, archives: 2 });
     const messages = summary.errors.map((e) => e.message).sort();
     expect(messages).toHaveLength(2);
-    expect(messages[0]).toMatch(/^acme\/app\/aws 1\.1\.0 .*: huge\.img is 17 MiB \(17825792 bytes\), over the per-file bound of 16 MiB \(16777216 bytes\) \(limits\.fileSize\)\./);
+    expect(messages[0]).toMatch(
+      /^acme\/app\/aws 1\.1\.0 .*: huge\.img is 17 MiB \(17825792 bytes\), over the per-file bound of 16 MiB \(16777216 bytes\) \(limits\.fileSize\)\./,
+    );
     expect(messages[0]).toMatch(/hint: Leave the file out with \.terraformignore, or raise the bound under `limits` in mirror\.config\.yaml\./);
-    expect(messages[1]).toMatch(/^acme\/many\/aws 1\.0\.0 .*: its 4 file\(s\) are 30 MiB \(31457296 bytes\), over the per-version bound of 24 MiB \(25165824 bytes\) \(limits\.versionSize\); the largest: part1\.bin \(10 MiB/);
+    expect(messages[1]).toMatch(
+      /^acme\/many\/aws 1\.0\.0 .*: its 4 file\(s\) are 30 MiB \(31457296 bytes\), over the per-version bound of 24 MiB \(25165824 bytes\) \(limits\.versionSize\); the largest: part1\.bin \(10 MiB/,
+    );
   });
 
   it('streams a large file into the archive packVersion makes of the same files', () => {
@@ -86,7 +90,9 @@ describe('build with limits', () => {
     const run = await runCli(['build', '--json', '--out', out], join(repo, '..'));
     const built: Summary = JSON.parse(run.stdout);
     expect(run.code).toBe(1);
-    expect(built.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^acme\/blob\/aws 2\.0\.0 .*: lambda\.zip is 20 MiB \(20971520 bytes\), over the per-file bound of 16 MiB/)]);
+    expect(built.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/^acme\/blob\/aws 2\.0\.0 .*: lambda\.zip is 20 MiB \(20971520 bytes\), over the per-file bound of 16 MiB/),
+    ]);
     const archive = readFileSync(join(out, archiveFile({ namespace: 'acme', name: 'blob', provider: 'aws' }, '1.0.0')));
     const expected = packVersion([
       { path: 'main.tf', mode: 0o644, data: Buffer.from('variable "c" {}\n') },

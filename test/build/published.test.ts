@@ -41,7 +41,9 @@ describe('a build keeps what is published', () => {
     expect((await runCli(['build', '--prune'], dir)).code).toBe(0);
     const manifest = readJson(join(dir, 'dist/manifest.json'));
     expect(Object.keys(manifest.modules)).toEqual(['acme/a/aws']);
-    expect(manifest.removed).toEqual([{ module: 'acme/b/aws', version: '1.0.0', sha256: createHash('sha256').update(archive).digest('hex'), at: expect.any(String), by: expect.any(String) }]);
+    expect(manifest.removed).toEqual([
+      { module: 'acme/b/aws', version: '1.0.0', sha256: createHash('sha256').update(archive).digest('hex'), at: expect.any(String), by: expect.any(String) },
+    ]);
     // What was removed cannot come back with other bytes.
     writeFiles(join(dir, 'rel/acme/b/aws/1.0.0'), { 'extra.tf': 'variable "more" {}\n' });
     const back = await runCli(['publish', '--source', 'rel/acme/b/aws/1.0.0'], dir);
@@ -61,14 +63,21 @@ describe('a build keeps what is published', () => {
     // The same version re-zipped (another mtime, another binary): what a lock file pinned no longer matches.
     const zip = join(dir, 'hashicorp/terraform-provider-aws_5.31.0_linux_amd64.zip');
     await writeZip(zip, [{ name: 'terraform-provider-aws_v5.31.0', content: '#!/bin/sh\necho rebuilt\n' }]);
-    const sums = execFileSync('sha256sum', readdirSync(join(dir, 'hashicorp')).filter((f) => !f.endsWith('SHA256SUMS')), { cwd: join(dir, 'hashicorp'), encoding: 'utf8' });
+    const sums = execFileSync(
+      'sha256sum',
+      readdirSync(join(dir, 'hashicorp')).filter((f) => !f.endsWith('SHA256SUMS')),
+      { cwd: join(dir, 'hashicorp'), encoding: 'utf8' },
+    );
     writeFileSync(join(dir, 'hashicorp/terraform-provider-aws_5.31.0_SHA256SUMS'), sums);
     const offered = sha256(zip);
 
     const r = await runCli(['build', '--json'], dir);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).errors).toEqual([
-      { code: 'VERSION_CONFLICT', message: expect.stringContaining(`registry.terraform.io/hashicorp/aws 5.31.0: the provider folder holds other bytes than the published version`) },
+      {
+        code: 'VERSION_CONFLICT',
+        message: expect.stringContaining(`registry.terraform.io/hashicorp/aws 5.31.0: the provider folder holds other bytes than the published version`),
+      },
     ]);
     expect(r.stdout).toContain(`linux_amd64: published sha256 ${published}, the provider folder's ${offered}`);
     expect(sha256(join(dir, 'dist', ZIP))).toBe(published);

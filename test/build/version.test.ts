@@ -42,7 +42,7 @@ function archiveEntries(file: string): { name: string; text: string }[] {
   };
   const entries: { name: string; text: string }[] = [];
   let paxPath: Buffer | undefined;
-  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
+  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0;) {
     const size = parseInt(field(at + 124, 12).toString('latin1'), 8);
     const type = String.fromCharCode(tar[at + 156]!);
     const body = tar.subarray(at + 512, at + 512 + size);
@@ -96,14 +96,14 @@ describe('file names that are not UTF-8', () => {
     build = await runCli(['build', '--modules', 'mods', '--json'], dir);
   });
 
-  it('are in a folder build\'s archive under their own bytes, beside every other file', () => {
+  it("are in a folder build's archive under their own bytes, beside every other file", () => {
     expect(build.code).toBe(0);
     expect(JSON.parse(build.stdout).warnings).toEqual([]);
     expect(archiveEntries(ARCHIVE(dist, 'n/x/aws', '1.0.0'))).toEqual(EXPECTED_ENTRIES);
     expect(readJson(join(dist, 'v1/modules/n/x/aws/1.0.0/index.json')).root.empty).toBe(false);
   });
 
-  it('are in the archive `publish --source` makes, the same bytes as the build\'s', async () => {
+  it("are in the archive `publish --source` makes, the same bytes as the build's", async () => {
     writeBadNames(join(dir, 'drop/n/y/aws/1.0.0'));
     const published = await runCli(['publish', '--source', 'drop/n/y/aws/1.0.0', '--json'], dir);
     expect(published.stderr).toBe('');

@@ -30,7 +30,20 @@ describe('isSafePath', () => {
   });
 
   it('refuses every path that could land outside the mirror or be misread', () => {
-    const refused = ['', '/etc/passwd', '../escaped', 'v1/../../escaped', 'v1/..', './manifest.json', 'v1/./x', 'v1//x', 'v1/', 'v1\\..\\x', 'a\0b', BUNDLE_MANIFEST];
+    const refused = [
+      '',
+      '/etc/passwd',
+      '../escaped',
+      'v1/../../escaped',
+      'v1/..',
+      './manifest.json',
+      'v1/./x',
+      'v1//x',
+      'v1/',
+      'v1\\..\\x',
+      'a\0b',
+      BUNDLE_MANIFEST,
+    ];
     expect(refused.filter((path) => isSafePath(path))).toEqual([]);
   });
 });
@@ -48,7 +61,9 @@ describe('parseBundleManifest', () => {
   });
 
   it('refuses another format version, saying another modmirror made it', () => {
-    expect(refusal(manifestText({ format: 3 }))).toBe('/tmp/drop.tar.gz is not a usable modmirror bundle: format 3 is not 1 or 2; it was made by another modmirror version.');
+    expect(refusal(manifestText({ format: 3 }))).toBe(
+      '/tmp/drop.tar.gz is not a usable modmirror bundle: format 3 is not 1 or 2; it was made by another modmirror version.',
+    );
     expect(refusal(manifestText({ format: undefined }))).toMatch(/: format undefined is not 1 or 2;/);
   });
 
@@ -59,10 +74,18 @@ describe('parseBundleManifest', () => {
   });
 
   it('accepts kept and derived files, and refuses unusable ones or a path listed in two kinds', () => {
-    const derived = (extra: Record<string, unknown> = {}) => file('v1/modules/a/b/c/1.0.0/index.json', { module: 'a/b/c', keys: ['id', 'versions'], values: { id: 'a/b/c/1.0.0' }, ...extra });
+    const derived = (extra: Record<string, unknown> = {}) =>
+      file('v1/modules/a/b/c/1.0.0/index.json', { module: 'a/b/c', keys: ['id', 'versions'], values: { id: 'a/b/c/1.0.0' }, ...extra });
     const shared = { 'a/b/c': { versions: ['1.1.0', '1.0.0'] } };
     expect(refusal(manifestText({ kept: [file('browse/readme/a/b/c/1.0.0.json')], derived: [derived()], shared }))).toBeUndefined();
-    for (const bad of [derived({ module: 7 }), derived({ keys: 'id' }), derived({ keys: ['id', 'id'] }), derived({ keys: [1] }), derived({ values: [] }), derived({ path: '../x' })]) {
+    for (const bad of [
+      derived({ module: 7 }),
+      derived({ keys: 'id' }),
+      derived({ keys: ['id', 'id'] }),
+      derived({ keys: [1] }),
+      derived({ values: [] }),
+      derived({ path: '../x' }),
+    ]) {
       expect(refusal(manifestText({ derived: [bad], shared })), JSON.stringify(bad)).toMatch(/: modmirror-bundle\.json has an unusable file entry /);
     }
     expect(refusal(manifestText({ kept: [file('x', { size: -1 })] }))).toMatch(/has an unusable file entry/);
@@ -123,7 +146,12 @@ describe('versionsOf', () => {
   it('lists every version of a mirror manifest as address@version with its archive and sha256', () => {
     const manifest = {
       modules: {
-        'acme/vpc/aws': { versions: [{ version: '1.0.0', archive: 'v1/modules/acme/vpc/aws/1.0.0/vpc-aws-1.0.0.tar.gz', sha256: SHA }, { version: '0.9.0', archive: 'a2', sha256: 'cd'.repeat(32) }] },
+        'acme/vpc/aws': {
+          versions: [
+            { version: '1.0.0', archive: 'v1/modules/acme/vpc/aws/1.0.0/vpc-aws-1.0.0.tar.gz', sha256: SHA },
+            { version: '0.9.0', archive: 'a2', sha256: 'cd'.repeat(32) },
+          ],
+        },
         'acme/dns/google': { versions: [{ version: '2.0.0-rc.1', archive: 'a3', sha256: 'ef'.repeat(32) }] },
       },
     } as unknown as Parameters<typeof versionsOf>[0];

@@ -23,14 +23,20 @@ describe('bundle and unbundle with in-house providers', () => {
     const outside = tempDir('mm-inhouse-outside-');
     const inside = tempDir('mm-inhouse-inside-');
     const acme = await testKey(outside, 'Acme');
-    writeFiles(outside, { 'mirror.config.yaml': `baseUrl: https://registry.example.com/\nproviders:\n  - folder: releases\n    namespace: acme\n    registry: true\n    keys: [${acme.publicFile}]\n` });
+    writeFiles(outside, {
+      'mirror.config.yaml': `baseUrl: https://registry.example.com/\nproviders:\n  - folder: releases\n    namespace: acme\n    registry: true\n    keys: [${acme.publicFile}]\n`,
+    });
     await writeReleaseFolder(join(outside, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
     await signRelease(join(outside, 'releases'), 'widgets', '1.0.0', acme);
     expect((await runCli(['build'], outside)).code).toBe(0);
 
     expect((await runCli(['bundle', '--dir', 'dist', '--out', join(inside, 'full.tar.gz')], outside)).code).toBe(0);
     const full = await pathsIn(join(inside, 'full.tar.gz'));
-    for (const file of ['v1/providers/acme/widgets/versions', 'v1/providers/acme/widgets/1.0.0/download/linux/amd64', 'providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.0.0_SHA256SUMS.sig']) {
+    for (const file of [
+      'v1/providers/acme/widgets/versions',
+      'v1/providers/acme/widgets/1.0.0/download/linux/amd64',
+      'providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.0.0_SHA256SUMS.sig',
+    ]) {
       expect(full).toContain(file);
     }
     expect((await runCli(['unbundle', 'full.tar.gz', '--out', 'mirror'], inside)).code).toBe(0);
@@ -50,6 +56,8 @@ describe('bundle and unbundle with in-house providers', () => {
     expect((await runCli(['unbundle', 'delta.tar.gz', '--out', 'mirror'], inside)).code).toBe(0);
     expect(treeOf(join(inside, 'mirror'))).toEqual(treeOf(join(outside, 'dist')));
     expect((await runCli(['verify', 'mirror'], inside)).code).toBe(0);
-    expect(JSON.parse(readFileSync(join(inside, 'mirror/v1/providers/acme/widgets/versions'), 'utf8')).versions.map((v: { version: string }) => v.version)).toEqual(['1.1.0', '1.0.0']);
+    expect(
+      JSON.parse(readFileSync(join(inside, 'mirror/v1/providers/acme/widgets/versions'), 'utf8')).versions.map((v: { version: string }) => v.version),
+    ).toEqual(['1.1.0', '1.0.0']);
   }, 120_000);
 });

@@ -145,7 +145,10 @@ describe('a damaged bundle', () => {
 
   it('is refused when a file does not match its listed sha256, naming the file', async () => {
     const entries = await entriesOf(join(outside, 'good.tar.gz'));
-    const tampered = entries.map(([path, data]): [string, Buffer] => [path, path.endsWith('/versions') ? Buffer.from(data.toString().replace('1.0.0', '6.6.6')) : data]);
+    const tampered = entries.map(([path, data]): [string, Buffer] => [
+      path,
+      path.endsWith('/versions') ? Buffer.from(data.toString().replace('1.0.0', '6.6.6')) : data,
+    ]);
     const file = join(inside, 'tampered.tar.gz');
     await packEntries(file, tampered);
     await refused(file, /v1\/modules\/acme\/net\/aws\/versions is damaged: sha256 [0-9a-f]{64} \(\d+ bytes\), its list says/);
@@ -154,7 +157,10 @@ describe('a damaged bundle', () => {
   it('is refused when an entry is missing, extra, or points outside the mirror', async () => {
     const entries = await entriesOf(join(outside, 'good.tar.gz'));
     const missing = join(inside, 'missing.tar.gz');
-    await packEntries(missing, entries.filter(([path]) => !path.endsWith('.tar.gz')));
+    await packEntries(
+      missing,
+      entries.filter(([path]) => !path.endsWith('.tar.gz')),
+    );
     await refused(missing, /it lacks \d+ listed file\(s\)/);
 
     const extra = join(inside, 'extra.tar.gz');
@@ -182,8 +188,17 @@ describe('a damaged bundle', () => {
       return file;
     };
     const text = Buffer.from('{}\n');
-    await refused(await withFiles('long.tar.gz', [[`extra/${'x'.repeat(300)}.json`, text]]), /holds extra\/x+\.json, which cannot be written here \(ENAMETOOLONG\)\. Nothing was changed\./);
-    await refused(await withFiles('clash.tar.gz', [['extra/clash', text], ['extra/clash/inner.json', text]]), /holds extra\/clash\/inner\.json, which cannot be written here \((EEXIST|ENOTDIR)\)\. Nothing was changed\./);
+    await refused(
+      await withFiles('long.tar.gz', [[`extra/${'x'.repeat(300)}.json`, text]]),
+      /holds extra\/x+\.json, which cannot be written here \(ENAMETOOLONG\)\. Nothing was changed\./,
+    );
+    await refused(
+      await withFiles('clash.tar.gz', [
+        ['extra/clash', text],
+        ['extra/clash/inner.json', text],
+      ]),
+      /holds extra\/clash\/inner\.json, which cannot be written here \((EEXIST|ENOTDIR)\)\. Nothing was changed\./,
+    );
   });
 
   it('is refused when it is not a bundle at all, and a non-mirror folder is never replaced', async () => {
@@ -219,6 +234,8 @@ describe('a removal made on purpose outside', () => {
     const r = await runCli(['unbundle', join(out, 'two.tar.gz'), '--out', 'mirror'], into);
     expect(r.code, r.stderr).toBe(0);
     expect(treeOf(join(into, 'mirror'))).toEqual(treeOf(join(out, 'dist')));
-    expect(JSON.parse(readFileSync(join(into, 'mirror/manifest.json'), 'utf8')).removed).toEqual([expect.objectContaining({ module: 'acme/net/aws', version: '1.0.0' })]);
+    expect(JSON.parse(readFileSync(join(into, 'mirror/manifest.json'), 'utf8')).removed).toEqual([
+      expect.objectContaining({ module: 'acme/net/aws', version: '1.0.0' }),
+    ]);
   });
 });

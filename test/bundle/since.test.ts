@@ -72,7 +72,9 @@ beforeAll(async () => {
   const made = await runCli(['bundle', '--out', sinceBundle, '--since', 'base.json'], dir);
   expect(made.stderr).toBe('');
   expect(made.code).toBe(0);
-  expect(made.stdout).toMatch(/1 new or changed version\(s\); 3 archive\(s\) left out that the base has; 3 file\(s\) the receiver rebuilds, checked by unbundle/);
+  expect(made.stdout).toMatch(
+    /1 new or changed version\(s\); 3 archive\(s\) left out that the base has; 3 file\(s\) the receiver rebuilds, checked by unbundle/,
+  );
   expect((await runCli(['bundle', '--out', fullBundle], dir)).code).toBe(0);
 }, 60_000);
 
@@ -91,10 +93,16 @@ describe('a --since bundle of one new version', () => {
     expect(paths).not.toContain(`v1/modules/${KEY}/index.json`);
 
     const listed = JSON.parse(entries[0]![1].toString()) as {
-      format: number; derived: { path: string; values: Record<string, unknown> }[]; kept?: unknown; copies: { path: string; from: string }[];
+      format: number;
+      derived: { path: string; values: Record<string, unknown> }[];
+      kept?: unknown;
+      copies: { path: string; from: string }[];
     };
     expect(listed.format).toBe(2);
-    expect(listed.copies.map(({ path, from }) => ({ path, from }))).toContainEqual({ path: `v1/modules/${KEY}/index.json`, from: `v1/modules/${KEY}/1.3.0/index.json` });
+    expect(listed.copies.map(({ path, from }) => ({ path, from }))).toContainEqual({
+      path: `v1/modules/${KEY}/index.json`,
+      from: `v1/modules/${KEY}/1.3.0/index.json`,
+    });
     // Any file with the bytes of one carried before it (here also the listings, alike with one module).
     for (const { path, from } of listed.copies) {
       expect(paths).not.toContain(path);
@@ -124,7 +132,9 @@ describe('a --since bundle of one new version', () => {
     const r = await runCli(['unbundle', sinceBundle, '--out', inside], dir);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(message);
-    expect(r.stderr).toMatch(/Nothing was changed\.\nhint: Make a full bundle \(without --since\), or a --since bundle from this mirror's current manifest\.json\./);
+    expect(r.stderr).toMatch(
+      /Nothing was changed\.\nhint: Make a full bundle \(without --since\), or a --since bundle from this mirror's current manifest\.json\./,
+    );
     expect(treeOf(inside)).toEqual(before);
     expect(await mirrorLeftovers(dir, inside.slice(dir.length + 1))).toEqual([]);
   }
@@ -133,7 +143,12 @@ describe('a --since bundle of one new version', () => {
     const inside = receiver('detail-differs');
     const detail = join(inside, `v1/modules/${KEY}/1.1.0/index.json`);
     writeFileSync(detail, readFileSync(detail, 'utf8').replace('# Net', '# Nat'));
-    await refused(inside, new RegExp(`leaves out files .* should have but does not: v1/modules/${KEY}/1\\.1\\.0/index\\.json differs \\(sha256 [0-9a-f]{12}\\.\\.\\., the sender's is [0-9a-f]{12}\\.\\.\\.\\)`));
+    await refused(
+      inside,
+      new RegExp(
+        `leaves out files .* should have but does not: v1/modules/${KEY}/1\\.1\\.0/index\\.json differs \\(sha256 [0-9a-f]{12}\\.\\.\\., the sender's is [0-9a-f]{12}\\.\\.\\.\\)`,
+      ),
+    );
   });
 
   it('checks the files an earlier --since bundle lists as kept: each must be here byte for byte', async () => {

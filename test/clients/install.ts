@@ -113,10 +113,13 @@ export async function recordingProxy(target: string, tls?: { cert: string; key: 
   const upstream = new URL(target);
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     seen.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, acceptEncoding: req.headers['accept-encoding'] });
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => res.writeHead(502).end());
     req.pipe(forward);
   };

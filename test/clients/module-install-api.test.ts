@@ -30,7 +30,12 @@ const host = () => new URL(h.server.url).host;
 
 describe('a version published through the API', () => {
   it('is installed by the module-install client (RegistryModules.Upload, go-tfe v1.110)', async () => {
-    const got = await install({ source: `${host()}/acme/hello/null`, version: '~> 1.5', dest: join(h.dir, 'i-api'), modulesUrl: new URL('v1/modules/', h.server.url).href });
+    const got = await install({
+      source: `${host()}/acme/hello/null`,
+      version: '~> 1.5',
+      dest: join(h.dir, 'i-api'),
+      modulesUrl: new URL('v1/modules/', h.server.url).href,
+    });
     expect(got.version).toBe('1.5.0');
     expectSameFiles(got, source());
   });

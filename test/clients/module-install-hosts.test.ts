@@ -35,7 +35,11 @@ beforeAll(async () => {
   await cli(['unbundle', 'carry.tar.gz', '--out', 'unbundled']);
 
   const blocks: string[] = [];
-  for (const [out, port] of [['dist', ports.relative], ['dist-abs', ports.absolute], ['unbundled', ports.unbundled]] as const) {
+  for (const [out, port] of [
+    ['dist', ports.relative],
+    ['dist-abs', ports.absolute],
+    ['unbundled', ports.unbundled],
+  ] as const) {
     const printed = await runCli(['hosting', 'nginx', '--dir', out, '--listen', `127.0.0.1:${port}`], dir);
     expect(printed.code).toBe(0);
     blocks.push(printed.stdout);

@@ -109,7 +109,12 @@ describe('OpenTofu 1.12+ (use_registry_credentials)', () => {
     const want = readFileSync(join(site.dist, 'v1/modules/beta/hello/null/1.0.0/hello-null-1.0.0.tar.gz'));
     for (const url of [signed, unsigned]) {
       const res = await request(url, {
-        headers: { authorization: `Bearer ${token}`, 'x-terraform-version': '1.12.0', accept: 'application/zip, application/x-tar; *;q=0.1', 'accept-encoding': 'identity, gzip, *;q=0.1' },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-terraform-version': '1.12.0',
+          accept: 'application/zip, application/x-tar; *;q=0.1',
+          'accept-encoding': 'identity, gzip, *;q=0.1',
+        },
       });
       const bytes = Buffer.from(await res.body.arrayBuffer());
       expect(res.statusCode, url.href).toBe(200);

@@ -56,7 +56,12 @@ describe('module-install against modmirror serve over HTTP (a CLI host block)', 
   });
 
   it('installs the //modules/x submodule of the chosen version', async () => {
-    const got = await install({ source: `${hostOf(plain)}/acme/hello/null//modules/x`, version: '~> 1.2.0', dest: join(dir, 'i-sub'), modulesUrl: modulesUrl(plain) });
+    const got = await install({
+      source: `${hostOf(plain)}/acme/hello/null//modules/x`,
+      version: '~> 1.2.0',
+      dest: join(dir, 'i-sub'),
+      modulesUrl: modulesUrl(plain),
+    });
     expect(got.version).toBe('1.2.3');
     expect(got.dir).toBe(join(dir, 'i-sub/modules/x'));
     expectSameFiles(got, source('1.2.3', 'modules/x'));
@@ -69,15 +74,23 @@ describe('module-install against modmirror serve over HTTP (a CLI host block)', 
       expectSameFiles(got, source('1.3.0-rc.1'));
     }
     // A range never picks a pre-release, even one that names it as a bound.
-    for (const [range, want] of [['>= 1.2.3, < 2.0.0', '1.2.3'], ['>= 1.3.0-rc.1', '2.0.0'], ['', '2.0.0']] as const) {
+    for (const [range, want] of [
+      ['>= 1.2.3, < 2.0.0', '1.2.3'],
+      ['>= 1.3.0-rc.1', '2.0.0'],
+      ['', '2.0.0'],
+    ] as const) {
       const got = await install({ source: `${hostOf(plain)}/acme/hello/null`, version: range, dest: join(dir, 'i-not-pre'), modulesUrl: modulesUrl(plain) });
       expect(got.version, range).toBe(want);
     }
-    await expect(install({ source: `${hostOf(plain)}/acme/hello/null`, version: '>= 1.3.0-rc.1, < 2.0.0', dest: join(dir, 'i-not-pre'), modulesUrl: modulesUrl(plain) })).rejects.toThrow(/no version among/);
+    await expect(
+      install({ source: `${hostOf(plain)}/acme/hello/null`, version: '>= 1.3.0-rc.1, < 2.0.0', dest: join(dir, 'i-not-pre'), modulesUrl: modulesUrl(plain) }),
+    ).rejects.toThrow(/no version among/);
   });
 
   it('fails, as Terraform does, when no version matches', async () => {
-    await expect(install({ source: `${hostOf(plain)}/acme/hello/null`, version: '~> 3.0', dest: join(dir, 'i-none'), modulesUrl: modulesUrl(plain) })).rejects.toThrow(/no version among .* matches "~> 3.0"/);
+    await expect(
+      install({ source: `${hostOf(plain)}/acme/hello/null`, version: '~> 3.0', dest: join(dir, 'i-none'), modulesUrl: modulesUrl(plain) }),
+    ).rejects.toThrow(/no version among .* matches "~> 3.0"/);
   });
 });
 
@@ -117,7 +130,12 @@ describe('module-install against modmirror serve with an absolute baseUrl', () =
     const got = await install({ source: `${hostOf(absolute)}/acme/hello/null`, version: '~> 1.2', dest: join(dir, 'i-abs'), modulesUrl: modulesUrl(absolute) });
     expect(got.location).toBe(`${absolute.url}v1/modules/acme/hello/null/1.2.3/hello-null-1.2.3.tar.gz`);
     expectSameFiles(got, source('1.2.3'));
-    const sub = await install({ source: `${hostOf(absolute)}/acme/hello/null//modules/x`, version: '1.3.0-rc.1', dest: join(dir, 'i-abs-sub'), modulesUrl: modulesUrl(absolute) });
+    const sub = await install({
+      source: `${hostOf(absolute)}/acme/hello/null//modules/x`,
+      version: '1.3.0-rc.1',
+      dest: join(dir, 'i-abs-sub'),
+      modulesUrl: modulesUrl(absolute),
+    });
     expectSameFiles(sub, source('1.3.0-rc.1', 'modules/x'));
   });
 });

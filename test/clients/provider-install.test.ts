@@ -45,7 +45,10 @@ interface Installed {
 async function install(base: string, specs: string[], dest: string): Promise<Installed[]> {
   mkdirSync(dest, { recursive: true });
   const { stdout } = await run(client, [base, dest, ...specs], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
-  return stdout.trim().split('\n').map((line) => JSON.parse(line) as Installed);
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Installed);
 }
 
 async function installFails(base: string, spec: string): Promise<string> {
@@ -64,7 +67,14 @@ beforeAll(async () => {
   const built = await runCli(['build', '--json'], dir);
   expect(built.stderr).toBe('');
   expect(built.code).toBe(0);
-  serve = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
+  serve = await startServer({
+    dir: join(dir, 'dist'),
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: join(dir, 'data'),
+    tls: { cert: certs.cert, key: certs.key },
+    log: () => {},
+  });
 
   // A copy whose VERSION.json lists a wrong h1: for one platform, as a corrupted mirror would.
   cpSync(join(dir, 'dist'), join(dir, 'dist-bad'), { recursive: true, dereference: true });
@@ -72,7 +82,14 @@ beforeAll(async () => {
   const doc = JSON.parse(readFileSync(bad, 'utf8'));
   doc.archives.linux_amd64.hashes[0] = 'h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
   writeFileSync(bad, JSON.stringify(doc));
-  tampered = await startServer({ dir: join(dir, 'dist-bad'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data-bad'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
+  tampered = await startServer({
+    dir: join(dir, 'dist-bad'),
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: join(dir, 'data-bad'),
+    tls: { cert: certs.cert, key: certs.key },
+    log: () => {},
+  });
 
   // nginx: the printed block on a plain port, and the same block with TLS on another.
   const printed = await startPrintedNginx(join(dir, 'nginx'), join(dir, 'dist'), certs);
@@ -109,7 +126,9 @@ describe.each([
   });
 
   it('finds no provider the mirror lacks (404 on index.json: the next installation method is tried)', async () => {
-    expect(await installFails(baseOf(), 'registry.terraform.io/hashicorp/aws@5.31.0:linux_amd64')).toContain('provider registry.terraform.io/hashicorp/aws not found in the mirror (404)');
+    expect(await installFails(baseOf(), 'registry.terraform.io/hashicorp/aws@5.31.0:linux_amd64')).toContain(
+      'provider registry.terraform.io/hashicorp/aws not found in the mirror (404)',
+    );
   });
 
   it('reports a platform the mirror does not carry', async () => {

@@ -54,7 +54,10 @@ const PACKAGES = ['1.0.0:linux_amd64', '1.0.0:darwin_arm64', '1.1.0:linux_amd64'
 async function install(host: string, specs: string[], dest: string): Promise<Installed[]> {
   mkdirSync(dest, { recursive: true });
   const { stdout } = await run(client, [dest, ...specs.map((s) => `${host}/acme/widgets@${s}`)], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
-  return stdout.trim().split('\n').map((line) => JSON.parse(line) as Installed);
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Installed);
 }
 
 async function installFails(host: string, spec: string): Promise<string> {
@@ -70,7 +73,9 @@ beforeAll(async () => {
   client = (await buildGoProgram(join(import.meta.dirname, 'provider-registry-install'))).binary;
   certs = makeCertificates(dir);
   [acme, site] = await Promise.all([testKey(dir, 'Acme Release'), testKey(dir, 'Site Signing')]);
-  writeFiles(dir, { 'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.example.com\n    keys: [${acme.publicFile}]\nplatforms: [linux_amd64, darwin_arm64]\n` });
+  writeFiles(dir, {
+    'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.example.com\n    keys: [${acme.publicFile}]\nplatforms: [linux_amd64, darwin_arm64]\n`,
+  });
   await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64', 'darwin_arm64']);
   await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.1.0', ['linux_amd64']);
   await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', acme);
@@ -80,7 +85,11 @@ beforeAll(async () => {
   expect(built.code).toBe(0);
   // The next release comes from a pipeline that does not sign: modmirror signs it with the site's key.
   await writeReleaseFolder(join(dir, 'pipeline'), 'widgets', '2.0.0', ['linux_amd64']);
-  const published = await runCli(['publish', '--provider-release', 'pipeline', '--namespace', 'acme', '--type', 'widgets', '--signing-key', site.privateFile], dir, { MODMIRROR_SIGNING_PASSPHRASE: site.passphrase });
+  const published = await runCli(
+    ['publish', '--provider-release', 'pipeline', '--namespace', 'acme', '--type', 'widgets', '--signing-key', site.privateFile],
+    dir,
+    { MODMIRROR_SIGNING_PASSPHRASE: site.passphrase },
+  );
   expect(published.stderr).toBe('');
   expect(published.code).toBe(0);
   const tls = { cert: certs.cert, key: certs.key };
@@ -90,7 +99,9 @@ beforeAll(async () => {
   cpSync(join(dir, 'dist'), join(dir, 'dist-bad'), { recursive: true, dereference: true });
   const folder = join(dir, 'dist-bad/providers/registry.example.com/acme/widgets');
   execFileSync('rm', [join(folder, 'terraform-provider-widgets_1.0.0_linux_amd64.zip')]);
-  await writeZip(join(folder, 'terraform-provider-widgets_1.0.0_linux_amd64.zip'), [{ name: 'terraform-provider-widgets_v1.0.0', content: 'not what was signed' }]);
+  await writeZip(join(folder, 'terraform-provider-widgets_1.0.0_linux_amd64.zip'), [
+    { name: 'terraform-provider-widgets_v1.0.0', content: 'not what was signed' },
+  ]);
   const stranger = await testKey(dir, 'Stranger');
   const resign = join(dir, 'resign');
   cpSync(join(dir, 'releases'), resign, { recursive: true });
@@ -130,7 +141,9 @@ describe.each([
       expect(got.keyId).toBe(got.version === '2.0.0' ? site.keyId : acme.keyId);
       expect(got.protocols).toEqual(['5.0']);
       // The relative URLs resolved against the download document: files of the network mirror's folder.
-      expect(new URL(got.downloadUrl).pathname).toBe(`/providers/registry.example.com/acme/widgets/terraform-provider-widgets_${got.version}_${got.platform}.zip`);
+      expect(new URL(got.downloadUrl).pathname).toBe(
+        `/providers/registry.example.com/acme/widgets/terraform-provider-widgets_${got.version}_${got.platform}.zip`,
+      );
       expect(new URL(got.signatureUrl).pathname).toBe(`/providers/registry.example.com/acme/widgets/terraform-provider-widgets_${got.version}_SHA256SUMS.sig`);
       expect(got.contentType).toBe('application/zip');
       expect(got.contentEncoding).toBe('');
@@ -141,7 +154,9 @@ describe.each([
   it('reports a platform without a package (404 on download) and a provider the registry lacks (404 on versions)', async () => {
     expect(await installFails(hostOf(), '1.1.0:darwin_arm64')).toContain('provider localhost');
     expect(await installFails(hostOf(), '1.1.0:darwin_arm64')).toContain('is not available for darwin_arm64');
-    const unknown = await run(client, [join(dir, 'fail'), `${hostOf()}/acme/gadgets@1.0.0:linux_amd64`], { env: { ...process.env, SSL_CERT_FILE: certs.ca } }).catch((e: { stderr: string }) => e);
+    const unknown = await run(client, [join(dir, 'fail'), `${hostOf()}/acme/gadgets@1.0.0:linux_amd64`], {
+      env: { ...process.env, SSL_CERT_FILE: certs.ca },
+    }).catch((e: { stderr: string }) => e);
     expect(unknown.stderr).toContain('does not have a provider named');
   });
 });
@@ -162,7 +177,9 @@ describe('provider-registry-install against a tampered mirror', () => {
     expect(r.code).toBe(1);
     const out = r.stdout + r.stderr;
     expect(out).toContain('providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.0.0_linux_amd64.zip: sha256');
-    expect(out).toContain('providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.1.0_SHA256SUMS.sig: authentication signature from unknown issuer');
+    expect(out).toContain(
+      'providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.1.0_SHA256SUMS.sig: authentication signature from unknown issuer',
+    );
     expect(out).toContain('providers/registry.example.com/acme/widgets/terraform-provider-widgets_2.0.0_SHA256SUMS: sha256');
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
   });
@@ -179,10 +196,32 @@ describe('content types from serve and nginx', () => {
     ];
     for (const base of bases) {
       for (const [file, type] of files) {
-        const { stdout } = await run('curl', ['-sS', '--cacert', certs.ca, '-H', 'Accept-Encoding: gzip', '-o', '/dev/null', '-w', '%{http_code} %{content_type}', `${base}${file}`]);
+        const { stdout } = await run('curl', [
+          '-sS',
+          '--cacert',
+          certs.ca,
+          '-H',
+          'Accept-Encoding: gzip',
+          '-o',
+          '/dev/null',
+          '-w',
+          '%{http_code} %{content_type}',
+          `${base}${file}`,
+        ]);
         expect(stdout, `${base}${file}`).toBe(`200 ${type}`);
       }
-      const sums = await run('curl', ['-sS', '--cacert', certs.ca, '-H', 'Accept-Encoding: gzip', '-D', '-', '-o', '/dev/null', `${base}providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.0.0_SHA256SUMS`]);
+      const sums = await run('curl', [
+        '-sS',
+        '--cacert',
+        certs.ca,
+        '-H',
+        'Accept-Encoding: gzip',
+        '-D',
+        '-',
+        '-o',
+        '/dev/null',
+        `${base}providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.0.0_SHA256SUMS`,
+      ]);
       expect(sums.stdout.toLowerCase()).not.toContain('content-encoding');
     }
   });

@@ -62,8 +62,17 @@ describe('go-tfe 0.11 (Debian) against modmirror serve', () => {
     const { code, report } = await runProbe(TOKENS.user, ['-username', 'alice2', '-email', 'alice2@example.com']);
     expect(report.error).toBeUndefined();
     expect(code).toBe(0);
-    expect(report.updated).toEqual({ id: 'user-sampleAlice0000001', username: 'alice2', email: 'alice@example.com', unconfirmedEmail: 'alice2@example.com', isServiceAccount: false });
-    expect((await h.call('user', 'GET', '/api/v2/account/details')).json.data.attributes).toMatchObject({ username: 'alice2', 'unconfirmed-email': 'alice2@example.com' });
+    expect(report.updated).toEqual({
+      id: 'user-sampleAlice0000001',
+      username: 'alice2',
+      email: 'alice@example.com',
+      unconfirmedEmail: 'alice2@example.com',
+      isServiceAccount: false,
+    });
+    expect((await h.call('user', 'GET', '/api/v2/account/details')).json.data.attributes).toMatchObject({
+      username: 'alice2',
+      'unconfirmed-email': 'alice2@example.com',
+    });
   });
 
   it('a team token reads its service user and may not update it; go-tfe reports 401 as "unauthorized"', async () => {

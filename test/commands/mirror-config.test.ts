@@ -23,7 +23,10 @@ describe('the base-URL rule', () => {
   it('publish --base-url without a trailing slash writes locations under it, and the mirror verifies', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'drop/acme/thing/aws/1.0.0/main.tf': 'variable "x" {}\n' });
-    const published = await runCli(['publish', '--source', 'drop/acme/thing/aws/1.0.0', '--base-url', 'https://x.example.com', '--out', 'dist', '--new-mirror', '--json'], dir);
+    const published = await runCli(
+      ['publish', '--source', 'drop/acme/thing/aws/1.0.0', '--base-url', 'https://x.example.com', '--out', 'dist', '--new-mirror', '--json'],
+      dir,
+    );
     expect(published.stderr).toBe('');
     expect(published.code).toBe(0);
     expect(readJson(join(dir, 'dist/v1/modules/acme/thing/aws/1.0.0/download'))).toEqual({
@@ -77,7 +80,10 @@ describe("the config's out", () => {
     expect(resolveMirrorConfig({}, dir)).toMatchObject({ configFile: undefined, outDir: join(dir, 'dist'), baseUrl: '' });
     writeFiles(dir, { 'mirror.config.yaml': 'out: www\nbaseUrl: https://m.example.com\nsources:\n  - git: ../gone\n    namespace: acme\n' });
     expect(resolveMirrorConfig({}, dir)).toMatchObject({ outDir: join(dir, 'www'), baseUrl: 'https://m.example.com/' });
-    expect(resolveMirrorConfig({ out: 'other', baseUrl: 'https://o.example.com/' }, dir)).toMatchObject({ outDir: join(dir, 'other'), baseUrl: 'https://o.example.com/' });
+    expect(resolveMirrorConfig({ out: 'other', baseUrl: 'https://o.example.com/' }, dir)).toMatchObject({
+      outDir: join(dir, 'other'),
+      baseUrl: 'https://o.example.com/',
+    });
   });
 });
 
@@ -118,7 +124,10 @@ describe('publish --version', () => {
   it('takes the normal form a build gives a tag: no leading v, no build metadata', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'drop/main.tf': 'variable "x" {}\n' });
-    const published = await runCli(['publish', '--source', 'drop', '--namespace', 'acme', '--name', 'thing', '--provider', 'aws', '--version', 'v1.4.0+build.7', '--new-mirror', '--json'], dir);
+    const published = await runCli(
+      ['publish', '--source', 'drop', '--namespace', 'acme', '--name', 'thing', '--provider', 'aws', '--version', 'v1.4.0+build.7', '--new-mirror', '--json'],
+      dir,
+    );
     expect(published.stderr).toBe('');
     expect(JSON.parse(published.stdout).version).toBe('1.4.0');
     expect(existsSync(join(dir, 'dist/v1/modules/acme/thing/aws/1.4.0/thing-aws-1.4.0.tar.gz'))).toBe(true);

@@ -15,7 +15,9 @@ describe('config problems', () => {
   }
 
   it('names file, line and key of an unknown key and a wrong type, all at once', async () => {
-    const r = await buildWithConfig('sources:\n  - folder: mods\n    recursive: true\nout: 5\nmodules:\n  a/b/c:\n    verified: "yes"\nbrowse:\n  imageHosts: [ftp://x]\n');
+    const r = await buildWithConfig(
+      'sources:\n  - folder: mods\n    recursive: true\nout: 5\nmodules:\n  a/b/c:\n    verified: "yes"\nbrowse:\n  imageHosts: [ftp://x]\n',
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/4 problem\(s\)/);
     expect(r.stderr).toMatch(/mirror\.config\.yaml:9: browse\.imageHosts\[0\]: expected an http\(s\) origin/);
@@ -37,7 +39,8 @@ describe('config problems', () => {
     const dir = tempDir();
     makeRepo(join(dir, 'repo'), [{ date: '2024-01-01T00:00:00Z', files: { 'main.tf': '' }, tags: ['v1.0.0'] }]);
     writeFiles(dir, {
-      'mirror.config.yaml': 'sources:\n  - git: repo\n    namespace: a\n    name: b\n    provider: c\n  - git: repo\n    namespace: a\n    name: b\n    provider: c\n  - git: repo\n',
+      'mirror.config.yaml':
+        'sources:\n  - git: repo\n    namespace: a\n    name: b\n    provider: c\n  - git: repo\n    namespace: a\n    name: b\n    provider: c\n  - git: repo\n',
     });
     const r = await runCli(['build'], dir);
     expect(r.code).toBe(1);
@@ -49,7 +52,10 @@ describe('config problems', () => {
   it('refuses the same module from a folder and a git repository', async () => {
     const dir = tempDir();
     makeRepo(join(dir, 'repo'), [{ date: '2024-01-01T00:00:00Z', files: { 'main.tf': '' }, tags: ['v2.0.0'] }]);
-    writeFiles(dir, { 'mods/a/b/c/1.0.0/main.tf': '', 'mirror.config.yaml': 'sources:\n  - folder: mods\n  - git: repo\n    namespace: a\n    name: b\n    provider: c\n' });
+    writeFiles(dir, {
+      'mods/a/b/c/1.0.0/main.tf': '',
+      'mirror.config.yaml': 'sources:\n  - folder: mods\n  - git: repo\n    namespace: a\n    name: b\n    provider: c\n',
+    });
     const r = await runCli(['build'], dir);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Duplicate module address a\/b\/c: it comes from two sources/);
@@ -89,11 +95,16 @@ describe('config problems', () => {
       { 'zips/.keep': '' },
     );
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/mirror\.config\.yaml:6: providers\[0\]\.registry: in-house providers are addressed HOSTNAME\/NAMESPACE\/TYPE by the mirror's host name: set hostname/);
+    expect(r.stderr).toMatch(
+      /mirror\.config\.yaml:6: providers\[0\]\.registry: in-house providers are addressed HOSTNAME\/NAMESPACE\/TYPE by the mirror's host name: set hostname/,
+    );
     expect(r.stderr).toMatch(/mirror\.config\.yaml:9: providers\[1\]\.keys: keys check the signatures of in-house releases; set registry: true too/);
     expect(r.stderr).toMatch(/mirror\.config\.yaml:13: providers\[2\]\.registry: expected true or false, got "yes please"/);
     expect(r.stderr).toMatch(/mirror\.config\.yaml:16: signing\.passphraseEnv: expected an environment variable name/);
-    const missing = await buildWithConfig('baseUrl: https://registry.example.com/\nproviders:\n  - folder: zips\n    namespace: acme\n    registry: true\n    keys: [nope.asc]\n', { 'zips/.keep': '' });
+    const missing = await buildWithConfig(
+      'baseUrl: https://registry.example.com/\nproviders:\n  - folder: zips\n    namespace: acme\n    registry: true\n    keys: [nope.asc]\n',
+      { 'zips/.keep': '' },
+    );
     expect(missing.stderr).toMatch(/mirror\.config\.yaml:6: providers\[0\]\.keys\[0\]: the key file ".*nope\.asc" does not exist/);
   });
 

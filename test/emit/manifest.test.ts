@@ -17,7 +17,12 @@ const version = (v: string, tag: string): ManifestVersion => ({
 
 function streamed(manifest: Manifest): string {
   const { modules, ...head } = manifest;
-  return [...manifestChunks(head, Object.entries(modules).map(([key, m]) => [key, m.versions]))].join('');
+  return [
+    ...manifestChunks(
+      head,
+      Object.entries(modules).map(([key, m]) => [key, m.versions]),
+    ),
+  ].join('');
 }
 
 describe('manifestChunks', () => {

@@ -39,7 +39,17 @@ describe('required providers, declared and implied', () => {
     // terraform-config-inspect reads override.tf as an ordinary file: it would print aws and google.
     ['implied-overrides', { awsalt: '', 'google-beta': '' }],
     // Declared in required_providers and provider blocks: nothing implied.
-    ['providers', { acmecorp: 'example.com/acmecorp/widgets ~> 1.0', aws: 'hashicorp/aws != 5.1.0, >= 5.0, < 6.0', google: 'registry.terraform.io/hashicorp/google', null: '', random: ' ~> 3.5', tls: ' < 5.0, 4.0.5' }],
+    [
+      'providers',
+      {
+        acmecorp: 'example.com/acmecorp/widgets ~> 1.0',
+        aws: 'hashicorp/aws != 5.1.0, >= 5.0, < 6.0',
+        google: 'registry.terraform.io/hashicorp/google',
+        null: '',
+        random: ' ~> 3.5',
+        tls: ' < 5.0, 4.0.5',
+      },
+    ],
   ])('%s', (fixture, expected) => {
     const shown = Object.fromEntries(providersOf(fixture).map((p) => [p.name, p.version === '' ? p.source : `${p.source} ${p.version}`]));
     expect(shown).toEqual(expected);

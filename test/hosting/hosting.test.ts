@@ -38,7 +38,11 @@ function rules(text: string): Map<string, Record<string, string>> {
 describe('the _headers file', () => {
   it('gives each download the location its download file holds, and JSON types to extension-less files', async () => {
     const headers = rules(readFileSync(join(dir, 'dist/_headers'), 'utf8'));
-    for (const [key, version] of [['acme/net/aws', '1.0.0'], ['acme/net/aws', '1.1.0'], ['beta/dns/google', '0.1.0']]) {
+    for (const [key, version] of [
+      ['acme/net/aws', '1.0.0'],
+      ['acme/net/aws', '1.1.0'],
+      ['beta/dns/google', '0.1.0'],
+    ]) {
       const rel = `v1/modules/${key}/${version}/download`;
       const body = JSON.parse(readFileSync(join(dir, 'dist', rel), 'utf8')) as { location: string };
       expect(headers.get(`/${rel}`)).toEqual({
@@ -55,7 +59,9 @@ describe('the _headers file', () => {
 
   it('uses absolute locations and the base path when the mirror has a base URL', () => {
     const headers = rules(readFileSync(join(dir, 'abs/_headers'), 'utf8'));
-    expect(headers.get('/tf/v1/modules/acme/net/aws/1.1.0/download')?.['X-Terraform-Get']).toBe('https://mirror.example.com/tf/v1/modules/acme/net/aws/1.1.0/net-aws-1.1.0.tar.gz');
+    expect(headers.get('/tf/v1/modules/acme/net/aws/1.1.0/download')?.['X-Terraform-Get']).toBe(
+      'https://mirror.example.com/tf/v1/modules/acme/net/aws/1.1.0/net-aws-1.1.0.tar.gz',
+    );
   });
 
   it('is rewritten by publish to list the new version, as a clean build would', async () => {
@@ -79,7 +85,9 @@ describe('modmirror hosting', () => {
 
     const absolute = await runCli(['hosting', 'nginx', '--dir', 'abs'], dir);
     expect(absolute.stdout).toContain('listen 80;');
-    expect(absolute.stdout).toContain('add_header X-Terraform-Get "https://mirror.example.com/tf/v1/modules/$mm_namespace/$mm_name/$mm_provider/$mm_version/$mm_name-$mm_provider-$mm_version.tar.gz";');
+    expect(absolute.stdout).toContain(
+      'add_header X-Terraform-Get "https://mirror.example.com/tf/v1/modules/$mm_namespace/$mm_name/$mm_provider/$mm_version/$mm_name-$mm_provider-$mm_version.tar.gz";',
+    );
     expect(absolute.stdout).toContain('rewrite "^/tf(/.*)$" $1 break;');
   });
 

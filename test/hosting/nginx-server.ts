@@ -73,7 +73,9 @@ export async function startNginx(prefix: string, blocks: string[], ports: number
     ].join('\n'),
   );
   let output = '';
-  const child = spawn(nginx, ['-p', prefix, '-e', `${prefix}/logs/error.log`, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(nginx, ['-p', prefix, '-e', `${prefix}/logs/error.log`, '-c', join(prefix, 'nginx.conf'), '-g', 'daemon off;'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const log = () => `${output}${existsSync(join(prefix, 'logs/error.log')) ? readFileSync(join(prefix, 'logs/error.log'), 'utf8') : ''}`;
@@ -87,11 +89,18 @@ export async function startNginx(prefix: string, blocks: string[], ports: number
  * over TLS on another (Terraform requires https for discovery and network
  * mirrors).
  */
-export async function startPrintedNginx(prefix: string, mirrorDir: string, certs: { cert: string; key: string }): Promise<{ stop: () => void; plainPort: number; tlsPort: number }> {
+export async function startPrintedNginx(
+  prefix: string,
+  mirrorDir: string,
+  certs: { cert: string; key: string },
+): Promise<{ stop: () => void; plainPort: number; tlsPort: number }> {
   const [plainPort, tlsPort] = [await freePort(), await freePort()];
   const printed = await runCli(['hosting', 'nginx', '--dir', mirrorDir, '--listen', `127.0.0.1:${plainPort}`], dirname(prefix));
   if (printed.code !== 0) throw new Error(`hosting nginx failed: ${printed.stderr}`);
-  const tlsBlock = printed.stdout.replace(`listen 127.0.0.1:${plainPort};`, `listen 127.0.0.1:${tlsPort} ssl;\n    ssl_certificate ${certs.cert};\n    ssl_certificate_key ${certs.key};`);
+  const tlsBlock = printed.stdout.replace(
+    `listen 127.0.0.1:${plainPort};`,
+    `listen 127.0.0.1:${tlsPort} ssl;\n    ssl_certificate ${certs.cert};\n    ssl_certificate_key ${certs.key};`,
+  );
   const nginx = await startNginx(prefix, [printed.stdout, tlsBlock], [plainPort]);
   return { ...nginx, plainPort, tlsPort };
 }

@@ -36,7 +36,10 @@ beforeAll(async () => {
   expect((await runCli(['build', '--json', '--out', 'dist-abs', '--base-url', `${absolute}/registry/`], dir)).code).toBe(0);
 
   const blocks: string[] = [];
-  for (const [out, port] of [['dist', port1], ['dist-abs', port2]] as const) {
+  for (const [out, port] of [
+    ['dist', port1],
+    ['dist-abs', port2],
+  ] as const) {
     const printed = await runCli(['hosting', 'nginx', '--dir', out, '--listen', `127.0.0.1:${port}`], dir);
     expect(printed.stderr).toBe('');
     expect(printed.code).toBe(0);

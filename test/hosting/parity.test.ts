@@ -46,8 +46,15 @@ beforeAll(async () => {
   const files: Record<string, string> = { 'mirror.config.yaml': 'sources:\n  - folder: mods\nproviders:\n  - folder: releases\n    namespace: acme\n' };
   await writeReleaseFolder(join(dir, 'releases'), 'widgets', '0.4.0', ['linux_amd64']);
   // Large enough that both hosts compress the JSON documents (serve from 1 KB, nginx from 20 bytes).
-  const variables = Array.from({ length: 60 }, (_, i) => `variable "input_${i}" {\n  description = "Input number ${i} of the module"\n  default     = ${i}\n}\n`).join('');
-  writeFiles(dir, { ...files, 'mods/acme/hello/null/1.2.3/main.tf': variables, 'mods/acme/hello/null/1.2.3/README.md': `# Hello\n\n${'A module. '.repeat(200)}\n` });
+  const variables = Array.from(
+    { length: 60 },
+    (_, i) => `variable "input_${i}" {\n  description = "Input number ${i} of the module"\n  default     = ${i}\n}\n`,
+  ).join('');
+  writeFiles(dir, {
+    ...files,
+    'mods/acme/hello/null/1.2.3/main.tf': variables,
+    'mods/acme/hello/null/1.2.3/README.md': `# Hello\n\n${'A module. '.repeat(200)}\n`,
+  });
   expect((await runCli(['build', '--json'], dir)).code).toBe(0);
   serve = await startServer({ dir: dist, host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
   const port = await freePort();
@@ -104,7 +111,10 @@ describe('every kind of file, from serve and from nginx', () => {
       const onDisk = readFileSync(join(dist, file));
       const answers: Record<string, ReturnType<typeof visible>> = {};
       for (const [host, base] of Object.entries(hosts)) {
-        for (const [client, seen] of [['fetch', await viaFetch(base + path)], ['curl', await viaCurl(base + path)]] as const) {
+        for (const [client, seen] of [
+          ['fetch', await viaFetch(base + path)],
+          ['curl', await viaCurl(base + path)],
+        ] as const) {
           expect(seen.status, `${host} ${client}`).toBe(200);
           expect(seen.body.equals(onDisk), `${host} ${client}: body differs from ${file}`).toBe(true);
           answers[`${host} ${client}`] = visible(seen);
@@ -154,7 +164,10 @@ describe('every kind of file, from serve and from nginx', () => {
     const onDisk = readFileSync(join(dist, file));
     const answers: Record<string, ReturnType<typeof visible>> = {};
     for (const [host, base] of Object.entries(hosts)) {
-      for (const [client, seen] of [['fetch', await viaFetch(`${base}/${file}`)], ['curl', await viaCurl(`${base}/${file}`)]] as const) {
+      for (const [client, seen] of [
+        ['fetch', await viaFetch(`${base}/${file}`)],
+        ['curl', await viaCurl(`${base}/${file}`)],
+      ] as const) {
         expect(seen.status, `${host} ${client}`).toBe(200);
         expect(seen.body.equals(onDisk), `${host} ${client}: body differs from ${file}`).toBe(true);
         answers[`${host} ${client}`] = visible(seen);

@@ -13,8 +13,18 @@ const json = (body: Buffer) => JSON.parse(body.toString('utf8'));
 describe('statusOf', () => {
   it('gives each code a request can meet its status', () => {
     const expected: [ErrorCode, number][] = [
-      ['BAD_REQUEST', 400], ['UNAUTHORIZED', 401], ['FORBIDDEN', 403], ['NOT_FOUND', 404], ['METHOD_NOT_ALLOWED', 405], ['CONFLICT', 409],
-      ['PAYLOAD_TOO_LARGE', 413], ['URI_TOO_LONG', 414], ['UNSUPPORTED_MEDIA_TYPE', 415], ['INVALID_ATTRIBUTE', 422], ['HEADERS_TOO_LARGE', 431], ['LOCK_BUSY', 503],
+      ['BAD_REQUEST', 400],
+      ['UNAUTHORIZED', 401],
+      ['FORBIDDEN', 403],
+      ['NOT_FOUND', 404],
+      ['METHOD_NOT_ALLOWED', 405],
+      ['CONFLICT', 409],
+      ['PAYLOAD_TOO_LARGE', 413],
+      ['URI_TOO_LONG', 414],
+      ['UNSUPPORTED_MEDIA_TYPE', 415],
+      ['INVALID_ATTRIBUTE', 422],
+      ['HEADERS_TOO_LARGE', 431],
+      ['LOCK_BUSY', 503],
     ];
     for (const [code, status] of expected) expect(statusOf(new MirrorError(code, 'x')), code).toBe(status);
   });
@@ -38,8 +48,14 @@ describe('errorAnswer', () => {
     const answer = errorAnswer(new MirrorError('INVALID_ATTRIBUTE', 'data.type must be "organizations"', { pointer: '/data/type' }), 'jsonapi');
     expect(answer.status).toBe(422);
     expect(answer.headers['Content-Type']).toBe('application/vnd.api+json');
-    expect(json(answer.body)).toEqual({ errors: [{ status: '422', title: 'invalid attribute', detail: 'data.type must be "organizations"', source: { pointer: '/data/type' } }] });
-    expect(json(errorAnswer(new MirrorError('UNAUTHORIZED', 'token'), 'jsonapi').body).errors[0]).toEqual({ status: '401', title: 'unauthorized', detail: 'token' });
+    expect(json(answer.body)).toEqual({
+      errors: [{ status: '422', title: 'invalid attribute', detail: 'data.type must be "organizations"', source: { pointer: '/data/type' } }],
+    });
+    expect(json(errorAnswer(new MirrorError('UNAUTHORIZED', 'token'), 'jsonapi').body).errors[0]).toEqual({
+      status: '401',
+      title: 'unauthorized',
+      detail: 'token',
+    });
   });
 
   it('lists the allowed methods on a 405', () => {
@@ -56,7 +72,11 @@ describe('errorAnswer', () => {
     expect(torn.status).toBe(500);
     expect(torn.headers['Retry-After']).toBeUndefined();
     // Any caller can cause a 500: its body names the code, never a server path.
-    expect(json(torn.body).errors[0]).toEqual({ status: '500', title: 'internal server error', detail: "Internal error (DATA_INVALID): the server's log says what failed." });
+    expect(json(torn.body).errors[0]).toEqual({
+      status: '500',
+      title: 'internal server error',
+      detail: "Internal error (DATA_INVALID): the server's log says what failed.",
+    });
   });
 
   it('answers a lock another writer holds past the wait with 503 and Retry-After', async () => {
@@ -70,8 +90,14 @@ describe('errorAnswer', () => {
     expect([answer.status, answer.headers['Retry-After']]).toEqual([503, '1']);
   });
 
-  it('keeps a bug\'s message, which speaks of modmirror\'s insides, from the client', () => {
-    expect(errorAnswer(new TypeError("Cannot read properties of undefined (reading 'x')"), 'registry').body.toString('utf8')).toBe('{"errors":["Internal error"]}\n');
-    expect(json(errorAnswer(new Error('secret'), 'jsonapi').body).errors[0]).toEqual({ status: '500', title: 'internal server error', detail: 'Internal error' });
+  it("keeps a bug's message, which speaks of modmirror's insides, from the client", () => {
+    expect(errorAnswer(new TypeError("Cannot read properties of undefined (reading 'x')"), 'registry').body.toString('utf8')).toBe(
+      '{"errors":["Internal error"]}\n',
+    );
+    expect(json(errorAnswer(new Error('secret'), 'jsonapi').body).errors[0]).toEqual({
+      status: '500',
+      title: 'internal server error',
+      detail: 'Internal error',
+    });
   });
 });

@@ -24,7 +24,14 @@ describe('listing', () => {
     const acme = res.json.data[0];
     expect(acme).toMatchObject({
       type: 'organizations',
-      attributes: { name: 'acme', 'external-id': expect.stringMatching(/^org-/), 'notification-email': 'acme-ops@example.com', 'apply-timeout': '24h', 'workspace-limit': null, 'is-disabled': false },
+      attributes: {
+        name: 'acme',
+        'external-id': expect.stringMatching(/^org-/),
+        'notification-email': 'acme-ops@example.com',
+        'apply-timeout': '24h',
+        'workspace-limit': null,
+        'is-disabled': false,
+      },
       relationships: {
         owners: { data: [{ id: 'user-sampleAlice0000001', type: 'users' }] },
         subscription: { data: null },
@@ -65,22 +72,32 @@ describe('listing', () => {
 
   it('includes owners on request', async () => {
     const res = await admin('GET', '/acme?include=owners');
-    expect(res.json.included).toEqual([expect.objectContaining({ id: 'user-sampleAlice0000001', type: 'users', attributes: expect.not.objectContaining({ email: expect.anything() }) })]);
+    expect(res.json.included).toEqual([
+      expect.objectContaining({ id: 'user-sampleAlice0000001', type: 'users', attributes: expect.not.objectContaining({ email: expect.anything() }) }),
+    ]);
     expect((await admin('GET', '?include=owners')).json.included.map((u: { id: string }) => u.id)).toEqual(['user-sampleAlice0000001']);
     expect((await admin('GET', '/nope')).status).toBe(404);
   });
 });
 
 describe('updates', () => {
-  it('updates typed attributes, maps the deprecated timeouts and accepts go-tfe\'s empty type', async () => {
+  it("updates typed attributes, maps the deprecated timeouts and accepts go-tfe's empty type", async () => {
     const res = await admin('PATCH', '/delta', {
-      data: { type: '', attributes: { 'access-beta-tools': true, 'workspace-limit': 12, 'terraform-build-worker-apply-timeout': '90m', 'plan-timeout': '1h30m' } },
+      data: {
+        type: '',
+        attributes: { 'access-beta-tools': true, 'workspace-limit': 12, 'terraform-build-worker-apply-timeout': '90m', 'plan-timeout': '1h30m' },
+      },
     });
     expect(res.status).toBe(200);
     expect(res.json.data.attributes).toMatchObject({ 'access-beta-tools': true, 'workspace-limit': 12, 'apply-timeout': '90m', 'plan-timeout': '1h30m' });
-    const both = await admin('PATCH', '/delta', { data: { type: 'organizations', attributes: { 'terraform-build-worker-plan-timeout': '5m', 'plan-timeout': '2h' } } });
+    const both = await admin('PATCH', '/delta', {
+      data: { type: 'organizations', attributes: { 'terraform-build-worker-plan-timeout': '5m', 'plan-timeout': '2h' } },
+    });
     expect(both.json.data.attributes['plan-timeout']).toBe('2h');
-    expect((await admin('PATCH', '/delta', { data: { type: 'organizations', attributes: { 'workspace-limit': null, 'apply-timeout': null } } })).json.data.attributes).toMatchObject({ 'workspace-limit': null, 'apply-timeout': null });
+    expect(
+      (await admin('PATCH', '/delta', { data: { type: 'organizations', attributes: { 'workspace-limit': null, 'apply-timeout': null } } })).json.data
+        .attributes,
+    ).toMatchObject({ 'workspace-limit': null, 'apply-timeout': null });
     expect((await admin('GET', '/delta')).json.data.attributes['access-beta-tools']).toBe(true);
   });
 
@@ -128,12 +145,22 @@ describe('sharing (spec 3.3)', () => {
   });
 
   it('setting consumers turns global sharing off; unknown consumers are 422', async () => {
-    const set = await admin('PATCH', '/beta/relationships/module-consumers', { data: [{ type: 'organizations', id: 'acme' }, { type: 'organizations', id: 'delta' }] });
+    const set = await admin('PATCH', '/beta/relationships/module-consumers', {
+      data: [
+        { type: 'organizations', id: 'acme' },
+        { type: 'organizations', id: 'delta' },
+      ],
+    });
     expect(set.status).toBe(204);
     expect(set.text).toBe('');
     expect(await consumers('beta')).toEqual(['acme', 'delta']);
     expect((await admin('GET', '/beta')).json.data.attributes['global-module-sharing']).toBe(false);
-    const unknown = await admin('PATCH', '/beta/relationships/module-consumers', { data: [{ type: 'organizations', id: 'acme' }, { type: 'organizations', id: 'nobody' }] });
+    const unknown = await admin('PATCH', '/beta/relationships/module-consumers', {
+      data: [
+        { type: 'organizations', id: 'acme' },
+        { type: 'organizations', id: 'nobody' },
+      ],
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.json.errors[0]).toMatchObject({ detail: 'The organization "nobody" does not exist.', source: { pointer: '/data/1/id' } });
     expect(await consumers('beta')).toEqual(['acme', 'delta']);

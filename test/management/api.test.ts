@@ -33,8 +33,16 @@ describe('authorization matrix', () => {
     ['GET', '/api/v2/task-stages/ts-sampleDisabled0001', { admin: 404, user: 404, team: 404, organization: 404, unknown: 401, none: 401 }],
     ['GET', '/api/v2/admin/organizations', { admin: 200, user: 404, team: 404, organization: 404, unknown: 401, none: 401 }],
     ['GET', '/api/v2/admin/organizations/acme', { admin: 200, user: 404, team: 404, organization: 404, unknown: 401, none: 401 }],
-    ['GET', '/api/v2/admin/organizations/acme/relationships/module-consumers', { admin: 200, user: 404, team: 404, organization: 404, unknown: 401, none: 401 }],
-    ['GET', '/api/v2/admin/organizations/acme/relationships/provider-consumers', { admin: 200, user: 404, team: 404, organization: 404, unknown: 401, none: 401 }],
+    [
+      'GET',
+      '/api/v2/admin/organizations/acme/relationships/module-consumers',
+      { admin: 200, user: 404, team: 404, organization: 404, unknown: 401, none: 401 },
+    ],
+    [
+      'GET',
+      '/api/v2/admin/organizations/acme/relationships/provider-consumers',
+      { admin: 200, user: 404, team: 404, organization: 404, unknown: 401, none: 401 },
+    ],
     ['PATCH', '/api/v2/account/update', { admin: 200, user: 200, team: 401, organization: 401, unknown: 401, none: 401 }],
   ];
   for (const [method, path, expected] of matrix) {
@@ -71,7 +79,10 @@ describe('account', () => {
     expect(team.id).toMatch(/^user-/);
     expect(team.relationships['authenticated-resource'].data).toEqual({ id: 'team-samplePlatform0001', type: 'teams' });
     const org = (await h.call('organization', 'GET', '/api/v2/account/details')).json.data;
-    expect(org.relationships['authenticated-resource']).toEqual({ data: { id: 'acme', type: 'organizations' }, links: { related: '/api/v2/organizations/acme' } });
+    expect(org.relationships['authenticated-resource']).toEqual({
+      data: { id: 'acme', type: 'organizations' },
+      links: { related: '/api/v2/organizations/acme' },
+    });
     expect((await h.call('admin', 'GET', '/api/v2/account/details')).json.data.attributes['is-site-admin']).toBe(true);
   });
 
@@ -79,7 +90,9 @@ describe('account', () => {
     const taken = await h.call('user', 'PATCH', '/api/v2/account/update', { data: { type: 'users', attributes: { username: 'admin' } } });
     expect(taken.status).toBe(422);
     expect(taken.json.errors[0].source.pointer).toBe('/data/attributes/username');
-    const res = await h.call('user', 'PATCH', '/api/v2/account/update', { data: { type: 'users', attributes: { username: 'alice2', email: 'new@example.com' } } });
+    const res = await h.call('user', 'PATCH', '/api/v2/account/update', {
+      data: { type: 'users', attributes: { username: 'alice2', email: 'new@example.com' } },
+    });
     expect(res.status).toBe(200);
     expect(res.json.data.attributes).toMatchObject({ username: 'alice2', email: 'alice@example.com', 'unconfirmed-email': 'new@example.com' });
     expect((await h.call('user', 'GET', '/api/v2/account/details')).json.data.attributes.username).toBe('alice2');
@@ -124,7 +137,7 @@ describe('account', () => {
 });
 
 describe('task stages and results', () => {
-  it('lists a run\'s stages with pagination meta and links', async () => {
+  it("lists a run's stages with pagination meta and links", async () => {
     const res = await h.call('user', 'GET', '/api/v2/runs/run-sampleOverride0001/task-stages');
     expect(res.status).toBe(200);
     expect(res.json.data).toHaveLength(1);
@@ -141,7 +154,12 @@ describe('task stages and results', () => {
       attributes: { status: 'awaiting_override', stage: 'post_plan', 'status-timestamps': { 'awaiting-override-at': '2026-11-20T10:02:00+00:00' } },
       relationships: {
         run: { data: { id: 'run-sampleOverride0001', type: 'runs' } },
-        'task-results': { data: [{ id: 'taskrs-sampleCost00001', type: 'task-results' }, { id: 'taskrs-sampleScan00001', type: 'task-results' }] },
+        'task-results': {
+          data: [
+            { id: 'taskrs-sampleCost00001', type: 'task-results' },
+            { id: 'taskrs-sampleScan00001', type: 'task-results' },
+          ],
+        },
         'policy-evaluations': { data: [{ id: 'poleval-sample0000001', type: 'policy-evaluations' }] },
       },
       links: { self: '/api/v2/task-stages/ts-sampleAwaiting00001' },
@@ -203,10 +221,21 @@ describe('request errors', () => {
   it('answers 415 for a body that is not JSON, 400 for broken JSON, 413 for a huge body', async () => {
     const notJson = await h.call('user', 'PATCH', '/api/v2/account/update', 'username=x', { 'content-type': 'application/x-www-form-urlencoded' });
     expect(notJson.status).toBe(415);
-    const plainJson = await h.call('user', 'PATCH', '/api/v2/account/update', { data: { type: 'users', attributes: {} } }, { 'content-type': 'application/json' });
+    const plainJson = await h.call(
+      'user',
+      'PATCH',
+      '/api/v2/account/update',
+      { data: { type: 'users', attributes: {} } },
+      { 'content-type': 'application/json' },
+    );
     expect(plainJson.status).toBe(200);
     expect((await h.call('user', 'PATCH', '/api/v2/account/update', '{"data":')).status).toBe(400);
-    const huge = await h.call('user', 'PATCH', '/api/v2/account/update', JSON.stringify({ data: { type: 'users', attributes: { username: 'x'.repeat(2_000_000) } } }));
+    const huge = await h.call(
+      'user',
+      'PATCH',
+      '/api/v2/account/update',
+      JSON.stringify({ data: { type: 'users', attributes: { username: 'x'.repeat(2_000_000) } } }),
+    );
     expect(huge.status).toBe(413);
     expect((await h.call('user', 'GET', '/api/v2/account/details')).status).toBe(200);
   });
@@ -255,7 +284,11 @@ describe('malformed requests under /api/v2 get JSON:API errors (spec 7.1)', () =
 
   it('bad percent-encoding, encoded "/" or NUL, and an over-long URL', async () => {
     expectApiError(await h.call('admin', 'GET', '/api/v2/admin/organizations/%zz'), 400, '%zz');
-    expectApiError(await h.call('admin', 'PATCH', '/api/v2/admin/organizations/%E0%A4%A', { data: { type: 'organizations', attributes: {} } }), 400, 'truncated UTF-8');
+    expectApiError(
+      await h.call('admin', 'PATCH', '/api/v2/admin/organizations/%E0%A4%A', { data: { type: 'organizations', attributes: {} } }),
+      400,
+      'truncated UTF-8',
+    );
     expectApiError(await h.call('none', 'GET', '/api/v2/a%2Fb'), 400, 'encoded slash');
     expectApiError(await h.call('none', 'GET', '/api/v2/a%00b'), 400, 'NUL');
     expectApiError(await h.call('admin', 'GET', '/%61pi/v2/%zz'), 400, 'encoded api prefix');
@@ -272,7 +305,9 @@ describe('malformed requests under /api/v2 get JSON:API errors (spec 7.1)', () =
     const { port } = new URL(h.server.url);
     const raw = await new Promise<string>((resolve, reject) => {
       let answer = '';
-      const socket = connect(Number(port), '127.0.0.1', () => socket.write(`GET /api/v2/admin/organizations/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write(`GET /api/v2/admin/organizations/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+      );
       socket.on('data', (d) => (answer += d.toString('latin1')));
       socket.on('end', () => resolve(answer));
       socket.on('error', reject);
@@ -280,7 +315,9 @@ describe('malformed requests under /api/v2 get JSON:API errors (spec 7.1)', () =
     const [head, body] = raw.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 431 /);
     expect(head).toMatch(/\r\nContent-Type: application\/vnd\.api\+json\r\n/);
-    expect(JSON.parse(body!).errors).toEqual([{ status: '431', title: 'request header fields too large', detail: expect.stringMatching(/larger than \d+ bytes/) }]);
+    expect(JSON.parse(body!).errors).toEqual([
+      { status: '431', title: 'request header fields too large', detail: expect.stringMatching(/larger than \d+ bytes/) },
+    ]);
     expect((await h.call('user', 'GET', '/api/v2/account/details')).status).toBe(200);
   });
 

@@ -4,7 +4,18 @@
 
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { authenticate, canAccess, canOverride, checkPassword, hashPassword, hashToken, newId, newToken, principalKey, type Principal } from '../../src/management/auth.js';
+import {
+  authenticate,
+  canAccess,
+  canOverride,
+  checkPassword,
+  hashPassword,
+  hashToken,
+  newId,
+  newToken,
+  principalKey,
+  type Principal,
+} from '../../src/management/auth.js';
 import type { Data, Organization, Team, Token, User } from '../../src/management/types.js';
 
 const user = (id: string, extra: Partial<User> = {}): User => ({
@@ -39,7 +50,13 @@ const organization = (name: string, extra: Partial<Organization> = {}): Organiza
 });
 
 const team = (id: string, name: string, org: string, members: string[] = []): Team => ({ id, name, organization: org, members });
-const token = (secret: string, kind: Token['kind'], subject: string): Token => ({ id: `at-${secret}`, kind, subject, hash: hashToken(secret), createdAt: '2024-01-01T00:00:00.000Z' });
+const token = (secret: string, kind: Token['kind'], subject: string): Token => ({
+  id: `at-${secret}`,
+  kind,
+  subject,
+  hash: hashToken(secret),
+  createdAt: '2024-01-01T00:00:00.000Z',
+});
 
 /** acme (owned by alice, team ops with bob) and the disabled org gone (team old). */
 function data(): Data {
@@ -124,9 +141,20 @@ describe('authenticate', () => {
     expect([principal.user.id, principal.user.username]).toEqual([serviceId('organization:acme'), 'api-org-acme']);
   });
 
-  it('answers no one for a missing, malformed or unknown token, a deleted user, and a disabled organization\'s tokens', () => {
+  it("answers no one for a missing, malformed or unknown token, a deleted user, and a disabled organization's tokens", () => {
     const d = data();
-    const headers = [undefined, '', 'alice-secret', 'Basic alice-secret', 'Bearer', 'Bearer alice-secret extra', 'Bearer nope', 'Bearer ghost-secret', 'Bearer old-secret', 'Bearer gone-secret'];
+    const headers = [
+      undefined,
+      '',
+      'alice-secret',
+      'Basic alice-secret',
+      'Bearer',
+      'Bearer alice-secret extra',
+      'Bearer nope',
+      'Bearer ghost-secret',
+      'Bearer old-secret',
+      'Bearer gone-secret',
+    ];
     expect(headers.filter((h) => authenticate(d, h) !== undefined)).toEqual([]);
   });
 });
@@ -150,7 +178,7 @@ describe('canAccess and canOverride', () => {
   };
   const allowed = (rule: (p: Principal) => boolean) => Object.keys(principals).filter((name) => rule(principals[name]!));
 
-  it('lets owners, team members, site administrators and the organization\'s own tokens see its runs', () => {
+  it("lets owners, team members, site administrators and the organization's own tokens see its runs", () => {
     expect(allowed((p) => canAccess(d, p, orgNamed(d, 'acme')))).toEqual(['owner', 'member', 'admin', 'team', 'organization']);
     expect(allowed((p) => canAccess(d, p, orgNamed(d, 'other')))).toEqual(['admin']);
   });
@@ -159,7 +187,7 @@ describe('canAccess and canOverride', () => {
     expect(allowed((p) => canAccess(d, p, orgNamed(d, 'gone')))).toEqual([]);
   });
 
-  it('lets owners, site administrators and the organization\'s token override, never a team', () => {
+  it("lets owners, site administrators and the organization's token override, never a team", () => {
     expect(allowed((p) => canOverride(p, orgNamed(d, 'acme')))).toEqual(['owner', 'admin', 'organization']);
     expect(allowed((p) => canOverride(p, orgNamed(d, 'other')))).toEqual(['admin']);
   });

@@ -36,7 +36,9 @@ describe('writes through the API are visible on the next GET', () => {
     expect((await warm('admin', orgs)).json.data.find((o: { id: string }) => o.id === 'beta').attributes['workspace-limit']).toBe(25);
     await warm('admin', `${orgs}/beta`);
     expect(names(await warm('admin', `${orgs}?filter[provider_producer]=true`))).not.toContain('beta');
-    const patched = await h.call('admin', 'PATCH', `${orgs}/beta`, { data: { type: 'organizations', attributes: { 'workspace-limit': 7, 'global-provider-sharing': true } } });
+    const patched = await h.call('admin', 'PATCH', `${orgs}/beta`, {
+      data: { type: 'organizations', attributes: { 'workspace-limit': 7, 'global-provider-sharing': true } },
+    });
     expect(patched.status).toBe(200);
     expect((await h.call('admin', 'GET', orgs)).json.data.find((o: { id: string }) => o.id === 'beta').attributes['workspace-limit']).toBe(7);
     expect((await h.call('admin', 'GET', `${orgs}/beta`)).json.data.attributes).toMatchObject({ 'workspace-limit': 7, 'global-provider-sharing': true });
@@ -45,7 +47,9 @@ describe('writes through the API are visible on the next GET', () => {
 
   it('PATCH of module consumers and DELETE of an organization', async () => {
     expect(names(await warm('admin', `${orgs}/delta/relationships/module-consumers`))).toEqual([]);
-    expect((await h.call('admin', 'PATCH', `${orgs}/delta/relationships/module-consumers`, { data: [{ type: 'organizations', id: 'gamma' }] })).status).toBe(204);
+    expect((await h.call('admin', 'PATCH', `${orgs}/delta/relationships/module-consumers`, { data: [{ type: 'organizations', id: 'gamma' }] })).status).toBe(
+      204,
+    );
     expect(names(await h.call('admin', 'GET', `${orgs}/delta/relationships/module-consumers`))).toEqual(['gamma']);
 
     expect(names(await warm('admin', orgs))).toContain('gamma');
@@ -58,7 +62,9 @@ describe('writes through the API are visible on the next GET', () => {
 
   it('PATCH of the account', async () => {
     const before = (await warm('user', '/api/v2/account/details')).json.data.attributes;
-    const updated = await h.call('user', 'PATCH', '/api/v2/account/update', { data: { type: 'users', attributes: { username: 'alice2', email: 'alice2@example.com' } } });
+    const updated = await h.call('user', 'PATCH', '/api/v2/account/update', {
+      data: { type: 'users', attributes: { username: 'alice2', email: 'alice2@example.com' } },
+    });
     expect(updated.status).toBe(200);
     const after = (await h.call('user', 'GET', '/api/v2/account/details')).json.data.attributes;
     expect(after).toMatchObject({ username: 'alice2', email: before.email, 'unconfirmed-email': 'alice2@example.com' });
@@ -117,7 +123,9 @@ describe('writes by another process are visible on the next request after they r
 
 describe('answers are per caller', () => {
   it('each token sees its own account and only what it may see', async () => {
-    const usernames = await Promise.all((['admin', 'user', 'team', 'organization'] as const).map(async (c) => (await warm(c, '/api/v2/account/details')).json.data.attributes.username));
+    const usernames = await Promise.all(
+      (['admin', 'user', 'team', 'organization'] as const).map(async (c) => (await warm(c, '/api/v2/account/details')).json.data.attributes.username),
+    );
     expect(new Set(usernames).size).toBe(4);
     // alice sees the running sample run; the team token of acme's platform team does not.
     expect((await warm('user', '/api/v2/runs/run-sampleRunning00001/task-stages')).status).toBe(200);
@@ -147,7 +155,9 @@ describe('answers are per caller', () => {
 
   it('gzips a large answer for a client that asks', async () => {
     const plain = await warm('admin', `${orgs}?page[size]=100`);
-    const res = await request(new URL(`${orgs}?page[size]=100`, h.server.url), { headers: { authorization: 'Bearer mm.sample-admin-token', 'accept-encoding': 'gzip' } });
+    const res = await request(new URL(`${orgs}?page[size]=100`, h.server.url), {
+      headers: { authorization: 'Bearer mm.sample-admin-token', 'accept-encoding': 'gzip' },
+    });
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(res.headers['content-type']).toBe('application/vnd.api+json');
     expect(gunzipSync(Buffer.from(await res.body.arrayBuffer())).toString('utf8')).toBe(plain.text);

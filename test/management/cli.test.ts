@@ -39,7 +39,10 @@ describe('bootstrap', () => {
     const teamToken = (await cli(['token', 'create', '--team', 'ops', '--org', 'omega'])).stdout.trim();
     const orgToken = (await cli(['token', 'create', '--org', 'omega'])).stdout.trim();
     expect((await get(teamToken, '/api/v2/account/details')).json.data.relationships['authenticated-resource'].data.type).toBe('teams');
-    expect((await get(orgToken, '/api/v2/account/details')).json.data.relationships['authenticated-resource'].data).toEqual({ id: 'omega', type: 'organizations' });
+    expect((await get(orgToken, '/api/v2/account/details')).json.data.relationships['authenticated-resource'].data).toEqual({
+      id: 'omega',
+      type: 'organizations',
+    });
   });
 
   it('refuses duplicates, unknown references and bad arguments with a message and exit code', async () => {
@@ -50,7 +53,10 @@ describe('bootstrap', () => {
     expect((await cli(['token', 'create', '--team', 'nope', '--org', 'omega'])).stderr).toMatch(/No team "nope" in organization "omega"/);
     expect((await cli(['token', 'create', '--user', 'a', '--org', 'b'])).code).toBe(2);
     expect((await cli(['user', 'create', '--email', 'x@example.com'])).stderr).toMatch(/Missing --username/);
-    expect((await runCli(['user', 'create', '--username', 'dave', '--email', 'd@example.com', '--password-env', 'PW', '--data', h.data], h.dir, { PW: 'short' })).stderr).toMatch(/at least 10 characters/);
+    expect(
+      (await runCli(['user', 'create', '--username', 'dave', '--email', 'd@example.com', '--password-env', 'PW', '--data', h.data], h.dir, { PW: 'short' }))
+        .stderr,
+    ).toMatch(/at least 10 characters/);
     // Never on the command line: the old flag is refused, pointing at the ones that replace it.
     const onArgv = await cli(['user', 'create', '--username', 'erin', '--email', 'e@example.com', '--password', 'erin-password-1']);
     expect(onArgv.code).toBe(2);
@@ -61,13 +67,20 @@ describe('bootstrap', () => {
 
 describe('org share', () => {
   const ADMIN = 'mm.sample-admin-token';
-  const consumers = async (kind: string) => (await get(ADMIN, `/api/v2/admin/organizations/beta/relationships/${kind}-consumers`)).json.data.map((o: { id: string }) => o.id);
+  const consumers = async (kind: string) =>
+    (await get(ADMIN, `/api/v2/admin/organizations/beta/relationships/${kind}-consumers`)).json.data.map((o: { id: string }) => o.id);
   const attributes = async () => (await get(ADMIN, '/api/v2/admin/organizations/beta')).json.data.attributes;
 
   it('sets module and provider consumers, or global sharing, with spec 3.3’s rule, as the running server then shows', async () => {
     const set = await cli(['org', 'share', '--name', 'beta', '--module-consumers', 'acme', '--provider-consumers', 'acme,delta']);
     expect(set.code, set.stderr).toBe(0);
-    expect(JSON.parse(set.stdout)).toEqual({ name: 'beta', 'global-module-sharing': false, 'module-consumers': ['acme'], 'global-provider-sharing': false, 'provider-consumers': ['acme', 'delta'] });
+    expect(JSON.parse(set.stdout)).toEqual({
+      name: 'beta',
+      'global-module-sharing': false,
+      'module-consumers': ['acme'],
+      'global-provider-sharing': false,
+      'provider-consumers': ['acme', 'delta'],
+    });
     expect(await consumers('module')).toEqual(['acme']);
     expect(await consumers('provider')).toEqual(['acme', 'delta']);
 
@@ -101,20 +114,64 @@ describe('run-task record', () => {
     expect(first.code).toBe(0);
     const ids = JSON.parse(first.stdout);
     expect(ids).toEqual({ run: 'run-pipeline01', stage: expect.stringMatching(/^ts-/), result: expect.stringMatching(/^taskrs-/) });
-    const second = JSON.parse((await cli(['run-task', 'record', '--run', 'run-pipeline01', '--task', 'lint', '--status', 'failed', '--message', 'two errors\nsee the log', '--stage-status', 'awaiting_override'])).stdout);
+    const second = JSON.parse(
+      (
+        await cli([
+          'run-task',
+          'record',
+          '--run',
+          'run-pipeline01',
+          '--task',
+          'lint',
+          '--status',
+          'failed',
+          '--message',
+          'two errors\nsee the log',
+          '--stage-status',
+          'awaiting_override',
+        ])
+      ).stdout,
+    );
     expect(second).toEqual(ids);
     const stage = await get('mm.sample-user-token', `/api/v2/task-stages/${ids.stage}?include=task-results`);
     expect(stage.json.data.attributes.status).toBe('awaiting_override');
-    expect(stage.json.included[0].attributes).toMatchObject({ status: 'failed', message: 'two errors\nsee the log', 'task-name': 'lint', 'workspace-task-enforcement-level': 'mandatory' });
+    expect(stage.json.included[0].attributes).toMatchObject({
+      status: 'failed',
+      message: 'two errors\nsee the log',
+      'task-name': 'lint',
+      'workspace-task-enforcement-level': 'mandatory',
+    });
     expect(Object.keys(stage.json.included[0].attributes['status-timestamps'])).toEqual(['running-at', 'failed-at']);
-    const overridden = await request(new URL(`/api/v2/task-stages/${ids.stage}/actions/override`, h.server.url), { method: 'POST', headers: { authorization: 'Bearer mm.sample-user-token' } });
+    const overridden = await request(new URL(`/api/v2/task-stages/${ids.stage}/actions/override`, h.server.url), {
+      method: 'POST',
+      headers: { authorization: 'Bearer mm.sample-user-token' },
+    });
     expect(overridden.statusCode).toBe(200);
     await overridden.body.dump();
   });
 
   it('derives the stage status from its results', async () => {
     const rec = async (task: string, status: string, enforcement = 'mandatory') =>
-      JSON.parse((await cli(['run-task', 'record', '--run', 'run-pipeline02', '--org', 'acme', '--workspace', 'app', '--task', task, '--status', status, '--enforcement', enforcement])).stdout);
+      JSON.parse(
+        (
+          await cli([
+            'run-task',
+            'record',
+            '--run',
+            'run-pipeline02',
+            '--org',
+            'acme',
+            '--workspace',
+            'app',
+            '--task',
+            task,
+            '--status',
+            status,
+            '--enforcement',
+            enforcement,
+          ])
+        ).stdout,
+      );
     const { stage } = await rec('a', 'passed');
     await rec('b', 'failed', 'advisory');
     expect((await get('mm.sample-user-token', `/api/v2/task-stages/${stage}`)).json.data.attributes.status).toBe('passed');
@@ -123,13 +180,16 @@ describe('run-task record', () => {
   });
 
   it('refuses unknown statuses and a run it cannot create', async () => {
-    expect((await cli(['run-task', 'record', '--run', 'run-x', '--task', 't', '--status', 'exploded'])).stderr).toMatch(/Unknown task result status "exploded"/);
+    expect((await cli(['run-task', 'record', '--run', 'run-x', '--task', 't', '--status', 'exploded'])).stderr).toMatch(
+      /Unknown task result status "exploded"/,
+    );
     expect((await cli(['run-task', 'record', '--run', 'run-new', '--task', 't', '--status', 'passed'])).stderr).toMatch(/give --org and --workspace/);
   });
 
   it('enforces the free edition: one run task integration on at most ten workspaces', async () => {
     expect((await cli(['edition', 'set', 'free'])).code).toBe(0);
-    const rec = (run: string, workspace: string, task: string) => cli(['run-task', 'record', '--run', run, '--org', 'delta', '--workspace', workspace, '--task', task, '--status', 'passed']);
+    const rec = (run: string, workspace: string, task: string) =>
+      cli(['run-task', 'record', '--run', run, '--org', 'delta', '--workspace', workspace, '--task', task, '--status', 'passed']);
     // delta already has security-scan in the sample data.
     const second = await rec('run-free-1', 'ws1', 'cost');
     expect(second.code).toBe(1);

@@ -12,9 +12,22 @@ import { ROOT, runCli } from '../helpers.js';
 import { startHarness, TOKENS } from './helpers.js';
 
 const orgJson = (name: string) => ({
-  name, externalId: `org-${name}`, email: `${name}@example.com`, accessBetaTools: false, isDisabled: false, applyTimeout: null, planTimeout: null,
-  terraformWorkerSudoEnabled: false, globalModuleSharing: false, globalProviderSharing: false, ssoEnabled: false, workspaceLimit: null,
-  owners: [], moduleConsumers: [], providerConsumers: [], createdAt: '2026-01-01T00:00:00.000Z',
+  name,
+  externalId: `org-${name}`,
+  email: `${name}@example.com`,
+  accessBetaTools: false,
+  isDisabled: false,
+  applyTimeout: null,
+  planTimeout: null,
+  terraformWorkerSudoEnabled: false,
+  globalModuleSharing: false,
+  globalProviderSharing: false,
+  ssoEnabled: false,
+  workspaceLimit: null,
+  owners: [],
+  moduleConsumers: [],
+  providerConsumers: [],
+  createdAt: '2026-01-01T00:00:00.000Z',
 });
 
 describe('concurrent writes', () => {
@@ -29,10 +42,17 @@ describe('concurrent writes', () => {
       // 100 different organizations each get their own limit; one organization gets 100 different ones.
       const responses = await Promise.all([
         ...Array.from({ length: 100 }, (_, i) => patch(`org${i}`, { 'workspace-limit': 1000 + i })),
-        ...Array.from({ length: 100 }, (_, i) => patch('beta', { 'workspace-limit': i, ...(i % 2 ? { 'access-beta-tools': true } : { 'plan-timeout': `${i}m` }) })),
+        ...Array.from({ length: 100 }, (_, i) =>
+          patch('beta', { 'workspace-limit': i, ...(i % 2 ? { 'access-beta-tools': true } : { 'plan-timeout': `${i}m` }) }),
+        ),
       ]);
       expect(responses.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
-      const onDisk = JSON.parse(readFileSync(join(h.data, 'organizations.json'), 'utf8')) as { name: string; workspaceLimit: number; accessBetaTools: boolean; planTimeout: string }[];
+      const onDisk = JSON.parse(readFileSync(join(h.data, 'organizations.json'), 'utf8')) as {
+        name: string;
+        workspaceLimit: number;
+        accessBetaTools: boolean;
+        planTimeout: string;
+      }[];
       for (let i = 0; i < 100; i++) expect(onDisk.find((o) => o.name === `org${i}`)?.workspaceLimit).toBe(1000 + i);
       const beta = onDisk.find((o) => o.name === 'beta')!;
       // Every PATCH to beta landed: the odd ones set access-beta-tools, the even ones a plan timeout, none undone.
@@ -53,7 +73,9 @@ describe('crashes', () => {
     const h = await startHarness();
     await h.server.close();
     const dist = join(h.dir, 'dist');
-    const betaLimit = () => (JSON.parse(readFileSync(join(h.data, 'organizations.json'), 'utf8')) as { name: string; workspaceLimit: number }[]).find((o) => o.name === 'beta')!.workspaceLimit;
+    const betaLimit = () =>
+      (JSON.parse(readFileSync(join(h.data, 'organizations.json'), 'utf8')) as { name: string; workspaceLimit: number }[]).find((o) => o.name === 'beta')!
+        .workspaceLimit;
     // A kill before the first acknowledged write leaves beta's sample value: count from it.
     const initial = betaLimit();
     let acknowledged = initial;
@@ -113,10 +135,14 @@ describe('malformed data', () => {
     expect(torn.code).toBe(1);
     expect(torn.stderr).toMatch(/The data file ".*users\.json" is not valid JSON/);
     writeFileSync(join(h.data, 'users.json'), '[{"id": "user-1"}]');
-    expect((await runCli(['serve', '--dir', 'dist', '--data', 'data', '--port', '0'], h.dir)).stderr).toMatch(/users\.json" is malformed: entry 0 lacks one of id, username, email, passwordHash/);
+    expect((await runCli(['serve', '--dir', 'dist', '--data', 'data', '--port', '0'], h.dir)).stderr).toMatch(
+      /users\.json" is malformed: entry 0 lacks one of id, username, email, passwordHash/,
+    );
     writeFileSync(join(h.data, 'users.json'), '[]');
     writeFileSync(join(h.data, 'settings.json'), '{"edition": "enterprise-plus"}');
-    expect((await runCli(['serve', '--dir', 'dist', '--data', 'data', '--port', '0'], h.dir)).stderr).toMatch(/"edition" must be one of self-hosted, free, standard, plus/);
+    expect((await runCli(['serve', '--dir', 'dist', '--data', 'data', '--port', '0'], h.dir)).stderr).toMatch(
+      /"edition" must be one of self-hosted, free, standard, plus/,
+    );
   });
 
   it('answers a 500, not a retryable 503, when a file is edited into invalid JSON while serving; the log names the file', async () => {
@@ -130,7 +156,9 @@ describe('malformed data', () => {
       expect(torn.status).toBe(500);
       expect(torn.headers['retry-after']).toBeUndefined();
       // The body says what kind of failure, never a server path: any caller can cause it.
-      expect(torn.json.errors).toEqual([{ status: '500', title: 'internal server error', detail: "Internal error (DATA_INVALID): the server's log says what failed." }]);
+      expect(torn.json.errors).toEqual([
+        { status: '500', title: 'internal server error', detail: "Internal error (DATA_INVALID): the server's log says what failed." },
+      ]);
       // The operator sees it too, even with --quiet.
       expect(errors.mock.calls.flat().join('\n')).toMatch(/users\.json" is not valid JSON/);
       writeFileSync(join(h.data, 'users.json'), users);

@@ -69,11 +69,33 @@ describe('TaskStages (go-tfe v1.109.0 task_stages.go)', () => {
     expect(res.status).toBe(200);
     expect(res.json.meta.pagination).toEqual({ 'current-page': 1, 'page-size': 1, 'prev-page': null, 'next-page': null, 'total-pages': 1, 'total-count': 1 });
     const spelled = await goTfe('user', 'GET', '/api/v2/runs/run-sampleOverride0001/task-stages?include=task_results&page%5Bsize%5D=1');
-    expect(spelled.json.included).toEqual((await goTfe('user', 'GET', '/api/v2/runs/run-sampleOverride0001/task-stages?include=task-results&page%5Bsize%5D=1')).json.included);
+    expect(spelled.json.included).toEqual(
+      (await goTfe('user', 'GET', '/api/v2/runs/run-sampleOverride0001/task-stages?include=task-results&page%5Bsize%5D=1')).json.included,
+    );
   });
 
   it('Override sends {} or {"comment": ...} (json.Marshal of TaskStageOverrideOptions)', async () => {
-    const record = await runCli(['run-task', 'record', '--run', 'run-gotfe00001', '--org', 'acme', '--workspace', 'app', '--task', 'lint', '--status', 'failed', '--stage-status', 'awaiting_override', '--data', h.data], h.dir);
+    const record = await runCli(
+      [
+        'run-task',
+        'record',
+        '--run',
+        'run-gotfe00001',
+        '--org',
+        'acme',
+        '--workspace',
+        'app',
+        '--task',
+        'lint',
+        '--status',
+        'failed',
+        '--stage-status',
+        'awaiting_override',
+        '--data',
+        h.data,
+      ],
+      h.dir,
+    );
     expect(record.code, record.stderr).toBe(0);
     const second = JSON.parse(record.stdout).stage as string;
     const withComment = await goTfe('user', 'POST', `${STAGE}/actions/override`, '{"comment":"accepted by the security team"}');
@@ -103,12 +125,21 @@ describe('AdminOrganizations (go-tfe v1.109.0 admin_organization.go)', () => {
     const body = '{"data":{"type":"","attributes":{"access-beta-tools":true,"apply-timeout":"90m","workspace-limit":5}}}\n';
     const res = await goTfe('admin', 'PATCH', `${ADMIN}/delta`, body);
     expect(res.status).toBe(200);
-    expect(res.json.data).toMatchObject({ id: 'delta', type: 'organizations', attributes: { 'access-beta-tools': true, 'apply-timeout': '90m', 'workspace-limit': 5 } });
+    expect(res.json.data).toMatchObject({
+      id: 'delta',
+      type: 'organizations',
+      attributes: { 'access-beta-tools': true, 'apply-timeout': '90m', 'workspace-limit': 5 },
+    });
   });
 
   it('UpdateModuleConsumers sends a list of {"type":"organizations","id":NAME}, or {"data":[]} for none', async () => {
     const consumers = async () => (await goTfe('admin', 'GET', `${ADMIN}/beta/relationships/module-consumers`)).json.data.map((o: { id: string }) => o.id);
-    const set = await goTfe('admin', 'PATCH', `${ADMIN}/beta/relationships/module-consumers`, '{"data":[{"type":"organizations","id":"acme"},{"type":"organizations","id":"delta"}]}\n');
+    const set = await goTfe(
+      'admin',
+      'PATCH',
+      `${ADMIN}/beta/relationships/module-consumers`,
+      '{"data":[{"type":"organizations","id":"acme"},{"type":"organizations","id":"delta"}]}\n',
+    );
     expect(set.status).toBe(204);
     expect(await consumers()).toEqual(['acme', 'delta']);
     expect((await goTfe('admin', 'PATCH', `${ADMIN}/beta/relationships/module-consumers`, '{"data":[]}\n')).status).toBe(204);

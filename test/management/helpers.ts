@@ -20,7 +20,13 @@ export interface Harness {
   dir: string;
   data: string;
   server: RunningServer;
-  call(caller: Caller, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; json: any; text: string }>;
+  call(
+    caller: Caller,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; headers: Record<string, unknown>; json: any; text: string }>;
 }
 
 /** A tiny built mirror (serve needs one) and a fresh copy of the repository's sample data. */

@@ -29,7 +29,7 @@ describe('paginate', () => {
     expect(page).toEqual({ items: ITEMS.slice(0, 20), number: 1, size: 20, total: 45 });
   });
 
-  it('takes page[number] and page[size], and the caller\'s default size', () => {
+  it("takes page[number] and page[size], and the caller's default size", () => {
     expect(paginate(ITEMS, query('page[number]=3&page[size]=20')).items).toEqual(['item-41', 'item-42', 'item-43', 'item-44', 'item-45']);
     expect(paginate(ITEMS, query('page[number]=2&page[size]=7')).items).toEqual(ITEMS.slice(7, 14));
     expect(paginate(ITEMS, query(), 5)).toEqual({ items: ITEMS.slice(0, 5), number: 1, size: 5, total: 45 });
@@ -53,7 +53,10 @@ describe('paginate', () => {
       ['page[number]=999999999999999999999999', 'page[number]', '999999999999999999999999'],
       ['page[size]=9007199254740993', 'page[size]', '9007199254740993'],
     ] as const) {
-      expect(apiErrorOf(() => paginate(ITEMS, query(text))), text).toEqual({
+      expect(
+        apiErrorOf(() => paginate(ITEMS, query(text))),
+        text,
+      ).toEqual({
         status: 400,
         title: 'bad request',
         message: `${name} must be a positive integer, got "${raw}".`,
@@ -90,7 +93,11 @@ describe('includesOf', () => {
   const ALLOWED = ['task-results', 'policy-evaluations', 'run'] as const;
 
   it('gives each name once, in its canonical spelling and the order asked, from one or several parameters', () => {
-    expect(includesOf(query('include=run,task_results&include=task-results, policy_evaluations'), ALLOWED)).toEqual(['run', 'task-results', 'policy-evaluations']);
+    expect(includesOf(query('include=run,task_results&include=task-results, policy_evaluations'), ALLOWED)).toEqual([
+      'run',
+      'task-results',
+      'policy-evaluations',
+    ]);
     expect(includesOf(query(), ALLOWED)).toEqual([]);
     expect(includesOf(query('include=,'), ALLOWED)).toEqual([]);
   });
@@ -122,7 +129,10 @@ describe('resourceBody', () => {
       [{ data: { type: 'users', attributes: [1] } }, '/data/attributes', 'data.attributes must be an object.'],
     ];
     for (const [body, pointer, message] of cases) {
-      expect(apiErrorOf(() => resourceBody(body, 'users')), JSON.stringify(body)).toEqual({ status: 422, title: 'invalid attribute', message, pointer });
+      expect(
+        apiErrorOf(() => resourceBody(body, 'users')),
+        JSON.stringify(body),
+      ).toEqual({ status: 422, title: 'invalid attribute', message, pointer });
     }
   });
 });

@@ -12,7 +12,8 @@ import { tempDir, writeFiles } from '../helpers.js';
 export const GO_TFE = { accept: 'application/vnd.api+json', 'user-agent': 'go-tfe' };
 
 /** go-tfe's JSON:API bodies (jsonapi.MarshalPayloadWithoutIncluded, then json.Encoder): attributes in key order, a newline at the end. */
-export const createBody = (name: string, provider: string) => `{"data":{"type":"registry-modules","attributes":{"name":"${name}","provider":"${provider}","registry-name":"private"}}}\n`;
+export const createBody = (name: string, provider: string) =>
+  `{"data":{"type":"registry-modules","attributes":{"name":"${name}","provider":"${provider}","registry-name":"private"}}}\n`;
 export const createVersionBody = (version: string, commitSha: string | null = null) =>
   `{"data":{"type":"registry-module-versions","attributes":{"commit-sha":${JSON.stringify(commitSha)},"version":"${version}"}}}\n`;
 
@@ -24,7 +25,12 @@ export function goTfe(h: Harness, caller: Caller, method: string, path: string, 
 export async function upload(url: string, bytes: Buffer, token?: string): Promise<{ status: number; text: string }> {
   const res = await request(url, {
     method: 'PUT',
-    headers: { accept: 'application/json, */*', 'content-type': 'application/octet-stream', 'user-agent': 'go-tfe', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      accept: 'application/json, */*',
+      'content-type': 'application/octet-stream',
+      'user-agent': 'go-tfe',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: bytes,
   });
   return { status: res.statusCode, text: await res.body.text() };
@@ -54,7 +60,11 @@ export async function tarOf(cwd: string, entries: string[]): Promise<Buffer> {
 }
 
 export const manifestText = (h: Harness) => readFileSync(join(h.dir, 'dist', 'manifest.json'), 'utf8');
-export const manifestOf = (h: Harness) => JSON.parse(manifestText(h)) as { modules: Record<string, { versions: { version: string; sha256: string }[] }>; removed?: { module: string; version: string; sha256: string; by: string; at: string }[] };
+export const manifestOf = (h: Harness) =>
+  JSON.parse(manifestText(h)) as {
+    modules: Record<string, { versions: { version: string; sha256: string }[] }>;
+    removed?: { module: string; version: string; sha256: string; by: string; at: string }[];
+  };
 
 /** Create (if needed), CreateVersion and Upload, as a pipeline does; returns the upload's answer and the version's link. */
 export async function publishThroughApi(h: Harness, caller: Caller, name: string, version: string, bytes?: Buffer) {

@@ -65,14 +65,25 @@ describe('a version published through the API, as go-tfe v1.110 does it', () => 
 
   it('the upload link is single-use, and an altered one is refused', async () => {
     expect((await upload(link, await slug(moduleFiles('1.0.0')))).status).toBe(409);
-    expect((await upload(link.replace(/signature=(.)/, (_, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`), Buffer.from('x'))).status).toBe(403);
+    expect(
+      (
+        await upload(
+          link.replace(/signature=(.)/, (_, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`),
+          Buffer.from('x'),
+        )
+      ).status,
+    ).toBe(403);
     expect((await upload(link.split('?')[0]!, Buffer.from('x'))).status).toBe(401);
   });
 
   it('RegistryModules.Read (go-tfe v1.110) shows the version statuses; List pages with meta.pagination', async () => {
     const read = await goTfe(h, 'user', 'GET', MODULE);
     expect(read.status).toBe(200);
-    expect(read.json.data.attributes).toMatchObject({ status: 'setup_complete', 'version-statuses': [{ version: '1.0.0', status: 'ok' }], permissions: { 'can-delete': true } });
+    expect(read.json.data.attributes).toMatchObject({
+      status: 'setup_complete',
+      'version-statuses': [{ version: '1.0.0', status: 'ok' }],
+      permissions: { 'can-delete': true },
+    });
     await goTfe(h, 'user', 'POST', '/api/v2/organizations/acme/registry-modules', createBody('dns', 'aws'));
     const page = await goTfe(h, 'user', 'GET', '/api/v2/organizations/acme/registry-modules?page%5Bnumber%5D=2&page%5Bsize%5D=1');
     expect(page.status).toBe(200);
@@ -117,7 +128,11 @@ describe('a version published through the API, as go-tfe v1.110 does it', () => 
     expect(byName.status).toBe(204);
     const manifest = manifestOf(h);
     expect(Object.keys(manifest.modules)).toEqual(['a/b/c']);
-    expect(manifest.removed!.map((r) => `${r.module}@${r.version} ${r.by}`)).toEqual(['acme/vpc/aws@1.1.0 user:alice', 'acme/net/aws@2.0.0 user:admin', 'acme/vpc/aws@1.0.0 organization:acme']);
+    expect(manifest.removed!.map((r) => `${r.module}@${r.version} ${r.by}`)).toEqual([
+      'acme/vpc/aws@1.1.0 user:alice',
+      'acme/net/aws@2.0.0 user:admin',
+      'acme/vpc/aws@1.0.0 organization:acme',
+    ]);
     expect((await goTfe(h, 'user', 'GET', MODULE)).status).toBe(404);
     expect((await h.call('none', 'GET', '/v1/modules/acme')).json.modules).toEqual([]);
     const verify = await runCli(['verify', 'dist'], h.dir);
@@ -153,6 +168,8 @@ describe('who may publish and delete', () => {
     const body = '{"data":{"type":"registry-modules","attributes":{"name":"p","namespace":"hashicorp","provider":"aws","registry-name":"public"}}}\n';
     expect((await goTfe(h, 'user', 'POST', '/api/v2/organizations/acme/registry-modules', body)).status).toBe(422);
     expect((await goTfe(h, 'user', 'GET', '/api/v2/organizations/acme/registry-modules/public/acme/team/aws')).status).toBe(404);
-    expect((await goTfe(h, 'user', 'POST', '/api/v2/organizations/acme/registry-modules/private/delta/team/aws/versions', createVersionBody('1.0.0'))).status).toBe(404);
+    expect(
+      (await goTfe(h, 'user', 'POST', '/api/v2/organizations/acme/registry-modules/private/delta/team/aws/versions', createVersionBody('1.0.0'))).status,
+    ).toBe(404);
   });
 });

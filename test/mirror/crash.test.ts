@@ -63,7 +63,9 @@ const fetchBytes = async (url: string) => {
 async function readersSee(whole = true): Promise<string[]> {
   const fromServe = await fetchBytes(new URL(`v1/modules/${KEY}/versions`, serve.url).href);
   expect(fromServe.status).toBe(200);
-  const versions: string[] = JSON.parse(fromServe.body.toString()).modules[0].versions.map((v: { version: string }) => v.version).sort();
+  const versions: string[] = JSON.parse(fromServe.body.toString())
+    .modules[0].versions.map((v: { version: string }) => v.version)
+    .sort();
   const manifest = await fetchBytes(`${nginxUrl}manifest.json`);
   expect(manifest.status).toBe(200);
   const entries = JSON.parse(manifest.body.toString()).modules[KEY].versions as { version: string; archive: string; sha256: string }[];
@@ -135,7 +137,10 @@ describe('a writer killed at each step of its commit', () => {
       child.kill('SIGKILL');
       landed = (await exited) === 0;
       const versions = await readersSee();
-      expect([['1.0.0', '1.2.0'], ['1.0.0', '1.2.0', '1.3.0']]).toContainEqual(versions);
+      expect([
+        ['1.0.0', '1.2.0'],
+        ['1.0.0', '1.2.0', '1.3.0'],
+      ]).toContainEqual(versions);
     }
   });
 });

@@ -84,7 +84,9 @@ it('refuses, naming both digests, a write that changes or drops a published vers
   await expect(writeManifest(changed)).rejects.toThrow(`acme/thing/aws 1.0.0: published sha256 ${entry.sha256}, this write ${other}`);
   // Allowed but not recorded is refused too: the record is what makes it deliberate.
   await expect(writeManifest(changed, { replace: true })).rejects.toThrow('published sha256');
-  await expect(writeManifest({ ...manifest, modules: {} }, { replace: true })).rejects.toThrow(`acme/thing/aws 1.0.0: published with sha256 ${entry.sha256}, and this write removes it`);
+  await expect(writeManifest({ ...manifest, modules: {} }, { replace: true })).rejects.toThrow(
+    `acme/thing/aws 1.0.0: published with sha256 ${entry.sha256}, and this write removes it`,
+  );
   const recorded = { ...manifest, forced: [{ module: 'acme/thing/aws', version: '1.0.0', previous_sha256: entry.sha256, sha256: other, at: 'now' }] };
   // Recorded but not allowed: refused; a later write that drops the record: refused as well.
   await expect(writeManifest({ ...recorded, modules: changed.modules })).rejects.toThrow('published sha256');
@@ -102,12 +104,15 @@ describe('a change in place', () => {
     const detail = 'v1/modules/acme/thing/aws/1.0.0/index.json';
     const same = readFileSync(join(dist, detail));
     const seen: string[] = [];
-    const changed = await withMirrorWrite(dist, { ...inPlace, check: async (mirror) => (seen.push(readFileSync(mirror.at('notes.json'), 'utf8')), verifyMirror(mirror, { modules: [key] })) }, (tx) =>
-      tx.stage(async (staging) => {
-        await staging.write('notes.json', '{"hello": 1}\n');
-        await staging.write(detail, same);
-        return staging.changed;
-      }),
+    const changed = await withMirrorWrite(
+      dist,
+      { ...inPlace, check: async (mirror) => (seen.push(readFileSync(mirror.at('notes.json'), 'utf8')), verifyMirror(mirror, { modules: [key] })) },
+      (tx) =>
+        tx.stage(async (staging) => {
+          await staging.write('notes.json', '{"hello": 1}\n');
+          await staging.write(detail, same);
+          return staging.changed;
+        }),
     );
     expect(seen).toEqual(['{"hello": 1}\n']);
     expect(changed).toEqual(['notes.json']);
@@ -130,7 +135,9 @@ describe('a change in place', () => {
     expect(readFileSync(join(dist, 'extra/b.json'), 'utf8')).toBe('{"again": true}\n');
 
     const manifest = readFileSync(join(dist, MANIFEST_FILE), 'utf8');
-    const broken = withMirrorWrite(dist, inPlace, (tx) => tx.stage((staging) => staging.write('v1/modules/acme/thing/aws/1.0.0/thing-aws-1.0.0.tar.gz', 'not an archive')));
+    const broken = withMirrorWrite(dist, inPlace, (tx) =>
+      tx.stage((staging) => staging.write('v1/modules/acme/thing/aws/1.0.0/thing-aws-1.0.0.tar.gz', 'not an archive')),
+    );
     await expect(broken).rejects.toThrow(/verification failed:\n.*thing-aws-1.0.0.tar.gz/);
     expect(readFileSync(join(dist, MANIFEST_FILE), 'utf8')).toBe(manifest);
     expect((await runCli(['verify', 'dist'], dirname(dist))).code).toBe(0);

@@ -12,10 +12,21 @@ async function tarPackOf(files: SourceFile[]): Promise<Buffer> {
   const pack = new Pack({ portable: true, mtime: ARCHIVE_MTIME, noDirRecurse: true });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
-    pack.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+    pack
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => resolve(Buffer.concat(chunks)))
+      .on('error', reject);
   });
   for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    const header = new Header({ path: file.path, type: 'File', mode: file.mode & 0o111 ? 0o755 : 0o644, size: file.data.length, mtime: ARCHIVE_MTIME, uid: 0, gid: 0 });
+    const header = new Header({
+      path: file.path,
+      type: 'File',
+      mode: file.mode & 0o111 ? 0o755 : 0o644,
+      size: file.data.length,
+      mtime: ARCHIVE_MTIME,
+      uid: 0,
+      gid: 0,
+    });
     const entry = new ReadEntry(header);
     entry.end(file.data);
     pack.add(entry);
@@ -27,7 +38,9 @@ async function tarPackOf(files: SourceFile[]): Promise<Buffer> {
 async function entries(data: Buffer): Promise<{ path: string; mode: number; mtime: string; uid: number; uname: string }[]> {
   const found: { path: string; mode: number; mtime: string; uid: number; uname: string }[] = [];
   await new Promise<void>((resolve, reject) => {
-    const parser = list({ onReadEntry: (e) => found.push({ path: e.path, mode: e.mode ?? 0, mtime: e.mtime?.toISOString() ?? '', uid: e.uid ?? 0, uname: e.uname ?? '' }) });
+    const parser = list({
+      onReadEntry: (e) => found.push({ path: e.path, mode: e.mode ?? 0, mtime: e.mtime?.toISOString() ?? '', uid: e.uid ?? 0, uname: e.uname ?? '' }),
+    });
     parser.on('end', resolve).on('error', reject);
     Readable.from(data).pipe(parser);
   });
@@ -104,7 +117,10 @@ describe('packVersion', () => {
       // Incompressible: the gzip is nearly the size of the tar, its one output piece.
       [{ path: 'blob.bin', mode: 0o644, data: randomBytes(40_000) }],
       // Larger than the largest piece: several, gathered.
-      [{ path: 'big.txt', mode: 0o644, data: Buffer.alloc(600_000, 'a') }, { path: 'noise.bin', mode: 0o644, data: randomBytes(300_000) }],
+      [
+        { path: 'big.txt', mode: 0o644, data: Buffer.alloc(600_000, 'a') },
+        { path: 'noise.bin', mode: 0o644, data: randomBytes(300_000) },
+      ],
     ];
     for (const files of shapes) {
       const tar = await tarPackOf(files);

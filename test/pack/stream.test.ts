@@ -50,7 +50,7 @@ function inputs(): SourceFile[][] {
 }
 
 describe('packVersionToFile', () => {
-  it('gives packVersion\'s bytes for the same files, held or read from disk', async () => {
+  it("gives packVersion's bytes for the same files, held or read from disk", async () => {
     const dir = tempDir();
     for (const [v, files] of inputs().entries()) {
       const expected = packVersion(files);
@@ -66,13 +66,16 @@ describe('packVersionToFile', () => {
     }
   });
 
-  it('gives packVersion\'s bytes for a git blob read as it is packed', async () => {
+  it("gives packVersion's bytes for a git blob read as it is packed", async () => {
     const repo = tempDir();
     git(repo, ['init', '-q']);
     const data = randomBytes(3 * MiB);
     writeFileSync(join(repo, 'blob'), data);
     const oid = git(repo, ['hash-object', '-w', 'blob']).trim();
-    const archive = await packVersionToFile([{ path: 'x.bin', mode: 0o644, size: data.length, source: { kind: 'git', gitDir: repo, oid } }], join(repo, 'out.tar.gz'));
+    const archive = await packVersionToFile(
+      [{ path: 'x.bin', mode: 0o644, size: data.length, source: { kind: 'git', gitDir: repo, oid } }],
+      join(repo, 'out.tar.gz'),
+    );
     expect(readFileSync(archive.file).equals(packVersion([{ path: 'x.bin', mode: 0o644, data }]).data)).toBe(true);
   });
 
@@ -105,7 +108,12 @@ describe('packVersionToFile', () => {
     await pipeline(createReadStream(archive.file), createGunzip(), parser);
     expect(found['images/disk.img']).toEqual({ size: 64 * MiB, sha256: digest });
     expect(found['main.tf']?.size).toBe(16);
-    expect(archive.sha256).toBe(packVersion([{ path: 'main.tf', mode: 0o644, data: Buffer.from('variable "a" {}\n') }, { path: 'images/disk.img', mode: 0o644, data: source }]).sha256);
+    expect(archive.sha256).toBe(
+      packVersion([
+        { path: 'main.tf', mode: 0o644, data: Buffer.from('variable "a" {}\n') },
+        { path: 'images/disk.img', mode: 0o644, data: source },
+      ]).sha256,
+    );
   });
 
   it('fails naming a file that changed size while it was packed, and leaves no archive', async () => {
@@ -113,7 +121,9 @@ describe('packVersionToFile', () => {
     const path = join(dir, 'grows');
     writeFileSync(path, Buffer.alloc(1000));
     const target = join(dir, 'out.tar.gz');
-    await expect(packVersionToFile([{ path: 'grows.bin', mode: 0o644, size: 500, source: { kind: 'disk', location: Buffer.from(path) } }], target)).rejects.toThrow(/grows\.bin changed while it was packed/);
+    await expect(
+      packVersionToFile([{ path: 'grows.bin', mode: 0o644, size: 500, source: { kind: 'disk', location: Buffer.from(path) } }], target),
+    ).rejects.toThrow(/grows\.bin changed while it was packed/);
     expect(() => readFileSync(target)).toThrow();
   });
 });

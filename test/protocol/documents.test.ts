@@ -22,7 +22,18 @@ function input(name: string, fields: Partial<Input>): Input {
 }
 
 function version(inputs: Input[]): BuiltVersion {
-  const root: ModuleContent = { path: '', readme: '', empty: false, inputs, outputs: [], resources: [], dataSources: [], moduleCalls: [], providers: [], requiredVersion: '' };
+  const root: ModuleContent = {
+    path: '',
+    readme: '',
+    empty: false,
+    inputs,
+    outputs: [],
+    resources: [],
+    dataSources: [],
+    moduleCalls: [],
+    providers: [],
+    requiredVersion: '',
+  };
   return {
     source: { address, meta: { owner: '', description: '', source: '', verified: false }, version: '1.0.0', tag: 'v1.0.0', publishedAt: new Date(0) },
     content: { root, submodules: [], examples: [] },
@@ -67,6 +78,8 @@ describe('small documents', () => {
     expect(downloadDocument(address, '1.0.0', '')).toEqual({ location: './vpc-aws-1.0.0.tar.gz' });
   });
   it('downloads summary has zero counts until a server counts', () => {
-    expect(downloadsSummaryDocument(address)).toEqual({ data: { type: 'module-downloads-summary', id: 'acme/vpc/aws', attributes: { week: 0, month: 0, year: 0, total: 0 } } });
+    expect(downloadsSummaryDocument(address)).toEqual({
+      data: { type: 'module-downloads-summary', id: 'acme/vpc/aws', attributes: { week: 0, month: 0, year: 0, total: 0 } },
+    });
   });
 });

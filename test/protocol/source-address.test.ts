@@ -6,13 +6,20 @@ import { describe, expect, it } from 'vitest';
 import { parseConstraint } from '../../src/protocol/constraint.js';
 import { normalizeHost, parseModuleSource, servedHosts } from '../../src/protocol/source-address.js';
 
-const registry = (host: string, namespace: string, name: string, provider: string, subdir = '') => ({ kind: 'registry', host, address: { namespace, name, provider }, subdir });
+const registry = (host: string, namespace: string, name: string, provider: string, subdir = '') => ({
+  kind: 'registry',
+  host,
+  address: { namespace, name, provider },
+  subdir,
+});
 
 describe('module call sources', () => {
   it('reads registry addresses, with or without a host, with a //subdir', () => {
     expect(parseModuleSource('acme/vpc/aws')).toEqual(registry('registry.terraform.io', 'acme', 'vpc', 'aws'));
     expect(parseModuleSource('terraform-aws-modules/kms/aws')).toEqual(registry('registry.terraform.io', 'terraform-aws-modules', 'kms', 'aws'));
-    expect(parseModuleSource('Registry.OpenTofu.org/acme/vpc/aws//modules/nat/')).toEqual(registry('registry.opentofu.org', 'acme', 'vpc', 'aws', 'modules/nat'));
+    expect(parseModuleSource('Registry.OpenTofu.org/acme/vpc/aws//modules/nat/')).toEqual(
+      registry('registry.opentofu.org', 'acme', 'vpc', 'aws', 'modules/nat'),
+    );
     expect(parseModuleSource('registry.example.com:443/acme/vpc/aws')).toEqual(registry('registry.example.com', 'acme', 'vpc', 'aws'));
     expect(parseModuleSource('127.0.0.1:8080/acme/vpc/aws')).toEqual(registry('127.0.0.1:8080', 'acme', 'vpc', 'aws'));
   });

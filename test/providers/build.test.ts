@@ -32,7 +32,9 @@ describe('build with provider folders', () => {
 
     const base = join(dir, 'dist/providers');
     // The protocol's shapes (Terraform's http_mirror_source.go reads these): values of versions are empty objects.
-    expect(JSON.parse(readFileSync(join(base, 'registry.terraform.io/hashicorp/random/index.json'), 'utf8'))).toEqual({ versions: { '3.6.0': {}, '3.5.1': {} } });
+    expect(JSON.parse(readFileSync(join(base, 'registry.terraform.io/hashicorp/random/index.json'), 'utf8'))).toEqual({
+      versions: { '3.6.0': {}, '3.5.1': {} },
+    });
     const v360 = JSON.parse(readFileSync(join(base, 'registry.terraform.io/hashicorp/random/3.6.0.json'), 'utf8'));
     expect(Object.keys(v360.archives).sort()).toEqual(['darwin_arm64', 'linux_amd64']);
     const linux = v360.archives.linux_amd64;
@@ -47,11 +49,18 @@ describe('build with provider folders', () => {
     expect(existsSync(join(base, 'registry.opentofu.org/hashicorp/null/3.2.2.json'))).toBe(true);
     const widgets = JSON.parse(readFileSync(join(base, 'registry.terraform.io/acme/widgets/0.4.0.json'), 'utf8'));
     const release = join(dir, 'releases/terraform-provider-widgets_0.4.0_darwin_arm64.zip');
-    expect(widgets.archives.darwin_arm64).toEqual({ url: 'terraform-provider-widgets_0.4.0_darwin_arm64.zip', hashes: [await goH1(release), `zh:${await sha256sum(release)}`] });
+    expect(widgets.archives.darwin_arm64).toEqual({
+      url: 'terraform-provider-widgets_0.4.0_darwin_arm64.zip',
+      hashes: [await goH1(release), `zh:${await sha256sum(release)}`],
+    });
 
     const manifest = JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8'));
     expect(manifest.providers_path).toBe('providers');
-    expect(Object.keys(manifest.providers)).toEqual(['registry.opentofu.org/hashicorp/null', 'registry.terraform.io/acme/widgets', 'registry.terraform.io/hashicorp/random']);
+    expect(Object.keys(manifest.providers)).toEqual([
+      'registry.opentofu.org/hashicorp/null',
+      'registry.terraform.io/acme/widgets',
+      'registry.terraform.io/hashicorp/random',
+    ]);
     expect(manifest.providers['registry.terraform.io/hashicorp/random'].versions.map((v: { version: string }) => v.version)).toEqual(['3.6.0', '3.5.1']);
     expect(manifest.providers['registry.terraform.io/acme/widgets'].versions[0].archives[1]).toEqual({
       platform: 'linux_amd64',
@@ -75,7 +84,9 @@ describe('build with provider folders', () => {
     await writeZip(input, [{ name: 'terraform-provider-random_v3.6.0', content: 'changed' }]);
     const changed = await runCli(['build', '--json'], dir);
     expect(changed.code).toBe(1);
-    expect(changed.stderr).toContain(`registry.terraform.io/hashicorp/random/3.6.0.json: linux_amd64 lists ${linux.hashes[0]} for ${input}, but the zip's h1: is`);
+    expect(changed.stderr).toContain(
+      `registry.terraform.io/hashicorp/random/3.6.0.json: linux_amd64 lists ${linux.hashes[0]} for ${input}, but the zip's h1: is`,
+    );
   }, 120_000);
 
   it('refuses a wrong h1: in a terraform providers mirror folder, naming the file; nothing is written', async () => {
@@ -88,7 +99,9 @@ describe('build with provider folders', () => {
     const r = await runCli(['build'], dir);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('1 problem(s) in the provider folders; nothing was written');
-    expect(r.stderr).toContain(`${file}: linux_amd64 lists h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA= for ${join(dir, 'tf-mirror/registry.terraform.io/hashicorp/random/terraform-provider-random_3.5.1_linux_amd64.zip')}, but the zip's h1: is h1:`);
+    expect(r.stderr).toContain(
+      `${file}: linux_amd64 lists h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA= for ${join(dir, 'tf-mirror/registry.terraform.io/hashicorp/random/terraform-provider-random_3.5.1_linux_amd64.zip')}, but the zip's h1: is h1:`,
+    );
     expect(existsSync(join(dir, 'dist'))).toBe(false);
   }, 120_000);
 
@@ -100,8 +113,14 @@ describe('build with provider folders', () => {
     await writeZip(join(dir, 'releases/terraform-provider-gadgets_1.0.0_linux_amd64.zip'), [{ name: 'x', content: 'y' }]);
     const r = await runCli(['build'], dir);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`releases/terraform-provider-widgets_0\\.4\\.0_SHA256SUMS: lists sha256 [0-9a-f]{64} for ${zip}, but the zip's sha256 is ${await sha256sum(zip)}`));
-    expect(r.stderr).toContain('terraform-provider-gadgets_1.0.0_linux_amd64.zip: no terraform-provider-gadgets_1.0.0_SHA256SUMS beside it to check it against');
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `releases/terraform-provider-widgets_0\\.4\\.0_SHA256SUMS: lists sha256 [0-9a-f]{64} for ${zip}, but the zip's sha256 is ${await sha256sum(zip)}`,
+      ),
+    );
+    expect(r.stderr).toContain(
+      'terraform-provider-gadgets_1.0.0_linux_amd64.zip: no terraform-provider-gadgets_1.0.0_SHA256SUMS beside it to check it against',
+    );
   }, 120_000);
 
   it('verify recomputes zh: from the bytes and h1: from the entries, and names each problem', async () => {
@@ -124,7 +143,9 @@ describe('build with provider folders', () => {
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain(`${rel}: zh: from its bytes is zh:${await sha256sum(zip)}, the manifest lists zh:`);
     expect(r.stdout + r.stderr).toMatch(new RegExp(`${rel.replace(/\./g, '\\.')}: (h1: from its entries is h1:|not a readable zip)`));
-    expect(r.stdout + r.stderr).toContain('providers/registry.terraform.io/hashicorp/random/3.6.0.json: archives.linux_amd64.url "../random/other.zip" resolves to providers/registry.terraform.io/hashicorp/random/other.zip');
+    expect(r.stdout + r.stderr).toContain(
+      'providers/registry.terraform.io/hashicorp/random/3.6.0.json: archives.linux_amd64.url "../random/other.zip" resolves to providers/registry.terraform.io/hashicorp/random/other.zip',
+    );
   }, 120_000);
 
   it('publish keeps the providers in place and in the manifest', async () => {

@@ -33,10 +33,32 @@ describe('provider package hashes', () => {
   const dir = tempDir('mm-hash-');
 
   const cases: [string, (file: string) => Promise<void>][] = [
-    ['a release package (one deflated executable)', (f) => writeProviderZip(dir, 'widgets', '1.2.0', 'linux_amd64').then((made) => run('mv', [made, f]).then(() => undefined))],
-    ['stored and deflated entries, out of order', (f) => writeZip(f, [{ name: 'z.txt', content: 'last' }, { name: 'A', content: 'upper', store: true }, { name: 'a', content: '' }])],
-    ['directory entries and nested files', (f) => writeZip(f, [{ name: 'docs/' }, { name: 'docs/README.md', content: '# x\n' }, { name: 'bin/p', content: Buffer.from([0, 255, 10, 13]) }])],
-    ['non-ASCII names, sorted by their bytes', (f) => writeZip(f, [{ name: 'é.txt', content: 'e' }, { name: 'e.txt', content: 'e' }, { name: 'Z.txt', content: 'z' }])],
+    [
+      'a release package (one deflated executable)',
+      (f) => writeProviderZip(dir, 'widgets', '1.2.0', 'linux_amd64').then((made) => run('mv', [made, f]).then(() => undefined)),
+    ],
+    [
+      'stored and deflated entries, out of order',
+      (f) =>
+        writeZip(f, [
+          { name: 'z.txt', content: 'last' },
+          { name: 'A', content: 'upper', store: true },
+          { name: 'a', content: '' },
+        ]),
+    ],
+    [
+      'directory entries and nested files',
+      (f) => writeZip(f, [{ name: 'docs/' }, { name: 'docs/README.md', content: '# x\n' }, { name: 'bin/p', content: Buffer.from([0, 255, 10, 13]) }]),
+    ],
+    [
+      'non-ASCII names, sorted by their bytes',
+      (f) =>
+        writeZip(f, [
+          { name: 'é.txt', content: 'e' },
+          { name: 'e.txt', content: 'e' },
+          { name: 'Z.txt', content: 'z' },
+        ]),
+    ],
     ['a large entry', (f) => writeZip(f, [{ name: 'big', content: Buffer.alloc(3_000_000, 7) }])],
   ];
 

@@ -41,9 +41,21 @@ describe('in-house providers: build', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const dist = join(dir, 'dist');
-    expect(json(join(dist, '.well-known/terraform.json'))).toEqual({ 'modules.v1': 'https://registry.example.com/v1/modules/', 'providers.v1': 'https://registry.example.com/v1/providers/' });
+    expect(json(join(dist, '.well-known/terraform.json'))).toEqual({
+      'modules.v1': 'https://registry.example.com/v1/modules/',
+      'providers.v1': 'https://registry.example.com/v1/providers/',
+    });
     expect(json(join(dist, 'v1/providers/acme/widgets/versions'))).toEqual({
-      versions: [{ version: '1.2.0', protocols: ['5.0'], platforms: [{ os: 'darwin', arch: 'arm64' }, { os: 'linux', arch: 'amd64' }] }],
+      versions: [
+        {
+          version: '1.2.0',
+          protocols: ['5.0'],
+          platforms: [
+            { os: 'darwin', arch: 'arm64' },
+            { os: 'linux', arch: 'amd64' },
+          ],
+        },
+      ],
     });
     const download = json(join(dist, 'v1/providers/acme/widgets/1.2.0/download/linux/amd64'));
     const sums = readFileSync(join(dir, 'releases/terraform-provider-widgets_1.2.0_SHA256SUMS'), 'utf8');
@@ -65,17 +77,28 @@ describe('in-house providers: build', () => {
       expect(existsSync(join(dist, new URL(download[field], docUrl).pathname))).toBe(true);
     }
     // The signature is the release's own, byte for byte; the in-house provider is in the network mirror under the mirror's host.
-    expect(readFileSync(join(dist, 'providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS.sig')).equals(readFileSync(join(dir, 'releases/terraform-provider-widgets_1.2.0_SHA256SUMS.sig')))).toBe(true);
+    expect(
+      readFileSync(join(dist, 'providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS.sig')).equals(
+        readFileSync(join(dir, 'releases/terraform-provider-widgets_1.2.0_SHA256SUMS.sig')),
+      ),
+    ).toBe(true);
     expect(Object.keys(json(join(dist, 'providers/registry.example.com/acme/widgets/1.2.0.json')).archives)).toEqual(['darwin_arm64', 'linux_amd64']);
-    expect(json(join(dist, 'manifest.json')).providers['registry.example.com/acme/widgets'].versions[0].registry).toMatchObject({ protocols: ['5.0'], key_id: acme.keyId });
+    expect(json(join(dist, 'manifest.json')).providers['registry.example.com/acme/widgets'].versions[0].registry).toMatchObject({
+      protocols: ['5.0'],
+      key_id: acme.keyId,
+    });
     expect(json(join(dist, 'providers-index.json')).providers[0]).toMatchObject({ registry: true, versions: [{ version: '1.2.0', key_id: acme.keyId }] });
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
     // Static hosts: _headers types the documents (no extension) and the release files; Caddy's block matches them.
     const headers = readFileSync(join(dist, '_headers'), 'utf8');
     expect(headers).toContain('\n/v1/providers/acme/widgets/versions\n  Content-Type: application/json\n');
     expect(headers).toContain('\n/v1/providers/acme/widgets/1.2.0/download/darwin/arm64\n  Content-Type: application/json\n');
-    expect(headers).toContain('\n/providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS\n  Content-Type: text/plain; charset=utf-8\n  Cache-Control: public, max-age=31536000, immutable\n');
-    expect(headers).toContain('\n/providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS.sig\n  Content-Type: application/pgp-signature\n');
+    expect(headers).toContain(
+      '\n/providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS\n  Content-Type: text/plain; charset=utf-8\n  Cache-Control: public, max-age=31536000, immutable\n',
+    );
+    expect(headers).toContain(
+      '\n/providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS.sig\n  Content-Type: application/pgp-signature\n',
+    );
     const caddy = await runCli(['hosting', 'caddy', '--dir', 'dist'], dir);
     expect(caddy.stdout).toContain('\t@release_signature path *_SHA256SUMS.sig\n\theader @release_signature Content-Type application/pgp-signature\n');
   }, 60_000);
@@ -148,8 +171,12 @@ describe('in-house providers: build', () => {
     expect(built.code).toBe(0);
     const verify = await runCli(['verify', 'dist', '--json'], dir);
     expect(verify.code).toBe(0);
-    expect(JSON.parse(verify.stdout).warnings).toEqual([expect.stringMatching(new RegExp(`^v1/providers/acme/widgets/0\\.9\\.0/download/linux/amd64: signing key ${old.keyId} expired on \\d{4}-`))]);
-    expect((await runCli(['verify', 'dist'], dir)).stderr).toContain(`warning: dist/v1/providers/acme/widgets/0.9.0/download/linux/amd64: signing key ${old.keyId} expired on`);
+    expect(JSON.parse(verify.stdout).warnings).toEqual([
+      expect.stringMatching(new RegExp(`^v1/providers/acme/widgets/0\\.9\\.0/download/linux/amd64: signing key ${old.keyId} expired on \\d{4}-`)),
+    ]);
+    expect((await runCli(['verify', 'dist'], dir)).stderr).toContain(
+      `warning: dist/v1/providers/acme/widgets/0.9.0/download/linux/amd64: signing key ${old.keyId} expired on`,
+    );
   }, 60_000);
 
   const refusals: [string, (dir: string) => Promise<string>][] = [
@@ -170,7 +197,9 @@ describe('in-house providers: build', () => {
     [
       'a zip that does not match its SHA256SUMS line',
       async (dir) => {
-        await writeZip(join(dir, 'releases/terraform-provider-widgets_1.2.0_linux_amd64.zip'), [{ name: 'terraform-provider-widgets_v1.2.0', content: 'tampered' }]);
+        await writeZip(join(dir, 'releases/terraform-provider-widgets_1.2.0_linux_amd64.zip'), [
+          { name: 'terraform-provider-widgets_v1.2.0', content: 'tampered' },
+        ]);
         return `${join(dir, 'releases/terraform-provider-widgets_1.2.0_SHA256SUMS')}: lists sha256`;
       },
     ],
@@ -239,7 +268,21 @@ describe('in-house providers: provider-key create', () => {
 });
 
 describe('in-house providers: publish --provider-release', () => {
-  const publishArgs = (release: string, ...extra: string[]) => ['publish', '--provider-release', release, '--namespace', 'acme', '--type', 'widgets', '--hostname', 'registry.example.com', '--out', 'dist', '--new-mirror', ...extra];
+  const publishArgs = (release: string, ...extra: string[]) => [
+    'publish',
+    '--provider-release',
+    release,
+    '--namespace',
+    'acme',
+    '--type',
+    'widgets',
+    '--hostname',
+    'registry.example.com',
+    '--out',
+    'dist',
+    '--new-mirror',
+    ...extra,
+  ];
 
   it('adds a signed release to a mirror atomically; the same release again is a no-op; other bytes for it are refused; rotation keeps old versions signed by the old key', async () => {
     const dir = tempDir('mm-inhouse-pub-');
@@ -249,13 +292,24 @@ describe('in-house providers: publish --provider-release', () => {
 
     const dry = await runCli([...publishArgs(release, '--public-key', acme.publicFile), '--dry-run', '--json'], dir);
     expect(dry.stderr).toBe('');
-    expect(JSON.parse(dry.stdout)).toMatchObject({ outcome: 'would-publish', dryRun: true, changed: expect.arrayContaining(['v1/providers/acme/widgets/versions', 'v1/providers/acme/widgets/1.0.0/download/linux/amd64']) });
+    expect(JSON.parse(dry.stdout)).toMatchObject({
+      outcome: 'would-publish',
+      dryRun: true,
+      changed: expect.arrayContaining(['v1/providers/acme/widgets/versions', 'v1/providers/acme/widgets/1.0.0/download/linux/amd64']),
+    });
     expect(existsSync(join(dir, 'dist'))).toBe(false);
 
     const first = await runCli([...publishArgs(release, '--public-key', acme.publicFile), '--json'], dir);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ provider: 'registry.example.com/acme/widgets', version: '1.0.0', platforms: ['darwin_arm64', 'linux_amd64'], keyId: acme.keyId, signedHere: false, outcome: 'published' });
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      provider: 'registry.example.com/acme/widgets',
+      version: '1.0.0',
+      platforms: ['darwin_arm64', 'linux_amd64'],
+      keyId: acme.keyId,
+      signedHere: false,
+      outcome: 'published',
+    });
     expect(json(join(dir, 'dist/.well-known/terraform.json'))['providers.v1']).toBe('/v1/providers/');
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
     const before = treeOf(join(dir, 'dist'));
@@ -270,7 +324,11 @@ describe('in-house providers: publish --provider-release', () => {
     await writeReleaseFolder(rebuilt, 'widgets', '1.0.0', ['linux_amd64', 'darwin_arm64']);
     await writeZip(join(rebuilt, 'terraform-provider-widgets_1.0.0_linux_amd64.zip'), [{ name: 'terraform-provider-widgets_v1.0.0', content: 'rebuilt' }]);
     writeFiles(rebuilt, {
-      'terraform-provider-widgets_1.0.0_SHA256SUMS': (await import('node:child_process')).execFileSync('sha256sum', ['terraform-provider-widgets_1.0.0_linux_amd64.zip', 'terraform-provider-widgets_1.0.0_darwin_arm64.zip'], { cwd: rebuilt, encoding: 'utf8' }),
+      'terraform-provider-widgets_1.0.0_SHA256SUMS': (await import('node:child_process')).execFileSync(
+        'sha256sum',
+        ['terraform-provider-widgets_1.0.0_linux_amd64.zip', 'terraform-provider-widgets_1.0.0_darwin_arm64.zip'],
+        { cwd: rebuilt, encoding: 'utf8' },
+      ),
     });
     await signRelease(rebuilt, 'widgets', '1.0.0', acme);
     const conflict = await runCli(publishArgs(rebuilt, '--public-key', acme.publicFile), dir);
@@ -315,7 +373,10 @@ describe('in-house providers: publish --provider-release', () => {
   }, 60_000);
 
   const refusals: [string, (release: string) => Promise<string>][] = [
-    ['an unsigned release without a signing key', async (release) => `${join(release, 'terraform-provider-widgets_1.2.0_SHA256SUMS')}: the release is unsigned`],
+    [
+      'an unsigned release without a signing key',
+      async (release) => `${join(release, 'terraform-provider-widgets_1.2.0_SHA256SUMS')}: the release is unsigned`,
+    ],
     [
       'a signature by a key it was not given',
       async (release) => {

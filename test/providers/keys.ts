@@ -41,7 +41,10 @@ export async function testKey(dir: string, name: string): Promise<TestKey> {
 /** Signs DIR's terraform-provider-TYPE_VERSION_SHA256SUMS with `key`, writing the .sig beside it. */
 export async function signRelease(dir: string, type: string, version: string, key: TestKey, options: { date?: Date } = {}): Promise<string> {
   const sums = `${dir}/terraform-provider-${type}_${version}_SHA256SUMS`;
-  const privateKey = await openpgp.decryptKey({ privateKey: await openpgp.readPrivateKey({ armoredKey: readFileSync(key.privateFile, 'utf8') }), passphrase: key.passphrase });
+  const privateKey = await openpgp.decryptKey({
+    privateKey: await openpgp.readPrivateKey({ armoredKey: readFileSync(key.privateFile, 'utf8') }),
+    passphrase: key.passphrase,
+  });
   const signature = await openpgp.sign({
     message: await openpgp.createMessage({ binary: readFileSync(sums) }),
     signingKeys: privateKey,

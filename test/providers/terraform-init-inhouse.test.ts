@@ -33,7 +33,14 @@ async function init(dir: string, host: string, ca: string, token?: string): Prom
     'cli.tfrc': token === undefined ? '' : `credentials "${host}" {\n  token = "${token}"\n}\n`,
     'infra/main.tf': `terraform {\n  required_providers {\n    widgets = { source = "${host}/acme/widgets", version = "~> 1.0" }\n  }\n}\n`,
   });
-  const env = { ...process.env, TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'), SSL_CERT_FILE: ca, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_PLUGIN_CACHE_DIR: '' };
+  const env = {
+    ...process.env,
+    TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'),
+    SSL_CERT_FILE: ca,
+    TF_IN_AUTOMATION: '1',
+    CHECKPOINT_DISABLE: '1',
+    TF_PLUGIN_CACHE_DIR: '',
+  };
   return run('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env }).then(
     ({ stdout }) => ({ code: 0, output: stdout }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
@@ -97,11 +104,20 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     const old = await testKey(dir, 'Old Release');
     const port = await freePort();
     const host = `localhost:${port}`;
-    writeFiles(dir, { 'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${old.publicFile}]\n` });
+    writeFiles(dir, {
+      'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${old.publicFile}]\n`,
+    });
     await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
     await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', old, { date: new Date(old.created.getTime() + 2 * day) });
     expect((await runCli(['build'], dir)).code).toBe(0);
-    const mirror = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port, dataDir: join(dir, 'data'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
+    const mirror = await startServer({
+      dir: join(dir, 'dist'),
+      host: '127.0.0.1',
+      port,
+      dataDir: join(dir, 'data'),
+      tls: { cert: certs.cert, key: certs.key },
+      log: () => {},
+    });
     servers.push(mirror);
     const ok = await init(join(dir, 'good'), host, certs.ca);
     expect(ok.output).toContain(`Installed ${host}/acme/widgets v1.0.0 (self-signed, key ID ${old.keyId})`);
@@ -109,20 +125,31 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     expect((await runCli(['verify', 'dist'], dir)).stderr).toContain(`signing key ${old.keyId} expired on`);
   }, 180_000);
 
-  it('private mode: sends the host\'s credentials for discovery and the documents, and fetches the zip, SHA256SUMS and signature by signed URLs; refused without credentials', async () => {
+  it("private mode: sends the host's credentials for discovery and the documents, and fetches the zip, SHA256SUMS and signature by signed URLs; refused without credentials", async () => {
     const dir = tempDir('mm-tf-inhouse-private-');
     const certs = makeCertificates(dir);
     const acme = await testKey(dir, 'Acme Release');
     const port = await freePort();
     const host = `localhost:${port}`;
-    writeFiles(dir, { 'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${acme.publicFile}]\n` });
+    writeFiles(dir, {
+      'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${acme.publicFile}]\n`,
+    });
     await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
     await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', acme);
     expect((await runCli(['build'], dir)).code).toBe(0);
     const store = new Store(join(dir, 'data'));
     await createUser(store, { username: 'alice', email: 'alice@example.com', siteAdmin: false });
     const token = await createToken(store, { user: 'alice' });
-    const mirror = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port, dataDir: join(dir, 'data'), tls: { cert: certs.cert, key: certs.key }, access: 'private', log: () => {}, audit: () => {} });
+    const mirror = await startServer({
+      dir: join(dir, 'dist'),
+      host: '127.0.0.1',
+      port,
+      dataDir: join(dir, 'data'),
+      tls: { cert: certs.cert, key: certs.key },
+      access: 'private',
+      log: () => {},
+      audit: () => {},
+    });
     servers.push(mirror);
     const ok = await init(join(dir, 'member'), host, certs.ca, token);
     expect(ok.output).toContain(`Installed ${host}/acme/widgets v1.0.0 (self-signed, key ID ${acme.keyId})`);

@@ -31,7 +31,14 @@ async function init(dir: string, mirror: RunningServer, ca: string, token?: stri
     'infra/main.tf':
       'terraform {\n  required_providers {\n    random  = { source = "hashicorp/random", version = "~> 3.5" }\n    widgets = { source = "acme/widgets", version = "0.4.0" }\n  }\n}\n',
   });
-  const env = { ...process.env, TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'), SSL_CERT_FILE: ca, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_PLUGIN_CACHE_DIR: '' };
+  const env = {
+    ...process.env,
+    TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'),
+    SSL_CERT_FILE: ca,
+    TF_IN_AUTOMATION: '1',
+    CHECKPOINT_DISABLE: '1',
+    TF_PLUGIN_CACHE_DIR: '',
+  };
   return run('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env }).then(
     ({ stdout }) => ({ code: 0, output: stdout }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
@@ -76,7 +83,16 @@ describe.skipIf(!hasTerraform)('terraform init from the network mirror (real cli
     const store = new Store(join(dir, 'data'));
     await createUser(store, { username: 'alice', email: 'alice@example.com', siteAdmin: false });
     const token = await createToken(store, { user: 'alice' });
-    const mirror = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), tls: { cert: certs.cert, key: certs.key }, access: 'private', log: () => {}, audit: () => {} });
+    const mirror = await startServer({
+      dir: join(dir, 'dist'),
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: join(dir, 'data'),
+      tls: { cert: certs.cert, key: certs.key },
+      access: 'private',
+      log: () => {},
+      audit: () => {},
+    });
     servers.push(mirror);
     const ok = await init(join(dir, 'member'), mirror, certs.ca, token);
     expect(ok.output).toContain('Installed hashicorp/random v3.6.0');

@@ -76,7 +76,8 @@ export async function writeTerraformMirrorFolder(dir: string, packages: FixtureP
     }
     const sorted = <T>(o: Record<string, T>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
     writeFileSync(`${typeDir}/index.json`, JSON.stringify({ versions: sorted(Object.fromEntries(Object.keys(versions).map((v) => [v, {}]))) }, null, 2));
-    for (const [version, archives] of Object.entries(versions)) writeFileSync(`${typeDir}/${version}.json`, JSON.stringify({ archives: sorted(archives) }, null, 2));
+    for (const [version, archives] of Object.entries(versions))
+      writeFileSync(`${typeDir}/${version}.json`, JSON.stringify({ archives: sorted(archives) }, null, 2));
   }
 }
 
@@ -98,9 +99,12 @@ export async function writeReleaseFolder(dir: string, type: string, version: str
 
 /** The packages writeProviderInputs makes, as HOSTNAME/NAMESPACE/TYPE@VERSION:OS_ARCH with their input file. */
 export const INPUT_PACKAGES: Record<string, string> = {
-  'registry.terraform.io/hashicorp/random@3.6.0:linux_amd64': 'tf-mirror/registry.terraform.io/hashicorp/random/terraform-provider-random_3.6.0_linux_amd64.zip',
-  'registry.terraform.io/hashicorp/random@3.6.0:darwin_arm64': 'tf-mirror/registry.terraform.io/hashicorp/random/terraform-provider-random_3.6.0_darwin_arm64.zip',
-  'registry.terraform.io/hashicorp/random@3.5.1:linux_amd64': 'tf-mirror/registry.terraform.io/hashicorp/random/terraform-provider-random_3.5.1_linux_amd64.zip',
+  'registry.terraform.io/hashicorp/random@3.6.0:linux_amd64':
+    'tf-mirror/registry.terraform.io/hashicorp/random/terraform-provider-random_3.6.0_linux_amd64.zip',
+  'registry.terraform.io/hashicorp/random@3.6.0:darwin_arm64':
+    'tf-mirror/registry.terraform.io/hashicorp/random/terraform-provider-random_3.6.0_darwin_arm64.zip',
+  'registry.terraform.io/hashicorp/random@3.5.1:linux_amd64':
+    'tf-mirror/registry.terraform.io/hashicorp/random/terraform-provider-random_3.5.1_linux_amd64.zip',
   'registry.opentofu.org/hashicorp/null@3.2.2:linux_amd64': 'tf-mirror/registry.opentofu.org/hashicorp/null/terraform-provider-null_3.2.2_linux_amd64.zip',
   'registry.terraform.io/acme/widgets@0.4.0:linux_amd64': 'releases/terraform-provider-widgets_0.4.0_linux_amd64.zip',
   'registry.terraform.io/acme/widgets@0.4.0:darwin_arm64': 'releases/terraform-provider-widgets_0.4.0_darwin_arm64.zip',

@@ -17,7 +17,9 @@ const mod = 'v1/modules/acme/thing/aws';
 const read = (rel: string, root = 'dist') => JSON.parse(readFileSync(join(dir, root, rel), 'utf8'));
 /** version -> deprecation, from the versions document as a client reads it. */
 const deprecationsIn = (root = 'dist') =>
-  Object.fromEntries((read(`${mod}/versions`, root).modules[0].versions as { version: string; deprecation?: unknown }[]).map((v) => [v.version, v.deprecation ?? null]));
+  Object.fromEntries(
+    (read(`${mod}/versions`, root).modules[0].versions as { version: string; deprecation?: unknown }[]).map((v) => [v.version, v.deprecation ?? null]),
+  );
 const OLD = { reason: 'Use 1.1 or later: 1.0 leaks a route.', link: 'https://example.com/advisories/1' };
 
 async function cli(args: string[], code = 0) {
@@ -140,7 +142,10 @@ describe("HCP Terraform's API call against modmirror serve", () => {
   it('deprecates and undeprecates for the organization’s owner and a site administrator; the next request shows it', async () => {
     const done = await patch('owner', '1.1.0', { 'deprecated-status': 'Deprecated', reason: 'Superseded by 1.2.0', link: 'https://example.com/1.2' });
     expect(done.status).toBe(200);
-    expect(done.json.data).toMatchObject({ type: 'module-versions', attributes: { version: '1.1.0', deprecation: { 'deprecated-status': 'Deprecated', reason: 'Superseded by 1.2.0' } } });
+    expect(done.json.data).toMatchObject({
+      type: 'module-versions',
+      attributes: { version: '1.1.0', deprecation: { 'deprecated-status': 'Deprecated', reason: 'Superseded by 1.2.0' } },
+    });
     expect((await served())['1.1.0']).toEqual({ reason: 'Superseded by 1.2.0', link: 'https://example.com/1.2' });
     expect(read('deprecations.json')['acme/thing/aws']['1.1.0'].reason).toBe('Superseded by 1.2.0');
     expect((await patch('root', '1.1.0', { 'deprecated-status': 'Undeprecated' })).status).toBe(200);

@@ -26,7 +26,10 @@ describe('publish from git', () => {
     const dir = tempDir();
     const repo = join(dir, 'terraform-aws-thing');
     makeRepo(repo, [{ date: '2024-01-01T00:00:00Z', files: moduleFiles(1), tags: ['v1.0.0'] }]);
-    writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - git: terraform-aws-thing\n    namespace: acme\n  - folder: other\n', 'other/acme/thing/google/0.1.0/main.tf': 'variable "x" {}\n' });
+    writeFiles(dir, {
+      'mirror.config.yaml': 'sources:\n  - git: terraform-aws-thing\n    namespace: acme\n  - folder: other\n',
+      'other/acme/thing/google/0.1.0/main.tf': 'variable "x" {}\n',
+    });
     expect((await runCli(['build', '--json'], dir)).code).toBe(0);
 
     makeRepo(repo, [{ date: '2024-02-01T00:00:00Z', files: moduleFiles(2), tags: ['v1.1.0'] }]);
@@ -57,7 +60,10 @@ describe('publish from a folder', () => {
   const dist = join(dir, 'dist');
   const setup = async () => {
     writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
-    for (const [v, n] of [['1.0.0', 1], ['1.1.0', 2]] as const) {
+    for (const [v, n] of [
+      ['1.0.0', 1],
+      ['1.1.0', 2],
+    ] as const) {
       writeFiles(join(dir, `mods/acme/thing/aws/${v}`), moduleFiles(n));
     }
     writeFiles(join(dir, 'mods/beta/other/aws/0.1.0'), moduleFiles(9));
@@ -72,7 +78,15 @@ describe('publish from a folder', () => {
     expect(dry.code).toBe(0);
     const dryResult = JSON.parse(dry.stdout);
     expect(dryResult).toMatchObject({ dryRun: true, outcome: 'would-publish' });
-    expect(dryResult.changed).toEqual(expect.arrayContaining(['manifest.json', 'search-index.json', 'v1/modules/acme/thing/aws/2.0.0/thing-aws-2.0.0.tar.gz', 'v1/modules/acme/thing/aws/versions', 'v1/modules/acme/thing/aws/1.0.0/index.json']));
+    expect(dryResult.changed).toEqual(
+      expect.arrayContaining([
+        'manifest.json',
+        'search-index.json',
+        'v1/modules/acme/thing/aws/2.0.0/thing-aws-2.0.0.tar.gz',
+        'v1/modules/acme/thing/aws/versions',
+        'v1/modules/acme/thing/aws/1.0.0/index.json',
+      ]),
+    );
     expect(dryResult.changed.some((f: string) => f.startsWith('v1/modules/beta/'))).toBe(false);
     expect(treeOf(dist)).toEqual(before);
 
@@ -108,7 +122,9 @@ describe('publish from a folder', () => {
     writeFiles(join(dir, 'mods/acme/thing/aws/2.0.0'), { 'main.tf': 'variable "changed" {}\n' });
     const refused = await runCli(['publish', '--source', 'mods/acme/thing/aws/2.0.0'], dir);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/acme\/thing\/aws 2\.0\.0 is already published with different content:\n\s+published: sha256 [0-9a-f]{64}\n\s+this one:\s+sha256 [0-9a-f]{64}/);
+    expect(refused.stderr).toMatch(
+      /acme\/thing\/aws 2\.0\.0 is already published with different content:\n\s+published: sha256 [0-9a-f]{64}\n\s+this one:\s+sha256 [0-9a-f]{64}/,
+    );
     expect(refused.stderr).toMatch(/hint: .*--force/);
     const oldSha = readJson(join(dist, 'manifest.json')).modules['acme/thing/aws'].versions[0].sha256;
 
@@ -117,7 +133,9 @@ describe('publish from a folder', () => {
     const result = JSON.parse(forced.stdout);
     expect(result).toMatchObject({ outcome: 'replaced', previousSha256: oldSha });
     const manifest = readJson(join(dist, 'manifest.json'));
-    expect(manifest.forced).toEqual([{ module: 'acme/thing/aws', version: '2.0.0', previous_sha256: oldSha, sha256: result.sha256, at: expect.any(String), by: expect.any(String) }]);
+    expect(manifest.forced).toEqual([
+      { module: 'acme/thing/aws', version: '2.0.0', previous_sha256: oldSha, sha256: result.sha256, at: expect.any(String), by: expect.any(String) },
+    ]);
     expect(readJson(join(dist, 'v1/modules/acme/thing/aws/2.0.0/index.json')).root.inputs.map((i: { name: string }) => i.name)).toEqual(['changed']);
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
   });
@@ -243,7 +261,7 @@ describe('publish under pressure', () => {
 });
 
 describe('publish and the browse page', () => {
-  it("drops the README renderings an earlier modmirror stored, giving the same tree as a clean build", async () => {
+  it('drops the README renderings an earlier modmirror stored, giving the same tree as a clean build', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
     writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), { 'main.tf': 'variable "x" {}\n', 'README.md': '# Alpha\n' });
@@ -325,7 +343,11 @@ describe('a publish changes the mirror in place', () => {
     const kept = Object.keys(before).filter((rel) => now[rel] === before[rel]);
     expect(kept.length).toBeGreaterThan(0);
     // A file is new exactly when the publish says it changed it; the other modules' files are untouched.
-    expect(Object.keys(now).filter((rel) => now[rel] !== before[rel]).sort()).toEqual(changed);
+    expect(
+      Object.keys(now)
+        .filter((rel) => now[rel] !== before[rel])
+        .sort(),
+    ).toEqual(changed);
     expect(changed.filter((rel) => rel.startsWith('v1/modules/acme/m1/'))).toEqual([]);
     expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
     expect(treeOf(dist)).toEqual(treeOf(join(dir, 'clean')));
@@ -391,7 +413,14 @@ describe('incremental build', () => {
     const moved = JSON.parse(movedRun.stdout);
     expect(moved).toMatchObject({ upToDate: false });
     const digest = createHash('sha256').update(published).digest('hex');
-    expect(moved.errors).toEqual([{ code: 'VERSION_CONFLICT', message: expect.stringMatching(new RegExp(`acme/inc/aws 1\\.2\\.0 .*tag v1\\.2\\.0.*\\n  published: sha256 ${digest}\\n  the source: sha256 [0-9a-f]{64}`, 's')) }]);
+    expect(moved.errors).toEqual([
+      {
+        code: 'VERSION_CONFLICT',
+        message: expect.stringMatching(
+          new RegExp(`acme/inc/aws 1\\.2\\.0 .*tag v1\\.2\\.0.*\\n  published: sha256 ${digest}\\n  the source: sha256 [0-9a-f]{64}`, 's'),
+        ),
+      },
+    ]);
     expect(readFileSync(join(dir, 'dist/v1/modules/acme/inc/aws/1.2.0/inc-aws-1.2.0.tar.gz')).equals(published)).toBe(true);
     expect(JSON.parse(readFileSync(join(dir, 'dist/v1/modules/acme/inc/aws/1.2.0/index.json'), 'utf8')).root.inputs[0].default).toBe('4');
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
@@ -400,7 +429,14 @@ describe('incremental build', () => {
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'dist/v1/modules/acme/inc/aws/1.2.0/index.json'), 'utf8')).root.inputs[0].default).toBe('5');
     expect(JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8')).forced).toEqual([
-      { module: 'acme/inc/aws', version: '1.2.0', previous_sha256: digest, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), at: expect.any(String), by: expect.any(String) },
+      {
+        module: 'acme/inc/aws',
+        version: '1.2.0',
+        previous_sha256: digest,
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        at: expect.any(String),
+        by: expect.any(String),
+      },
     ]);
     // A tag that is gone leaves its published version in place until it is pruned on purpose.
     git(repo, ['tag', '-d', 'v1.2.0']);

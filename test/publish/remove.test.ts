@@ -26,7 +26,10 @@ describe('removeModuleVersions', () => {
   it('removes one version on record, rewrites the module without it, and a rebuild may bring back only the same bytes', async () => {
     const dir = await mirror();
     const sha = manifest(dir).modules['acme/net/aws'].versions.find((v: { version: string }) => v.version === '1.1.0').sha256;
-    const result = await removeModuleVersions({ namespace: 'acme', name: 'net', provider: 'aws', version: '1.1.0' }, { outDir: join(dir, 'dist'), imageHosts: [], by: 'user:alice' });
+    const result = await removeModuleVersions(
+      { namespace: 'acme', name: 'net', provider: 'aws', version: '1.1.0' },
+      { outDir: join(dir, 'dist'), imageHosts: [], by: 'user:alice' },
+    );
     expect(result.removed).toEqual(['acme/net/aws@1.1.0']);
     const after = manifest(dir);
     expect(after.modules['acme/net/aws'].versions.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
@@ -39,7 +42,10 @@ describe('removeModuleVersions', () => {
     expect(manifest(dir).modules['acme/net/aws'].versions.map((v: { version: string }) => v.version)).toEqual(['1.1.0', '1.0.0']);
     expect(manifest(dir).removed).toHaveLength(1);
     // Other bytes under the removed number are refused, as a change to a published version is.
-    await removeModuleVersions({ namespace: 'acme', name: 'net', provider: 'aws', version: '1.1.0' }, { outDir: join(dir, 'dist'), imageHosts: [], by: 'user:alice' });
+    await removeModuleVersions(
+      { namespace: 'acme', name: 'net', provider: 'aws', version: '1.1.0' },
+      { outDir: join(dir, 'dist'), imageHosts: [], by: 'user:alice' },
+    );
     writeFiles(dir, { 'mods/acme/net/aws/1.1.0/main.tf': 'variable "other" {}\n' });
     const rebuilt = await runCli(['build', '--json'], dir);
     expect(rebuilt.code).toBe(1);
@@ -51,8 +57,11 @@ describe('removeModuleVersions', () => {
     const result = await removeModuleVersions({ namespace: 'acme', name: 'net' }, { outDir: join(dir, 'dist'), imageHosts: [], by: 'organization:acme' });
     expect(result.removed.sort()).toEqual(['acme/net/aws@1.0.0', 'acme/net/aws@1.1.0', 'acme/net/google@1.0.0']);
     expect(manifest(dir).modules).toEqual({});
-    for (const gone of ['v1/modules/acme/net', 'v1/modules/acme/index.json', 'v2/modules/acme/net/aws']) expect(existsSync(join(dir, 'dist', gone)), gone).toBe(false);
+    for (const gone of ['v1/modules/acme/net', 'v1/modules/acme/index.json', 'v2/modules/acme/net/aws'])
+      expect(existsSync(join(dir, 'dist', gone)), gone).toBe(false);
     expect((await runCli(['verify'], dir)).code).toBe(0);
-    await expect(removeModuleVersions({ namespace: 'acme', name: 'net' }, { outDir: join(dir, 'dist'), imageHosts: [], by: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(removeModuleVersions({ namespace: 'acme', name: 'net' }, { outDir: join(dir, 'dist'), imageHosts: [], by: 'x' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 });

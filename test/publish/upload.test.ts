@@ -17,7 +17,10 @@ const LIMITS = { maxBytes: 1 << 20, maxUnpackedBytes: 1 << 22 };
 function hardLinkTar(linkpath: string): Buffer {
   const blocks: Buffer[] = [];
   const body = Buffer.from('x\n');
-  for (const h of [new Header({ path: 'main.tf', type: 'File', size: body.length, mode: 0o644 }), new Header({ path: 'copy.tf', type: 'Link', size: 0, mode: 0o644, linkpath })]) {
+  for (const h of [
+    new Header({ path: 'main.tf', type: 'File', size: body.length, mode: 0o644 }),
+    new Header({ path: 'copy.tf', type: 'Link', size: 0, mode: 0o644, linkpath }),
+  ]) {
     h.encode();
     blocks.push(h.block!);
     if (h.type === 'File') blocks.push(body, Buffer.alloc(512 - body.length));
@@ -42,7 +45,9 @@ describe('unpackUpload', () => {
     const out = join(tempDir('mm-upout-'), 'module');
     await unpackUpload(Readable.from([hardLinkTar('main.tf')]), out, LIMITS);
     expect(readFileSync(join(out, 'copy.tf'), 'utf8')).toBe('x\n');
-    await expect(unpackUpload(Readable.from([hardLinkTar('../outside')]), join(tempDir('mm-upout-'), 'module'), LIMITS)).rejects.toThrow(/copy\.tf: a hard link to \.\.\/outside, outside the module/);
+    await expect(unpackUpload(Readable.from([hardLinkTar('../outside')]), join(tempDir('mm-upout-'), 'module'), LIMITS)).rejects.toThrow(
+      /copy\.tf: a hard link to \.\.\/outside, outside the module/,
+    );
   });
 
   it('bounds what a small gzip unpacks to', async () => {
@@ -52,6 +57,9 @@ describe('unpackUpload', () => {
     blocks.push(h.block!, Buffer.alloc(8 << 20), Buffer.alloc(1024));
     const bomb = gzipSync(Buffer.concat(blocks));
     expect(bomb.length).toBeLessThan(LIMITS.maxBytes);
-    await expect(unpackUpload(Readable.from([bomb]), join(tempDir('mm-upout-'), 'module'), LIMITS)).rejects.toMatchObject({ code: 'UNPROCESSABLE', message: expect.stringMatching(/unpacks to more than 4 MiB/) });
+    await expect(unpackUpload(Readable.from([bomb]), join(tempDir('mm-upout-'), 'module'), LIMITS)).rejects.toMatchObject({
+      code: 'UNPROCESSABLE',
+      message: expect.stringMatching(/unpacks to more than 4 MiB/),
+    });
   });
 });

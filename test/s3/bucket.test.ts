@@ -44,7 +44,23 @@ function source(version: string, extra = ''): string {
   writeFiles(folder, { 'main.tf': `output "v" {\n  value = "${version}${extra}"\n}\n` });
   return folder;
 }
-const publishArgs = (version: string, out: string, extra = '') => ['publish', '--source', source(version, extra), '--namespace', 'acme', '--name', 'hello', '--provider', 'null', '--version', version, '--out', out, ...rgw.flags, '--json'];
+const publishArgs = (version: string, out: string, extra = '') => [
+  'publish',
+  '--source',
+  source(version, extra),
+  '--namespace',
+  'acme',
+  '--name',
+  'hello',
+  '--provider',
+  'null',
+  '--version',
+  version,
+  '--out',
+  out,
+  ...rgw.flags,
+  '--json',
+];
 
 describe('push', () => {
   it('stores every file of the mirror with its bytes, content type and cache lifetime; a second push uploads nothing', async () => {
@@ -122,7 +138,9 @@ describe('publish into a bucket', () => {
     const results = await Promise.all([spawned(publishArgs('6.0.0', 's3://mirror/reg')), spawned(publishArgs('6.0.0', 's3://mirror/reg', 'other'))]);
     expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
     expect(results.find((r) => r.code === 1)!.stderr).toMatch(/other bytes|different content/);
-    const manifest = json<{ modules: Record<string, { versions: { version: string; sha256: string }[] }> }>((await rgw.get('mirror', 'reg/manifest.json'))!.body.toString());
+    const manifest = json<{ modules: Record<string, { versions: { version: string; sha256: string }[] }> }>(
+      (await rgw.get('mirror', 'reg/manifest.json'))!.body.toString(),
+    );
     const entry = manifest.modules['acme/hello/null']!.versions.find((v) => v.version === '6.0.0')!;
     const archive = (await rgw.get('mirror', 'reg/v1/modules/acme/hello/null/6.0.0/hello-null-6.0.0.tar.gz'))!.body;
     expect(createHash('sha256').update(archive).digest('hex')).toBe(entry.sha256);
@@ -131,7 +149,9 @@ describe('publish into a bucket', () => {
   it('deprecates a version in the bucket, rewriting its documents there', async () => {
     const result = await cli(['deprecate', 'acme/hello/null', '3.0.0', '--reason', 'use 3.1', '--out', 's3://mirror/reg', ...rgw.flags]);
     expect(result.code, result.stderr).toBe(0);
-    const versions = json<{ modules: { versions: { version: string; deprecation?: { reason: string } }[] }[] }>((await rgw.get('mirror', 'reg/v1/modules/acme/hello/null/versions'))!.body.toString());
+    const versions = json<{ modules: { versions: { version: string; deprecation?: { reason: string } }[] }[] }>(
+      (await rgw.get('mirror', 'reg/v1/modules/acme/hello/null/versions'))!.body.toString(),
+    );
     expect(versions.modules[0]!.versions.find((v) => v.version === '3.0.0')?.deprecation?.reason).toBe('use 3.1');
     expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
   });
@@ -147,7 +167,9 @@ describe('publish into a bucket', () => {
 
 /** What a client can reach in the bucket: every listed version's download location names an archive that is there, with its bytes. */
 async function expectServable(bucket: string, prefix: string): Promise<string[]> {
-  const versions = json<{ modules: { versions: { version: string }[] }[] }>((await rgw.get(bucket, `${prefix}v1/modules/acme/hello/null/versions`))!.body.toString());
+  const versions = json<{ modules: { versions: { version: string }[] }[] }>(
+    (await rgw.get(bucket, `${prefix}v1/modules/acme/hello/null/versions`))!.body.toString(),
+  );
   const listed = versions.modules[0]!.versions.map((v) => v.version);
   for (const v of listed) {
     const download = json<{ location: string }>((await rgw.get(bucket, `${prefix}v1/modules/acme/hello/null/${v}/download`))!.body.toString());
@@ -173,7 +195,9 @@ describe('a writer killed halfway (SIGKILL)', () => {
     const total = filesOf(realpathSync(join(dir, 'dist'))).length;
     const { uploaded } = json<{ uploaded: number }>(resumed.stdout);
     // The journal of the killed push: what it stored is not stored again.
-    expect(uploaded).toBeLessThan(total - json<{ uploaded: number }>((await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags, '--json'])).stdout).uploaded);
+    expect(uploaded).toBeLessThan(
+      total - json<{ uploaded: number }>((await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags, '--json'])).stdout).uploaded,
+    );
     expect(await expectServable('mirror', 'kill/')).toEqual([...oldVersions, '4.0.0', '4.1.0', '4.2.0'].sort());
     expect((await cli(['verify', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
   });
@@ -206,14 +230,18 @@ describe('objects the mirror no longer has', () => {
     expect((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags])).code).toBe(0);
     rmSync(join(dir, 'mods-prune/acme/hello/null/1.2.0'), { recursive: true });
     expect((await runCli(['build', '--modules', 'mods-prune', '--out', 'dist-prune', '--prune', '--json'], dir)).code).toBe(0);
-    const dry = json<{ uploaded: number; objects: string[]; dryRun: boolean }>((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--dry-run', '--json'])).stdout);
+    const dry = json<{ uploaded: number; objects: string[]; dryRun: boolean }>(
+      (await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--dry-run', '--json'])).stdout,
+    );
     expect(dry.dryRun).toBe(true);
     expect(dry.objects.at(-1)).toBe('manifest.json');
     expect((await rgw.get('mirror', 'prune/manifest.json'))!.body.equals(readFileSync(join(dir, 'dist-prune/manifest.json')))).toBe(false);
     const kept = json<{ stale: number; deleted: number }>((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--json'])).stdout);
     expect(kept.stale).toBeGreaterThan(0);
     expect(await rgw.get('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/hello-null-1.2.0.tar.gz')).toBeDefined();
-    const pruned = json<{ stale: number; deleted: number; uploaded: number }>((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--prune', '--json'])).stdout);
+    const pruned = json<{ stale: number; deleted: number; uploaded: number }>(
+      (await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--prune', '--json'])).stdout,
+    );
     expect(pruned).toMatchObject({ uploaded: 0, deleted: kept.stale, stale: 0 });
     expect(await rgw.get('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/hello-null-1.2.0.tar.gz')).toBeUndefined();
     expect([...(await rgw.list('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/')).keys()]).toEqual([]);
@@ -232,6 +260,14 @@ describe("Terraform's module installer against the bucket's website endpoint", (
     // A publish keeps to how the bucket was pushed: its new version's download object carries the header too.
     expect((await cli(publishArgs('2.2.0', 's3://site'))).code).toBe(0);
     const latest = await install({ source: `${new URL(rgw.website).host}/acme/hello/null`, version: '2.2.0', dest: join(dir, 'i-site-2'), modulesUrl });
-    expect(createHash('sha256').update(readFileSync(join(latest.dir, 'main.tf'))).digest('hex')).toBe(createHash('sha256').update(readFileSync(join(dir, 'src/2.2.0/main.tf'))).digest('hex'));
+    expect(
+      createHash('sha256')
+        .update(readFileSync(join(latest.dir, 'main.tf')))
+        .digest('hex'),
+    ).toBe(
+      createHash('sha256')
+        .update(readFileSync(join(dir, 'src/2.2.0/main.tf')))
+        .digest('hex'),
+    );
   });
 });

@@ -9,7 +9,12 @@ import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, JSON_TYPE, PROVIDER_ZIP_TYPE, RE
 describe('bucket URLs', () => {
   it('takes s3://BUCKET and s3://BUCKET/PREFIX', () => {
     expect(parseBucketUrl('s3://modules', '--out')).toEqual({ bucket: 'modules', prefix: '' });
-    expect(parseBucketUrl('s3://modules/a/b/', '--out', { endpoint: 'http://127.0.0.1:7480', pathStyle: true })).toEqual({ bucket: 'modules', prefix: 'a/b/', endpoint: 'http://127.0.0.1:7480', pathStyle: true });
+    expect(parseBucketUrl('s3://modules/a/b/', '--out', { endpoint: 'http://127.0.0.1:7480', pathStyle: true })).toEqual({
+      bucket: 'modules',
+      prefix: 'a/b/',
+      endpoint: 'http://127.0.0.1:7480',
+      pathStyle: true,
+    });
   });
 
   it('refuses what is not one, naming the flag', () => {
@@ -24,7 +29,10 @@ describe('objects', () => {
     expect(of('v1/modules/a/b/c/1.0.0/b-c-1.0.0.tar.gz')).toEqual({ 'Content-Type': ARCHIVE_TYPE, 'Cache-Control': CACHE_LONG });
     expect(of('providers/h/n/t/terraform-provider-t_1.0.0_linux_amd64.zip')).toEqual({ 'Content-Type': PROVIDER_ZIP_TYPE, 'Cache-Control': CACHE_LONG });
     expect(of('v1/providers/n/t/1.0.0/terraform-provider-t_1.0.0_SHA256SUMS')).toEqual({ 'Content-Type': RELEASE_SUMS_TYPE, 'Cache-Control': CACHE_LONG });
-    expect(of('v1/providers/n/t/1.0.0/terraform-provider-t_1.0.0_SHA256SUMS.sig')).toEqual({ 'Content-Type': RELEASE_SIGNATURE_TYPE, 'Cache-Control': CACHE_LONG });
+    expect(of('v1/providers/n/t/1.0.0/terraform-provider-t_1.0.0_SHA256SUMS.sig')).toEqual({
+      'Content-Type': RELEASE_SIGNATURE_TYPE,
+      'Cache-Control': CACHE_LONG,
+    });
     for (const rel of ['v1/modules/a/b/c/versions', 'v1/modules/a/b/c/1.0.0/download', 'v2/modules/a/b/c/downloads/summary', 'manifest.json']) {
       expect(of(rel), rel).toEqual({ 'Content-Type': JSON_TYPE, 'Cache-Control': CACHE_SHORT });
     }

@@ -34,18 +34,33 @@ export async function startRgw(dir: string): Promise<Rgw> {
   const endpoint = `http://127.0.0.1:${port}`;
   const credentials = { accessKeyId: 'testaccesskey', secretAccessKey: 'testsecretkey' };
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
-  const client = new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+  const client = new S3Client({
+    endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
   return {
     endpoint,
     website: `http://127.0.0.1:${web}`,
-    env: { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey, AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' },
+    env: {
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      AWS_CONFIG_FILE: '/dev/null',
+      AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+    },
     client,
     flags: ['--endpoint', endpoint, '--path-style'],
     async createBucket(name, website = false) {
       await client.send(new CreateBucketCommand({ Bucket: name }));
       if (!website) return;
       await client.send(new PutBucketWebsiteCommand({ Bucket: name, WebsiteConfiguration: { IndexDocument: { Suffix: 'index.json' } } }));
-      const policy = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: '*', Action: ['s3:GetObject'], Resource: [`arn:aws:s3:::${name}/*`] }] };
+      const policy = {
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Principal: '*', Action: ['s3:GetObject'], Resource: [`arn:aws:s3:::${name}/*`] }],
+      };
       await client.send(new PutBucketPolicyCommand({ Bucket: name, Policy: JSON.stringify(policy) }));
     },
     async list(bucket, prefix = '') {

@@ -68,7 +68,7 @@ function version(origin: VersionSource['origin']): VersionSource {
 }
 
 describe('readTreeFiles', () => {
-  it('reads every regular file of a tree and its subtrees, with the executable bit and git\'s blob id', async () => {
+  it("reads every regular file of a tree and its subtrees, with the executable bit and git's blob id", async () => {
     const { repo, tree } = moduleRepo();
     const files = filesOf(await readTreeFiles(readers.get(repo), tree));
     expect(files.map((f) => f.path).sort()).toEqual(['.terraform/providers/x', ...Object.keys(MODULE).filter((p) => !p.startsWith('.terraform/'))].sort());

@@ -81,10 +81,7 @@ describe('scanGit', () => {
     const byVersion = Object.fromEntries(versions.map((v) => [v.version, v]));
     expect(Object.keys(byVersion).sort()).toEqual(['1.0.0', '1.1.0', '2.0.0-beta.1']);
     expect(versions.map((v) => v.tag).sort()).toEqual(['2.0.0-beta.1', 'v1.0.0', 'v1.1.0']);
-    expect(warnings.sort()).toEqual([
-      `${repo}: skipping tag "nightly": not a semver version`,
-      `${repo}: skipping tag "v2": not a semver version`,
-    ]);
+    expect(warnings.sort()).toEqual([`${repo}: skipping tag "nightly": not a semver version`, `${repo}: skipping tag "v2": not a semver version`]);
 
     const v110 = byVersion['1.1.0']!;
     const commit = git(repo, ['rev-parse', 'v1.1.0^{commit}']).trim();
@@ -96,10 +93,14 @@ describe('scanGit', () => {
     expect(v110.address).toEqual({ namespace: 'acme', name: 'vpc', provider: 'aws' });
   });
 
-  it('reads a monorepo: only tags with the prefix, the module folder\'s tree, and a warning for a tag without the folder', async () => {
+  it("reads a monorepo: only tags with the prefix, the module folder's tree, and a warning for a tag without the folder", async () => {
     const repo = makeRepo(join(tempDir(), 'platform'), [
       { date: '2024-01-01T00:00:00Z', files: { 'README.md': 'no modules yet\n' }, tags: ['vpc/v0.1.0'] },
-      { date: '2024-01-02T00:00:00Z', files: { 'modules/vpc/main.tf': 'variable "a" {}\n', 'modules/dns/main.tf': '' }, tags: ['vpc/v1.0.0', 'dns/v1.0.0', 'v9.0.0'] },
+      {
+        date: '2024-01-02T00:00:00Z',
+        files: { 'modules/vpc/main.tf': 'variable "a" {}\n', 'modules/dns/main.tf': '' },
+        tags: ['vpc/v1.0.0', 'dns/v1.0.0', 'v9.0.0'],
+      },
     ]);
 
     const { versions, warnings } = await scanTagsOf(gitSource(repo, { path: 'modules/vpc', tagPrefix: 'vpc/' }));
@@ -153,27 +154,43 @@ describe('scanGitRef', () => {
   const readers = new GitReaders();
   afterAll(() => readers.closeAll());
 
-  it('takes the version from the ref\'s tag, or from --version for any other ref', async () => {
+  it("takes the version from the ref's tag, or from --version for any other ref", async () => {
     const tagged = await scanGitRef(source, META, 'vpc/v1.2.0', undefined, tempDir(), readers);
     expect([tagged.version, tagged.tag, tagged.publishedAt.toISOString()]).toEqual(['1.2.0', 'vpc/v1.2.0', '2024-05-01T12:00:00.000Z']);
-    expect(tagged.origin).toMatchObject({ subdir: 'modules/vpc', tree: git(repo, ['rev-parse', 'vpc/v1.2.0:modules/vpc']).trim(), commit: git(repo, ['rev-parse', 'vpc/v1.2.0']).trim() });
+    expect(tagged.origin).toMatchObject({
+      subdir: 'modules/vpc',
+      tree: git(repo, ['rev-parse', 'vpc/v1.2.0:modules/vpc']).trim(),
+      commit: git(repo, ['rev-parse', 'vpc/v1.2.0']).trim(),
+    });
     expect((await scanGitRef(source, META, 'candidate', '1.3.0-rc.1', tempDir(), readers)).version).toBe('1.3.0-rc.1');
   });
 
   it('peels an annotated tag to its commit, and takes a branch or a commit id with --version', async () => {
     const annotated = await scanGitRef(source, META, 'refs/tags/vpc/v1.3.0', undefined, tempDir(), readers);
     const commit = git(repo, ['rev-parse', 'vpc/v1.3.0^{commit}']).trim();
-    expect(annotated).toMatchObject({ version: '1.3.0', tag: 'vpc/v1.3.0', origin: { commit, tree: git(repo, ['rev-parse', `${commit}:modules/vpc`]).trim() } });
+    expect(annotated).toMatchObject({
+      version: '1.3.0',
+      tag: 'vpc/v1.3.0',
+      origin: { commit, tree: git(repo, ['rev-parse', `${commit}:modules/vpc`]).trim() },
+    });
     expect(annotated.publishedAt.toISOString()).toBe('2024-06-02T08:30:00.000Z');
     const root = await scanGitRef(gitSource(repo), META, commit, '1.3.0', tempDir(), readers);
     expect(root.origin).toMatchObject({ commit, tree: git(repo, ['rev-parse', `${commit}^{tree}`]).trim(), subdir: '' });
-    expect((await scanGitRef(gitSource(repo), META, 'main', '2.0.0', tempDir(), readers)).origin).toMatchObject({ commit: git(repo, ['rev-parse', 'main']).trim() });
+    expect((await scanGitRef(gitSource(repo), META, 'main', '2.0.0', tempDir(), readers)).origin).toMatchObject({
+      commit: git(repo, ['rev-parse', 'main']).trim(),
+    });
   });
 
-  it('refuses a ref that names no version, a ref that does not exist, and a commit without the module\'s folder', async () => {
-    await expect(scanGitRef(source, META, 'candidate', undefined, tempDir(), readers)).rejects.toMatchObject({ code: 'VERSION_INVALID', message: '"candidate" is not a version with the prefix "vpc/".' });
+  it("refuses a ref that names no version, a ref that does not exist, and a commit without the module's folder", async () => {
+    await expect(scanGitRef(source, META, 'candidate', undefined, tempDir(), readers)).rejects.toMatchObject({
+      code: 'VERSION_INVALID',
+      message: '"candidate" is not a version with the prefix "vpc/".',
+    });
     await expect(scanGitRef(source, META, 'no-such-ref', undefined, tempDir(), readers)).rejects.toMatchObject({ code: 'SOURCE_NOT_FOUND' });
-    await expect(scanGitRef(source, META, 'vpc/v2.0.0', undefined, tempDir(), readers)).rejects.toMatchObject({ code: 'SOURCE_NOT_FOUND', message: `${repo}@vpc/v2.0.0 has no folder "modules/vpc".` });
+    await expect(scanGitRef(source, META, 'vpc/v2.0.0', undefined, tempDir(), readers)).rejects.toMatchObject({
+      code: 'SOURCE_NOT_FOUND',
+      message: `${repo}@vpc/v2.0.0 has no folder "modules/vpc".`,
+    });
     // A ref of two lines would be two requests to the one cat-file the version is then read through.
     await expect(scanGitRef(source, META, 'vpc/v1.2.0\nvpc/v1.3.0', undefined, tempDir(), readers)).rejects.toMatchObject({ code: 'SOURCE_NOT_FOUND' });
     // The reader is still in step after those answers.

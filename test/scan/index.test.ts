@@ -17,7 +17,10 @@ describe('scan', () => {
     const dir = tempDir();
     writeFiles(dir, { 'mods/acme/vpc/aws/1.2.0/main.tf': '', 'mods/acme/vpc/aws/1.10.0/main.tf': '', 'mods/acme/dns/aws/0.1.0/main.tf': '' });
     makeRepo(join(dir, 'terraform-aws-zone'), [{ date: '2024-01-01T00:00:00Z', files: { 'main.tf': '' }, tags: ['v0.9.0', 'v1.0.0-rc.1'] }]);
-    const config = configIn(dir, 'sources:\n  - folder: mods\n  - git: terraform-aws-zone\n    namespace: acme\n    owner: net-team\nmodules:\n  acme/vpc/aws:\n    verified: true\n');
+    const config = configIn(
+      dir,
+      'sources:\n  - folder: mods\n  - git: terraform-aws-zone\n    namespace: acme\n    owner: net-team\nmodules:\n  acme/vpc/aws:\n    verified: true\n',
+    );
 
     const { versions, warnings } = await scan(config);
 

@@ -16,7 +16,10 @@ describe('resolveLinks', () => {
   });
 
   it('replaces a link to a file by that file, keeping its mode', () => {
-    const { files, warnings } = resolveLinks([file('a/main.tf', 'x'), file('a/run.sh', '#!', 0o755)], [link('b/main.tf', '../a/main.tf'), link('b/run.sh', '../a/run.sh')]);
+    const { files, warnings } = resolveLinks(
+      [file('a/main.tf', 'x'), file('a/run.sh', '#!', 0o755)],
+      [link('b/main.tf', '../a/main.tf'), link('b/run.sh', '../a/run.sh')],
+    );
     expect(warnings).toEqual([]);
     expect(files.map((f) => [f.path, f.data.toString(), f.mode])).toEqual([
       ['a/main.tf', 'x', 0o644],
@@ -27,7 +30,10 @@ describe('resolveLinks', () => {
   });
 
   it('expands a link to a folder, and follows chains of links', () => {
-    const { files, warnings } = tree([file('modules/m/main.tf'), file('modules/m/sub/x.tf')], [link('examples/e', '../modules/m'), link('examples/f', 'e'), link('examples/g.tf', './f/sub/x.tf')]);
+    const { files, warnings } = tree(
+      [file('modules/m/main.tf'), file('modules/m/sub/x.tf')],
+      [link('examples/e', '../modules/m'), link('examples/f', 'e'), link('examples/g.tf', './f/sub/x.tf')],
+    );
     expect(warnings).toEqual([]);
     expect(files).toEqual({
       'modules/m/main.tf': 'modules/m/main.tf',
@@ -48,7 +54,15 @@ describe('resolveLinks', () => {
   it('leaves out, with a warning naming each, links that escape, loop or point to nothing', () => {
     const { files, warnings } = tree(
       [file('main.tf')],
-      [link('abs.tf', '/etc/passwd'), link('up.tf', '../../secret.tf'), link('self', '.'), link('parent/loop', '..'), link('a.tf', 'b.tf'), link('b.tf', 'a.tf'), link('gone.tf', 'nothing.tf')],
+      [
+        link('abs.tf', '/etc/passwd'),
+        link('up.tf', '../../secret.tf'),
+        link('self', '.'),
+        link('parent/loop', '..'),
+        link('a.tf', 'b.tf'),
+        link('b.tf', 'a.tf'),
+        link('gone.tf', 'nothing.tf'),
+      ],
     );
     expect(Object.keys(files)).toEqual(['main.tf']);
     expect(warnings.sort()).toEqual([

@@ -39,6 +39,8 @@ describe('names', () => {
     const bad = nameFromBytes(Buffer.concat([Buffer.from('bad'), bytes(0xff), Buffer.from('.tf')]));
     const { problems } = extractDocumentation([{ path: bad, mode: 0o644, data: Buffer.from('variable "a" {\n  default = \n}\n') }]);
     expect(problems).toEqual([expect.stringMatching(/^bad\\xff\.tf:2:\d+: /)]);
-    expect(resolveLinks([], [{ path: bad, target: '/etc/passwd' }]).warnings).toEqual(['bad\\xff.tf: left out: the link points outside the module (-> /etc/passwd)']);
+    expect(resolveLinks([], [{ path: bad, target: '/etc/passwd' }]).warnings).toEqual([
+      'bad\\xff.tf: left out: the link points outside the module (-> /etc/passwd)',
+    ]);
   });
 });

@@ -49,7 +49,14 @@ beforeAll(async () => {
   tokens['acme'] = await createToken(store, { organization: 'acme' });
   tokens['omega'] = await createToken(store, { organization: 'omega' });
   await createToken(store, { organization: 'delta' });
-  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), access: 'private', audit: (line) => audit.push(line) });
+  server = await startServer({
+    dir: join(dir, 'dist'),
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: join(dir, 'data'),
+    access: 'private',
+    audit: (line) => audit.push(line),
+  });
   expect((await api('PATCH', 'admin/organizations/delta', { data: { type: 'organizations', attributes: { 'is-disabled': true } } })).status).toBe(200);
 }, 120_000);
 afterAll(() => server?.close());
@@ -85,11 +92,14 @@ describe('private mode at its edges', () => {
     expect(audit).toHaveLength(1);
     const [line] = audit;
     expect(line!.split(/[\r\n\u2028\u2029\u0085]/)).toHaveLength(1);
-    expect(line).toMatch(/^refused GET \/foo%22%0Arefused%20GET%20\S+ 404 who=user:olivia why="foo\\"\\nrefused GET \/v1\/modules\/omega\/secret\/aws\/versions 404 who=user:bob why=\\"x is not readable by this caller"$/);
+    expect(line).toMatch(
+      /^refused GET \/foo%22%0Arefused%20GET%20\S+ 404 who=user:olivia why="foo\\"\\nrefused GET \/v1\/modules\/omega\/secret\/aws\/versions 404 who=user:bob why=\\"x is not readable by this caller"$/,
+    );
   });
 
   it('lists the caller’s own most recent versions, however much others publish', async () => {
-    const recent = async (token: string) => (JSON.parse((await get('browse/index.json', token)).text) as { recent: string[][] }).recent.map((row) => `${row[0]}/${row[3]}`);
+    const recent = async (token: string) =>
+      (JSON.parse((await get('browse/index.json', token)).text) as { recent: string[][] }).recent.map((row) => `${row[0]}/${row[3]}`);
     expect(await recent(tokens['olivia']!)).toEqual(['acme/1.1.0', 'acme/1.0.0']);
     const omega = await recent(tokens['omega']!);
     expect(omega).toHaveLength(20);
@@ -125,7 +135,9 @@ describe('private mode at its edges', () => {
     const { port } = new URL(server.url);
     const head = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(`GET http://127.0.0.1:${port}/v1/modules/acme/hello/null/versions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${tokens['olivia']}\r\nConnection: close\r\n\r\n`);
+        socket.write(
+          `GET http://127.0.0.1:${port}/v1/modules/acme/hello/null/versions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${tokens['olivia']}\r\nConnection: close\r\n\r\n`,
+        );
       });
       let text = '';
       socket.setEncoding('latin1').on('data', (c: string) => (text += c));

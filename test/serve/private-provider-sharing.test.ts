@@ -16,7 +16,16 @@ import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasTerraform, writeFiles } from '../helpers.js';
-import { get, IN_HOUSE_PROVIDERS, PROVIDER_HOST, PUBLIC_PROVIDER, startPrivateSite, VISIBLE_PROVIDERS, type CallerKind, type PrivateSite } from './private-site.js';
+import {
+  get,
+  IN_HOUSE_PROVIDERS,
+  PROVIDER_HOST,
+  PUBLIC_PROVIDER,
+  startPrivateSite,
+  VISIBLE_PROVIDERS,
+  type CallerKind,
+  type PrivateSite,
+} from './private-site.js';
 
 let site: PrivateSite;
 beforeAll(async () => {
@@ -25,7 +34,10 @@ beforeAll(async () => {
 afterAll(async () => site?.close());
 
 const CALLERS = Object.keys(VISIBLE_PROVIDERS) as CallerKind[];
-const PROVIDERS = [...Object.entries(IN_HOUSE_PROVIDERS).map(([namespace, type]) => ({ hostname: PROVIDER_HOST, namespace, type, version: '1.0.0', inHouse: true })), { ...PUBLIC_PROVIDER, version: '3.6.0', inHouse: false }];
+const PROVIDERS = [
+  ...Object.entries(IN_HOUSE_PROVIDERS).map(([namespace, type]) => ({ hostname: PROVIDER_HOST, namespace, type, version: '1.0.0', inHouse: true })),
+  { ...PUBLIC_PROVIDER, version: '3.6.0', inHouse: false },
+];
 type Provider = (typeof PROVIDERS)[number];
 
 const folder = (p: { hostname: string; namespace: string; type: string }) => `providers/${p.hostname}/${p.namespace}/${p.type}`;
@@ -80,11 +92,18 @@ describe('every provider path x every caller', () => {
             expect(res.text, `${caller} ${what} ${p.namespace}`).toBe(missing.text);
           }
         }
-        if (visible?.includes(p.namespace)) for (const url of await signedUrls(caller, p)) expect(await bare(url), `${caller} signed ${url.pathname}`).toBe(200);
+        if (visible?.includes(p.namespace))
+          for (const url of await signedUrls(caller, p)) expect(await bare(url), `${caller} signed ${url.pathname}`).toBe(200);
       }
       const index = await get(site, caller, 'providers-index.json');
       expect(index.status).toBe(visible ? 200 : 401);
-      if (visible) expect(index.json().providers.map((p: { namespace: string }) => p.namespace).sort()).toEqual(visible);
+      if (visible)
+        expect(
+          index
+            .json()
+            .providers.map((p: { namespace: string }) => p.namespace)
+            .sort(),
+        ).toEqual(visible);
     });
   }
 
@@ -93,8 +112,12 @@ describe('every provider path x every caller', () => {
     await get(site, 'other', `${folder({ hostname: PROVIDER_HOST, namespace: 'acme', type: 'widgets' })}/index.json`);
     await get(site, 'other', 'v1/providers/acme/widgets/versions');
     expect(site.audit).toEqual([
-      expect.stringMatching(/^refused GET \/providers\/registry\.example\.com\/acme\/widgets\/index\.json 404 who=organization:omega why="provider registry\.example\.com\/acme\/widgets is not readable by this caller"$/),
-      expect.stringMatching(/^refused GET \/v1\/providers\/acme\/widgets\/versions 404 who=organization:omega why="provider acme\/widgets is not readable by this caller"$/),
+      expect.stringMatching(
+        /^refused GET \/providers\/registry\.example\.com\/acme\/widgets\/index\.json 404 who=organization:omega why="provider registry\.example\.com\/acme\/widgets is not readable by this caller"$/,
+      ),
+      expect.stringMatching(
+        /^refused GET \/v1\/providers\/acme\/widgets\/versions 404 who=organization:omega why="provider acme\/widgets is not readable by this caller"$/,
+      ),
     ]);
   });
 });
@@ -106,7 +129,9 @@ describe('provider sharing through the admin API (spec 3.3), on the next request
 
   it('global sharing opens acme’s provider to every organization and clears its consumers; setting consumers turns it off again', async () => {
     expect((await get(site, 'other', acmeIndex)).status).toBe(404);
-    expect((await site.api('PATCH', 'admin/organizations/acme', { data: { type: 'organizations', attributes: { 'global-provider-sharing': true } } })).status).toBe(200);
+    expect(
+      (await site.api('PATCH', 'admin/organizations/acme', { data: { type: 'organizations', attributes: { 'global-provider-sharing': true } } })).status,
+    ).toBe(200);
     expect((await get(site, 'other', acmeIndex)).status).toBe(200);
     expect((await get(site, 'consumer', acmeIndex)).status).toBe(200);
     expect(await consumers()).toEqual([]);
@@ -180,6 +205,8 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider in a priv
     expect(consumer.code).toBe(0);
     const other = await init('other');
     expect(other.code).toBe(1);
-    expect(other.output).toMatch(/provider\s+registry\s+registry\.example\.com\s+does\s+not\s+have\s+a\s+provider\s+named\s+registry\.example\.com\/acme\/widgets/);
+    expect(other.output).toMatch(
+      /provider\s+registry\s+registry\.example\.com\s+does\s+not\s+have\s+a\s+provider\s+named\s+registry\.example\.com\/acme\/widgets/,
+    );
   }, 180_000);
 });

@@ -26,7 +26,14 @@ beforeAll(async () => {
   await createUser(store, { username: 'alice', email: 'alice@example.com', siteAdmin: false });
   token = await createToken(store, { user: 'alice' });
   audit = [];
-  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), access: 'private', audit: (line) => audit.push(line) });
+  server = await startServer({
+    dir: join(dir, 'dist'),
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: join(dir, 'data'),
+    access: 'private',
+    audit: (line) => audit.push(line),
+  });
 }, 120_000);
 afterAll(async () => server?.close());
 
@@ -66,7 +73,9 @@ describe('a private registry’s provider network mirror', () => {
     // The signature names one zip: the same query on another one, or an altered one, is refused.
     const query = url.slice(url.indexOf('?'));
     expect((await get(`providers/registry.terraform.io/hashicorp/random/terraform-provider-random_3.6.0_darwin_arm64.zip${query}`)).status).toBe(403);
-    const altered = await get(`providers/registry.terraform.io/hashicorp/random/${url.replace(/signature=(.)/, (_, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`)}`);
+    const altered = await get(
+      `providers/registry.terraform.io/hashicorp/random/${url.replace(/signature=(.)/, (_, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`)}`,
+    );
     expect(altered.status).toBe(403);
     expect(JSON.parse(altered.body.toString('utf8')).errors[0]).toMatch(/not one the registry signed/);
   });

@@ -83,7 +83,8 @@ export interface PrivateSite {
 export async function startPrivateSite(options: { archiveUrlTtlSeconds?: number; providers?: boolean } = {}): Promise<PrivateSite> {
   const dir = tempDir('mm-private-');
   const files: Record<string, string> = {};
-  for (const org of ORGANIZATIONS) for (const v of SITE_VERSIONS) for (const [path, text] of Object.entries(moduleFiles(`${v}`))) files[`mods/${org}/hello/null/${v}/${path}`] = text;
+  for (const org of ORGANIZATIONS)
+    for (const v of SITE_VERSIONS) for (const [path, text] of Object.entries(moduleFiles(`${v}`))) files[`mods/${org}/hello/null/${v}/${path}`] = text;
   writeFiles(dir, files);
   if (options.providers) await writeProviderReleases(dir);
   const built = await runCli(options.providers ? ['build', '--json'] : ['build', '--modules', 'mods', '--out', 'dist', '--json'], dir);
@@ -91,7 +92,13 @@ export async function startPrivateSite(options: { archiveUrlTtlSeconds?: number;
 
   const data = join(dir, 'data');
   const store = new Store(data);
-  for (const [username, siteAdmin] of [['admin', true], ['alice', false], ['olivia', false], ['dave', false], ['omar', false]] as const) {
+  for (const [username, siteAdmin] of [
+    ['admin', true],
+    ['alice', false],
+    ['olivia', false],
+    ['dave', false],
+    ['omar', false],
+  ] as const) {
     await createUser(store, { username, email: `${username}@example.com`, siteAdmin });
   }
   const owners: Record<string, string> = { acme: 'olivia', omega: 'omar', delta: 'dave' };
@@ -150,7 +157,9 @@ async function writeProviderReleases(dir: string): Promise<void> {
   for (const [namespace, type] of Object.entries(IN_HOUSE_PROVIDERS)) {
     await writeReleaseFolder(join(dir, 'releases', namespace), type, '1.0.0', ['linux_amd64']);
     await signRelease(join(dir, 'releases', namespace), type, '1.0.0', key);
-    entries.push(`  - folder: releases/${namespace}\n    namespace: ${namespace}\n    registry: true\n    hostname: ${PROVIDER_HOST}\n    keys: [${key.publicFile}]\n`);
+    entries.push(
+      `  - folder: releases/${namespace}\n    namespace: ${namespace}\n    registry: true\n    hostname: ${PROVIDER_HOST}\n    keys: [${key.publicFile}]\n`,
+    );
   }
   await writeReleaseFolder(join(dir, 'releases/public'), PUBLIC_PROVIDER.type, '3.6.0', ['linux_amd64']);
   entries.push(`  - folder: releases/public\n    namespace: ${PUBLIC_PROVIDER.namespace}\n`);
@@ -158,7 +167,11 @@ async function writeProviderReleases(dir: string): Promise<void> {
 }
 
 /** A registry request with a caller's token, as Terraform sends it. */
-export async function get(site: PrivateSite, caller: CallerKind, path: string): Promise<{ status: number; headers: Record<string, unknown>; text: string; json: () => any }> {
+export async function get(
+  site: PrivateSite,
+  caller: CallerKind,
+  path: string,
+): Promise<{ status: number; headers: Record<string, unknown>; text: string; json: () => any }> {
   const token = site.tokens[caller];
   const res = await request(new URL(path, site.server.url), { headers: token ? { authorization: `Bearer ${token}` } : {} });
   const text = await res.body.text();

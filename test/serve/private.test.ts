@@ -59,7 +59,12 @@ describe('every registry endpoint x every caller', () => {
       // Whole-mirror answers: the caller's modules and nothing else, counts and pages included.
       for (const path of ['.well-known/terraform.json', 'v1/modules', 'v1/modules/search?q=hello', 'browse/index.json', 'manifest.json', 'deprecations.json']) {
         const res = await get(site, caller, path);
-        const wantStatus = visible === undefined ? 401 : path.endsWith('.json') && !path.startsWith('browse') && !path.startsWith('.well-known') && caller !== 'admin' ? 404 : 200;
+        const wantStatus =
+          visible === undefined
+            ? 401
+            : path.endsWith('.json') && !path.startsWith('browse') && !path.startsWith('.well-known') && caller !== 'admin'
+              ? 404
+              : 200;
         expect(res.status, `${caller} ${path}`).toBe(wantStatus);
       }
       if (!visible) return;
@@ -74,7 +79,8 @@ describe('every registry endpoint x every caller', () => {
   }
 
   it('the browse page itself (no module data) is open to anyone, so a browser can load it and ask for a token', async () => {
-    for (const path of ['', 'index.html', 'browse/app.js', 'browse/readme.js', 'browse/markdown-it.min.js', 'browse/style.css']) expect((await get(site, 'anonymous', path)).status, path).toBe(200);
+    for (const path of ['', 'index.html', 'browse/app.js', 'browse/readme.js', 'browse/markdown-it.min.js', 'browse/style.css'])
+      expect((await get(site, 'anonymous', path)).status, path).toBe(200);
   });
 
   it('answers are cached per set of readable organizations: one caller never gets another caller’s page', async () => {
@@ -105,7 +111,9 @@ describe('changes through the management API count on the next request', () => {
     expect((await site.api('PATCH', 'admin/organizations/beta/relationships/module-consumers', { data: [] })).status).toBe(204);
     expect((await get(site, 'user', `${base('beta')}/versions`)).status).toBe(404);
     expect((await get(site, 'team', 'v1/modules/search?q=hello')).json().modules.map((m: any) => m.namespace)).toEqual(['acme', 'gamma']);
-    expect((await site.api('PATCH', 'admin/organizations/beta/relationships/module-consumers', { data: [{ type: 'organizations', id: 'acme' }] })).status).toBe(204);
+    expect((await site.api('PATCH', 'admin/organizations/beta/relationships/module-consumers', { data: [{ type: 'organizations', id: 'acme' }] })).status).toBe(
+      204,
+    );
     expect((await get(site, 'user', `${base('beta')}/versions`)).status).toBe(200);
   });
 
@@ -175,7 +183,14 @@ describe('archive URLs', () => {
     expect(ok.body.equals(readFileSync(join(site.dist, `${base('acme')}/1.0.0/hello-null-1.0.0.tar.gz`)))).toBe(true);
     for (const [name, change] of [
       // Another last character (one signature in 16 ends in "A" already, which left the URL unaltered).
-      ['signature', (u: URL) => u.searchParams.set('signature', u.searchParams.get('signature')!.replace(/.$/, (c) => (c === 'A' ? 'E' : 'A')))],
+      [
+        'signature',
+        (u: URL) =>
+          u.searchParams.set(
+            'signature',
+            u.searchParams.get('signature')!.replace(/.$/, (c) => (c === 'A' ? 'E' : 'A')),
+          ),
+      ],
       ['expiry', (u: URL) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600))],
       ['path', (u: URL) => (u.pathname = u.pathname.replace('/acme/', '/omega/'))],
       // Another token's id: the URL would then be read as that token reads.

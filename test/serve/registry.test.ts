@@ -147,7 +147,15 @@ describe('module documents', () => {
   });
 
   it('answers 404 for an unknown module, version or path', async () => {
-    for (const path of ['/v1/modules/acme/nope/aws', '/v1/modules/acme/net/azure/versions', '/v1/modules/acme/net/google/9.9.9', '/v1/modules/acme/net/google/not-a-version', '/v1/modules/acme/net/google/1.0.0/download/extra', '/nowhere', '/v2/modules/acme/net/google/downloads']) {
+    for (const path of [
+      '/v1/modules/acme/nope/aws',
+      '/v1/modules/acme/net/azure/versions',
+      '/v1/modules/acme/net/google/9.9.9',
+      '/v1/modules/acme/net/google/not-a-version',
+      '/v1/modules/acme/net/google/1.0.0/download/extra',
+      '/nowhere',
+      '/v2/modules/acme/net/google/downloads',
+    ]) {
       const res = await get(path);
       expect(res.status, path).toBe(404);
       expect(res.json().errors).toHaveLength(1);

@@ -22,7 +22,8 @@ describe('parseTarget', () => {
 
 describe('isManagementTarget', () => {
   it('is true for /api/v2 paths, encoded or malformed ones included, so their errors are JSON:API', () => {
-    for (const url of ['/api/v2/ping', '/api/v2', '//api//v2/x?y', '/api/%76%32/ping', '/api/v2/%zz', '/api/v2/../x']) expect(isManagementTarget(url), url).toBe(true);
+    for (const url of ['/api/v2/ping', '/api/v2', '//api//v2/x?y', '/api/%76%32/ping', '/api/v2/%zz', '/api/v2/../x'])
+      expect(isManagementTarget(url), url).toBe(true);
     for (const url of ['/', '/api', '/api/v1/x', '/v1/modules', '/apiv2', '/x/api/v2']) expect(isManagementTarget(url), url).toBe(false);
   });
 });

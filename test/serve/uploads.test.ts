@@ -12,7 +12,17 @@ import { Header } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveGenerationName, runCli, spawnCli, tempDir, writeFiles } from '../helpers.js';
 import { startHarness, TOKENS, type Harness } from '../management/helpers.js';
-import { createBody, createVersionBody, goTfe, manifestOf, manifestText, moduleFiles, publishThroughApi, slug, upload } from '../management/registry-helpers.js';
+import {
+  createBody,
+  createVersionBody,
+  goTfe,
+  manifestOf,
+  manifestText,
+  moduleFiles,
+  publishThroughApi,
+  slug,
+  upload,
+} from '../management/registry-helpers.js';
 
 const run = promisify(execFile);
 let h: Harness;
@@ -27,7 +37,14 @@ function rawTarGz(entries: { path: string; type?: 'File' | 'SymbolicLink' | 'Lin
   const blocks: Buffer[] = [];
   for (const e of entries) {
     const body = Buffer.from(e.body ?? '');
-    const header = new Header({ path: e.path, type: e.type ?? 'File', size: e.type && e.type !== 'File' ? 0 : body.length, mode: 0o644, mtime: new Date(0), linkpath: e.linkpath ?? '' });
+    const header = new Header({
+      path: e.path,
+      type: e.type ?? 'File',
+      size: e.type && e.type !== 'File' ? 0 : body.length,
+      mode: 0o644,
+      mtime: new Date(0),
+      linkpath: e.linkpath ?? '',
+    });
     header.encode();
     blocks.push(header.block!);
     if (body.length > 0 && (e.type ?? 'File') === 'File') blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
@@ -54,22 +71,43 @@ async function uploadFails(version: string, bytes: Buffer, status: number, error
 describe('an upload that cannot be published', () => {
   it('is not gzip', () => uploadFails('0.0.1', Buffer.from('main.tf\nplain text'), 422, /not gzip-compressed/));
   it('is gzip but not a tar', () => uploadFails('0.0.2', gzipSync(Buffer.from('x'.repeat(2000))), 422, /not a readable tar\.gz/));
-  it('has a ../ entry', () => uploadFails('0.0.3', rawTarGz([{ path: 'main.tf', body: 'output "a" { value = 1 }\n' }, { path: '../evil.tf', body: 'x' }]), 422, /\.\.\/evil\.tf: outside the module/));
+  it('has a ../ entry', () =>
+    uploadFails(
+      '0.0.3',
+      rawTarGz([
+        { path: 'main.tf', body: 'output "a" { value = 1 }\n' },
+        { path: '../evil.tf', body: 'x' },
+      ]),
+      422,
+      /\.\.\/evil\.tf: outside the module/,
+    ));
   it('has an absolute entry', () => uploadFails('0.0.4', rawTarGz([{ path: '/etc/evil.tf', body: 'x' }]), 422, /outside the module/));
   it('has a link leaving the module', () =>
-    uploadFails('0.0.5', rawTarGz([{ path: 'main.tf', body: 'x' }, { path: 'modules/a/passwd', type: 'SymbolicLink', linkpath: '../../../etc/passwd' }]), 422, /a link to \.\.\/\.\.\/\.\.\/etc\/passwd, outside/));
+    uploadFails(
+      '0.0.5',
+      rawTarGz([
+        { path: 'main.tf', body: 'x' },
+        { path: 'modules/a/passwd', type: 'SymbolicLink', linkpath: '../../../etc/passwd' },
+      ]),
+      422,
+      /a link to \.\.\/\.\.\/\.\.\/etc\/passwd, outside/,
+    ));
   it('has a device', () => uploadFails('0.0.6', rawTarGz([{ path: 'tty', type: 'CharacterDevice' }]), 422, /CharacterDevice entry/));
   it('is larger than the limit', async () => {
     const big = rawTarGz([{ path: 'main.tf', body: 'x' }]);
     const noise = Buffer.concat([big.subarray(0, 10), Buffer.alloc(70 * 1024, 7)]);
     await uploadFails('0.0.7', noise, 413, /larger than the limit/);
   });
-  it('does not build (an HCL syntax error), naming the file', () => uploadFails('0.0.8', rawTarGz([{ path: 'main.tf', body: 'variable "x" {\n' }]), 422, /main\.tf/));
+  it('does not build (an HCL syntax error), naming the file', () =>
+    uploadFails('0.0.8', rawTarGz([{ path: 'main.tf', body: 'variable "x" {\n' }]), 422, /main\.tf/));
 
   it('repeats a version the CLI published meanwhile, with other bytes', async () => {
     const v = await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/acme/bad/aws/versions', createVersionBody('3.0.0'));
     writeFiles(h.dir, Object.fromEntries(Object.entries(moduleFiles('3.0.0')).map(([p, t]) => [`cli/${p}`, t])));
-    const cli = await runCli(['publish', '--source', 'cli', '--namespace', 'acme', '--name', 'bad', '--provider', 'aws', '--version', '3.0.0', '--out', 'dist'], h.dir);
+    const cli = await runCli(
+      ['publish', '--source', 'cli', '--namespace', 'acme', '--name', 'bad', '--provider', 'aws', '--version', '3.0.0', '--out', 'dist'],
+      h.dir,
+    );
     expect(cli.code, cli.stderr).toBe(0);
     const before = manifestText(h);
     const put = await upload(v.json.data.links.upload, await slug(moduleFiles('3.0.1')));
@@ -79,7 +117,9 @@ describe('an upload that cannot be published', () => {
     // The version is the one the mirror holds: ok, whatever the failed upload said.
     expect((await goTfe(h, 'user', 'GET', VERSION_OF('3.0.0'))).json.data.attributes.status).toBe('ok');
     const read = await goTfe(h, 'user', 'GET', '/api/v2/organizations/acme/registry-modules/private/acme/bad/aws');
-    expect(read.json.data.attributes['version-statuses'].find((s: { version: string }) => s.version === '0.0.1')).toMatchObject({ status: 'reg_ingress_failed' });
+    expect(read.json.data.attributes['version-statuses'].find((s: { version: string }) => s.version === '0.0.1')).toMatchObject({
+      status: 'reg_ingress_failed',
+    });
   });
 
   it('a failed version can be created again and uploaded right', async () => {
@@ -95,7 +135,10 @@ describe('parallel uploads', () => {
     const jobs = Array.from({ length: 8 }, (_, i) => publishThroughApi(h, 'user', `par${i % 2}`, `1.${i}.0`));
     writeFiles(h.dir, Object.fromEntries(Object.entries(moduleFiles('9.0.0')).map(([p, t]) => [`cli9/${p}`, t])));
     // A process of its own, as a pipeline's publish is, while the server takes the uploads.
-    const cli = spawnCli(['publish', '--source', 'cli9', '--namespace', 'acme', '--name', 'par0', '--provider', 'aws', '--version', '9.0.0', '--out', 'dist'], h.dir);
+    const cli = spawnCli(
+      ['publish', '--source', 'cli9', '--namespace', 'acme', '--name', 'par0', '--provider', 'aws', '--version', '9.0.0', '--out', 'dist'],
+      h.dir,
+    );
     let done = false;
     const latencies: number[] = [];
     const reads = (async () => {
@@ -114,7 +157,11 @@ describe('parallel uploads', () => {
     const manifest = manifestOf(h);
     expect(manifest.modules['acme/par0/aws']!.versions.map((v) => v.version)).toEqual(['9.0.0', '1.6.0', '1.4.0', '1.2.0', '1.0.0']);
     expect(manifest.modules['acme/par1/aws']!.versions.map((v) => v.version)).toEqual(['1.7.0', '1.5.0', '1.3.0', '1.1.0']);
-    for (let i = 0; i < 8; i++) expect((await goTfe(h, 'user', 'GET', `/api/v2/organizations/acme/registry-modules/private/acme/par${i % 2}/aws/version?module_version=1.${i}.0`)).json.data.attributes.status).toBe('ok');
+    for (let i = 0; i < 8; i++)
+      expect(
+        (await goTfe(h, 'user', 'GET', `/api/v2/organizations/acme/registry-modules/private/acme/par${i % 2}/aws/version?module_version=1.${i}.0`)).json.data
+          .attributes.status,
+      ).toBe('ok');
     latencies.sort((a, b) => a - b);
     // Reads were answered throughout: many of them, none held up for a whole publish queue.
     expect(latencies.length).toBeGreaterThan(8);
@@ -146,17 +193,30 @@ describe("curl through HashiCorp's documented steps", () => {
     const api = `${h.server.url}api/v2`;
     const curl = async (...args: string[]) => (await run('curl', ['--silent', '--show-error', '--fail-with-body', ...args], { cwd: dir })).stdout;
     const auth = ['--header', `Authorization: Bearer ${TOKENS.user}`, '--header', 'Content-Type: application/vnd.api+json'];
-    writeFileSync(join(dir, 'module.json'), JSON.stringify({ data: { type: 'registry-modules', attributes: { name: 'curl', provider: 'aws', 'registry-name': 'private' } } }));
+    writeFileSync(
+      join(dir, 'module.json'),
+      JSON.stringify({ data: { type: 'registry-modules', attributes: { name: 'curl', provider: 'aws', 'registry-name': 'private' } } }),
+    );
     await curl(...auth, '--request', 'POST', '--data', '@module.json', `${api}/organizations/acme/registry-modules`);
-    writeFileSync(join(dir, 'version.json'), JSON.stringify({ data: { type: 'registry-module-versions', attributes: { version: '2.1.0', 'commit-sha': 'f00d' } } }));
-    const created = JSON.parse(await curl(...auth, '--request', 'POST', '--data', '@version.json', `${api}/organizations/acme/registry-modules/private/acme/curl/aws/versions`));
+    writeFileSync(
+      join(dir, 'version.json'),
+      JSON.stringify({ data: { type: 'registry-module-versions', attributes: { version: '2.1.0', 'commit-sha': 'f00d' } } }),
+    );
+    const created = JSON.parse(
+      await curl(...auth, '--request', 'POST', '--data', '@version.json', `${api}/organizations/acme/registry-modules/private/acme/curl/aws/versions`),
+    );
     await run('sh', ['-c', 'cd module && tar zcf ../module.tar.gz *'], { cwd: dir });
     await curl('--header', 'Content-Type: application/octet-stream', '--request', 'PUT', '--data-binary', '@module.tar.gz', created.data.links.upload);
     const read = JSON.parse(await curl(...auth, `${api}/organizations/acme/registry-modules/private/acme/curl/aws`));
     expect(read.data.attributes['version-statuses']).toEqual([{ version: '2.1.0', status: 'ok' }]);
-    const archive = await run('curl', ['--silent', `${h.server.url}v1/modules/acme/curl/aws/2.1.0/curl-aws-2.1.0.tar.gz`, '--output', 'got.tar.gz'], { cwd: dir });
+    const archive = await run('curl', ['--silent', `${h.server.url}v1/modules/acme/curl/aws/2.1.0/curl-aws-2.1.0.tar.gz`, '--output', 'got.tar.gz'], {
+      cwd: dir,
+    });
     expect(archive.stderr).toBe('');
-    const listed = (await run('tar', ['tzf', 'got.tar.gz'], { cwd: dir })).stdout.split('\n').filter((l) => l && !l.endsWith('/')).sort();
+    const listed = (await run('tar', ['tzf', 'got.tar.gz'], { cwd: dir })).stdout
+      .split('\n')
+      .filter((l) => l && !l.endsWith('/'))
+      .sort();
     expect(listed).toEqual(['README.md', 'main.tf', 'modules/sub/main.tf']);
     expect(readFileSync(join(dir, 'module/main.tf'), 'utf8')).toContain('2.1.0');
   });

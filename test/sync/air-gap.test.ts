@@ -54,10 +54,14 @@ beforeAll(async () => {
   expect((await runCli(['build'], upstreamDir)).code).toBe(0);
   modules = await startServer({ dir: join(upstreamDir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(upstreamDir, 'data'), log: () => {} });
   // One registry host answering both protocols, as registry.terraform.io does: modules.v1 may name another origin.
-  providers = await startProviderUpstream(upstreamDir, [
-    { namespace: 'acme', type: 'widget', versions: { '1.0.0': ['linux_amd64'], '1.1.0': ['linux_amd64', 'darwin_arm64'], '2.0.0': ['linux_amd64'] } },
-    { namespace: 'acme', type: 'gadget', versions: { '3.0.0': ['linux_amd64', 'windows_amd64'] } },
-  ], { modules: new URL('v1/modules/', modules.url).href });
+  providers = await startProviderUpstream(
+    upstreamDir,
+    [
+      { namespace: 'acme', type: 'widget', versions: { '1.0.0': ['linux_amd64'], '1.1.0': ['linux_amd64', 'darwin_arm64'], '2.0.0': ['linux_amd64'] } },
+      { namespace: 'acme', type: 'gadget', versions: { '3.0.0': ['linux_amd64', 'windows_amd64'] } },
+    ],
+    { modules: new URL('v1/modules/', modules.url).href },
+  );
 }, 240_000);
 afterAll(async () => {
   await mirror?.close();
@@ -78,7 +82,9 @@ it('outside: sync --for fetches the closure of modules and the providers the thi
   const r = await runCli(['sync', '--from', providers.url, '--for', 'infra'], outside);
   expect(r.stderr).not.toMatch(/error:/);
   expect(r.code).toBe(0);
-  expect(r.stdout).toMatch(/^Fetched 3 version\(s\) into modules\/ \(0 already there\) from http:\/\/127\.0\.0\.1:\d+\.\nFetched 2 provider package\(s\) into providers\/ \(0 already there\) from http:\/\/127\.0\.0\.1:\d+\. Run modmirror build to serve them\./);
+  expect(r.stdout).toMatch(
+    /^Fetched 3 version\(s\) into modules\/ \(0 already there\) from http:\/\/127\.0\.0\.1:\d+\.\nFetched 2 provider package\(s\) into providers\/ \(0 already there\) from http:\/\/127\.0\.0\.1:\d+\. Run modmirror build to serve them\./,
+  );
   expect(r.stdout).toContain('  registry.terraform.io/acme/widget 1.1.0 linux_amd64  (called from acme/base/null 0.1.0: required_providers)');
   expect(r.stdout).toContain('  registry.terraform.io/acme/gadget 3.0.0 linux_amd64  (called from acme/base/null 0.1.0: required_providers)');
 
@@ -87,11 +93,16 @@ it('outside: sync --for fetches the closure of modules and the providers the thi
   const tofu = join(outside, 'providers/registry.opentofu.org/acme/widget');
   expect(readFileSync(join(tofu, '1.1.0.json'), 'utf8')).toBe(readFileSync(join(tf, '1.1.0.json'), 'utf8'));
   expect(readFileSync(join(tofu, 'index.json'), 'utf8')).toBe(readFileSync(join(tf, 'index.json'), 'utf8'));
-  expect(statSync(join(tofu, 'terraform-provider-widget_1.1.0_linux_amd64.zip')).ino).toBe(statSync(join(tf, 'terraform-provider-widget_1.1.0_linux_amd64.zip')).ino);
+  expect(statSync(join(tofu, 'terraform-provider-widget_1.1.0_linux_amd64.zip')).ino).toBe(
+    statSync(join(tf, 'terraform-provider-widget_1.1.0_linux_amd64.zip')).ino,
+  );
   // `registry.terraform.io/acme/gadget` names its host: one tree.
   expect(existsSync(join(outside, 'providers/registry.opentofu.org/acme/gadget'))).toBe(false);
 
-  for (const [type, version] of [['widget', '1.1.0'], ['gadget', '3.0.0']]) {
+  for (const [type, version] of [
+    ['widget', '1.1.0'],
+    ['gadget', '3.0.0'],
+  ]) {
     const folder = join(outside, 'providers/registry.terraform.io/acme', type!);
     const zip = join(folder, `terraform-provider-${type}_${version}_linux_amd64.zip`);
     const listed = JSON.parse(readFileSync(join(folder, `${version}.json`), 'utf8')).archives.linux_amd64.hashes;
@@ -122,20 +133,40 @@ it('inside: bundle, unbundle and serve; the Go client installs every module of t
   }
 });
 
-it('inside: every provider package (synced, `terraform providers mirror` folder, release) passes the Go client\'s checks over HTTPS from serve and nginx', async () => {
+it("inside: every provider package (synced, `terraform providers mirror` folder, release) passes the Go client's checks over HTTPS from serve and nginx", async () => {
   const certs = makeCertificates(inside);
-  const tls = await startServer({ dir: join(inside, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(inside, 'data-tls'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
+  const tls = await startServer({
+    dir: join(inside, 'dist'),
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: join(inside, 'data-tls'),
+    tls: { cert: certs.cert, key: certs.key },
+    log: () => {},
+  });
   const nginx = await startPrintedNginx(join(inside, 'nginx'), join(inside, 'dist'), certs);
   try {
     const client = (await buildGoProgram(join(import.meta.dirname, '../clients/provider-install'))).binary;
-    const synced = ['registry.terraform.io/acme/widget@1.1.0:linux_amd64', 'registry.opentofu.org/acme/widget@1.1.0:linux_amd64', 'registry.terraform.io/acme/gadget@3.0.0:linux_amd64'];
+    const synced = [
+      'registry.terraform.io/acme/widget@1.1.0:linux_amd64',
+      'registry.opentofu.org/acme/widget@1.1.0:linux_amd64',
+      'registry.terraform.io/acme/gadget@3.0.0:linux_amd64',
+    ];
     const specs = [...synced, ...Object.keys(INPUT_PACKAGES)];
-    for (const [host, base] of [['serve', new URL('providers/', tls.url).href], ['nginx', `https://127.0.0.1:${nginx.tlsPort}/providers/`]] as const) {
+    for (const [host, base] of [
+      ['serve', new URL('providers/', tls.url).href],
+      ['nginx', `https://127.0.0.1:${nginx.tlsPort}/providers/`],
+    ] as const) {
       const dest = join(inside, 'provider-install', host);
       mkdirSync(dest, { recursive: true });
       const { stdout } = await run(client, [base, dest, ...specs], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
-      const installed = stdout.trim().split('\n').map((line) => JSON.parse(line) as { provider: string; version: string; h1: string; zh: string; hashes: string[] });
-      expect(installed.map((i) => `${i.provider}@${i.version}`), host).toEqual(specs.map((s) => s.split(':')[0]));
+      const installed = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { provider: string; version: string; h1: string; zh: string; hashes: string[] });
+      expect(
+        installed.map((i) => `${i.provider}@${i.version}`),
+        host,
+      ).toEqual(specs.map((s) => s.split(':')[0]));
       for (const i of installed) expect(i.hashes, `${host} ${i.provider}`).toContain(i.h1);
       // Synced packages carry both hashes; a `terraform providers mirror` folder has only h1:, which the mirror completes.
       for (const i of installed) expect(i.hashes, `${host} ${i.provider}`).toContain(i.zh);
@@ -151,10 +182,12 @@ it('from an upstream serving modules only, the providers modules require are rep
   expect(r.code).toBe(0);
   const report = JSON.parse(r.stdout).upstreams[0];
   expect(report.fetched.map((f: { module: string }) => f.module).sort()).toEqual(['acme/app/null', 'acme/base/null', 'acme/net/null']);
-  expect(report.notMirrored.filter((n: { reason: string }) => n.reason === 'no-providers-service').map((n: { source: string }) => n.source).sort()).toEqual([
-    'registry.terraform.io/acme/gadget',
-    'registry.terraform.io/acme/widget',
-  ]);
+  expect(
+    report.notMirrored
+      .filter((n: { reason: string }) => n.reason === 'no-providers-service')
+      .map((n: { source: string }) => n.source)
+      .sort(),
+  ).toEqual(['registry.terraform.io/acme/gadget', 'registry.terraform.io/acme/widget']);
   const named = await runCli(['sync', '--from', modules.url, '--provider', 'acme/widget', '--providers-into', 'providers-none'], outside);
   expect(named.code).toBe(1);
   expect(named.stderr).toMatch(/names no "providers\.v1" service, so http:\/\/127\.0\.0\.1:\d+\/ serves no providers/);

@@ -29,7 +29,10 @@ describe('module calls of a package', () => {
       'internal/deep: b = acme/b/null',
       'internal/deep: back = ../../',
     ]);
-    expect(found.unreadable.map((u) => `${u.found.call.name}: ${u.why}`)).toEqual(['nope: the package has no .tf files there', 'out: it leads outside the module package']);
+    expect(found.unreadable.map((u) => `${u.found.call.name}: ${u.why}`)).toEqual([
+      'nope: the package has no .tf files there',
+      'out: it leads outside the module package',
+    ]);
   });
 
   it('names the file and line of a syntax error', async () => {
@@ -43,7 +46,9 @@ describe('module calls of a configuration folder', () => {
   it('reads the root and the folders it calls by local path, with their providers', async () => {
     const dir = tempDir('mm-calls-config-');
     writeFiles(dir, {
-      'infra/main.tf': 'terraform {\n  required_providers {\n    aws = {\n      source = "hashicorp/aws"\n      version = ">= 5.0"\n    }\n  }\n}\n' + call('net', '../shared/net'),
+      'infra/main.tf':
+        'terraform {\n  required_providers {\n    aws = {\n      source = "hashicorp/aws"\n      version = ">= 5.0"\n    }\n  }\n}\n' +
+        call('net', '../shared/net'),
       'infra/modules/unused/main.tf': call('never', 'acme/never/null'),
       'shared/net/main.tf': call('vpc', 'terraform-aws-modules/vpc/aws'),
     });

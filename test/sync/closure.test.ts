@@ -20,7 +20,8 @@ const here = tempDir('mm-closure-');
 let upstream: RunningServer;
 let mirror: RunningServer | undefined;
 
-const call = (name: string, source: string, version?: string) => `module "${name}" {\n  source = "${source}"\n${version === undefined ? '' : `  version = "${version}"\n`}}\n`;
+const call = (name: string, source: string, version?: string) =>
+  `module "${name}" {\n  source = "${source}"\n${version === undefined ? '' : `  version = "${version}"\n`}}\n`;
 /** One version's files; each differs (an output names the version), so a wrong pick fails a byte comparison. */
 const version = (key: string, v: string, files: Record<string, string> = {}) =>
   Object.fromEntries(
@@ -61,7 +62,9 @@ afterAll(async () => {
 /** Every NS/NAME/PROVIDER/VERSION folder under `dir`. */
 function versionsIn(dir: string): string[] {
   const found: string[] = [];
-  for (const ns of readdirSync(dir)) for (const name of readdirSync(join(dir, ns))) for (const p of readdirSync(join(dir, ns, name))) for (const v of readdirSync(join(dir, ns, name, p))) found.push(`${ns}/${name}/${p} ${v}`);
+  for (const ns of readdirSync(dir))
+    for (const name of readdirSync(join(dir, ns)))
+      for (const p of readdirSync(join(dir, ns, name))) for (const v of readdirSync(join(dir, ns, name, p))) found.push(`${ns}/${name}/${p} ${v}`);
   return found.sort();
 }
 
@@ -88,12 +91,27 @@ describe('sync follows module calls', () => {
     expect(result['notMirrored']).toEqual([
       expect.objectContaining({ source: './modules/inner', calledFrom: 'acme/a/null 1.0.0: module "inner"', reason: 'local' }),
       expect.objectContaining({ source: 'git::https://git.example.com/vcs.git?ref=v1', calledFrom: 'acme/a/null 1.0.0: module "vcs"', reason: 'git' }),
-      expect.objectContaining({ source: 'registry.example.com/acme/far/null', version: '1.0.0', calledFrom: 'acme/a/null 1.0.0 modules/inner: module "far"', reason: 'other-host' }),
+      expect.objectContaining({
+        source: 'registry.example.com/acme/far/null',
+        version: '1.0.0',
+        calledFrom: 'acme/a/null 1.0.0 modules/inner: module "far"',
+        reason: 'other-host',
+      }),
       expect.objectContaining({ source: '../../', calledFrom: 'acme/a/null 1.0.0 examples/basic: module "a"', reason: 'local' }),
     ]);
     expect(result['failures']).toEqual([
-      { module: 'acme/c/null', calledFrom: 'acme/d/null 1.0.0: module "c"', message: expect.stringMatching(/^acme\/c\/null: no upstream version matches ">= 9\.0" \(upstream has: .*1\.1\.0.*\) \(called from acme\/d\/null 1\.0\.0: module "c"\)$/) },
-      { module: 'acme/missing/null', calledFrom: 'acme/c/null 1.1.0: module "missing"', message: expect.stringMatching(/answered 404.*: the upstream has no such module \(called from acme\/c\/null 1\.1\.0: module "missing"\)$/) },
+      {
+        module: 'acme/c/null',
+        calledFrom: 'acme/d/null 1.0.0: module "c"',
+        message: expect.stringMatching(
+          /^acme\/c\/null: no upstream version matches ">= 9\.0" \(upstream has: .*1\.1\.0.*\) \(called from acme\/d\/null 1\.0\.0: module "c"\)$/,
+        ),
+      },
+      {
+        module: 'acme/missing/null',
+        calledFrom: 'acme/c/null 1.1.0: module "missing"',
+        message: expect.stringMatching(/answered 404.*: the upstream has no such module \(called from acme\/c\/null 1\.1\.0: module "missing"\)$/),
+      },
     ]);
     expect(result['providers']).toEqual([]);
   });
@@ -104,7 +122,9 @@ describe('sync follows module calls', () => {
     // A second run finds everything in place and fetches nothing; the reports are the same.
     expect(r.stdout).toMatch(/^Fetched 0 version\(s\) into newest\/ \(4 already there\)/);
     expect(r.stdout).toContain('Not mirrored:\n  ./modules/inner (acme/a/null 1.0.0: module "inner"): local path');
-    expect(r.stdout).toContain('  registry.example.com/acme/far/null "1.0.0" (acme/a/null 1.0.0 modules/inner: module "far"): other host: registry.example.com is not a registry this upstream stands in for');
+    expect(r.stdout).toContain(
+      '  registry.example.com/acme/far/null "1.0.0" (acme/a/null 1.0.0 modules/inner: module "far"): other host: registry.example.com is not a registry this upstream stands in for',
+    );
     expect(r.stdout).toContain('Cycles (each version is mirrored once):\n  acme/b/null 1.2.0 -> acme/d/null 1.0.0 -> acme/b/null 1.2.0');
     expect(r.stdout).toMatch(/Could not find, fetch or verify:\n {2}acme\/c\/null: no upstream version matches ">= 9\.0"/);
     expect(r.stderr).toMatch(/error: acme\/missing\/null versions: GET .* answered 404/);
@@ -113,7 +133,14 @@ describe('sync follows module calls', () => {
   it('mirrors every match when asked, and nothing called with --no-dependencies', async () => {
     const every = await syncJson(['--module', 'acme/a/null@~> 1.0', '--into', 'every', '--dependency-versions', 'every']);
     expect(every.code).toBe(1);
-    expect(versionsIn(join(here, 'every'))).toEqual(['acme/a/null 1.0.0', 'acme/b/null 1.0.0', 'acme/b/null 1.2.0', 'acme/c/null 1.0.0', 'acme/c/null 1.1.0', 'acme/d/null 1.0.0']);
+    expect(versionsIn(join(here, 'every'))).toEqual([
+      'acme/a/null 1.0.0',
+      'acme/b/null 1.0.0',
+      'acme/b/null 1.2.0',
+      'acme/c/null 1.0.0',
+      'acme/c/null 1.1.0',
+      'acme/d/null 1.0.0',
+    ]);
 
     const alone = await syncJson(['--module', 'acme/a/null@~> 1.0', '--into', 'alone', '--no-dependencies']);
     expect(alone.code).toBe(0);
@@ -165,16 +192,24 @@ describe('sync --for a configuration, then terraform init from the mirror', () =
     writeFiles(here, CONFIGURATION);
     const r = await runCli(['sync', '--from', upstream.url, '--for', 'infra', '--into', 'closure'], here);
     expect(r.code).toBe(1); // D's and C's calls cannot be satisfied, as above
-    expect(versionsIn(join(here, 'closure'))).toEqual(['acme/a/null 1.0.0', 'acme/b/null 1.2.0', 'acme/c/null 1.1.0', 'acme/d/null 1.0.0', 'acme/e/null 1.0.0']);
+    expect(versionsIn(join(here, 'closure'))).toEqual([
+      'acme/a/null 1.0.0',
+      'acme/b/null 1.2.0',
+      'acme/c/null 1.1.0',
+      'acme/d/null 1.0.0',
+      'acme/e/null 1.0.0',
+    ]);
     expect(r.stdout).toMatch(/^Fetched 5 version\(s\) into closure\/ \(0 already there\)/);
     expect(r.stdout).toContain('Added:\n  acme/a/null 1.0.0  (called from infra: module "a")\n');
     expect(r.stdout).toContain('  acme/e/null 1.0.0  (called from shared: module "e")');
     expect(r.stdout).toContain('  app.terraform.io/acme/x/null "1.0.0" (shared: module "private"): other host');
-    expect(r.stdout).toContain('Providers required (not mirrored: no provider folder; add "providers: - folder: DIR" to the config or pass --providers-into DIR):\n');
+    expect(r.stdout).toContain(
+      'Providers required (not mirrored: no provider folder; add "providers: - folder: DIR" to the config or pass --providers-into DIR):\n',
+    );
     expect(r.stdout).toContain('  hashicorp/null "~> 3.0" (infra: required_providers)');
   });
 
-  it('serves the closure so the client, with the host override, installs A and then B from A\'s call', async () => {
+  it("serves the closure so the client, with the host override, installs A and then B from A's call", async () => {
     const built = await runCli(['build', '--modules', 'closure', '--out', 'closure-dist', '--json'], here);
     expect(built.code, built.stderr).toBe(0);
     mirror = await startServer({ dir: join(here, 'closure-dist'), host: '127.0.0.1', port: 0, dataDir: join(here, 'closure-data'), log: () => {} });
@@ -185,7 +220,11 @@ describe('sync --for a configuration, then terraform init from the mirror', () =
     expectSameFiles(a, join(upstreamDir, 'mods/acme/a/null/1.0.0'));
 
     // What init does next: read the installed module's calls, and install each registry call from the same host block.
-    const calls = extractVersion(readdirSync(a.dir).filter((f) => f.endsWith('.tf')).map((f) => ({ path: f, mode: 0o644, data: readFileSync(join(a.dir, f)) }))).root.moduleCalls;
+    const calls = extractVersion(
+      readdirSync(a.dir)
+        .filter((f) => f.endsWith('.tf'))
+        .map((f) => ({ path: f, mode: 0o644, data: readFileSync(join(a.dir, f)) })),
+    ).root.moduleCalls;
     const b = calls.find((c) => c.name === 'b')!;
     const source = parseModuleSource(b.source);
     expect(source).toMatchObject({ kind: 'registry', host: 'registry.terraform.io' });

@@ -52,7 +52,9 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
   if (path === '/.well-known/terraform.json') return json(200, { 'modules.v1': '/registry/v1/' });
   if (path === '/registry/v1/acme/flaky/aws/versions') {
     if (count === 1) return json(503, { errors: ['warming up'] });
-    return json(200, { modules: [{ source: 'acme/flaky/aws', versions: ['1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', 'not-semver'].map((version) => ({ version })) }] });
+    return json(200, {
+      modules: [{ source: 'acme/flaky/aws', versions: ['1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', 'not-semver'].map((version) => ({ version })) }],
+    });
   }
   const download = /^\/registry\/v1\/acme\/flaky\/aws\/([^/]+)\/download$/.exec(path);
   if (download) {

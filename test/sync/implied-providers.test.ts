@@ -37,10 +37,14 @@ beforeAll(async () => {
   });
   expect((await runCli(['build'], upstreamDir)).code).toBe(0);
   modules = await startServer({ dir: join(upstreamDir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(upstreamDir, 'data'), log: () => {} });
-  providers = await startProviderUpstream(upstreamDir, [
-    { namespace: 'hashicorp', type: 'widget', versions: { '1.0.0': ['linux_amd64'], '1.1.0': ['linux_amd64'] } },
-    { namespace: 'hashicorp', type: 'gadget', versions: { '2.0.0': ['linux_amd64'] } },
-  ], { modules: new URL('v1/modules/', modules.url).href });
+  providers = await startProviderUpstream(
+    upstreamDir,
+    [
+      { namespace: 'hashicorp', type: 'widget', versions: { '1.0.0': ['linux_amd64'], '1.1.0': ['linux_amd64'] } },
+      { namespace: 'hashicorp', type: 'gadget', versions: { '2.0.0': ['linux_amd64'] } },
+    ],
+    { modules: new URL('v1/modules/', modules.url).href },
+  );
   certs = makeCertificates(outside);
 }, 120_000);
 afterAll(async () => {
@@ -81,13 +85,27 @@ it('sync --for brings across the providers the configuration and the module it c
 }, 120_000);
 
 it('the provider-install client installs them from the mirror alone', async () => {
-  mirror = await startServer({ dir: join(outside, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(outside, 'data'), tls: { cert: certs.cert, key: certs.key }, log: () => {} });
+  mirror = await startServer({
+    dir: join(outside, 'dist'),
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: join(outside, 'data'),
+    tls: { cert: certs.cert, key: certs.key },
+    log: () => {},
+  });
   const client = (await buildGoProgram(join(import.meta.dirname, '../clients/provider-install'))).binary;
-  const specs = ['registry.terraform.io/hashicorp/widget@1.1.0:linux_amd64', 'registry.opentofu.org/hashicorp/widget@1.1.0:linux_amd64', 'registry.terraform.io/hashicorp/gadget@2.0.0:linux_amd64'];
+  const specs = [
+    'registry.terraform.io/hashicorp/widget@1.1.0:linux_amd64',
+    'registry.opentofu.org/hashicorp/widget@1.1.0:linux_amd64',
+    'registry.terraform.io/hashicorp/gadget@2.0.0:linux_amd64',
+  ];
   const dest = join(outside, 'provider-install');
   mkdirSync(dest, { recursive: true });
   const { stdout } = await run(client, [new URL('providers/', mirror.url).href, dest, ...specs], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
-  const installed = stdout.trim().split('\n').map((line) => JSON.parse(line) as { provider: string; version: string; h1: string; hashes: string[] });
+  const installed = stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { provider: string; version: string; h1: string; hashes: string[] });
   expect(installed.map((i) => `${i.provider}@${i.version}`)).toEqual(specs.map((s) => s.split(':')[0]));
   for (const i of installed) expect(i.hashes).toContain(i.h1);
 }, 180_000);
@@ -100,11 +118,20 @@ describe.skipIf(!hasTerraform)('terraform init (real client)', () => {
       'cli.tfrc': `host "registry.terraform.io" {\n  services = {\n    "modules.v1" = "${mirror!.url}v1/modules/"\n  }\n}\nprovider_installation {\n  network_mirror {\n    url = "${mirror!.url}providers/"\n  }\n}\n`,
       'infra/main.tf': CONFIGURATION,
     });
-    const env: NodeJS.ProcessEnv = { ...process.env, TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'), SSL_CERT_FILE: certs.ca, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_PLUGIN_CACHE_DIR: '' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'),
+      SSL_CERT_FILE: certs.ca,
+      TF_IN_AUTOMATION: '1',
+      CHECKPOINT_DISABLE: '1',
+      TF_PLUGIN_CACHE_DIR: '',
+    };
     for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) delete env[k];
-    const { stdout } = await run('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env }).catch((error: { stdout: string; stderr: string }) => {
-      throw new Error(`terraform init failed:\n${error.stdout}${error.stderr}`);
-    });
+    const { stdout } = await run('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env }).catch(
+      (error: { stdout: string; stderr: string }) => {
+        throw new Error(`terraform init failed:\n${error.stdout}${error.stderr}`);
+      },
+    );
     expect(stdout).toContain('Downloading registry.terraform.io/acme/legacy/null 1.0.0');
     expect(stdout).toContain('Installed hashicorp/widget v1.1.0');
     expect(stdout).toContain('Installed hashicorp/gadget v2.0.0');

@@ -21,19 +21,40 @@ describe('sync from a modmirror that publishes in-house providers', () => {
   it('copies the signed packages, checked, into the provider folder', async () => {
     const outside = tempDir('mm-inhouse-upstream-');
     const acme = await testKey(outside, 'Acme');
-    writeFiles(outside, { 'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.example.com\n    keys: [${acme.publicFile}]\n` });
+    writeFiles(outside, {
+      'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.example.com\n    keys: [${acme.publicFile}]\n`,
+    });
     await writeReleaseFolder(join(outside, 'releases'), 'widgets', '1.0.0', ['linux_amd64', 'darwin_arm64']);
     await signRelease(join(outside, 'releases'), 'widgets', '1.0.0', acme);
     expect((await runCli(['build'], outside)).code).toBe(0);
     upstream = await startServer({ dir: join(outside, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(outside, 'data'), log: () => {} });
 
     const inside = tempDir('mm-inhouse-downstream-');
-    const r = await runCli(['sync', '--from', upstream.url, '--provider', 'acme/widgets', '--platform', 'linux_amd64', '--platform', 'darwin_arm64', '--providers-into', 'providers'], inside);
+    const r = await runCli(
+      [
+        'sync',
+        '--from',
+        upstream.url,
+        '--provider',
+        'acme/widgets',
+        '--platform',
+        'linux_amd64',
+        '--platform',
+        'darwin_arm64',
+        '--providers-into',
+        'providers',
+      ],
+      inside,
+    );
     expect(r.stderr).not.toContain('error');
     expect(r.code).toBe(0);
     const host = new URL(upstream.url).host;
     const folder = join(inside, 'providers', host, 'acme/widgets');
-    expect(readdirSync(folder).filter((f) => f.endsWith('.zip')).sort()).toEqual(['terraform-provider-widgets_1.0.0_darwin_arm64.zip', 'terraform-provider-widgets_1.0.0_linux_amd64.zip']);
+    expect(
+      readdirSync(folder)
+        .filter((f) => f.endsWith('.zip'))
+        .sort(),
+    ).toEqual(['terraform-provider-widgets_1.0.0_darwin_arm64.zip', 'terraform-provider-widgets_1.0.0_linux_amd64.zip']);
     for (const zip of ['terraform-provider-widgets_1.0.0_linux_amd64.zip', 'terraform-provider-widgets_1.0.0_darwin_arm64.zip']) {
       expect(readFileSync(join(folder, zip)).equals(readFileSync(join(outside, 'releases', zip)))).toBe(true);
     }

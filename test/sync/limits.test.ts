@@ -36,7 +36,7 @@ async function gzippedTar(name: string, size: number, chunk: (i: number) => Buff
       done += part.length;
       yield part;
     }
-    yield Buffer.alloc((512 - (size % 512)) % 512 + 1024);
+    yield Buffer.alloc(((512 - (size % 512)) % 512) + 1024);
   }
   return buffer(Readable.from(parts()).pipe(createGzip({ level: 1 })));
 }

@@ -19,7 +19,7 @@ describe('provider addresses', () => {
     expect(isBuiltInProvider(providerFromSource('terraform.io/builtin/terraform', 'terraform')!)).toBe(true);
   });
 
-  it('reads --provider specs: a short NS/TYPE is the upstream host\'s', () => {
+  it("reads --provider specs: a short NS/TYPE is the upstream host's", () => {
     const spec = parseProviderSpec('acme/widget@~> 1.2', 'registry.example.com');
     expect(spec.address).toEqual({ hostname: 'registry.example.com', namespace: 'acme', type: 'widget' });
     expect(['1.2.0', '1.9.1', '2.0.0'].filter(spec.matches)).toEqual(['1.2.0', '1.9.1']);
@@ -30,7 +30,7 @@ describe('provider addresses', () => {
 });
 
 describe('the lock file', () => {
-  it('gives each provider\'s version and hashes, and names file:line for a mistake', () => {
+  it("gives each provider's version and hashes, and names file:line for a mistake", () => {
     const dir = tempDir('mm-lock-');
     writeFiles(dir, {
       'ok/.terraform.lock.hcl':
@@ -39,7 +39,9 @@ describe('the lock file', () => {
     });
     expect(readLockFile(`${dir}/ok`)).toEqual(new Map([['registry.terraform.io/hashicorp/null', { version: '3.2.1', hashes: ['h1:abc=', 'zh:0123'] }]]));
     expect(readLockFile(`${dir}/none`)).toEqual(new Map());
-    expect(() => readLockFile(`${dir}/bad`)).toThrow(/bad\/\.terraform\.lock\.hcl:2: provider "registry\.terraform\.io\/hashicorp\/null": version: expected a version string/);
+    expect(() => readLockFile(`${dir}/bad`)).toThrow(
+      /bad\/\.terraform\.lock\.hcl:2: provider "registry\.terraform\.io\/hashicorp\/null": version: expected a version string/,
+    );
   });
 });
 
@@ -47,9 +49,13 @@ describe('the checksum list', () => {
   const sum = createHash('sha256').update('zip').digest('hex');
   const list = Buffer.from(`${'0'.repeat(64)}  terraform-provider-x_1.0.0_darwin_arm64.zip\n${sum}  terraform-provider-x_1.0.0_linux_amd64.zip\n`);
 
-  it('accepts the line naming the file with the registry\'s shasum, and refuses in Terraform\'s words otherwise', () => {
+  it("accepts the line naming the file with the registry's shasum, and refuses in Terraform's words otherwise", () => {
     expect(() => checkChecksumList(list, 'terraform-provider-x_1.0.0_linux_amd64.zip', sum)).not.toThrow();
-    expect(() => checkChecksumList(list, 'terraform-provider-x_1.0.0_windows_amd64.zip', sum)).toThrow('checksum list has no SHA-256 hash for "terraform-provider-x_1.0.0_windows_amd64.zip"');
-    expect(() => checkChecksumList(list, 'terraform-provider-x_1.0.0_darwin_arm64.zip', sum)).toThrow(`checksum list has unexpected SHA-256 hash ${'0'.repeat(64)} (expected ${sum})`);
+    expect(() => checkChecksumList(list, 'terraform-provider-x_1.0.0_windows_amd64.zip', sum)).toThrow(
+      'checksum list has no SHA-256 hash for "terraform-provider-x_1.0.0_windows_amd64.zip"',
+    );
+    expect(() => checkChecksumList(list, 'terraform-provider-x_1.0.0_darwin_arm64.zip', sum)).toThrow(
+      `checksum list has unexpected SHA-256 hash ${'0'.repeat(64)} (expected ${sum})`,
+    );
   });
 });

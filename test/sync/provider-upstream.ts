@@ -52,7 +52,12 @@ export interface ProviderUpstream {
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 export async function startProviderUpstream(dir: string, releases: ProviderRelease[], options: { modules?: string } = {}): Promise<ProviderUpstream> {
-  const listed = await openpgp.generateKey({ type: 'ecc', curve: 'curve25519Legacy', userIDs: [{ name: 'Upstream Signing', email: 'sign@example.com' }], format: 'object' });
+  const listed = await openpgp.generateKey({
+    type: 'ecc',
+    curve: 'curve25519Legacy',
+    userIDs: [{ name: 'Upstream Signing', email: 'sign@example.com' }],
+    format: 'object',
+  });
   const other = await openpgp.generateKey({ type: 'ecc', curve: 'curve25519Legacy', userIDs: [{ name: 'Someone Else' }], format: 'object' });
   const keyId = listed.publicKey.getKeyID().toHex().toUpperCase();
   const sign = async (data: Buffer, key: openpgp.PrivateKey) =>
@@ -72,7 +77,16 @@ export async function startProviderUpstream(dir: string, releases: ProviderRelea
       }
     }
   }
-  const faults: Faults = { badSignature: new Set(), unlistedKey: new Set(), wrongZip: new Set(), missingLine: new Set(), truncated: new Set(), signedBroken: new Set(), flaky: new Map(), stall: new Set() };
+  const faults: Faults = {
+    badSignature: new Set(),
+    unlistedKey: new Set(),
+    wrongZip: new Set(),
+    missingLine: new Set(),
+    truncated: new Set(),
+    signedBroken: new Set(),
+    flaky: new Map(),
+    stall: new Set(),
+  };
   const requests: string[] = [];
   const upstream: ProviderUpstream = { url: '', requests, faults, zips, onStall: () => {}, close: () => {} };
   const zipName = (type: string, version: string, platform: string) => `terraform-provider-${type}_${version}_${platform}.zip`;
@@ -82,7 +96,9 @@ export async function startProviderUpstream(dir: string, releases: ProviderRelea
     return faults.signedBroken.has(`${type}/${version}/${platform}`) ? data.subarray(0, data.length - 40) : data;
   };
   const sums = (r: ProviderRelease, version: string) => {
-    const lines = r.versions[version]!.filter((p) => !faults.missingLine.has(`${r.type}/${version}/${p}`)).map((p) => `${sha256(published(r.type, version, p))}  ${zipName(r.type, version, p)}`);
+    const lines = r.versions[version]!.filter((p) => !faults.missingLine.has(`${r.type}/${version}/${p}`)).map(
+      (p) => `${sha256(published(r.type, version, p))}  ${zipName(r.type, version, p)}`,
+    );
     lines.push(`${sha256(Buffer.from('{}'))}  terraform-provider-${r.type}_${version}_manifest.json`);
     return Buffer.from(`${lines.sort().join('\n')}\n`);
   };
@@ -100,12 +116,19 @@ export async function startProviderUpstream(dir: string, releases: ProviderRelea
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(value));
     };
-    if (path === '/.well-known/terraform.json') return json({ 'providers.v1': '/v1/providers/', ...(options.modules ? { 'modules.v1': options.modules } : {}) });
+    if (path === '/.well-known/terraform.json')
+      return json({ 'providers.v1': '/v1/providers/', ...(options.modules ? { 'modules.v1': options.modules } : {}) });
     const find = (ns: string, type: string) => releases.find((r) => r.namespace === ns && r.type === type);
     let m = /^\/v1\/providers\/([^/]+)\/([^/]+)\/versions$/.exec(path);
     if (m && find(m[1]!, m[2]!)) {
       const r = find(m[1]!, m[2]!)!;
-      return json({ versions: Object.entries(r.versions).map(([version, platforms]) => ({ version, protocols: ['5.0'], platforms: platforms.map((p) => ({ os: p.split('_')[0], arch: p.split('_')[1] })) })) });
+      return json({
+        versions: Object.entries(r.versions).map(([version, platforms]) => ({
+          version,
+          protocols: ['5.0'],
+          platforms: platforms.map((p) => ({ os: p.split('_')[0], arch: p.split('_')[1] })),
+        })),
+      });
     }
     m = /^\/v1\/providers\/([^/]+)\/([^/]+)\/([^/]+)\/download\/([^/]+)\/([^/]+)$/.exec(path);
     if (m && find(m[1]!, m[2]!)?.versions[m[3]!]?.includes(`${m[4]}_${m[5]}`)) {

@@ -24,8 +24,16 @@ let goHash = '';
 
 beforeAll(async () => {
   upstream = await startProviderUpstream(dir, [
-    { namespace: 'acme', type: 'widget', versions: { '1.0.0': ['linux_amd64', 'darwin_arm64'], '1.1.0': ['linux_amd64', 'darwin_arm64'], '2.0.0': ['linux_amd64'] } },
-    { namespace: 'acme', type: 'broken', versions: Object.fromEntries(['1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0'].map((v) => [v, ['linux_amd64']])) },
+    {
+      namespace: 'acme',
+      type: 'widget',
+      versions: { '1.0.0': ['linux_amd64', 'darwin_arm64'], '1.1.0': ['linux_amd64', 'darwin_arm64'], '2.0.0': ['linux_amd64'] },
+    },
+    {
+      namespace: 'acme',
+      type: 'broken',
+      versions: Object.fromEntries(['1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0'].map((v) => [v, ['linux_amd64']])),
+    },
     { namespace: 'acme', type: 'slow', versions: { '0.1.0': ['linux_amd64'], '0.2.0': ['linux_amd64'] } },
   ]);
   host = new URL(upstream.url).host;
@@ -34,21 +42,43 @@ beforeAll(async () => {
 afterAll(() => upstream?.close());
 
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
-const visible = (folder: string) => readdirSync(folder).filter((n) => !n.startsWith('.')).sort();
+const visible = (folder: string) =>
+  readdirSync(folder)
+    .filter((n) => !n.startsWith('.'))
+    .sort();
 const zipRequests = (name: string) => upstream.requests.filter((p) => p.endsWith(`/${name}`)).length;
 
 describe('sync --provider', () => {
   const folder = () => join(dir, 'providers', host, 'acme/widget');
 
-  it('writes the terraform providers mirror layout, with h1: from Go\'s dirhash and zh: from sha256sum, retrying a 503', async () => {
+  it("writes the terraform providers mirror layout, with h1: from Go's dirhash and zh: from sha256sum, retrying a 503", async () => {
     upstream.faults.flaky.set('/v1/providers/acme/widget/versions', 2);
-    const r = await runCli(['sync', '--from', upstream.url, '--provider', 'acme/widget@~> 1.0', '--platform', 'linux_amd64', '--platform', 'darwin_arm64', '--providers-into', 'providers'], dir);
+    const r = await runCli(
+      [
+        'sync',
+        '--from',
+        upstream.url,
+        '--provider',
+        'acme/widget@~> 1.0',
+        '--platform',
+        'linux_amd64',
+        '--platform',
+        'darwin_arm64',
+        '--providers-into',
+        'providers',
+      ],
+      dir,
+    );
     expect(r.stderr).not.toMatch(/error:/);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/acme\/widget versions: answered 503; retrying in 0\.\d s \(attempt 2 of 5\)/);
     expect(r.stderr).toMatch(/acme\/widget 1\.0\.0: SHA256SUMS signed by [0-9A-F]{16}/);
-    expect(r.stdout).toContain(`Fetched 4 provider package(s) into providers/ (0 already there) from ${new URL(upstream.url).origin}. Run modmirror build to serve them.`);
-    expect(r.stdout).toContain(`Added providers:\n  ${host}/acme/widget 1.1.0 linux_amd64, darwin_arm64\n  ${host}/acme/widget 1.0.0 linux_amd64, darwin_arm64`);
+    expect(r.stdout).toContain(
+      `Fetched 4 provider package(s) into providers/ (0 already there) from ${new URL(upstream.url).origin}. Run modmirror build to serve them.`,
+    );
+    expect(r.stdout).toContain(
+      `Added providers:\n  ${host}/acme/widget 1.1.0 linux_amd64, darwin_arm64\n  ${host}/acme/widget 1.0.0 linux_amd64, darwin_arm64`,
+    );
 
     expect(visible(folder())).toEqual([
       '1.0.0.json',
@@ -77,7 +107,23 @@ describe('sync --provider', () => {
 
   it('fetches nothing again for a version already complete, only a platform it lacks; a platform the upstream lacks is reported', async () => {
     const before = zipRequests('terraform-provider-widget_1.0.0_linux_amd64.zip');
-    const r = await runCli(['sync', '--from', upstream.url, '--provider', `${host}/acme/widget`, '--platform', 'linux_amd64', '--platform', 'darwin_arm64', '--providers-into', 'providers', '--json'], dir);
+    const r = await runCli(
+      [
+        'sync',
+        '--from',
+        upstream.url,
+        '--provider',
+        `${host}/acme/widget`,
+        '--platform',
+        'linux_amd64',
+        '--platform',
+        'darwin_arm64',
+        '--providers-into',
+        'providers',
+        '--json',
+      ],
+      dir,
+    );
     expect(r.code).toBe(0);
     expect(zipRequests('terraform-provider-widget_1.0.0_linux_amd64.zip')).toBe(before);
     const report = JSON.parse(r.stdout);
@@ -91,12 +137,15 @@ describe('sync --provider', () => {
     expect(json(join(folder(), 'index.json'))).toEqual({ versions: { '1.0.0': {}, '1.1.0': {}, '2.0.0': {} } });
     expect(Object.keys(json(join(folder(), '2.0.0.json')).archives)).toEqual(['linux_amd64']);
 
-    const text = await runCli(['sync', '--from', upstream.url, '--provider', 'acme/widget@2.0.0', '--platform', 'darwin_arm64', '--providers-into', 'providers'], dir);
+    const text = await runCli(
+      ['sync', '--from', upstream.url, '--provider', 'acme/widget@2.0.0', '--platform', 'darwin_arm64', '--providers-into', 'providers'],
+      dir,
+    );
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`No provider package for a platform (the upstream answered 404):\n  ${host}/acme/widget 2.0.0 darwin_arm64`);
   });
 
-  it('refuses each package that fails one of Terraform\'s checks, keeps the others, and writes nothing for the refused', async () => {
+  it("refuses each package that fails one of Terraform's checks, keeps the others, and writes nothing for the refused", async () => {
     const f = upstream.faults;
     f.badSignature.add('broken/1.0.0');
     f.unlistedKey.add('broken/1.1.0');
@@ -108,11 +157,21 @@ describe('sync --provider', () => {
     expect(r.code).toBe(1);
     const key = `${host}/acme/broken`.replace(/\./g, '\\.');
     expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.0\\.0: error checking signature: .*[Ss]igned digest did not match`));
-    expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.1\\.0: authentication signature from unknown issuer \\(signed by [0-9A-F]{16}; the registry lists [0-9A-F]{16}\\)`));
-    expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.2\\.0 linux_amd64: archive has incorrect SHA-256 checksum [0-9a-f]{64} \\(expected [0-9a-f]{64}\\)`));
-    expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.3\\.0 linux_amd64: checksum list has no SHA-256 hash for "terraform-provider-broken_1\\.3\\.0_linux_amd64\\.zip"`));
+    expect(r.stderr).toMatch(
+      new RegExp(`error: ${key} 1\\.1\\.0: authentication signature from unknown issuer \\(signed by [0-9A-F]{16}; the registry lists [0-9A-F]{16}\\)`),
+    );
+    expect(r.stderr).toMatch(
+      new RegExp(`error: ${key} 1\\.2\\.0 linux_amd64: archive has incorrect SHA-256 checksum [0-9a-f]{64} \\(expected [0-9a-f]{64}\\)`),
+    );
+    expect(r.stderr).toMatch(
+      new RegExp(`error: ${key} 1\\.3\\.0 linux_amd64: checksum list has no SHA-256 hash for "terraform-provider-broken_1\\.3\\.0_linux_amd64\\.zip"`),
+    );
     expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.4\\.0 linux_amd64: archive has incorrect SHA-256 checksum`));
-    expect(r.stderr).toMatch(new RegExp(`error: ${key} 1\\.5\\.0 linux_amd64: the package matches its signed checksum but is not a zip Terraform can install: .*not a readable zip file`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `error: ${key} 1\\.5\\.0 linux_amd64: the package matches its signed checksum but is not a zip Terraform can install: .*not a readable zip file`,
+      ),
+    );
     expect(r.stderr.match(/^error: /gm)).toHaveLength(6);
     expect(r.stdout).toMatch(/Could not find, fetch or verify:\n/);
 
@@ -143,7 +202,9 @@ describe('sync --provider', () => {
     }
     const none = await runCli(['sync', '--from', upstream.url, '--provider', 'acme/widget'], tempDir('mm-sync-prov-none-'));
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/Name the provider folder to fill with --providers-into DIR, or list one in mirror\.config\.yaml under "providers: - folder: DIR"/);
+    expect(none.stderr).toMatch(
+      /Name the provider folder to fill with --providers-into DIR, or list one in mirror\.config\.yaml under "providers: - folder: DIR"/,
+    );
   });
 
   it("takes providers and platforms from a sync: entry, into the config's first provider folder, and names file:line:key for mistakes", async () => {
@@ -178,7 +239,10 @@ describe('sync --for a configuration with required_providers and a lock file', (
         `provider "${host}/acme/slow" {\n  version = "0.1.0"\n  hashes = [\n    "h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",\n  ]\n}\n`,
       'unlocked/main.tf': `terraform {\n  required_providers {\n    widget = {\n      source  = "${host}/acme/widget"\n      version = "~> 1.0"\n    }\n  }\n}\n`,
     });
-    const r = await runCli(['sync', '--from', upstream.url, '--for', 'infra', '--for', 'unlocked', '--into', 'for-mods', '--providers-into', 'for-provs', '--json'], dir);
+    const r = await runCli(
+      ['sync', '--from', upstream.url, '--for', 'infra', '--for', 'unlocked', '--into', 'for-mods', '--providers-into', 'for-provs', '--json'],
+      dir,
+    );
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout).upstreams[0];
     expect(report.providerVersions).toEqual([
@@ -187,8 +251,18 @@ describe('sync --for a configuration with required_providers and a lock file', (
     ]);
     expect(report.failures).toEqual([
       // A bare address is registry.terraform.io's, which the upstream stands in for by default: it is asked, and lacks it.
-      { provider: 'registry.terraform.io/hashicorp/null', message: expect.stringMatching(/hashicorp\/null\/versions answered 404: .*the upstream has no such provider \(required by infra: required_providers\)$/) },
-      expect.objectContaining({ provider: `${host}/acme/slow`, version: '0.1.0', platform: 'linux_amd64', message: expect.stringMatching(/doesn't match any of the checksums previously recorded in the dependency lock file/) }),
+      {
+        provider: 'registry.terraform.io/hashicorp/null',
+        message: expect.stringMatching(
+          /hashicorp\/null\/versions answered 404: .*the upstream has no such provider \(required by infra: required_providers\)$/,
+        ),
+      },
+      expect.objectContaining({
+        provider: `${host}/acme/slow`,
+        version: '0.1.0',
+        platform: 'linux_amd64',
+        message: expect.stringMatching(/doesn't match any of the checksums previously recorded in the dependency lock file/),
+      }),
     ]);
     expect(existsSync(join(dir, 'for-provs', host, 'acme/slow/0.1.0.json'))).toBe(false);
     expect(Object.keys(json(join(dir, 'for-provs', host, 'acme/widget/index.json')).versions)).toEqual(['1.0.0', '1.1.0']);
@@ -205,7 +279,11 @@ describe('a provider sync killed in the middle of a download', () => {
     const file = 'terraform-provider-slow_0.1.0_linux_amd64.zip';
     upstream.faults.stall.add(file);
     const reached = new Promise<void>((resolve) => (upstream.onStall = () => resolve()));
-    const child = spawn(process.execPath, [join(ROOT, 'bin/modmirror.js'), 'sync', '--from', upstream.url, '--provider', 'acme/slow', '--providers-into', 'killed'], { cwd: dir, stdio: 'ignore' });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/modmirror.js'), 'sync', '--from', upstream.url, '--provider', 'acme/slow', '--providers-into', 'killed'],
+      { cwd: dir, stdio: 'ignore' },
+    );
     const waited = await Promise.race([reached.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000))]);
     child.kill('SIGKILL');
     expect(waited, 'the sync reached the stalled package').toBe(true);

@@ -60,7 +60,11 @@ describe('download locations', () => {
   const from = new URL('https://registry.example.com/v1/modules/acme/vpc/aws/1.0.0/download');
 
   it('resolves archive URLs against the download URL', () => {
-    expect(parseLocation('./vpc-aws-1.0.0.tar.gz', from)).toEqual({ kind: 'archive', url: new URL('https://registry.example.com/v1/modules/acme/vpc/aws/1.0.0/vpc-aws-1.0.0.tar.gz'), subdir: '' });
+    expect(parseLocation('./vpc-aws-1.0.0.tar.gz', from)).toEqual({
+      kind: 'archive',
+      url: new URL('https://registry.example.com/v1/modules/acme/vpc/aws/1.0.0/vpc-aws-1.0.0.tar.gz'),
+      subdir: '',
+    });
     expect(parseLocation('/files/x.tgz', from)).toMatchObject({ url: new URL('https://registry.example.com/files/x.tgz') });
     expect(parseLocation('https://cdn.example.com/get?id=3&archive=tar.gz', from)).toMatchObject({ url: new URL('https://cdn.example.com/get?id=3') });
     expect(parseLocation('https://codeload.example.com/a/b/tar.gz/v1.tar.gz//*', from)).toMatchObject({ subdir: '*' });

@@ -17,7 +17,11 @@ const here = tempDir('mm-sync-');
 const requests: string[] = [];
 let upstream: RunningServer;
 
-const moduleFiles = (n: string) => ({ 'main.tf': `variable "v${n.replace(/\W/g, '_')}" {}\n`, 'README.md': `# Net ${n}\n`, 'modules/sub/main.tf': 'output "o" { value = 1 }\n' });
+const moduleFiles = (n: string) => ({
+  'main.tf': `variable "v${n.replace(/\W/g, '_')}" {}\n`,
+  'README.md': `# Net ${n}\n`,
+  'modules/sub/main.tf': 'output "o" { value = 1 }\n',
+});
 const VERSIONS = ['1.0.0', '1.1.0', '2.0.0', '2.1.0-rc.1'];
 
 beforeAll(async () => {
@@ -26,14 +30,21 @@ beforeAll(async () => {
   files['mods/acme/other/aws/0.1.0/main.tf'] = 'variable "x" {}\n';
   writeFiles(upstreamDir, files);
   expect((await runCli(['build'], upstreamDir)).code).toBe(0);
-  upstream = await startServer({ dir: join(upstreamDir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(upstreamDir, 'data'), log: (line) => requests.push(line) });
+  upstream = await startServer({
+    dir: join(upstreamDir, 'dist'),
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: join(upstreamDir, 'data'),
+    log: (line) => requests.push(line),
+  });
 });
 afterAll(async () => {
   await upstream?.close();
 });
 
 const archiveRequests = (version: string) => requests.filter((l) => l.startsWith('GET ') && l.includes(`/net-aws-${version}.tar.gz `)).length;
-const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { modules: Record<string, { versions: { version: string; sha256: string }[] }> };
+const manifestOf = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { modules: Record<string, { versions: { version: string; sha256: string }[] }> };
 
 describe('sync from a modmirror server', () => {
   it('copies the versions a constraint matches, as folders that build into the same archives', async () => {
@@ -53,7 +64,7 @@ describe('sync from a modmirror server', () => {
     expect(detail(join(here, 'inside'))).toBe(detail(join(upstreamDir, 'dist')));
   });
 
-  it('takes its upstreams from the config\'s sync list when no --from is given', async () => {
+  it("takes its upstreams from the config's sync list when no --from is given", async () => {
     const dir = tempDir('mm-sync-config-');
     writeFiles(dir, {
       'mirror.config.yaml': `sources:\n  - folder: drop\nsync:\n  - from: ${upstream.url}\n    modules:\n      - acme/net/aws@~> 1.0\n      - acme/other/aws\n`,
@@ -149,7 +160,10 @@ describe('a sync killed in the middle of a download', () => {
   it('leaves no half version for the build, and the next run fetches only what is missing', async () => {
     const from = `http://127.0.0.1:${(stalled.address() as { port: number }).port}/`;
     const reached = new Promise<void>((resolve) => (onStalled = resolve));
-    const child = spawn(process.execPath, [join(ROOT, 'bin/modmirror.js'), 'sync', '--from', from, '--module', 'acme/net/aws@~> 1.0', '--into', 'killed'], { cwd: here, stdio: 'ignore' });
+    const child = spawn(process.execPath, [join(ROOT, 'bin/modmirror.js'), 'sync', '--from', from, '--module', 'acme/net/aws@~> 1.0', '--into', 'killed'], {
+      cwd: here,
+      stdio: 'ignore',
+    });
     const waited = await Promise.race([reached.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000))]);
     child.kill('SIGKILL');
     expect(waited, 'the sync reached the stalled archive').toBe(true);

@@ -13,10 +13,12 @@ import { runCli, tempDir, writeFiles } from '../helpers.js';
 import { writeReleaseFolder } from '../providers/zips.js';
 
 const requires = (providers: Record<string, [string, string]>) =>
-  `terraform {\n  required_providers {\n${Object.entries(providers).map(([name, [source, version]]) => `    ${name} = {\n      source  = "${source}"\n      version = "${version}"\n    }\n`).join('')}  }\n}\n`;
+  `terraform {\n  required_providers {\n${Object.entries(providers)
+    .map(([name, [source, version]]) => `    ${name} = {\n      source  = "${source}"\n      version = "${version}"\n    }\n`)
+    .join('')}  }\n}\n`;
 
 describe('verify --complete', () => {
-  it("reports module versions whose required providers are missing for a configured platform, and passes a complete mirror", async () => {
+  it('reports module versions whose required providers are missing for a configured platform, and passes a complete mirror', async () => {
     const dir = tempDir('mm-complete-');
     writeFiles(dir, {
       'mirror.config.yaml': 'sources:\n  - folder: mods\nproviders:\n  - folder: hashicorp\n    namespace: hashicorp\nplatforms: [linux_amd64, darwin_arm64]\n',
@@ -36,7 +38,8 @@ describe('verify --complete', () => {
     expect(problems).toEqual([
       {
         path: 'v1/modules/acme/dns/google/1.0.0/index.json',
-        message: 'acme/dns/google 1.0.0 root requires hashicorp/google ~> 5.0: the mirror carries no registry.terraform.io/hashicorp/google or registry.opentofu.org/hashicorp/google',
+        message:
+          'acme/dns/google 1.0.0 root requires hashicorp/google ~> 5.0: the mirror carries no registry.terraform.io/hashicorp/google or registry.opentofu.org/hashicorp/google',
       },
       {
         path: 'v1/modules/acme/net/aws/2.0.0/index.json',
@@ -44,7 +47,8 @@ describe('verify --complete', () => {
       },
       {
         path: 'v1/modules/acme/net/aws/1.0.0/index.json',
-        message: 'acme/net/aws 1.0.0 modules/ids requires registry.terraform.io/hashicorp/random ~> 3.5: registry.terraform.io/hashicorp/random 3.6.0 has no package for darwin_arm64',
+        message:
+          'acme/net/aws 1.0.0 modules/ids requires registry.terraform.io/hashicorp/random ~> 3.5: registry.terraform.io/hashicorp/random 3.6.0 has no package for darwin_arm64',
       },
     ]);
 
@@ -72,7 +76,8 @@ describe('verify --complete', () => {
     expect(JSON.parse(r.stdout).problems).toEqual([
       {
         path: 'v1/modules/acme/old/aws/1.0.0/index.json',
-        message: 'acme/old/aws 1.0.0 modules/dns requires hashicorp/google: the mirror carries no registry.terraform.io/hashicorp/google or registry.opentofu.org/hashicorp/google',
+        message:
+          'acme/old/aws 1.0.0 modules/dns requires hashicorp/google: the mirror carries no registry.terraform.io/hashicorp/google or registry.opentofu.org/hashicorp/google',
       },
     ]);
 

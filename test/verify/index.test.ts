@@ -53,7 +53,12 @@ it('catches a changed archive', async () => {
   writeFileSync(file, bytes);
   const r = await verify();
   expect(r.code).toBe(1);
-  expect(r.problems).toEqual([{ path: 'v1/modules/acme/a/aws/1.1.0/a-aws-1.1.0.tar.gz', message: expect.stringMatching(/^sha256 [0-9a-f]{64} differs from the manifest's [0-9a-f]{64}$/) }]);
+  expect(r.problems).toEqual([
+    {
+      path: 'v1/modules/acme/a/aws/1.1.0/a-aws-1.1.0.tar.gz',
+      message: expect.stringMatching(/^sha256 [0-9a-f]{64} differs from the manifest's [0-9a-f]{64}$/),
+    },
+  ]);
 });
 
 it("checks archives by size alone when told not to hash them (a build's own check)", async () => {
@@ -100,7 +105,12 @@ it('catches a truncated JSON file, a wrong field type and a download pointing el
     expect.arrayContaining([
       { path: 'v1/modules/acme/b/aws/versions', message: expect.stringMatching(/^does not parse: /) },
       { path: 'v1/modules/acme/a/aws/1.0.0/index.json', message: 'verified: expected a boolean, got "no"' },
-      { path: 'v1/modules/acme/a/aws/1.1.0/download', message: expect.stringMatching(/resolves to v1\/modules\/acme\/a\/aws\/1\.0\.0\/a-aws-1\.0\.0\.tar\.gz, the manifest says v1\/modules\/acme\/a\/aws\/1\.1\.0\/a-aws-1\.1\.0\.tar\.gz/) },
+      {
+        path: 'v1/modules/acme/a/aws/1.1.0/download',
+        message: expect.stringMatching(
+          /resolves to v1\/modules\/acme\/a\/aws\/1\.0\.0\/a-aws-1\.0\.0\.tar\.gz, the manifest says v1\/modules\/acme\/a\/aws\/1\.1\.0\/a-aws-1\.1\.0\.tar\.gz/,
+        ),
+      },
     ]),
   );
 });
@@ -137,8 +147,15 @@ it('reports each unreadable JSON file once, whether or not the manifest names it
 describe("a build's own check of the details it wrote (WrittenDetails)", () => {
   const a = { namespace: 'acme', name: 'a', provider: 'aws' };
   const b = { namespace: 'acme', name: 'b', provider: 'aws' };
-  const versions: [ModuleAddress, string][] = [[a, '1.0.0'], [a, '1.1.0'], [b, '0.1.0']];
-  const latest: [ModuleAddress, string][] = [[a, '1.1.0'], [b, '0.1.0']];
+  const versions: [ModuleAddress, string][] = [
+    [a, '1.0.0'],
+    [a, '1.1.0'],
+    [b, '0.1.0'],
+  ];
+  const latest: [ModuleAddress, string][] = [
+    [a, '1.1.0'],
+    [b, '0.1.0'],
+  ];
   const details = versions.map(([address, version]) => versionDetailFile(address, version));
   /** What the build told verify as it wrote each detail: the documents it wrote, read here from the mirror. */
   const writtenAsBuilt = (alter: (rel: string, doc: Record<string, unknown>) => void = () => {}) => {
@@ -186,6 +203,8 @@ describe("a build's own check of the details it wrote (WrittenDetails)", () => {
     written.add(a, '1.0.0', JSON.parse(text), text, true);
     expect(await verifyMirror(dist, { written })).toEqual([{ path: latestDetailFile(a), message: 'is not the detail of the latest version 1.1.0' }]);
     written.add(a, '1.1.0', JSON.parse(text), `${text} `, true);
-    expect(await verifyMirror(dist, { written })).toEqual([{ path: latestDetailFile(a), message: expect.stringMatching(/^is \d+ bytes, not the \d+ the build wrote$/) }]);
+    expect(await verifyMirror(dist, { written })).toEqual([
+      { path: latestDetailFile(a), message: expect.stringMatching(/^is \d+ bytes, not the \d+ the build wrote$/) },
+    ]);
   });
 });

@@ -56,7 +56,11 @@ function renderSignIn(rejected) {
   count.textContent = '';
   show(
     el('h1', { text: 'Private registry' }),
-    el('p', { text: rejected ? 'That token was not accepted. Give a valid API token.' : 'This registry shows its modules to token holders only. Give your API token (user, team or organization).' }),
+    el('p', {
+      text: rejected
+        ? 'That token was not accepted. Give a valid API token.'
+        : 'This registry shows its modules to token holders only. Give your API token (user, team or organization).',
+    }),
     el('p', { class: 'muted', text: 'It is kept in this tab only, and sent to this registry as a header.' }),
     form,
   );
@@ -87,8 +91,11 @@ const isPrereleaseVersion = (v) => /-/.test(v);
  * OpenTofu, so either one the mirror holds.
  */
 function mirroredProvider(source) {
-  const parts = String(source ?? '').toLowerCase().split('/');
-  const candidates = parts.length === 3 ? [parts.join('/')] : parts.length === 2 ? [`registry.terraform.io/${parts.join('/')}`, `registry.opentofu.org/${parts.join('/')}`] : [];
+  const parts = String(source ?? '')
+    .toLowerCase()
+    .split('/');
+  const candidates =
+    parts.length === 3 ? [parts.join('/')] : parts.length === 2 ? [`registry.terraform.io/${parts.join('/')}`, `registry.opentofu.org/${parts.join('/')}`] : [];
   return candidates.find((key) => providers.providers.some((p) => providerKey(p) === key));
 }
 const safeUrl = (url) => (/^https?:\/\//i.test(url) ? url : undefined);
@@ -98,8 +105,13 @@ const safeUrl = (url) => (/^https?:\/\//i.test(url) ? url : undefined);
 function rows() {
   const f = Object.fromEntries(index.fields.map((name, i) => [name, i]));
   return index.modules.map((m) => ({
-    namespace: m[f.namespace], name: m[f.name], provider: m[f.provider], version: m[f.version],
-    description: m[f.description], published: m[f.published_at], verified: m[f.verified],
+    namespace: m[f.namespace],
+    name: m[f.name],
+    provider: m[f.provider],
+    version: m[f.version],
+    description: m[f.description],
+    published: m[f.published_at],
+    verified: m[f.verified],
     haystack: `${m[f.namespace]} ${m[f.name]} ${m[f.provider]} ${m[f.description]}`.toLowerCase(),
   }));
 }
@@ -107,38 +119,98 @@ function rows() {
 function renderHome() {
   const all = rows();
   const options = (values, label) => [el('option', { value: '', text: label }), ...[...new Set(values)].sort().map((v) => el('option', { value: v, text: v }))];
-  const search = el('input', { id: 'search', type: 'search', placeholder: 'Search modules: name, namespace, provider, description', 'aria-label': 'Search modules', autocomplete: 'off' });
-  const provider = el('select', { id: 'provider', 'aria-label': 'Filter by provider' }, options(all.map((m) => m.provider), 'All providers'));
-  const namespace = el('select', { id: 'namespace', 'aria-label': 'Filter by namespace' }, options(all.map((m) => m.namespace), 'All namespaces'));
+  const search = el('input', {
+    id: 'search',
+    type: 'search',
+    placeholder: 'Search modules: name, namespace, provider, description',
+    'aria-label': 'Search modules',
+    autocomplete: 'off',
+  });
+  const provider = el(
+    'select',
+    { id: 'provider', 'aria-label': 'Filter by provider' },
+    options(
+      all.map((m) => m.provider),
+      'All providers',
+    ),
+  );
+  const namespace = el(
+    'select',
+    { id: 'namespace', 'aria-label': 'Filter by namespace' },
+    options(
+      all.map((m) => m.namespace),
+      'All namespaces',
+    ),
+  );
   const summary = el('p', { id: 'summary', class: 'muted', 'aria-live': 'polite' });
   const results = el('ul', { id: 'results', class: 'results' });
   const update = () => {
     const terms = search.value.toLowerCase().split(/\s+/).filter(Boolean);
     const q = search.value.trim().toLowerCase();
-    const hits = all.filter((m) => (!provider.value || m.provider === provider.value) && (!namespace.value || m.namespace === namespace.value) && terms.every((t) => m.haystack.includes(t)));
+    const hits = all.filter(
+      (m) =>
+        (!provider.value || m.provider === provider.value) &&
+        (!namespace.value || m.namespace === namespace.value) &&
+        terms.every((t) => m.haystack.includes(t)),
+    );
     // Exact names first, then name prefixes, then the rest (the server's search ranks the same way).
     const rank = (m) => (m.name === q ? 0 : m.name.startsWith(q) ? 1 : 2);
     if (q) hits.sort((a, b) => rank(a) - rank(b));
     summary.textContent = `${hits.length} of ${all.length} modules`;
-    results.replaceChildren(...hits.slice(0, 100).map((m) =>
-      el('li', {},
-        el('a', { class: 'title', href: moduleHref(m.namespace, m.name, m.provider), text: `${m.namespace}/${m.name}/${m.provider}` }),
-        m.verified ? el('span', { class: 'badge', text: 'verified' }) : null,
-        el('span', { class: 'muted', text: ` ${m.version}` }),
-        el('div', { text: m.description }))));
+    results.replaceChildren(
+      ...hits
+        .slice(0, 100)
+        .map((m) =>
+          el(
+            'li',
+            {},
+            el('a', { class: 'title', href: moduleHref(m.namespace, m.name, m.provider), text: `${m.namespace}/${m.name}/${m.provider}` }),
+            m.verified ? el('span', { class: 'badge', text: 'verified' }) : null,
+            el('span', { class: 'muted', text: ` ${m.version}` }),
+            el('div', { text: m.description }),
+          ),
+        ),
+    );
   };
   for (const control of [search, provider, namespace]) control.addEventListener('input', update);
-  const recent = el('ul', { id: 'recent', class: 'results' }, index.recent.map(([ns, name, prov, version, published]) =>
-    el('li', {}, el('a', { href: moduleHref(ns, name, prov, version), text: `${ns}/${name}/${prov} ${version}` }), el('span', { class: 'muted', text: ` ${published.slice(0, 10)}` }))));
-  const providerList = providers.providers.length === 0 ? null : [
-    el('h2', { text: 'Providers' }),
-    el('ul', { id: 'providers', class: 'results' }, providers.providers.map((p) =>
-      el('li', {}, el('a', { href: providerHref(providerKey(p)), text: providerKey(p) }), el('span', { class: 'muted', text: ` ${p.versions[0]?.version ?? ''}${p.registry ? ' · in-house' : ''}` })))),
-  ];
+  const recent = el(
+    'ul',
+    { id: 'recent', class: 'results' },
+    index.recent.map(([ns, name, prov, version, published]) =>
+      el(
+        'li',
+        {},
+        el('a', { href: moduleHref(ns, name, prov, version), text: `${ns}/${name}/${prov} ${version}` }),
+        el('span', { class: 'muted', text: ` ${published.slice(0, 10)}` }),
+      ),
+    ),
+  );
+  const providerList =
+    providers.providers.length === 0
+      ? null
+      : [
+          el('h2', { text: 'Providers' }),
+          el(
+            'ul',
+            { id: 'providers', class: 'results' },
+            providers.providers.map((p) =>
+              el(
+                'li',
+                {},
+                el('a', { href: providerHref(providerKey(p)), text: providerKey(p) }),
+                el('span', { class: 'muted', text: ` ${p.versions[0]?.version ?? ''}${p.registry ? ' · in-house' : ''}` }),
+              ),
+            ),
+          ),
+        ];
   show(
-    el('div', { class: 'columns' },
+    el(
+      'div',
+      { class: 'columns' },
       el('section', {}, el('h1', { text: 'Modules' }), el('div', { class: 'controls' }, search, provider, namespace), summary, results),
-      el('aside', {}, el('h2', { text: 'Recently published' }), recent, providerList)));
+      el('aside', {}, el('h2', { text: 'Recently published' }), recent, providerList),
+    ),
+  );
   update();
   search.focus();
 }
@@ -147,11 +219,35 @@ function renderHome() {
 
 function table(caption, headers, items, cells) {
   if (items.length === 0) return el('p', { class: 'muted', text: `No ${caption.toLowerCase()}.` });
-  return el('div', { class: 'table-wrap' },
-    el('table', {},
+  return el(
+    'div',
+    { class: 'table-wrap' },
+    el(
+      'table',
+      {},
       el('caption', { class: 'muted', text: caption }),
-      el('thead', {}, el('tr', {}, headers.map((h) => el('th', { scope: 'col', text: h })))),
-      el('tbody', {}, items.map((item) => el('tr', {}, cells(item).map((c) => el('td', {}, c)))))));
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          headers.map((h) => el('th', { scope: 'col', text: h })),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        items.map((item) =>
+          el(
+            'tr',
+            {},
+            cells(item).map((c) => el('td', {}, c)),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 const code = (text) => (text === '' ? '' : el('code', { text }));
@@ -165,7 +261,13 @@ function contentSection(content) {
   }
   section.push(
     el('h3', { text: 'Inputs' }),
-    table('Inputs', ['Name', 'Type', 'Default', 'Required', 'Description'], content.inputs, (i) => [code(i.name), code(i.type), i.required ? '' : code(i.default), i.required ? 'yes' : 'no', i.description]),
+    table('Inputs', ['Name', 'Type', 'Default', 'Required', 'Description'], content.inputs, (i) => [
+      code(i.name),
+      code(i.type),
+      i.required ? '' : code(i.default),
+      i.required ? 'yes' : 'no',
+      i.description,
+    ]),
     el('h3', { text: 'Outputs' }),
     table('Outputs', ['Name', 'Description', 'Sensitive'], content.outputs, (o) => [code(o.name), o.description, o.sensitive ? 'yes' : '']),
     el('h3', { text: 'Resources' }),
@@ -200,28 +302,45 @@ async function renderModule([ns, name, provider, wanted]) {
   const usage = `module "${name}" {\n  source  = "${host}/${key}"\n  version = "${detail.version}"\n}\n`;
   const copy = copyButton('copy', usage);
   const label = (v) => [v, isPrerelease(v) ? '(pre-release)' : '', deprecated.has(v) ? '(deprecated)' : ''].filter(Boolean).join(' ');
-  const picker = el('select', { id: 'version', 'aria-label': 'Version' }, detail.versions.map((v) =>
-    el('option', { value: v, selected: v === detail.version, text: label(v) })));
+  const picker = el(
+    'select',
+    { id: 'version', 'aria-label': 'Version' },
+    detail.versions.map((v) => el('option', { value: v, selected: v === detail.version, text: label(v) })),
+  );
   const deprecation = detail.deprecation ?? deprecated.get(detail.version);
   const deprecationLink = deprecation && deprecation.link ? safeUrl(deprecation.link) : undefined;
   picker.addEventListener('change', () => (location.hash = moduleHref(ns, name, provider, picker.value)));
-  const tabs = detail.providers.length > 1
-    ? el('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Providers' }, detail.providers.map((p) =>
-        el('a', { role: 'tab', href: moduleHref(ns, name, p), 'aria-selected': p === provider ? 'true' : 'false', text: p })))
-    : null;
+  const tabs =
+    detail.providers.length > 1
+      ? el(
+          'nav',
+          { class: 'tabs', role: 'tablist', 'aria-label': 'Providers' },
+          detail.providers.map((p) => el('a', { role: 'tab', href: moduleHref(ns, name, p), 'aria-selected': p === provider ? 'true' : 'false', text: p })),
+        )
+      : null;
   const source = safeUrl(detail.source);
   const total = downloads?.data?.attributes?.total;
   show(
     el('h1', { id: 'module-title', text: key }, detail.verified ? el('span', { class: 'badge', text: 'verified' }) : null),
     el('p', { id: 'description', text: detail.description }),
-    el('p', { class: 'muted' },
-      'Version ', picker,
+    el(
+      'p',
+      { class: 'muted' },
+      'Version ',
+      picker,
       ` published ${detail.published_at.slice(0, 10)}`,
       typeof total === 'number' ? el('span', { id: 'downloads', text: ` · ${total} downloads` }) : null,
-      source ? el('span', {}, ' · ', el('a', { href: source, rel: 'noopener noreferrer', text: 'source' })) : null),
-    deprecation ? el('p', { id: 'deprecation', class: 'deprecated', role: 'note' },
-      el('strong', { text: 'Deprecated: ' }), deprecation.reason,
-      deprecationLink ? el('span', {}, ' · ', el('a', { href: deprecationLink, rel: 'noopener noreferrer', text: 'more' })) : null) : null,
+      source ? el('span', {}, ' · ', el('a', { href: source, rel: 'noopener noreferrer', text: 'source' })) : null,
+    ),
+    deprecation
+      ? el(
+          'p',
+          { id: 'deprecation', class: 'deprecated', role: 'note' },
+          el('strong', { text: 'Deprecated: ' }),
+          deprecation.reason,
+          deprecationLink ? el('span', {}, ' · ', el('a', { href: deprecationLink, rel: 'noopener noreferrer', text: 'more' })) : null,
+        )
+      : null,
     tabs,
     el('div', { class: 'snippet' }, el('pre', { id: 'usage', text: usage }), copy),
     ...contentSection(detail.root),
@@ -270,7 +389,11 @@ function renderProvider(parts) {
   show(
     el('h1', { id: 'provider-title', text: key }),
     inHouse
-      ? el('p', { id: 'provider-origin', class: 'muted', text: `In-house provider of this registry: terraform init installs it from ${provider.hostname} and checks its signature` })
+      ? el('p', {
+          id: 'provider-origin',
+          class: 'muted',
+          text: `In-house provider of this registry: terraform init installs it from ${provider.hostname} and checks its signature`,
+        })
       : el('p', { class: 'muted', text: `Provider from the network mirror at ${mirrorUrl}` }),
     el('h3', { text: 'Use it in a configuration' }),
     el('div', { class: 'snippet' }, el('pre', { id: 'required-providers', text: required }), copyButton('copy-required', required)),

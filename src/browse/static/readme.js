@@ -26,7 +26,9 @@ function createReadmeRenderer(markdownit, imageHosts) {
     }
     if (origin !== undefined && allowed.has(origin)) return `<img src="${md.utils.escapeHtml(src)}" alt="${alt}" loading="lazy">`;
     // Not fetched: a relative image is not served by the mirror, a foreign one is not allowed.
-    return origin === undefined ? `<span class="image-missing">[image: ${alt}]</span>` : `<a href="${md.utils.escapeHtml(src)}" rel="noopener noreferrer nofollow">[image: ${alt}]</a>`;
+    return origin === undefined
+      ? `<span class="image-missing">[image: ${alt}]</span>`
+      : `<a href="${md.utils.escapeHtml(src)}" rel="noopener noreferrer nofollow">[image: ${alt}]</a>`;
   };
   const defaultLink = md.renderer.rules.link_open ?? ((tokens, idx, opts, _env, self) => self.renderToken(tokens, idx, opts));
   md.renderer.rules.link_open = (tokens, idx, opts, env, self) => {

@@ -43,7 +43,11 @@ export function listOrganizations(data: Data, query: URLSearchParams): Reply {
   const matching = data.organizations.filter((o) => {
     // q searches name and e-mail, and takes precedence over q[name] and q[email], which must both match.
     const text = q !== null ? contains(o.name, q) || contains(o.email, q) : contains(o.name, query.get('q[name]')) && contains(o.email, query.get('q[email]'));
-    return text && (moduleProducer === undefined || sharesModules(o) === moduleProducer) && (providerProducer === undefined || sharesProviders(o) === providerProducer);
+    return (
+      text &&
+      (moduleProducer === undefined || sharesModules(o) === moduleProducer) &&
+      (providerProducer === undefined || sharesProviders(o) === providerProducer)
+    );
   });
   const page = paginate(matching, query);
   const paging = pageLinksAndMeta(page, BASE, query);
@@ -55,7 +59,11 @@ export function listOrganizations(data: Data, query: URLSearchParams): Reply {
       links: paging.links,
       meta: {
         ...paging.meta,
-        'status-counts': { total: matching.length, active: matching.filter((o) => !o.isDisabled).length, disabled: matching.filter((o) => o.isDisabled).length },
+        'status-counts': {
+          total: matching.length,
+          active: matching.filter((o) => !o.isDisabled).length,
+          disabled: matching.filter((o) => o.isDisabled).length,
+        },
       },
     },
   };
@@ -149,8 +157,17 @@ export async function deleteOrganization(store: Store, name: string): Promise<Re
 export function listConsumers(data: Data, name: string, kind: 'module' | 'provider', query: URLSearchParams): Reply {
   const org = findOrganization(data, name);
   const names = kind === 'module' ? org.moduleConsumers : org.providerConsumers;
-  const page = paginate(data.organizations.filter((o) => names.includes(o.name)), query);
-  return { status: 200, document: { data: page.items.map(organizationResource), ...pageLinksAndMeta(page, `${BASE}/${encodeURIComponent(name)}/relationships/${kind}-consumers`, query) } };
+  const page = paginate(
+    data.organizations.filter((o) => names.includes(o.name)),
+    query,
+  );
+  return {
+    status: 200,
+    document: {
+      data: page.items.map(organizationResource),
+      ...pageLinksAndMeta(page, `${BASE}/${encodeURIComponent(name)}/relationships/${kind}-consumers`, query),
+    },
+  };
 }
 
 /**

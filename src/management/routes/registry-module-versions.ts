@@ -28,13 +28,19 @@ export const uploadPath = (id: string) => `/api/v2/registry-module-versions/${id
  * `organizations/:org/registry-modules/private/:namespace/:name/:provider/versions`. Both land here.
  */
 export async function createVersion({ store, principal, params, req, registry }: WriteArgs): Promise<Reply> {
-  const [organization, namespace, name, provider] = (params.length === 3 ? [params[0], params[0], params[1], params[2]] : params) as [string, string, string, string];
+  const [organization, namespace, name, provider] = (params.length === 3 ? [params[0], params[0], params[1], params[2]] : params) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   const { hooks } = manageableOrganization(store.read(), principal, organization, registry);
   const address = { namespace, name, provider };
   if (namespace !== organization || !moduleView(store.read(), registry, address)) throw notFound();
   const attributes = resourceBody(await readBody(req), 'registry-module-versions');
   const version = typeof attributes['version'] === 'string' ? validVersion(attributes['version']) : null;
-  if (version === null) throw invalid(`version must be a semantic version such as 1.2.3, got ${JSON.stringify(attributes['version'])}.`, '/data/attributes/version');
+  if (version === null)
+    throw invalid(`version must be a semantic version such as 1.2.3, got ${JSON.stringify(attributes['version'])}.`, '/data/attributes/version');
   const commitSha = attributes['commit-sha'] ?? null;
   if (commitSha !== null && typeof commitSha !== 'string') throw invalid('commit-sha must be a string or null.', '/data/attributes/commit-sha');
   const now = new Date().toISOString();
@@ -43,8 +49,13 @@ export async function createVersion({ store, principal, params, req, registry }:
     const view = moduleView(data, registry, address);
     if (!view) throw notFound();
     const current = versionStatus(view, version);
-    if (current?.status === 'ok') throw invalid(`${keyOf(address)} ${version} is already published, and published versions are immutable: create a new version.`, '/data/attributes/version');
-    if (current && current.status !== 'reg_ingress_failed') throw invalid(`${keyOf(address)} ${version} already exists and waits for its upload (status ${current.status}).`, '/data/attributes/version');
+    if (current?.status === 'ok')
+      throw invalid(
+        `${keyOf(address)} ${version} is already published, and published versions are immutable: create a new version.`,
+        '/data/attributes/version',
+      );
+    if (current && current.status !== 'reg_ingress_failed')
+      throw invalid(`${keyOf(address)} ${version} already exists and waits for its upload (status ${current.status}).`, '/data/attributes/version');
     // A failed version may be made again: its record gives way to the new one.
     data.moduleVersions = data.moduleVersions.filter((v) => !(v.module === record.module && v.version === version));
     data.moduleVersions.push(record);
@@ -86,29 +97,44 @@ export async function deleteVersion({ store, principal, params, registry }: Writ
  * The first PUT claims the version, so the URL works once; a mirror too busy
  * to take it (another writer's lock) leaves it pending, to be tried again.
  */
-export async function uploadVersion(store: Store, id: string, req: IncomingMessage, query: URLSearchParams, registry: RegistryHooks | undefined): Promise<Reply> {
+export async function uploadVersion(
+  store: Store,
+  id: string,
+  req: IncomingMessage,
+  query: URLSearchParams,
+  registry: RegistryHooks | undefined,
+): Promise<Reply> {
   const signature = registry?.checkUpload(uploadPath(id), query) ?? 'invalid';
   if (signature !== 'valid') {
     req.resume();
     if (signature === 'absent') throw new MirrorError('UNAUTHORIZED', 'Upload to the URL the version was created with (links.upload), signature and all.');
-    throw new MirrorError('FORBIDDEN', signature === 'expired' ? 'This upload URL has expired: create the version again for a new one.' : 'This upload URL is not one this registry signed.');
+    throw new MirrorError(
+      'FORBIDDEN',
+      signature === 'expired' ? 'This upload URL has expired: create the version again for a new one.' : 'This upload URL is not one this registry signed.',
+    );
   }
   const why = registry!.readOnly();
   if (why !== undefined) {
     req.resume();
     throw new MirrorError('FORBIDDEN', `This server serves its mirror read-only (${why}); nothing can be uploaded to it.`);
   }
-  const claimed = await store.mutate(['moduleVersions'], (data) => {
-    const record = data.moduleVersions.find((v) => v.id === id);
-    if (!record) return undefined;
-    if (record.status !== 'pending') throw new MirrorError('CONFLICT', `This upload URL was used already (the version's status is ${record.status}); create the version again to upload again.`);
-    record.status = 'reg_ingressing';
-    record.updatedAt = new Date().toISOString();
-    return { ...record };
-  }).catch((error: unknown) => {
-    req.resume();
-    throw error;
-  });
+  const claimed = await store
+    .mutate(['moduleVersions'], (data) => {
+      const record = data.moduleVersions.find((v) => v.id === id);
+      if (!record) return undefined;
+      if (record.status !== 'pending')
+        throw new MirrorError(
+          'CONFLICT',
+          `This upload URL was used already (the version's status is ${record.status}); create the version again to upload again.`,
+        );
+      record.status = 'reg_ingressing';
+      record.updatedAt = new Date().toISOString();
+      return { ...record };
+    })
+    .catch((error: unknown) => {
+      req.resume();
+      throw error;
+    });
   if (!claimed) {
     req.resume();
     throw notFound();

@@ -45,7 +45,8 @@ export async function createModule({ store, principal, params, req, registry }: 
 
 function nameAttribute(attributes: Record<string, unknown>, name: string): string {
   const value = attributes[name];
-  if (typeof value !== 'string' || !isValidName(value)) throw invalid(`${name} must be letters, digits, "-" and "_" (at most 64), got ${JSON.stringify(value)}.`, `/data/attributes/${name}`);
+  if (typeof value !== 'string' || !isValidName(value))
+    throw invalid(`${name} must be letters, digits, "-" and "_" (at most 64), got ${JSON.stringify(value)}.`, `/data/attributes/${name}`);
   return value;
 }
 
@@ -66,7 +67,13 @@ export function listModules({ data, principal, params, query, registry }: ReadAr
   );
   const page = paginate(views, query);
   const canManage = canManageModules(data, principal, org);
-  return { status: 200, document: { data: page.items.map((v) => moduleResource(v, canManage)), ...pageLinksAndMeta(page, `/api/v2/organizations/${org.name}/registry-modules`, query) } };
+  return {
+    status: 200,
+    document: {
+      data: page.items.map((v) => moduleResource(v, canManage)),
+      ...pageLinksAndMeta(page, `/api/v2/organizations/${org.name}/registry-modules`, query),
+    },
+  };
 }
 
 // go-tfe v1 RegistryModules.Read: GET organizations/:org/registry-modules/private/:namespace/:name/:provider.
@@ -87,7 +94,8 @@ export async function deleteModule({ store, principal, params, registry }: Write
   const matches = (key: string) => (provider === undefined ? key.startsWith(`${namespace}/${name}/`) : key === `${namespace}/${name}/${provider}`);
   const views = namespace === organization ? modulesOfOrganization(data, registry, organization).filter((v) => matches(keyOf(v.address))) : [];
   if (views.length === 0) throw notFound();
-  if (views.some((v) => v.published.length > 0)) await hooks.remove({ namespace, name, ...(provider !== undefined ? { provider } : {}) }, undefined, principalLabel(principal));
+  if (views.some((v) => v.published.length > 0))
+    await hooks.remove({ namespace, name, ...(provider !== undefined ? { provider } : {}) }, undefined, principalLabel(principal));
   await store.mutate(['registryModules', 'moduleVersions'], (d) => {
     d.registryModules = d.registryModules.filter((m) => !matches(keyOf(m)));
     d.moduleVersions = d.moduleVersions.filter((v) => !matches(v.module));
@@ -98,7 +106,13 @@ export type DeprecateHook = (address: ModuleAddress, version: string, deprecatio
 
 const POINTER = '/data/attributes/deprecation';
 
-export async function updateModuleVersion(store: Store, principal: Principal, params: string[], req: IncomingMessage, deprecate: DeprecateHook | undefined): Promise<Reply> {
+export async function updateModuleVersion(
+  store: Store,
+  principal: Principal,
+  params: string[],
+  req: IncomingMessage,
+  deprecate: DeprecateHook | undefined,
+): Promise<Reply> {
   const [organization, namespace, name, provider, version] = params as [string, string, string, string, string];
   const org = store.read().organizations.find((o) => o.name === organization);
   const allowed = principal.kind === 'user' && (principal.user.isSiteAdmin || (org !== undefined && org.owners.includes(principal.user.id)));
@@ -119,7 +133,9 @@ export async function updateModuleVersion(store: Store, principal: Principal, pa
         type: 'module-versions',
         attributes: {
           version,
-          deprecation: deprecation ? { 'deprecated-status': 'Deprecated', reason: deprecation.reason, link: deprecation.link } : { 'deprecated-status': 'Undeprecated', reason: null, link: null },
+          deprecation: deprecation
+            ? { 'deprecated-status': 'Deprecated', reason: deprecation.reason, link: deprecation.link }
+            : { 'deprecated-status': 'Undeprecated', reason: null, link: null },
         },
       },
     },
@@ -137,6 +153,7 @@ function deprecationOf(attributes: Record<string, unknown>): Deprecation | null 
   const reason = d['reason'];
   if (typeof reason !== 'string' || reason.trim() === '') throw invalid('reason must say why the version is deprecated.', `${POINTER}/reason`);
   const link = d['link'] ?? null;
-  if (link !== null && link !== '' && (typeof link !== 'string' || checkDeprecationLink(link) !== undefined)) throw invalid('link must be an http(s) URL, or null.', `${POINTER}/link`);
+  if (link !== null && link !== '' && (typeof link !== 'string' || checkDeprecationLink(link) !== undefined))
+    throw invalid('link must be an http(s) URL, or null.', `${POINTER}/link`);
   return { reason, link: link === '' ? null : link };
 }

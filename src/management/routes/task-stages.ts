@@ -28,18 +28,28 @@ function visibleStage(data: Data, principal: Principal, stageId: string) {
 export function listStages(data: Data, principal: Principal, runId: string, query: URLSearchParams): Reply {
   visibleRun(data, principal, runId);
   const include = includesOf(query, STAGE_INCLUDES);
-  const page = paginate(data.taskStages.filter((s) => s.run === runId), query);
+  const page = paginate(
+    data.taskStages.filter((s) => s.run === runId),
+    query,
+  );
   const included = include.length > 0 ? stageIncludes(data, page.items, include) : undefined;
   return {
     status: 200,
-    document: { data: page.items.map((s) => taskStageResource(data, s)), ...(included ? { included } : {}), ...pageLinksAndMeta(page, `/api/v2/runs/${runId}/task-stages`, query) },
+    document: {
+      data: page.items.map((s) => taskStageResource(data, s)),
+      ...(included ? { included } : {}),
+      ...pageLinksAndMeta(page, `/api/v2/runs/${runId}/task-stages`, query),
+    },
   };
 }
 
 export function showStage(data: Data, principal: Principal, stageId: string, query: URLSearchParams): Reply {
   const { stage } = visibleStage(data, principal, stageId);
   const include = includesOf(query, STAGE_INCLUDES);
-  return { status: 200, document: { data: taskStageResource(data, stage), ...(include.length > 0 ? { included: stageIncludes(data, [stage], include) } : {}) } };
+  return {
+    status: 200,
+    document: { data: taskStageResource(data, stage), ...(include.length > 0 ? { included: stageIncludes(data, [stage], include) } : {}) },
+  };
 }
 
 export function showResult(data: Data, principal: Principal, resultId: string): Reply {
@@ -60,7 +70,8 @@ function overrideAttributes(principal: Principal, organization: Parameters<typeo
 /** awaiting_override -> running (spec 3.1), recording both timestamps; anything else is a 409. */
 export async function overrideStage(store: Store, principal: Principal, stageId: string): Promise<Reply> {
   const { stage, organization } = visibleStage(store.read(), principal, stageId);
-  if (!canOverride(principal, organization)) throw new MirrorError('FORBIDDEN', 'You may not override this stage: only organization owners, site administrators and organization tokens can.');
+  if (!canOverride(principal, organization))
+    throw new MirrorError('FORBIDDEN', 'You may not override this stage: only organization owners, site administrators and organization tokens can.');
   const updated = await store.mutate(['taskStages'], (data) => {
     const current = data.taskStages.find((s) => s.id === stage.id);
     if (!current) throw notFound();

@@ -89,10 +89,7 @@ function filtered(modules: IndexedModule[], query: URLSearchParams): IndexedModu
   const verifiedOnly = query.get('verified') === 'true';
   if (!provider && !namespace && !verifiedOnly) return modules;
   return modules.filter(
-    (m) =>
-      (!provider || m.summary.provider === provider) &&
-      (!namespace || m.summary.namespace === namespace) &&
-      (!verifiedOnly || m.summary.verified),
+    (m) => (!provider || m.summary.provider === provider) && (!namespace || m.summary.namespace === namespace) && (!verifiedOnly || m.summary.verified),
   );
 }
 

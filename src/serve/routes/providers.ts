@@ -10,7 +10,15 @@
 
 import { posix } from 'node:path';
 import { jsonPayload } from '../../http/payload.js';
-import { CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE_LONG, CACHE_SHORT, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../protocol/headers.js';
+import {
+  CACHE_LONG,
+  CACHE_NO_STORE,
+  CACHE_PRIVATE_LONG,
+  CACHE_SHORT,
+  PROVIDER_ZIP_TYPE,
+  RELEASE_SIGNATURE_TYPE,
+  RELEASE_SUMS_TYPE,
+} from '../../protocol/headers.js';
 import { isPlatform, providerDownloadFile, providerKey, providerVersionsFile, type ProvidersIndex } from '../../protocol/providers.js';
 import type { Caller } from '../access.js';
 import { whenSentWhole } from '../downloads.js';
@@ -51,7 +59,10 @@ export async function providerFile(r: RouteRequest, path: string): Promise<Answe
 export async function providerVersions(r: RouteRequest): Promise<Answer> {
   const { namespace = '', type = '' } = r.params;
   registryProvider(r, namespace, type);
-  return { payload: await r.registry.mirror.document(providerVersionsFile(namespace, type)), headers: { 'Cache-Control': r.registry.access ? CACHE_NO_STORE : CACHE_SHORT } };
+  return {
+    payload: await r.registry.mirror.document(providerVersionsFile(namespace, type)),
+    headers: { 'Cache-Control': r.registry.access ? CACHE_NO_STORE : CACHE_SHORT },
+  };
 }
 
 /** GET {providers.v1}:namespace/:type/:version/download/:os/:arch; 404 when that platform was not released. */
@@ -135,4 +146,3 @@ function signedUrl(r: RouteRequest, documentPath: string, url: string): string {
   const file = posix.normalize(decodeURIComponent(target.pathname.slice(1)));
   return `${url}?${access.signer.query(file, access.archiveUrlTtlSeconds, r.caller!.tokenId)}`;
 }
-

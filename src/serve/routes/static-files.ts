@@ -65,7 +65,12 @@ async function browseIndexFor(r: RouteRequest) {
     const readable = (row: readonly unknown[]) => r.index.byKey.has(row.slice(0, 3).join('/'));
     const byNamespace = recent && (JSON.parse(recent.body.toString('utf8')) as { namespaces: Record<string, RecentRow[]> }).namespaces;
     const rows = byNamespace
-      ? newestRows(Object.entries(byNamespace).filter(([namespace]) => canReadNamespace(r.caller!.readers, namespace)).map(([, list]) => list), RECENT_COUNT)
+      ? newestRows(
+          Object.entries(byNamespace)
+            .filter(([namespace]) => canReadNamespace(r.caller!.readers, namespace))
+            .map(([, list]) => list),
+          RECENT_COUNT,
+        )
       : index.recent;
     return jsonPayload({ ...index, modules: index.modules.filter(readable), recent: rows.filter(readable) });
   });

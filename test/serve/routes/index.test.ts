@@ -69,7 +69,7 @@ describe('findRoute', () => {
     expect(route('').params).toEqual({ path: '' });
   });
 
-  it('takes a document\'s place in the tree (…/index.json) as its protocol path', () => {
+  it("takes a document's place in the tree (…/index.json) as its protocol path", () => {
     expect(route('v1/modules/index.json').handler).toBe(listAll);
     expect(route('v1/modules/acme/index.json').handler).toBe(listNamespace);
     expect(route('v1/modules/acme/vpc/aws/index.json').handler).toBe(latestDetail);
