@@ -69,14 +69,14 @@ function installCapture(): void {
   for (const stream of ['stdout', 'stderr'] as const) {
     const s = process[stream];
     const write = s.write.bind(s) as (...args: unknown[]) => boolean;
-    s.write = ((chunk: unknown, ...rest: unknown[]) => {
+    s.write = (chunk: unknown, ...rest: unknown[]) => {
       const capture = current.getStore();
       if (!capture) return write(chunk, ...rest);
       capture[stream].push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString());
       const callback = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
       if (callback) process.nextTick(callback);
       return true;
-    }) as typeof s.write;
+    };
     const isTTY = s.isTTY;
     Object.defineProperty(s, 'isTTY', { configurable: true, get: () => (current.getStore() ? false : isTTY) });
   }
