@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Removes the temp folders each file made (test/helpers.ts's tempDir).
+    setupFiles: ['test/setup.ts'],
     // Child processes, not threads: test/in-process-cli.ts changes the folder (process.chdir,
     // which worker threads cannot) and runs the CLI's modules there.
     pool: 'forks',

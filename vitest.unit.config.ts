@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 // runs in seconds while editing. `npm test` runs these and everything else.
 export default defineConfig({
   test: {
+    // Removes the temp folders each file made (test/helpers.ts's tempDir).
+    setupFiles: ['test/setup.ts'],
     include: [
       'test/architecture.test.ts',
       'test/atomic.test.ts',

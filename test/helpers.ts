@@ -5,18 +5,31 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { afterAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import { copyCertificates, makeCertificatesIn, type Certificates } from './certificates.js';
 import { runInProcess, type CliResult } from './in-process-cli.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'bin', 'modmirror.js');
 
-/** A temp folder removed after the test file. */
+/**
+ * A temp folder removed after the test file (by test/setup.ts's afterAll,
+ * which every file runs: an afterAll registered here would be ignored when
+ * this is called inside a test or a beforeAll, as it mostly is).
+ */
 export function tempDir(prefix = 'mm-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  afterAll(() => removeTree(dir));
+  made.add(dir);
   return dir;
+}
+const made = new Set<string>();
+
+/** Removes every folder tempDir made for this test file. */
+export async function removeTempDirs(): Promise<void> {
+  for (const dir of made) {
+    await removeTree(dir);
+    made.delete(dir);
+  }
 }
 
 /**

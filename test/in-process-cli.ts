@@ -111,7 +111,7 @@ async function drained(capture: Capture): Promise<void> {
 
 /**
  * Runs `modmirror ARGS` in this process, in `cwd`, with `env` over this
- * process's environment and NO_COLOR=1, as helpers.ts's spawned runCli does.
+ * process's environment and NO_COLOR=1, as helpers.ts's spawnCli runs the binary.
  * Only one call at a time: the caller makes sure of it.
  */
 export async function runInProcess(root: string, args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
