@@ -12,13 +12,13 @@
 // away any that never reached its journal, so the mirror is the one before
 // the change or the one after it, never a part of it, for the next writer.
 
-import { constants, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { constants, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { sameFile } from '../file-stamp.js';
 import { crashPoint } from './crash.js';
 import { sibling, throwAway, uniqueId } from './home.js';
-import { jsonText, sameBytes, WRITE_BATCH, type Staging } from './staging.js';
+import { jsonText, linkOrCopy, sameBytes, writeInChunks, type Staging } from './staging.js';
 import { inWriteOrder } from './write-order.js';
 
 const JOURNAL = 'journal.json';
@@ -72,20 +72,7 @@ export function createDeltaStaging(outDir: string): Staging & { changed: string[
     write,
     writeJson: (rel, value) => write(rel, jsonText(value)),
     async writeChunks(rel, chunks) {
-      const file = await open(prepare(rel), 'w');
-      try {
-        let pending = '';
-        for (const chunk of chunks) {
-          pending += chunk;
-          if (pending.length >= WRITE_BATCH) {
-            await file.write(pending);
-            pending = '';
-          }
-        }
-        await file.write(pending);
-      } finally {
-        await file.close();
-      }
+      await writeInChunks(prepare(rel), chunks);
       puts.add(rel);
     },
     async linkFrom(source, rel) {
@@ -94,14 +81,7 @@ export function createDeltaStaging(outDir: string): Staging & { changed: string[
         puts.delete(rel);
         return;
       }
-      const file = prepare(rel);
-      try {
-        linkSync(source, file);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'EXDEV' && code !== 'EPERM') throw error;
-        copyFileSync(source, file);
-      }
+      linkOrCopy(source, prepare(rel));
       puts.add(rel);
     },
     async copyFrom(source, rel) {

@@ -38,7 +38,7 @@ export interface Staging {
 }
 
 /** Characters gathered before each write of writeChunks: few system calls, little memory. */
-export const WRITE_BATCH = 1 << 20;
+const WRITE_BATCH = 1 << 20;
 
 /** Two or more folders a version, so remembering all of them grows with the mirror. */
 const MADE_FOLDERS_KEPT = 1024;
@@ -94,31 +94,11 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
     async writeChunks(rel, chunks) {
       // Only the manifest is written in pieces, and a write always gives it new content.
       if (seeded) changed.add(rel);
-      const file = await open(prepare(rel), 'w');
-      try {
-        let pending = '';
-        for (const chunk of chunks) {
-          pending += chunk;
-          if (pending.length >= WRITE_BATCH) {
-            await file.write(pending);
-            pending = '';
-          }
-        }
-        await file.write(pending);
-      } finally {
-        await file.close();
-      }
+      await writeInChunks(prepare(rel), chunks);
     },
     async linkFrom(source, rel) {
       noteFile(source, rel);
-      const file = prepare(rel);
-      try {
-        linkSync(source, file);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'EXDEV' && code !== 'EPERM') throw error;
-        copyFileSync(source, file);
-      }
+      linkOrCopy(source, prepare(rel));
     },
     async copyFrom(source, rel) {
       if (seeded) changed.add(rel);
@@ -137,6 +117,35 @@ export async function createStaging(outDir: string, options: { seed?: boolean } 
     },
     discard: () => rm(root, { recursive: true, force: true }),
   };
+}
+
+/** Writes text given in pieces to `file`, a batch at a time: few system calls, and never one string of the whole. */
+export async function writeInChunks(file: string, chunks: Iterable<string>): Promise<void> {
+  const handle = await open(file, 'w');
+  try {
+    let pending = '';
+    for (const chunk of chunks) {
+      pending += chunk;
+      if (pending.length >= WRITE_BATCH) {
+        await handle.write(pending);
+        pending = '';
+      }
+    }
+    await handle.write(pending);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A hard link to a file modmirror owns; a copy where the file system cannot link (another device, no permission). */
+export function linkOrCopy(source: string, file: string): void {
+  try {
+    linkSync(source, file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EXDEV' && code !== 'EPERM') throw error;
+    copyFileSync(source, file);
+  }
 }
 
 /** `cp -al` links a large tree many times faster than a file-by-file walk from Node; the walk is the fallback. */
