@@ -5,10 +5,13 @@
 // absolute download locations, a bearer token, and a mirror changed by
 // publish while served. Every install must give the module's files, byte for byte.
 
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { freePort } from '../hosting/nginx-server.js';
+import { freePort, startNginx } from '../hosting/nginx-server.js';
 import { makeCertificates, runCli, tempDir } from '../helpers.js';
 import { expectSameFiles, install, moduleInstallClient, recordingProxy, writeModules, type RecordingProxy } from './install.js';
 
@@ -41,6 +44,17 @@ afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
+/** A document without its `downloads` counts, which serve fills in from its data as it answers. */
+const withoutCounts = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(withoutCounts)
+    : typeof value === 'object' && value !== null
+      ? Object.fromEntries(
+          Object.entries(value)
+            .filter(([k]) => k !== 'downloads')
+            .map(([k, v]) => [k, withoutCounts(v)]),
+        )
+      : value;
 const hostOf = (server: { url: string }) => new URL(server.url).host;
 const modulesUrl = (server: { url: string }) => new URL('v1/modules/', server.url).href;
 
@@ -149,5 +163,33 @@ describe('module-install against a mirror changed by publish while served', () =
     const got = await install({ source: `${hostOf(plain)}/acme/hello/null`, version: '~> 1.2', dest: join(dir, 'i-published'), modulesUrl: modulesUrl(plain) });
     expect(got.version).toBe('1.4.0');
     expectSameFiles(got, join(dir, 'incoming/acme/hello/null/1.4.0'));
+
+    // The same mirror, changed in place, from a real nginx configured by `hosting nginx`; and curl --compressed
+    // gets each document the publish wrote: from nginx as it is on disk, from serve the same but for its live download counts.
+    const port = await freePort();
+    const block = await runCli(['hosting', 'nginx', '--dir', 'dist', '--listen', `127.0.0.1:${port}`], dir);
+    expect(block.code, block.stderr).toBe(0);
+    const nginx = await startNginx(join(dir, 'nginx'), [block.stdout], [port]);
+    try {
+      const fromNginx = { url: `http://127.0.0.1:${port}/` };
+      const viaNginx = await install({
+        source: `${hostOf(fromNginx)}/acme/hello/null`,
+        version: '~> 1.2',
+        dest: join(dir, 'i-published-nginx'),
+        modulesUrl: modulesUrl(fromNginx),
+      });
+      expect(viaNginx.version).toBe('1.4.0');
+      expectSameFiles(viaNginx, join(dir, 'incoming/acme/hello/null/1.4.0'));
+      const changed: string[] = JSON.parse(published.stdout).changed;
+      for (const rel of changed.filter((r) => !r.endsWith('.tar.gz') && r !== '_headers')) {
+        const onDisk = readFileSync(join(dir, 'dist', rel));
+        const curl = async (base: string) =>
+          (await promisify(execFile)('curl', ['-s', '-f', '--compressed', new URL(rel, base).href], { encoding: 'buffer' })).stdout;
+        expect((await curl(fromNginx.url)).equals(onDisk), `nginx ${rel}`).toBe(true);
+        expect(withoutCounts(JSON.parse((await curl(plain.url)).toString())), `serve ${rel}`).toEqual(withoutCounts(JSON.parse(onDisk.toString())));
+      }
+    } finally {
+      nginx.stop();
+    }
   });
 });
