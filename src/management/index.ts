@@ -15,7 +15,7 @@ import { accountDetails, changePassword, updateAccount } from './routes/account.
 import { deleteOrganization, listConsumers, listOrganizations, showOrganization, updateConsumers, updateOrganization } from './routes/admin-organizations.js';
 import type { RegistryHooks } from './registry.js';
 import { createVersion, deleteVersion, readVersion, uploadVersion } from './routes/registry-module-versions.js';
-import { createModule, deleteModule, listModules, readModule, updateModuleVersion, type DeprecateHook } from './routes/registry-modules.js';
+import { createModule, deleteModule, listModules, readModule, readModuleById, updateModuleVersion, type DeprecateHook } from './routes/registry-modules.js';
 import { revokeOrganizationToken } from './routes/tokens.js';
 import { listStages, overrideStage, showResult, showStage } from './routes/task-stages.js';
 import { Store } from './store.js';
@@ -67,6 +67,9 @@ const write = (method: 'PATCH' | 'POST' | 'DELETE', path: string, run: (ctx: Wri
   admin,
 });
 
+/** A path without a namespace names a private module, whose namespace is its organization. */
+const inOrganizationNamespace = <T extends { params: string[] }>(ctx: T): T => ({ ...ctx, params: [ctx.params[0]!, ...ctx.params] });
+
 const ROUTES: Route[] = [
   get('account/details', ({ principal }) => accountDetails(principal)),
   write('PATCH', 'account/update', ({ store, principal, req }) => updateAccount(store, principal, req)),
@@ -95,6 +98,13 @@ const ROUTES: Route[] = [
   live('organizations/:org/registry-modules/private/:namespace/:name/:provider', readModule),
   write('DELETE', 'organizations/:org/registry-modules/private/:namespace/:name/:provider', deleteModule),
   write('DELETE', 'organizations/:org/registry-modules/private/:namespace/:name', deleteModule),
+  // go-tfe's older paths, which it still calls: the delete actions (Delete, and DeleteProvider and
+  // DeleteVersion's fallbacks), Read by id, and Read before registry names (go-tfe 0.x).
+  write('POST', 'registry-modules/actions/delete/:org/:name', (ctx) => deleteModule(inOrganizationNamespace(ctx))),
+  write('POST', 'registry-modules/actions/delete/:org/:name/:provider', (ctx) => deleteModule(inOrganizationNamespace(ctx))),
+  write('POST', 'registry-modules/actions/delete/:org/:name/:provider/:version', (ctx) => deleteVersion(inOrganizationNamespace(ctx))),
+  live('registry-modules/show/:org/:name/:provider', (ctx) => readModule(inOrganizationNamespace(ctx))),
+  live('registry-modules/:id', readModuleById),
   write('POST', 'registry-modules/:org/:name/:provider/versions', createVersion),
   write('POST', 'organizations/:org/registry-modules/private/:namespace/:name/:provider/versions', createVersion),
   live('organizations/:org/registry-modules/private/:namespace/:name/:provider/version', readVersion),

@@ -107,6 +107,9 @@ export function moduleSelf(a: ModuleAddressParts): string {
   return `/api/v2/organizations/${a.namespace}/registry-modules/private/${a.namespace}/${a.name}/${a.provider}`;
 }
 
+/** A module's id: its API entry's, or a stable one for a module only the mirror holds. */
+export const moduleResourceId = (view: ModuleView): string => view.entry?.id ?? stableId('mod', keyOf(view.address));
+
 /** A `registry-modules` resource (go-tfe's RegistryModule). */
 export function moduleResource(view: ModuleView, canManage: boolean) {
   const { address, entry } = view;
@@ -118,7 +121,7 @@ export function moduleResource(view: ModuleView, canManage: boolean) {
   ];
   const oldest = view.records[0]?.createdAt;
   return {
-    id: entry?.id ?? stableId('mod', keyOf(address)),
+    id: moduleResourceId(view),
     type: 'registry-modules',
     attributes: {
       name: address.name,
@@ -154,7 +157,7 @@ export function versionResource(view: ModuleView, version: string, status: { sta
       'created-at': record?.createdAt ?? null,
       'updated-at': record?.updatedAt ?? null,
     },
-    relationships: { 'registry-module': { data: { id: view.entry?.id ?? stableId('mod', keyOf(view.address)), type: 'registry-modules' } } },
+    relationships: { 'registry-module': { data: { id: moduleResourceId(view), type: 'registry-modules' } } },
     links: { self: `${moduleSelf(view.address)}/version?module_version=${encodeURIComponent(version)}`, ...(upload ? { upload } : {}) },
   };
 }

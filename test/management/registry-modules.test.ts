@@ -1,12 +1,13 @@
 // The registry-modules endpoints as go-tfe v1.110 (registry_module.go) calls
 // them, byte for byte: Create, CreateVersion (its older path), Upload (no
 // token, octet-stream), ReadVersion, Read, List, DeleteVersion, DeleteProvider,
-// DeleteByName; then who may call them. Debian's go-tfe 0.11 predates them.
+// DeleteByName; the older paths it still calls (Read by id, Delete and the
+// delete actions); then who may call them. Debian's go-tfe 0.11 predates them.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers.js';
+import { runCli, writeFiles } from '../helpers.js';
 import { startHarness, type Harness } from './helpers.js';
 import { createBody, createVersionBody, goTfe, manifestOf, moduleFiles, publishThroughApi, slug, upload } from './registry-helpers.js';
 
@@ -135,6 +136,61 @@ describe('a version published through the API, as go-tfe v1.110 does it', () => 
     ]);
     expect((await goTfe(h, 'user', 'GET', MODULE)).status).toBe(404);
     expect((await h.call('none', 'GET', '/v1/modules/acme')).json.modules).toEqual([]);
+    const verify = await runCli(['verify', 'dist'], h.dir);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+});
+
+describe('the paths go-tfe calls besides the documented ones', () => {
+  it('RegistryModules.Read with only an ID (go-tfe v1.110) reads registry-modules/ID; a stranger gets the same 404 as for an unknown id', async () => {
+    await goTfe(h, 'user', 'POST', '/api/v2/organizations/acme/registry-modules', createBody('byid', 'aws'));
+    const id = (await goTfe(h, 'user', 'GET', '/api/v2/organizations/acme/registry-modules/private/acme/byid/aws')).json.data.id as string;
+    const read = await goTfe(h, 'user', 'GET', `/api/v2/registry-modules/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.json.data).toMatchObject({ id, type: 'registry-modules', attributes: { name: 'byid', provider: 'aws', namespace: 'acme' } });
+    // A module only the mirror holds (published by the CLI) has a stable id that reads the same way.
+    writeFiles(h.dir, { 'cli-src/main.tf': 'variable "y" {}\n' });
+    const cli = await runCli(
+      ['publish', '--source', 'cli-src', '--namespace', 'acme', '--name', 'fromcli', '--provider', 'aws', '--version', '1.0.0', '--out', 'dist'],
+      h.dir,
+    );
+    expect(cli.code, cli.stderr).toBe(0);
+    const mirrored = await goTfe(h, 'user', 'GET', '/api/v2/organizations/acme/registry-modules/private/acme/fromcli/aws');
+    expect(mirrored.json.data.id).toMatch(/^mod-/);
+    const again = await goTfe(h, 'user', 'GET', `/api/v2/registry-modules/${mirrored.json.data.id}`);
+    expect(again.json.data.attributes).toMatchObject({ name: 'fromcli', 'version-statuses': [{ version: '1.0.0', status: 'ok' }] });
+    // alice is no member of beta: its module's id is the same 404 as an unknown one.
+    expect((await goTfe(h, 'admin', 'POST', '/api/v2/organizations/beta/registry-modules', createBody('hidden', 'aws'))).status).toBe(201);
+    const hidden = (await goTfe(h, 'admin', 'GET', '/api/v2/organizations/beta/registry-modules/private/beta/hidden/aws')).json.data.id as string;
+    expect((await goTfe(h, 'admin', 'GET', `/api/v2/registry-modules/${hidden}`)).status).toBe(200);
+    const stranger = await goTfe(h, 'user', 'GET', `/api/v2/registry-modules/${hidden}`);
+    const unknown = await goTfe(h, 'user', 'GET', '/api/v2/registry-modules/mod-doesnotexist');
+    expect([stranger.status, unknown.status]).toEqual([404, 404]);
+    expect(stranger.text).toBe(unknown.text);
+  });
+
+  it('go-tfe 0.x Read: registry-modules/show/ORG/NAME/PROVIDER', async () => {
+    const read = await goTfe(h, 'user', 'GET', '/api/v2/registry-modules/show/acme/byid/aws');
+    expect(read.status).toBe(200);
+    expect(read.json.data.attributes.name).toBe('byid');
+    expect((await goTfe(h, 'user', 'GET', '/api/v2/registry-modules/show/beta/hidden/aws')).status).toBe(404);
+  });
+
+  it('RegistryModules.Delete (go-tfe v1.110, deprecated) and the delete actions DeleteProvider and DeleteVersion fall back to: each on record', async () => {
+    await publishThroughApi(h, 'user', 'act', '1.0.0');
+    await publishThroughApi(h, 'user', 'act', '1.1.0');
+    const sha = manifestOf(h).modules['acme/act/aws']!.versions.find((v) => v.version === '1.1.0')!.sha256;
+    expect((await goTfe(h, 'team', 'POST', '/api/v2/registry-modules/actions/delete/acme/act/aws/1.1.0')).status).toBe(404);
+    expect((await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/beta/hidden')).status).toBe(404);
+    expect((await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/acme/act/aws/1.1.0')).status).toBe(204);
+    expect(manifestOf(h).modules['acme/act/aws']!.versions.map((v) => v.version)).toEqual(['1.0.0']);
+    expect(manifestOf(h).removed!.at(-1)).toMatchObject({ module: 'acme/act/aws', version: '1.1.0', sha256: sha, by: 'user:alice' });
+    expect((await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/acme/act/aws')).status).toBe(204);
+    expect(manifestOf(h).modules['acme/act/aws']).toBeUndefined();
+    await goTfe(h, 'user', 'POST', '/api/v2/organizations/acme/registry-modules', createBody('act', 'google'));
+    expect((await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/acme/act')).status).toBe(204);
+    expect((await goTfe(h, 'user', 'GET', '/api/v2/organizations/acme/registry-modules/private/acme/act/google')).status).toBe(404);
+    expect((await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/acme/act')).status).toBe(404);
     const verify = await runCli(['verify', 'dist'], h.dir);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });

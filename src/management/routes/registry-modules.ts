@@ -11,9 +11,18 @@ import type { IncomingMessage } from 'node:http';
 import { checkDeprecationLink, type Deprecation } from '../../mirror/deprecations.js';
 import { isValidName } from '../../protocol/paths.js';
 import type { ModuleAddress } from '../../types.js';
-import { canManageModules, newId, principalLabel, type Principal } from '../auth.js';
+import { canAccess, canManageModules, newId, principalLabel, type Principal } from '../auth.js';
 import { invalid, notFound, pageLinksAndMeta, paginate, readBody, resourceBody } from '../jsonapi.js';
-import { keyOf, manageableOrganization, moduleResource, moduleView, modulesOfOrganization, readableOrganization, type RegistryHooks } from '../registry.js';
+import {
+  keyOf,
+  manageableOrganization,
+  moduleResource,
+  moduleResourceId,
+  moduleView,
+  modulesOfOrganization,
+  readableOrganization,
+  type RegistryHooks,
+} from '../registry.js';
 import type { Store } from '../store.js';
 import type { Data } from '../types.js';
 
@@ -83,6 +92,18 @@ export function readModule({ data, principal, params, registry }: ReadArgs): Rep
   const view = namespace === organization ? moduleView(data, registry, { namespace, name, provider }) : undefined;
   if (!view) throw notFound();
   return { status: 200, document: { data: moduleResource(view, canManageModules(data, principal, org)) } };
+}
+
+// go-tfe v1 RegistryModules.Read with only an id: GET registry-modules/:id. The id is
+// looked up among the organizations the caller may read, so a stranger's id is the same 404.
+export function readModuleById({ data, principal, params, registry }: ReadArgs): Reply {
+  const id = params[0]!;
+  for (const org of data.organizations) {
+    if (!canAccess(data, principal, org)) continue;
+    const view = modulesOfOrganization(data, registry, org.name).find((v) => moduleResourceId(v) === id);
+    if (view) return { status: 200, document: { data: moduleResource(view, canManageModules(data, principal, org)) } };
+  }
+  throw notFound();
 }
 
 // go-tfe v1 RegistryModules.DeleteProvider (.../private/:ns/:name/:provider) and DeleteByName
