@@ -53,8 +53,22 @@ export async function uploadInOrder(bucket: Bucket, uploads: Upload[], options: 
 async function store(bucket: Bucket, upload: Upload): Promise<void> {
   const body = upload.body();
   if (!upload.create) return bucket.put(upload.rel, body, upload.headers);
-  if ((await bucket.putIf(upload.rel, body, upload.headers, { ifNoneMatch: '*' })) === 'written') return;
-  if ((await bucket.get(upload.rel))?.body.equals(body)) return;
+  let there;
+  // A lost write with nothing there after it (a 500 that stored nothing, AWS's 409 for a write still in flight) is tried again.
+  for (let tries = 0; tries < 5 && there === undefined; tries++) {
+    if ((await bucket.putIf(upload.rel, body, upload.headers, { ifNoneMatch: '*' })) === 'written') return;
+    there = await bucket.get(upload.rel);
+  }
+  if (there === undefined) {
+    throw new MirrorError(
+      'OUTPUT_FAILED',
+      `Could not write ${bucket.name(upload.rel)}: the store refused it 5 times (HTTP 412, 409 or 500) yet holds nothing there.`,
+      {
+        hint: 'Run it again; if it keeps failing, check the store.',
+      },
+    );
+  }
+  if (there.body.equals(body)) return;
   throw new MirrorError(
     'VERSION_CONFLICT',
     `${bucket.name(upload.rel)} is already in the bucket with other bytes, and its manifest does not list it yet: another writer is publishing this version with other content, or one was interrupted doing so.`,

@@ -1,5 +1,6 @@
 // `modmirror hosting` through the CLI, and the `_headers` file every build
-// and publish writes: what each host gets told, and the mistakes refused.
+// and publish writes: what each host gets told (nginx, Caddy, CloudFront),
+// and the mistakes refused.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -101,6 +102,24 @@ describe('modmirror hosting', () => {
     // Provider zips of the network mirror: their type and a long cache life (encode leaves application/zip alone).
     expect(caddy.stdout).toContain('\t@provider_zip path *.zip\n\theader @provider_zip Content-Type application/zip');
     expect(caddy.stdout).toContain('\t@archive path *.tar.gz *.zip\n\theader @archive Cache-Control "public, max-age=31536000, immutable"');
+  });
+
+  it('prints the CloudFront viewer-response function, whose header is the location the download file holds', async () => {
+    type Handler = (event: unknown) => { headers: Record<string, { value: string }> };
+    const file = 'tf/v1/modules/acme/net/aws/1.1.0/download';
+    for (const [mirror, uri] of [
+      ['dist', `/${file.slice(3)}`],
+      ['abs', `/${file}`],
+    ] as const) {
+      const printed = await runCli(['hosting', 'cloudfront', '--dir', mirror], dir);
+      expect(printed.code, printed.stderr).toBe(0);
+      expect(printed.stdout).toMatch(/^function handler\(event\) \{$/m);
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the printed function as CloudFront would
+      const handler = new Function(`${printed.stdout}\nreturn handler;`)() as Handler;
+      const { location } = JSON.parse(readFileSync(join(dir, mirror, file.slice(3)), 'utf8')) as { location: string };
+      const out = handler({ request: { uri }, response: { statusCode: 200, headers: {} } });
+      expect(out.headers['x-terraform-get'], mirror).toEqual({ value: location });
+    }
   });
 
   it('takes the base URL from the config before the mirror is built, and warns when a flag disagrees with the files', async () => {

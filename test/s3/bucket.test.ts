@@ -7,14 +7,17 @@
 // installer installs straight from the bucket's website endpoint with no
 // modmirror running.
 
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileHeaders } from '../../src/hosting/rules.js';
 import { CACHE_LONG, CACHE_SHORT } from '../../src/protocol/headers.js';
 import { filesOf } from '../../src/bucket/push.js';
-import { runCli, spawnCli, tempDir, writeFiles } from '../helpers.js';
+import { hasTerraform, ROOT, runCli, spawnCli, tempDir, writeFiles } from '../helpers.js';
 import { expectSameFiles, install, moduleInstallClient, writeModules } from '../clients/install.js';
 import { startRgw, type Rgw } from './rgw.js';
 
@@ -88,6 +91,23 @@ describe('push', () => {
     // --full stores everything again (the manifest is the same, so it is not rewritten).
     expect(json((await cli(['push', 'dist', 's3://mirror/reg', ...rgw.flags, '--full', '--json'])).stdout)).toMatchObject({ uploaded: files.length - 1 });
     expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
+  });
+
+  it('shows its progress on a terminal, and none with --json', () => {
+    // `script` gives the CLI a pseudo-terminal, as a person at a shell has.
+    const onTerminal = (args: string) =>
+      execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} push dist ${args} ${rgw.flags.join(' ')}`, '/dev/null'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, ...rgw.env },
+      });
+    const total = filesOf(realpathSync(join(dir, 'dist'))).length;
+    const shown = onTerminal('s3://mirror/tty');
+    expect(shown).toContain(`uploaded ${total - 1}/${total - 1} objects`);
+    expect(shown).toMatch(new RegExp(`Uploaded ${total} objects to s3://mirror/tty/`));
+    const quiet = onTerminal('s3://mirror/tty-json --json');
+    expect(quiet).not.toMatch(/uploaded \d+\//);
+    expect(JSON.parse(quiet.trim())).toMatchObject({ uploaded: total });
   });
 
   it('refuses a target that is not a bucket URL, and a missing mirror folder, as usage errors', async () => {
@@ -179,6 +199,37 @@ async function expectServable(bucket: string, prefix: string): Promise<string[]>
   return listed.sort();
 }
 
+describe('verify s3:// and where the store is found', () => {
+  it('finds the credentials, region and endpoint as the AWS SDK does: a profile and AWS_ENDPOINT_URL, no flags but --path-style', async () => {
+    writeFiles(dir, {
+      'aws/credentials': `[registry]\naws_access_key_id = ${rgw.env['AWS_ACCESS_KEY_ID']}\naws_secret_access_key = ${rgw.env['AWS_SECRET_ACCESS_KEY']}\n`,
+      'aws/config': '[profile registry]\nregion = us-east-1\n',
+    });
+    const env = {
+      AWS_ACCESS_KEY_ID: '',
+      AWS_SECRET_ACCESS_KEY: '',
+      AWS_PROFILE: 'registry',
+      AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws/credentials'),
+      AWS_CONFIG_FILE: join(dir, 'aws/config'),
+      AWS_ENDPOINT_URL: rgw.endpoint,
+    };
+    const pushed = await runCli(['push', 'dist', 's3://mirror/profile', '--path-style', '--json'], dir, env);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect((await runCli(['verify', 's3://mirror/profile', '--path-style'], dir, env)).code).toBe(0);
+    const wrong = await runCli(['verify', 's3://mirror/profile', ...rgw.flags], dir, { ...rgw.env, AWS_SECRET_ACCESS_KEY: 'not-the-key' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/hint: Check the credentials/);
+  });
+
+  it('fails a bucket whose mirror lacks an archive it lists, naming it', async () => {
+    expect((await cli(['push', 'dist', 's3://mirror/broken', ...rgw.flags])).code).toBe(0);
+    await rgw.client.send(new DeleteObjectCommand({ Bucket: 'mirror', Key: 'broken/v1/modules/acme/hello/null/1.2.0/hello-null-1.2.0.tar.gz' }));
+    const verify = await cli(['verify', 's3://mirror/broken', ...rgw.flags]);
+    expect(verify.code).toBe(1);
+    expect(verify.stdout + verify.stderr).toMatch(/hello-null-1\.2\.0\.tar\.gz/);
+  });
+});
+
 describe('a writer killed halfway (SIGKILL)', () => {
   it('leaves the old mirror in place during a push, and the next push finishes the job', async () => {
     expect((await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
@@ -269,5 +320,18 @@ describe("Terraform's module installer against the bucket's website endpoint", (
         .update(readFileSync(join(dir, 'src/2.2.0/main.tf')))
         .digest('hex'),
     );
+  });
+
+  it.skipIf(!hasTerraform)('installs with terraform itself, a host block naming the modules service, no modmirror running', async () => {
+    const host = new URL(rgw.website).host;
+    const root = join(dir, 'tf');
+    writeFiles(root, {
+      'main.tf': `module "hello" {\n  source  = "${host}/acme/hello/null"\n  version = "2.2.0"\n}\n`,
+      // The website endpoint has no discovery document at its root: the CLI configuration names the service.
+      'cli.tfrc': `host "${host}" {\n  services = { "modules.v1" = "${rgw.website}/site/v1/modules/" }\n}\n`,
+    });
+    const env = { ...process.env, TF_CLI_CONFIG_FILE: join(root, 'cli.tfrc'), CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' };
+    await promisify(execFile)('terraform', ['get'], { cwd: root, env, timeout: 60_000 });
+    expect(readFileSync(join(root, '.terraform/modules/hello/main.tf'), 'utf8')).toBe(readFileSync(join(dir, 'src/2.2.0/main.tf'), 'utf8'));
   });
 });

@@ -1,9 +1,12 @@
 // How a mirror's files become objects, without a server: the bucket URL, the
-// headers (what the nginx block sends), the upload phases.
+// headers (what the nginx block sends), the upload phases, what a new
+// archive's lost conditional write means.
 
 import { describe, expect, it } from 'vitest';
 import { parseBucketUrl } from '../../src/bucket/location.js';
 import { objectHeaders, objectId } from '../../src/bucket/objects.js';
+import type { Bucket, StoredObject } from '../../src/bucket/store.js';
+import { uploadInOrder } from '../../src/bucket/upload.js';
 import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../src/protocol/headers.js';
 
 describe('bucket URLs', () => {
@@ -45,5 +48,49 @@ describe('objects', () => {
     expect(objectHeaders(rel, body, { terraformGet: true })['X-Terraform-Get']).toBe('./b-c-1.0.0.tar.gz');
     expect(objectHeaders(rel, body, {})['X-Terraform-Get']).toBeUndefined();
     expect(objectId(body, objectHeaders(rel, body, { terraformGet: true }))).not.toBe(objectId(body, objectHeaders(rel, body, {})));
+  });
+});
+
+describe('a new archive whose conditional write is lost', () => {
+  /** A bucket that loses the first `losses` conditional writes (as a 500 that stored nothing), then holds `held`. */
+  function losing(losses: number, held?: Buffer) {
+    const stored = new Map<string, StoredObject>();
+    let calls = 0;
+    const bucket = {
+      name: (rel: string) => `s3://b/${rel}`,
+      get: (rel: string) => Promise.resolve(stored.get(rel)),
+      putIf: (rel: string, body: Buffer) => {
+        calls += 1;
+        if (calls <= losses) return Promise.resolve('lost' as const);
+        if (held) stored.set(rel, { body: held, etag: '"x"' });
+        else stored.set(rel, { body, etag: '"y"' });
+        return Promise.resolve(held ? ('lost' as const) : ('written' as const));
+      },
+    } as unknown as Bucket;
+    return { bucket, stored, calls: () => calls };
+  }
+  const rel = 'v1/modules/a/b/c/1.0.0/b-c-1.0.0.tar.gz';
+  const upload = (body: Buffer) => ({
+    rel,
+    body: () => body,
+    headers: objectHeaders(rel, body, {}),
+    id: objectId(body, objectHeaders(rel, body, {})),
+    create: true,
+  });
+
+  it('is tried again while nothing is there, and stores the archive', async () => {
+    const { bucket, stored, calls } = losing(2);
+    await uploadInOrder(bucket, [upload(Buffer.from('mine'))], { concurrency: 1 });
+    expect([calls(), stored.get(rel)?.body.toString()]).toEqual([3, 'mine']);
+  });
+
+  it('is a version conflict when another writer stored other bytes there', async () => {
+    const { bucket } = losing(0, Buffer.from('theirs'));
+    await expect(uploadInOrder(bucket, [upload(Buffer.from('mine'))], { concurrency: 1 })).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+  });
+
+  it('fails, saying so, when the store keeps refusing and holds nothing', async () => {
+    const { bucket } = losing(Infinity);
+    await expect(uploadInOrder(bucket, [upload(Buffer.from('mine'))], { concurrency: 1 })).rejects.toThrow(/refused it 5 times .* yet holds nothing there/);
   });
 });
