@@ -79,6 +79,13 @@ describe('required providers, declared and implied', () => {
     expect(root.providers.map((p) => p.name)).toEqual(['awsalt', 'google']);
   });
 
+  it('takes no requirement from a provider-defined function, as `terraform providers` lists none for it', () => {
+    const tf =
+      'locals {\n  t = provider::time::rfc3339_parse("2023-07-25T23:43:16Z")\n}\n\noutput "arn" {\n  value = provider::aws::arn_parse("arn:aws:s3:::b").account_id\n}\n\nresource "null_resource" "x" {}\n';
+    const root = extractVersion([{ path: 'main.tf', mode: 0o644, data: Buffer.from(tf) }]).root;
+    expect(root.providers.map((p) => p.name)).toEqual(['null']);
+  });
+
   it('leaves out a provider block or declaration of the built-in terraform provider', () => {
     const tf = 'terraform {\n  required_providers {\n    terraform = { source = "terraform.io/builtin/terraform" }\n  }\n}\nprovider "null" {}\n';
     const root = extractVersion([{ path: 'main.tf', mode: 0o644, data: Buffer.from(tf) }]).root;

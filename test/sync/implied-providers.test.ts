@@ -3,7 +3,8 @@
 // written before Terraform 0.13, whose only provider is the one its
 // `widget_*` resource implies. `sync --for` from an upstream that has
 // hashicorp/widget and hashicorp/gadget brings both across (and never the
-// built-in terraform); the built mirror passes `verify --complete`; then the
+// built-in terraform), and `sync --module` of that module alone brings
+// hashicorp/widget; the built mirror passes `verify --complete`; then the
 // provider-install client (Terraform's network mirror source) and, where it
 // is installed, `terraform init` itself install them from the mirror alone.
 // The upstream is a modmirror serve of a built mirror, so its listing shows
@@ -82,6 +83,17 @@ it('sync --for brings across the providers the configuration and the module it c
   expect((await runCli(['build'], outside)).code).toBe(0);
   const complete = await runCli(['verify', 'dist', '--complete'], outside);
   expect(complete.code, complete.stdout + complete.stderr).toBe(0);
+}, 120_000);
+
+it('sync --module brings across the provider the mirrored version implies', async () => {
+  const dir = tempDir('mm-implied-module-');
+  writeFiles(dir, { 'modules/.keep': '', 'providers/.keep': '' });
+  const r = await runCli(['sync', '--from', providers.url, '--module', 'acme/legacy/null', '--into', 'modules', '--providers-into', 'providers'], dir);
+  expect(r.stderr).not.toMatch(/error:/);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('  registry.terraform.io/hashicorp/widget 1.1.0 linux_amd64  (called from acme/legacy/null 1.0.0: required_providers)');
+  expect(existsSync(join(dir, 'providers/registry.terraform.io/hashicorp/widget/1.1.0.json'))).toBe(true);
+  expect(existsSync(join(dir, 'providers/registry.terraform.io/hashicorp/gadget'))).toBe(false);
 }, 120_000);
 
 it('the provider-install client installs them from the mirror alone', async () => {
