@@ -156,6 +156,9 @@ export function moduleReaders(data: Data, principal: Principal): ModuleReaders {
  * provider sharing), over the providers whose namespace is an organization's
  * name (in-house). A namespace no organization has (a provider mirrored from a
  * public registry) is everyone's, so the answer lists what stays hidden.
+ * Provider namespaces are lower case (Terraform folds a provider address), and
+ * an organization's name may not be: the names hidden are folded too, so
+ * organization "Acme" keeps provider "acme/widgets" to itself.
  */
 export function providerReaders(data: Data, principal: Principal): ModuleReaders {
   const readers = readersOf(
@@ -164,8 +167,8 @@ export function providerReaders(data: Data, principal: Principal): ModuleReaders
     (o) => o.globalProviderSharing,
     (o) => o.providerConsumers,
   );
-  if (readers.everything) return readers;
-  return { everything: true, organizations: new Set(data.organizations.map((o) => o.name).filter((name) => !readers.organizations.has(name))) };
+  const hidden = readers.everything ? [...readers.organizations] : data.organizations.map((o) => o.name).filter((name) => !readers.organizations.has(name));
+  return { everything: true, organizations: new Set(hidden.map((name) => name.toLowerCase())) };
 }
 
 function readersOf(data: Data, principal: Principal, global: (o: Organization) => boolean, consumers: (o: Organization) => string[]): ModuleReaders {

@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization } from '../../src/management/bootstrap.js';
+import { Store } from '../../src/management/store.js';
 import { hasTerraform, writeFiles } from '../helpers.js';
 import {
   get,
@@ -155,6 +157,23 @@ describe('provider sharing through the admin API (spec 3.3), on the next request
     expect((await site.api('PATCH', path, { data: 'gamma' })).status).toBe(422);
     expect((await site.api('PATCH', path, { data: [] }, site.tokens.owner)).status).toBe(404);
     expect(await consumers()).toEqual(['gamma']);
+  });
+
+  it('an organization whose name differs from a provider namespace only in case owns its providers (Terraform folds provider addresses)', async () => {
+    const random = `${folder(PUBLIC_PROVIDER)}/index.json`;
+    expect((await get(site, 'other', random)).status).toBe(200);
+    // Made with the CLI's own function, as `modmirror org create HashiCorp` would: it counts on the next request.
+    await createOrganization(new Store(site.data), { name: 'HashiCorp', email: 'hashicorp@example.com' });
+    try {
+      const hidden = await get(site, 'other', random);
+      expect(hidden.status).toBe(404);
+      expect(hidden.text).toBe((await get(site, 'other', random.replace('/hashicorp/', '/nobody/'))).text);
+      expect((await get(site, 'other', 'providers-index.json')).json().providers.map((p: { namespace: string }) => p.namespace)).not.toContain('hashicorp');
+      expect((await get(site, 'admin', random)).status).toBe(200);
+    } finally {
+      expect((await site.api('DELETE', 'admin/organizations/HashiCorp')).status).toBe(204);
+    }
+    expect((await get(site, 'other', random)).status).toBe(200);
   });
 
   it('a signed URL stops working once its token may no longer read the provider, and when the organization is disabled', async () => {
