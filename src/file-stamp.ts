@@ -7,8 +7,9 @@ import { statSync } from 'node:fs';
 /** Inode, modification time and size; undefined when the file is missing. A rename-in-place changes the inode. */
 export function fileStamp(file: string): string | undefined {
   try {
-    const s = statSync(file);
-    return `${s.ino}:${s.mtimeMs}:${s.size}`;
+    // A missing file is common (optional data files, looked at on every request): no exception for it.
+    const s = statSync(file, { throwIfNoEntry: false });
+    return s && `${s.ino}:${s.mtimeMs}:${s.size}`;
   } catch {
     return undefined;
   }
