@@ -174,7 +174,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
     const carriedProviders = { from: config.outDir, entries: published.carriedProviders, held: published.heldZips };
     const providers = {
       path: config.providersPath,
-      entries: await emitProviders(staging, published.packages, config.providersPath, plan.releases, carriedProviders),
+      entries: await emitProviders(staging, published.packages, config.providersPath, plan.releases, carriedProviders, config.baseUrl),
     };
     // Replacements are recorded as versions finish, in any order; the manifest lists this build's in a stable one.
     const ledger = {

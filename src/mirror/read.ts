@@ -10,7 +10,7 @@ import type { ModuleSummary } from '../protocol/documents.js';
 import { readDeprecations, type Deprecations } from './deprecations.js';
 import { readManifest, type Manifest, type ManifestVersion, type ModuleRecord } from './manifest.js';
 import { GENERATOR } from '../version.js';
-import { DISCOVERY_FILE, MODULES_BASE, SEARCH_INDEX_FILE, versionDetailFile } from '../protocol/paths.js';
+import { baseUrlOfModulesService, DISCOVERY_FILE, SEARCH_INDEX_FILE, versionDetailFile } from '../protocol/paths.js';
 
 export interface OpenedMirror {
   dir: string;
@@ -127,5 +127,5 @@ export function readBaseUrl(dir: string): string | undefined {
     return undefined;
   }
   if (typeof modulesV1 !== 'string') return undefined;
-  return /^https?:\/\//.test(modulesV1) && modulesV1.endsWith(MODULES_BASE) ? modulesV1.slice(0, -MODULES_BASE.length) : '';
+  return baseUrlOfModulesService(modulesV1);
 }

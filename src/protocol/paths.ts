@@ -117,3 +117,8 @@ export function basePathOfModulesService(modulesV1: string): string {
   const path = new URL(modulesV1, 'http://mirror/').pathname;
   return path.endsWith(MODULES_BASE) ? path.slice(0, -MODULES_BASE.length) : path;
 }
+
+/** The baseUrl a tree was built with, from its discovery document's `modules.v1`: '' for a path (none). */
+export function baseUrlOfModulesService(modulesV1: string): string {
+  return /^https?:\/\//.test(modulesV1) && modulesV1.endsWith(MODULES_BASE) ? modulesV1.slice(0, -MODULES_BASE.length) : '';
+}

@@ -122,9 +122,11 @@ export function parseProviderKey(key: string): ProviderAddress {
 //   {providers.v1}NAMESPACE/TYPE/VERSION/download/OS/ARCH        {filename, download_url, shasums_url, ...}
 //
 // Terraform resolves download_url, shasums_url and shasums_signature_url
-// against the download document's own URL (registry_client.go), so they are
-// written relative, to the zips, SHA256SUMS and .sig in the network mirror's
-// folder: the tree works under any host and base path.
+// against the download document's own URL (registry_client.go), so without a
+// baseUrl they are written relative, to the zips, SHA256SUMS and .sig in the
+// network mirror's folder: the tree works under any host and base path. With
+// one they are absolute under it, as module download locations are: Renovate's
+// lock file update requests them as written and refuses a relative URL.
 
 export const PROVIDERS_V1_BASE = 'v1/providers/';
 /** What a release that says nothing about it speaks (GoReleaser's manifest names it otherwise). */
@@ -168,15 +170,22 @@ export function providerSignatureFile(path: string, a: ProviderAddress, version:
   return `${providerDir(path, a)}${providerSignatureName(a.type, version)}`;
 }
 
+// ':' stays as it is (a host name with a port, never in the first segment of a relative URL, which is '..' or
+// a file of the same folder): Terraform requests such paths unencoded, and so do static hosts' file names.
+const urlSegment = (s: string) => (s === '..' ? s : encodeURIComponent(s).replace(/%3A/g, ':'));
+
 /** A URL from one file of the tree to another, relative, so it resolves under any host and base path. */
 export function relativeUrl(fromFile: string, toFile: string): string {
   const from = fromFile.split('/').slice(0, -1);
   const to = toFile.split('/');
   let common = 0;
   while (common < from.length && common < to.length - 1 && from[common] === to[common]) common++;
-  // ':' stays as it is (a host name with a port, never in the first segment, which is '..' or a file of the
-  // same folder): Terraform requests such paths unencoded, and so do static hosts' file names.
-  return [...from.slice(common).map(() => '..'), ...to.slice(common)].map((s) => (s === '..' ? s : encodeURIComponent(s).replace(/%3A/g, ':'))).join('/');
+  return [...from.slice(common).map(() => '..'), ...to.slice(common)].map(urlSegment).join('/');
+}
+
+/** A URL from one file of the tree to another: absolute under `baseUrl` (ending in '/') when there is one, else relative. */
+export function treeUrl(fromFile: string, toFile: string, baseUrl: string): string {
+  return baseUrl === '' ? relativeUrl(fromFile, toFile) : `${baseUrl}${toFile.split('/').map(urlSegment).join('/')}`;
 }
 
 export function providerVersionsDocument(versions: { version: string; protocols: string[]; platforms: string[] }[]) {
@@ -197,9 +206,11 @@ export interface ProviderDownloadInput {
   protocols: string[];
   sha256: string;
   key: { keyId: string; asciiArmor: string };
+  /** The mirror's baseUrl, or '' for URLs relative to the document. */
+  baseUrl: string;
 }
 
-/** The download document of one platform; every URL relative to the document itself. */
+/** The download document of one platform; every URL absolute under the baseUrl, else relative to the document itself. */
 export function providerDownloadDocument(d: ProviderDownloadInput) {
   const self = providerDownloadFile(d.address.namespace, d.address.type, d.version, d.platform);
   const [os, arch] = d.platform.split('_');
@@ -208,9 +219,9 @@ export function providerDownloadDocument(d: ProviderDownloadInput) {
     os,
     arch,
     filename: providerZipName(d.address.type, d.version, d.platform),
-    download_url: relativeUrl(self, providerZipFile(d.path, d.address, d.version, d.platform)),
-    shasums_url: relativeUrl(self, providerSumsFile(d.path, d.address, d.version)),
-    shasums_signature_url: relativeUrl(self, providerSignatureFile(d.path, d.address, d.version)),
+    download_url: treeUrl(self, providerZipFile(d.path, d.address, d.version, d.platform), d.baseUrl),
+    shasums_url: treeUrl(self, providerSumsFile(d.path, d.address, d.version), d.baseUrl),
+    shasums_signature_url: treeUrl(self, providerSignatureFile(d.path, d.address, d.version), d.baseUrl),
     shasum: d.sha256,
     signing_keys: { gpg_public_keys: [{ key_id: d.key.keyId, ascii_armor: d.key.asciiArmor }] },
   };

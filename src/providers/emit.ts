@@ -98,6 +98,7 @@ export async function emitProviders(
   path: string,
   releases: ProviderRelease[] = [],
   carried?: CarriedProviders,
+  baseUrl = '',
 ): Promise<ProvidersManifest> {
   const scanned = providersManifestOf(packages, path, releases);
   const manifest = mergeProviders(scanned, carried?.entries ?? {});
@@ -121,7 +122,7 @@ export async function emitProviders(
     }
   }
   const carriedRegistry = Object.keys(carried?.entries ?? {}).filter((key) => carried!.entries[key]!.versions.some((v) => v.registry));
-  await emitRegistry(staging, path, manifest, releases, carriedRegistry);
+  await emitRegistry(staging, path, manifest, releases, carriedRegistry, baseUrl);
   return manifest;
 }
 
@@ -158,6 +159,7 @@ export async function emitRegistry(
   manifest: ProvidersManifest,
   releases: ProviderRelease[],
   alsoTouched: string[] = [],
+  baseUrl = '',
 ): Promise<void> {
   const touched = new Set<string>(alsoTouched);
   for (const r of releases) {
@@ -176,6 +178,7 @@ export async function emitRegistry(
         protocols: r.protocols,
         sha256: a.sha256,
         key: r.key,
+        baseUrl,
       });
       await staging.writeJson(providerDownloadFile(r.address.namespace, r.address.type, r.version, a.platform), document);
     }

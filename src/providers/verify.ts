@@ -35,6 +35,8 @@ export interface ProviderVerifyContext {
   json: (rel: string) => Promise<Json | undefined>;
   problem: (path: string, message: string) => void;
   hashArchives: boolean;
+  /** The URL path the tree is served under (`/`, or the baseUrl's path): download documents' absolute URLs start with it. */
+  basePath?: string;
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -143,7 +145,10 @@ async function verifyRelease(path: string, address: ProviderAddress, v: Provider
     if (!doc) continue;
     const resolve = (field: string) => {
       const url = doc[field];
-      return typeof url === 'string' ? decodeURIComponent(new URL(url, `http://mirror/${rel}`).pathname.slice(1)) : undefined;
+      const basePath = ctx.basePath ?? '/';
+      return typeof url === 'string'
+        ? decodeURIComponent(new URL(url, new URL(`${basePath}${rel}`, 'http://mirror/')).pathname).slice(basePath.length)
+        : undefined;
     };
     const [os, arch] = a.platform.split('_');
     const filename = providerZipName(address.type, v.version, a.platform);

@@ -119,7 +119,7 @@ export function publishProviderRelease(options: ProviderPublishOptions): Promise
       await staging.writeJson(providerIndexFile(path, address), providerIndexDocument(entries[key]!.versions.map((v) => v.version)));
       const archives = entry.archives.map((a) => ({ platform: a.platform, url: a.archive.slice(a.archive.lastIndexOf('/') + 1), hashes: a.hashes }));
       await staging.writeJson(providerVersionFile(path, address, version), providerVersionDocument(archives));
-      await emitRegistry(staging, path, entries, [release satisfies ProviderRelease]);
+      await emitRegistry(staging, path, entries, [release satisfies ProviderRelease], [], baseUrl);
       // No module changed: no module listing is rewritten (`only` matches none); the indexes, manifest and browse page are.
       await writeMirrorIndexes(staging, mirror.records(), {
         baseUrl,

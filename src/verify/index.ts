@@ -210,7 +210,7 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
   }
   await verifyIndexes(manifest, keys, { json, problem });
   if (options.modules === undefined || options.providers === true) {
-    await verifyProviders(manifest, { at, json: (rel) => json(rel), problem, hashArchives: options.hashArchives ?? true });
+    await verifyProviders(manifest, { at, json: (rel) => json(rel), problem, hashArchives: options.hashArchives ?? true, basePath });
   }
   if (options.modules === undefined) {
     // Every file is walked only in a whole folder; a change in place is checked by the modules it touches.

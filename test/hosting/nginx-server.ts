@@ -87,14 +87,16 @@ export async function startNginx(prefix: string, blocks: string[], ports: number
  * nginx serving `mirrorDir` with exactly the block `modmirror hosting nginx`
  * prints, on a plain port and, with the given certificate, the same block
  * over TLS on another (Terraform requires https for discovery and network
- * mirrors).
+ * mirrors), on the given ports or free ones.
  */
 export async function startPrintedNginx(
   prefix: string,
   mirrorDir: string,
   certs: { cert: string; key: string },
+  ports?: { plainPort: number; tlsPort: number },
 ): Promise<{ stop: () => void; plainPort: number; tlsPort: number }> {
-  const [plainPort, tlsPort] = [await freePort(), await freePort()];
+  // Given ports serve a mirror built with a baseUrl naming one of them.
+  const { plainPort, tlsPort } = ports ?? { plainPort: await freePort(), tlsPort: await freePort() };
   const printed = await runCli(['hosting', 'nginx', '--dir', mirrorDir, '--listen', `127.0.0.1:${plainPort}`], dirname(prefix));
   if (printed.code !== 0) throw new Error(`hosting nginx failed: ${printed.stderr}`);
   const tlsBlock = printed.stdout.replace(

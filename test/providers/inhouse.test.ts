@@ -34,7 +34,7 @@ async function signedInputs(dir: string, version = '1.2.0', key: TestKey = acme)
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 describe('in-house providers: build', () => {
-  it('emits discovery, versions and download documents with relative URLs, the SHA256SUMS and its signature', async () => {
+  it('emits discovery, versions and download documents with URLs under the baseUrl, the SHA256SUMS and its signature', async () => {
     const dir = tempDir('mm-inhouse-');
     await signedInputs(dir);
     const r = await runCli(['build', '--json'], dir);
@@ -65,9 +65,10 @@ describe('in-house providers: build', () => {
       os: 'linux',
       arch: 'amd64',
       filename: 'terraform-provider-widgets_1.2.0_linux_amd64.zip',
-      download_url: '../../../../../../../providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_linux_amd64.zip',
-      shasums_url: '../../../../../../../providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS',
-      shasums_signature_url: '../../../../../../../providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS.sig',
+      // Absolute under the baseUrl, as module locations are (Renovate's lock file update refuses relative URLs).
+      download_url: 'https://registry.example.com/providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_linux_amd64.zip',
+      shasums_url: 'https://registry.example.com/providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS',
+      shasums_signature_url: 'https://registry.example.com/providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS.sig',
       shasum,
       signing_keys: { gpg_public_keys: [{ key_id: acme.keyId, ascii_armor: readFileSync(acme.publicFile, 'utf8').trim() + '\n' }] },
     });

@@ -19,6 +19,7 @@ import {
   RELEASE_SIGNATURE_TYPE,
   RELEASE_SUMS_TYPE,
 } from '../../protocol/headers.js';
+import { baseUrlOfModulesService, DISCOVERY_FILE } from '../../protocol/paths.js';
 import { isPlatform, providerDownloadFile, providerKey, providerVersionsFile, type ProvidersIndex } from '../../protocol/providers.js';
 import type { Caller } from '../access.js';
 import { whenSentWhole } from '../downloads.js';
@@ -133,14 +134,22 @@ async function signedVersionDocument(r: RouteRequest, path: string) {
 /** The same for a providers.v1 download document, whose SHA256SUMS and signature Terraform also fetches without its token. */
 async function signedDocument(r: RouteRequest, path: string, fields: string[]) {
   const parsed = JSON.parse((await r.registry.mirror.document(path)).body.toString('utf8')) as Record<string, unknown>;
-  for (const field of fields) if (typeof parsed[field] === 'string') parsed[field] = signedUrl(r, path, parsed[field]);
+  const base = await builtBaseUrl(r);
+  for (const field of fields) if (typeof parsed[field] === 'string') parsed[field] = signedUrl(r, path, parsed[field], base);
   return jsonPayload(parsed);
 }
 
-function signedUrl(r: RouteRequest, documentPath: string, url: string): string {
+/** The baseUrl the served tree was built with ('' for none): its download documents' URLs are absolute under it. */
+async function builtBaseUrl(r: RouteRequest): Promise<string> {
+  const discovery = JSON.parse((await r.registry.mirror.document(DISCOVERY_FILE)).body.toString('utf8')) as Record<string, unknown>;
+  const modulesV1 = discovery['modules.v1'];
+  return typeof modulesV1 === 'string' ? baseUrlOfModulesService(modulesV1) : '';
+}
+
+function signedUrl(r: RouteRequest, documentPath: string, url: string, builtBase = ''): string {
   const access = r.registry.access!;
   const here = new URL(`http://mirror/${documentPath}`);
-  const target = new URL(url, here);
+  const target = builtBase !== '' && url.startsWith(builtBase) ? new URL(url.slice(builtBase.length), 'http://mirror/') : new URL(url, here);
   // Only the mirror's own files are signed; a URL elsewhere is the other host's business.
   if (target.origin !== here.origin || target.search !== '') return url;
   const file = posix.normalize(decodeURIComponent(target.pathname.slice(1)));
