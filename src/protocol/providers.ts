@@ -188,6 +188,15 @@ export function treeUrl(fromFile: string, toFile: string, baseUrl: string): stri
   return baseUrl === '' ? relativeUrl(fromFile, toFile) : `${baseUrl}${toFile.split('/').map(urlSegment).join('/')}`;
 }
 
+/** A download document's URLs (`self` is its own path): absolute under the baseUrl, else relative to the document. */
+export function providerDownloadUrls(self: string, files: { zip: string; sums: string; signature: string }, baseUrl: string) {
+  return {
+    download_url: treeUrl(self, files.zip, baseUrl),
+    shasums_url: treeUrl(self, files.sums, baseUrl),
+    shasums_signature_url: treeUrl(self, files.signature, baseUrl),
+  };
+}
+
 export function providerVersionsDocument(versions: { version: string; protocols: string[]; platforms: string[] }[]) {
   return {
     versions: versions.map((v) => ({
@@ -219,9 +228,15 @@ export function providerDownloadDocument(d: ProviderDownloadInput) {
     os,
     arch,
     filename: providerZipName(d.address.type, d.version, d.platform),
-    download_url: treeUrl(self, providerZipFile(d.path, d.address, d.version, d.platform), d.baseUrl),
-    shasums_url: treeUrl(self, providerSumsFile(d.path, d.address, d.version), d.baseUrl),
-    shasums_signature_url: treeUrl(self, providerSignatureFile(d.path, d.address, d.version), d.baseUrl),
+    ...providerDownloadUrls(
+      self,
+      {
+        zip: providerZipFile(d.path, d.address, d.version, d.platform),
+        sums: providerSumsFile(d.path, d.address, d.version),
+        signature: providerSignatureFile(d.path, d.address, d.version),
+      },
+      d.baseUrl,
+    ),
     shasum: d.sha256,
     signing_keys: { gpg_public_keys: [{ key_id: d.key.keyId, ascii_armor: d.key.asciiArmor }] },
   };

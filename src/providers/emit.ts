@@ -7,6 +7,7 @@
 // may write to.
 
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { sameFile } from '../file-stamp.js';
 import { join } from 'node:path';
 import type { Staging } from '../mirror/staging.js';
@@ -15,6 +16,7 @@ import {
   parseProviderKey,
   providerDownloadDocument,
   providerDownloadFile,
+  providerDownloadUrls,
   providerSignatureFile,
   providerSumsFile,
   providerVersionsDocument,
@@ -118,7 +120,21 @@ export async function emitProviders(
       }
     }
     for (const v of carried?.entries[key]?.versions ?? []) {
-      for (const file of providerVersionFiles(path, address, v)) await staging.linkFrom(join(carried!.from, file), file);
+      const documents = new Map(v.registry ? v.archives.map((a) => [providerDownloadFile(address.namespace, address.type, v.version, a.platform), a]) : []);
+      for (const file of providerVersionFiles(path, address, v)) {
+        const archive = documents.get(file);
+        if (archive === undefined || !v.registry) {
+          await staging.linkFrom(join(carried!.from, file), file);
+          continue;
+        }
+        // A download document follows the mirror's baseUrl as module locations do; all else of it stays as published.
+        const document = JSON.parse(await readFile(join(carried!.from, file), 'utf8')) as Record<string, unknown>;
+        Object.assign(
+          document,
+          providerDownloadUrls(file, { zip: archive.archive, sums: v.registry.shasums.file, signature: v.registry.signature.file }, baseUrl),
+        );
+        await staging.writeJson(file, document);
+      }
     }
   }
   const carriedRegistry = Object.keys(carried?.entries ?? {}).filter((key) => carried!.entries[key]!.versions.some((v) => v.registry));

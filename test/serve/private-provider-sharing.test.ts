@@ -17,7 +17,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
-import { hasTerraform, writeFiles } from '../helpers.js';
+import { hasTerraform, runCli, writeFiles } from '../helpers.js';
 import {
   get,
   IN_HOUSE_PROVIDERS,
@@ -228,4 +228,20 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider in a priv
       /provider\s+registry\s+registry\.example\.com\s+does\s+not\s+have\s+a\s+provider\s+named\s+registry\.example\.com\/acme\/widgets/,
     );
   }, 180_000);
+});
+
+describe('a mirror built with a baseUrl', () => {
+  it('signs the absolute URLs of its download documents, which Terraform fetches with no token', async () => {
+    const rebuilt = await runCli(['build', '--base-url', site.server.url, '--json'], site.dir);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    const downloadDoc = 'v1/providers/acme/widgets/1.0.0/download/linux/amd64';
+    const doc = (await get(site, 'consumer', downloadDoc)).json();
+    for (const field of ['download_url', 'shasums_url', 'shasums_signature_url']) {
+      expect(doc[field], field).toMatch(new RegExp(`^${site.server.url}providers/${PROVIDER_HOST.replace(/\./g, '\\.')}/acme/widgets/[^?]+\\?.*signature=`));
+      expect(await bare(new URL(doc[field])), field).toBe(200);
+      // The signature covers that file only: unsigned, or signed for another file, it is refused.
+      expect(await bare(new URL(doc[field].split('?')[0]))).toBe(401);
+    }
+    expect((await get(site, 'other', downloadDoc)).status).toBe(404);
+  });
 });
