@@ -8,43 +8,30 @@
 // was made by another key is refused. Runs when terraform is on PATH (this
 // machine has 1.11.4; fresh CI machines do not).
 
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createToken, createUser } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { freePort } from '../hosting/nginx-server.js';
-import { hasTerraform, makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
+import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, writeFiles, type TerraformResult } from '../helpers.js';
 import { testKey, signRelease } from './keys.js';
 import { writeReleaseFolder } from './zips.js';
 
-const run = promisify(execFile);
 const servers: RunningServer[] = [];
 afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
-async function init(dir: string, host: string, ca: string, token?: string): Promise<{ code: number; output: string }> {
-  writeFiles(dir, {
+function init(dir: string, host: string, ca: string, token?: string): Promise<TerraformResult> {
+  const files = {
     // No provider_installation block: Terraform's default, direct installation from the source's own registry.
     'cli.tfrc': token === undefined ? '' : `credentials "${host}" {\n  token = "${token}"\n}\n`,
     'infra/main.tf': `terraform {\n  required_providers {\n    widgets = { source = "${host}/acme/widgets", version = "~> 1.0" }\n  }\n}\n`,
-  });
-  const env = {
-    ...process.env,
-    TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'),
-    SSL_CERT_FILE: ca,
-    TF_IN_AUTOMATION: '1',
-    CHECKPOINT_DISABLE: '1',
-    TF_PLUGIN_CACHE_DIR: '',
   };
-  return run('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env }).then(
-    ({ stdout }) => ({ code: 0, output: stdout }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
-  );
+  return terraformInit(dir, files, { SSL_CERT_FILE: ca });
 }
 
 describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real client)', () => {

@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { buildGoProgram } from '../clients/go-build.js';
-import { hasTerraform, makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
+import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, writeFiles } from '../helpers.js';
 import { startProviderUpstream, type ProviderUpstream } from './provider-upstream.js';
 
 const run = promisify(execFile);
@@ -124,26 +124,15 @@ it('the provider-install client installs them from the mirror alone', async () =
 
 describe.skipIf(!hasTerraform)('terraform init (real client)', () => {
   it('installs the module and its implied provider with only the mirror to reach', async () => {
-    const dir = join(outside, 'tf');
     // The module host and the provider mirror both point at the mirror; nothing else is allowed.
-    writeFiles(dir, {
+    const files = {
       'cli.tfrc': `host "registry.terraform.io" {\n  services = {\n    "modules.v1" = "${mirror!.url}v1/modules/"\n  }\n}\nprovider_installation {\n  network_mirror {\n    url = "${mirror!.url}providers/"\n  }\n}\n`,
       'infra/main.tf': CONFIGURATION,
-    });
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'),
-      SSL_CERT_FILE: certs.ca,
-      TF_IN_AUTOMATION: '1',
-      CHECKPOINT_DISABLE: '1',
-      TF_PLUGIN_CACHE_DIR: '',
     };
-    for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) delete env[k];
-    const { stdout } = await run('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env }).catch(
-      (error: { stdout: string; stderr: string }) => {
-        throw new Error(`terraform init failed:\n${error.stdout}${error.stderr}`);
-      },
-    );
+    const env: NodeJS.ProcessEnv = { SSL_CERT_FILE: certs.ca };
+    for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) env[k] = undefined;
+    const { code, output: stdout } = await terraformInit(join(outside, 'tf'), files, env);
+    expect(code, `terraform init failed:\n${stdout}`).toBe(0);
     expect(stdout).toContain('Downloading registry.terraform.io/acme/legacy/null 1.0.0');
     expect(stdout).toContain('Installed hashicorp/widget v1.1.0');
     expect(stdout).toContain('Installed hashicorp/gadget v2.0.0');
