@@ -10,17 +10,14 @@
 // The upstream is a modmirror serve of a built mirror, so its listing shows
 // what our extraction gives.
 
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { buildGoProgram } from '../clients/go-build.js';
+import { installProviders } from '../clients/install.js';
 import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, writeFiles } from '../helpers.js';
 import { startProviderUpstream, type ProviderUpstream } from './provider-upstream.js';
 
-const run = promisify(execFile);
 const upstreamDir = tempDir('mm-implied-upstream-');
 const outside = tempDir('mm-implied-outside-');
 let modules: RunningServer;
@@ -105,19 +102,12 @@ it('the provider-install client installs them from the mirror alone', async () =
     tls: { cert: certs.cert, key: certs.key },
     log: () => {},
   });
-  const client = (await buildGoProgram(join(import.meta.dirname, '../clients/provider-install'))).binary;
   const specs = [
     'registry.terraform.io/hashicorp/widget@1.1.0:linux_amd64',
     'registry.opentofu.org/hashicorp/widget@1.1.0:linux_amd64',
     'registry.terraform.io/hashicorp/gadget@2.0.0:linux_amd64',
   ];
-  const dest = join(outside, 'provider-install');
-  mkdirSync(dest, { recursive: true });
-  const { stdout } = await run(client, [new URL('providers/', mirror.url).href, dest, ...specs], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
-  const installed = stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { provider: string; version: string; h1: string; hashes: string[] });
+  const installed = await installProviders(new URL('providers/', mirror.url).href, specs, join(outside, 'provider-install'), certs.ca);
   expect(installed.map((i) => `${i.provider}@${i.version}`)).toEqual(specs.map((s) => s.split(':')[0]));
   for (const i of installed) expect(i.hashes).toContain(i.h1);
 }, 180_000);
