@@ -10,25 +10,9 @@ import { request } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
 import { ROOT, runCli } from '../helpers.js';
 import { startHarness, TOKENS } from './helpers.js';
+import { organizationRecord } from './records.js';
 
-const orgJson = (name: string) => ({
-  name,
-  externalId: `org-${name}`,
-  email: `${name}@example.com`,
-  accessBetaTools: false,
-  isDisabled: false,
-  applyTimeout: null,
-  planTimeout: null,
-  terraformWorkerSudoEnabled: false,
-  globalModuleSharing: false,
-  globalProviderSharing: false,
-  ssoEnabled: false,
-  workspaceLimit: null,
-  owners: [],
-  moduleConsumers: [],
-  providerConsumers: [],
-  createdAt: '2026-01-01T00:00:00.000Z',
-});
+const orgJson = (name: string) => organizationRecord(name, { email: `${name}@example.com`, createdAt: '2026-01-01T00:00:00.000Z' });
 
 describe('concurrent writes', () => {
   it('loses none of 200 parallel PATCHes to different and to the same organizations', async () => {
