@@ -9,9 +9,10 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken, createUser } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import type { RunningServer } from '../../src/serve/index.js';
 import { runCli, tempDir } from '../helpers.js';
 import { writeProviderInputs } from '../providers/zips.js';
+import { startPrivateServer } from './private-site.js';
 
 let server: RunningServer;
 let token: string;
@@ -26,14 +27,7 @@ beforeAll(async () => {
   await createUser(store, { username: 'alice', email: 'alice@example.com', siteAdmin: false });
   token = await createToken(store, { user: 'alice' });
   audit = [];
-  server = await startServer({
-    dir: join(dir, 'dist'),
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: join(dir, 'data'),
-    access: 'private',
-    audit: (line) => audit.push(line),
-  });
+  server = await startPrivateServer(dir, audit);
 }, 120_000);
 afterAll(async () => server?.close());
 
