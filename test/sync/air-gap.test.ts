@@ -25,6 +25,7 @@ import { buildGoProgram } from '../clients/go-build.js';
 import { expectSameFiles, install, installProviders, moduleInstallClient } from '../clients/install.js';
 import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
 import { startProviderUpstream, type ProviderUpstream } from './provider-upstream.js';
+import { startUpstream } from './upstream.js';
 
 const run = promisify(execFile);
 const upstreamDir = tempDir('mm-airgap-upstream-');
@@ -50,9 +51,7 @@ const MODULES: Record<string, string> = {
 beforeAll(async () => {
   await moduleInstallClient();
   goHash = (await buildGoProgram(join(import.meta.dirname, '../clients/provider-hash'))).binary;
-  writeFiles(upstreamDir, MODULES);
-  expect((await runCli(['build'], upstreamDir)).code).toBe(0);
-  modules = await startServer({ dir: join(upstreamDir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(upstreamDir, 'data'), log: () => {} });
+  modules = await startUpstream(upstreamDir, MODULES);
   // One registry host answering both protocols, as registry.terraform.io does: modules.v1 may name another origin.
   providers = await startProviderUpstream(
     upstreamDir,

@@ -17,6 +17,7 @@ import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { installProviders } from '../clients/install.js';
 import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, writeFiles } from '../helpers.js';
 import { startProviderUpstream, type ProviderUpstream } from './provider-upstream.js';
+import { startUpstream } from './upstream.js';
 
 const upstreamDir = tempDir('mm-implied-upstream-');
 const outside = tempDir('mm-implied-outside-');
@@ -29,12 +30,10 @@ const CONFIGURATION =
   'module "legacy" {\n  source  = "acme/legacy/null"\n  version = "1.0.0"\n}\n\ndata "gadget_info" "this" {}\n\ndata "terraform_remote_state" "net" {\n  backend = "local"\n}\n';
 
 beforeAll(async () => {
-  writeFiles(upstreamDir, {
+  modules = await startUpstream(upstreamDir, {
     'mirror.config.yaml': 'sources:\n  - folder: mods\n',
     'mods/acme/legacy/null/1.0.0/main.tf': 'variable "name" {\n  default = "x"\n}\n\nresource "widget_thing" "this" {\n  name = "${var.name}"\n}\n',
   });
-  expect((await runCli(['build'], upstreamDir)).code).toBe(0);
-  modules = await startServer({ dir: join(upstreamDir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(upstreamDir, 'data'), log: () => {} });
   providers = await startProviderUpstream(
     upstreamDir,
     [
