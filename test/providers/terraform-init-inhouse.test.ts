@@ -12,12 +12,11 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createToken, createUser } from '../../src/management/bootstrap.js';
-import { Store } from '../../src/management/store.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { freePort } from '../hosting/nginx-server.js';
 import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, writeFiles, type CliResult, type TerraformResult } from '../helpers.js';
 import { testKey, signRelease, type TestKey } from './keys.js';
+import { startPrivateServer, userToken } from '../serve/private-site.js';
 import { writeReleaseFolder } from './zips.js';
 
 const servers: RunningServer[] = [];
@@ -123,19 +122,8 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     const acme = await testKey(dir, 'Acme Release');
     const { port, host, built } = await buildInHouse(dir, acme, ['1.0.0']);
     expect(built.code).toBe(0);
-    const store = new Store(join(dir, 'data'));
-    await createUser(store, { username: 'alice', email: 'alice@example.com', siteAdmin: false });
-    const token = await createToken(store, { user: 'alice' });
-    const mirror = await startServer({
-      dir: join(dir, 'dist'),
-      host: '127.0.0.1',
-      port,
-      dataDir: join(dir, 'data'),
-      tls: { cert: certs.cert, key: certs.key },
-      access: 'private',
-      log: () => {},
-      audit: () => {},
-    });
+    const token = await userToken(dir);
+    const mirror = await startPrivateServer(dir, [], { port, tls: { cert: certs.cert, key: certs.key }, log: () => {} });
     servers.push(mirror);
     const ok = await init(join(dir, 'member'), host, certs.ca, token);
     expect(ok.output).toContain(`Installed ${host}/acme/widgets v1.0.0 (self-signed, key ID ${acme.keyId})`);

@@ -9,10 +9,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createToken, createUser } from '../../src/management/bootstrap.js';
-import { Store } from '../../src/management/store.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, type TerraformResult } from '../helpers.js';
+import { startPrivateServer, userToken } from '../serve/private-site.js';
 import { writeProviderInputs } from './zips.js';
 
 const servers: RunningServer[] = [];
@@ -65,19 +64,8 @@ describe.skipIf(!hasTerraform)('terraform init from the network mirror (real cli
     const certs = makeCertificates(dir);
     await writeProviderInputs(dir);
     expect((await runCli(['build'], dir)).code).toBe(0);
-    const store = new Store(join(dir, 'data'));
-    await createUser(store, { username: 'alice', email: 'alice@example.com', siteAdmin: false });
-    const token = await createToken(store, { user: 'alice' });
-    const mirror = await startServer({
-      dir: join(dir, 'dist'),
-      host: '127.0.0.1',
-      port: 0,
-      dataDir: join(dir, 'data'),
-      tls: { cert: certs.cert, key: certs.key },
-      access: 'private',
-      log: () => {},
-      audit: () => {},
-    });
+    const token = await userToken(dir);
+    const mirror = await startPrivateServer(dir, [], { port: 0, tls: { cert: certs.cert, key: certs.key }, log: () => {} });
     servers.push(mirror);
     const ok = await init(join(dir, 'member'), mirror, certs.ca, token);
     expect(ok.output).toContain('Installed hashicorp/random v3.6.0');

@@ -134,6 +134,13 @@ export async function startPrivateSite(options: { archiveUrlTtlSeconds?: number;
   return { dir, dist: join(dir, 'dist'), data, server, tokens, audit, api, close: () => server.close() };
 }
 
+/** A user of no organization in the data folder `dir`/data and a token of theirs: a caller whom a private registry knows. */
+export async function userToken(dir: string, username = 'alice'): Promise<string> {
+  const store = new Store(join(dir, 'data'));
+  await createUser(store, { username, email: `${username}@example.com`, siteAdmin: false });
+  return createToken(store, { user: username });
+}
+
 /** `serve --access private` of `dir`/dist with the data folder `dir`/data, keeping each audit line in `audit`. */
 export function startPrivateServer(dir: string, audit: string[], options: Partial<ServeOptions> = {}): Promise<RunningServer> {
   return startServer({
