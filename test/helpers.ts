@@ -1,6 +1,6 @@
 // Test helpers: temp folders, real git repositories, and the real CLI.
 
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,6 +89,35 @@ export function spawnCli(args: string[], cwd: string = ROOT, env: Record<string,
     child.on('error', reject);
     child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** The URL it printed it serves at. */
+  url: string;
+  /** Everything it has printed to stdout so far. */
+  stdout: () => string;
+  /** Its exit code once it has exited (null when killed by a signal). */
+  exited: Promise<number | null>;
+}
+
+/**
+ * `modmirror serve ARGS` as a process of its own (bin/modmirror.js, as spawnCli runs it), once it has printed
+ * the URL it serves at: `listening`'s first group. Rejects if it exits before.
+ */
+export async function spawnServe(args: string[], cwd: string = ROOT, listening = /at (http:\/\/\S+)/): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const match = listening.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', () => reject(new Error(`serve exited before it listened: ${stdout}`)));
+  });
+  return { child, url, stdout: () => stdout, exited };
 }
 
 const GIT_ENV = {
