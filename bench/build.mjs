@@ -83,26 +83,22 @@ async function compareBuild(tmp, name, corpus, runs) {
     base.push(await runBaseline());
     log(`${name}: run ${i + 1}/${runs}: modmirror ${c.seconds.toFixed(2)} s, baseline ${base[i].toFixed(2)} s`);
   }
-  const m = median(cli);
-  const b = median(base);
-  return {
-    name,
-    modmirror: m,
-    baseline: b,
-    ratio: m / b,
-    target: `≤ ${BUILD_TARGET}× baseline`,
-    unit: 's',
-    pass: m / b <= BUILD_TARGET,
-    detail: {
-      config,
-      versions: corpus.tags,
-      runs,
-      modmirrorRuns: cli,
-      modmirrorReportedSeconds: cliInternal,
-      baselineRuns: base,
-      parallelism: availableParallelism(),
-    },
-  };
+  return buildRow(name, cli, base, {
+    config,
+    versions: corpus.tags,
+    runs,
+    modmirrorRuns: cli,
+    modmirrorReportedSeconds: cliInternal,
+    baselineRuns: base,
+    parallelism: availableParallelism(),
+  });
+}
+
+/** The row of a full build's seconds against `git archive | gzip -6` of the same tags (archiveFloor): their medians, and the build target. */
+export function buildRow(name, modmirrorRuns, floorRuns, detail) {
+  const m = median(modmirrorRuns);
+  const b = median(floorRuns);
+  return { name, modmirror: m, baseline: b, ratio: m / b, target: `≤ ${BUILD_TARGET}× baseline`, unit: 's', pass: m / b <= BUILD_TARGET, detail };
 }
 
 // ---- incremental build and publish, against the full build ----------------

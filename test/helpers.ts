@@ -1,10 +1,11 @@
 // Test helpers: temp folders, real git repositories, and the real CLI.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { copyCertificates, makeCertificatesIn, type Certificates } from './certificates.js';
 import { runInProcess, type CliResult } from './in-process-cli.js';
@@ -88,6 +89,35 @@ export function spawnCli(args: string[], cwd: string = ROOT, env: Record<string,
     child.on('error', reject);
     child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** The URL it printed it serves at. */
+  url: string;
+  /** Everything it has printed to stdout so far. */
+  stdout: () => string;
+  /** Its exit code once it has exited (null when killed by a signal). */
+  exited: Promise<number | null>;
+}
+
+/**
+ * `modmirror serve ARGS` as a process of its own (bin/modmirror.js, as spawnCli runs it), once it has printed
+ * the URL it serves at: `listening`'s first group. Rejects if it exits before.
+ */
+export async function spawnServe(args: string[], cwd: string = ROOT, listening = /at (http:\/\/\S+)/): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const match = listening.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', () => reject(new Error(`serve exited before it listened: ${stdout}`)));
+  });
+  return { child, url, stdout: () => stdout, exited };
 }
 
 const GIT_ENV = {
@@ -201,3 +231,27 @@ export const hasTerraform = (() => {
     return false;
   }
 })();
+
+/** What `terraform init` printed (stdout, then stderr when it failed) and its exit code. */
+export interface TerraformResult {
+  code: number;
+  output: string;
+}
+
+/**
+ * `terraform init` of `dir`/infra with `dir`/cli.tfrc as its only CLI configuration, both written from
+ * `files`: no checkpoint call, no plugin cache, so what it installs came from where cli.tfrc says.
+ * `env` adds to the environment (an undefined value removes a variable). Resolves on failure too.
+ */
+export async function terraformInit(
+  dir: string,
+  files: { 'cli.tfrc': string; 'infra/main.tf': string },
+  env: NodeJS.ProcessEnv = {},
+): Promise<TerraformResult> {
+  writeFiles(dir, files);
+  const full = { ...process.env, TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'), TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_PLUGIN_CACHE_DIR: '', ...env };
+  return promisify(execFile)('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env: full }).then(
+    ({ stdout }) => ({ code: 0, output: stdout }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
+  );
+}

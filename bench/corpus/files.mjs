@@ -97,6 +97,19 @@ function renderVersions(unit) {
 
 const esc = (s) => s.replace(/\|/g, '\\|').replace(/\n/g, '<br>');
 
+/** The start of terraform-docs' block: the Terraform and provider versions `unit` requires, as a table. */
+function requirementsTable(unit) {
+  return [
+    '<!-- BEGIN_TF_DOCS -->',
+    '## Requirements',
+    '',
+    '| Name | Version |',
+    '|------|---------|',
+    `| <a name="requirement_terraform"></a> [terraform](#requirement\\_terraform) | ${unit.requiredVersion} |`,
+    ...Object.entries(unit.providers).map(([n, p]) => `| <a name="requirement_${n}"></a> [${n}](#requirement\\_${n}) | ${p.version} |`),
+  ];
+}
+
 function renderReadme(unit, title, usageSource, moduleName, examples = []) {
   const L = [
     `# ${title}`,
@@ -135,13 +148,7 @@ function renderReadme(unit, title, usageSource, moduleName, examples = []) {
     '}',
     '```',
     '',
-    '<!-- BEGIN_TF_DOCS -->',
-    '## Requirements',
-    '',
-    '| Name | Version |',
-    '|------|---------|',
-    `| <a name="requirement_terraform"></a> [terraform](#requirement\\_terraform) | ${unit.requiredVersion} |`,
-    ...Object.entries(unit.providers).map(([n, p]) => `| <a name="requirement_${n}"></a> [${n}](#requirement\\_${n}) | ${p.version} |`),
+    ...requirementsTable(unit),
     '',
     '## Resources',
     '',
@@ -235,13 +242,7 @@ function renderExample(mod, ex) {
     '',
     "Note that this example may create resources which can cost money. Run `terraform destroy` when you don't need these resources.",
     '',
-    '<!-- BEGIN_TF_DOCS -->',
-    '## Requirements',
-    '',
-    '| Name | Version |',
-    '|------|---------|',
-    `| <a name="requirement_terraform"></a> [terraform](#requirement\\_terraform) | ${mod.root.requiredVersion} |`,
-    ...Object.entries(mod.root.providers).map(([n, p]) => `| <a name="requirement_${n}"></a> [${n}](#requirement\\_${n}) | ${p.version} |`),
+    ...requirementsTable(mod.root),
     '',
     '## Modules',
     '',

@@ -1,13 +1,15 @@
-// What the module-install tests share: the sample module's versions, running
-// the Go client, the check that it installed exactly the module's files, a
-// throwaway CA, and a proxy that records what each request carried.
+// What the client tests share: the sample module's versions, running the
+// module-install client, the check that it installed exactly the module's
+// files, a throwaway CA, and a proxy that records what each request carried;
+// running the provider clients (provider-install, provider-registry-install).
 
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import { treeOf, writeFiles } from '../helpers.js';
 import { buildGoProgram } from './go-build.js';
@@ -81,6 +83,55 @@ export async function install(options: InstallOptions): Promise<Installed> {
       else resolve(JSON.parse(stdout) as Installed);
     });
   });
+}
+
+/** What provider-install prints of each package it installed, one JSON line each (provider-install/main.go). */
+export interface InstalledProvider {
+  provider: string;
+  version: string;
+  platform: string;
+  url: string;
+  file: string;
+  hashes: string[];
+  h1: string;
+  zh: string;
+  contentType: string;
+  contentEncoding: string;
+  executable: string;
+}
+
+/** The provider-install program (Terraform's network mirror source), compiled once per machine (go-build.ts). */
+export function providerInstallClient(): ReturnType<typeof buildGoProgram> {
+  return buildGoProgram(join(import.meta.dirname, 'provider-install'));
+}
+
+/**
+ * Runs a provider client program trusting `ca`: what it prints, one JSON object a package installed.
+ * Rejects as execFile does, with the client's stderr on the error.
+ */
+export async function runProviderClient<T>(binary: string, args: string[], ca: string): Promise<T[]> {
+  const { stdout } = await promisify(execFile)(binary, args, { env: { ...process.env, SSL_CERT_FILE: ca } });
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as T);
+}
+
+/** provider-install: each `HOST/NAMESPACE/TYPE@VERSION:OS_ARCH` of `specs` from the network mirror at `base`, into `dest`. */
+export async function installProviders(base: string, specs: string[], dest: string, ca: string): Promise<InstalledProvider[]> {
+  const { binary } = await providerInstallClient();
+  mkdirSync(dest, { recursive: true });
+  return runProviderClient<InstalledProvider>(binary, [base, dest, ...specs], ca);
+}
+
+/** The stderr of a client run that must fail; one that succeeds fails the test. */
+export async function refusal(run: Promise<unknown>): Promise<string> {
+  const error = await run.then(
+    () => undefined,
+    (e: { stderr: string }) => e,
+  );
+  expect(error, 'the client should have refused').toBeDefined();
+  return error!.stderr;
 }
 
 /** The installed module folder holds exactly the files of `sourceDir`, byte for byte. */

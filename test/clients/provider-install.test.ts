@@ -8,60 +8,32 @@
 // (Terraform accepts only https for a network mirror) from `modmirror serve`
 // and from nginx with the block `modmirror hosting nginx` prints.
 
-import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { startPrintedNginx } from '../hosting/nginx-server.js';
 import { makeCertificates, runCli, tempDir } from '../helpers.js';
 import { INPUT_PACKAGES, writeProviderInputs } from '../providers/zips.js';
-import { buildGoProgram } from './go-build.js';
+import { installProviders, providerInstallClient, refusal, type InstalledProvider } from './install.js';
 
-const run = promisify(execFile);
 const dir = tempDir('mm-provider-install-');
-let client: string;
 let certs: ReturnType<typeof makeCertificates>;
 let serve: RunningServer;
 let tampered: RunningServer;
 let nginx: { stop: () => void } | undefined;
 let nginxBase: string;
 
-interface Installed {
-  provider: string;
-  version: string;
-  platform: string;
-  url: string;
-  file: string;
-  hashes: string[];
-  h1: string;
-  zh: string;
-  contentType: string;
-  contentEncoding: string;
-  executable: string;
+function install(base: string, specs: string[], dest: string): Promise<InstalledProvider[]> {
+  return installProviders(base, specs, dest, certs.ca);
 }
 
-async function install(base: string, specs: string[], dest: string): Promise<Installed[]> {
-  mkdirSync(dest, { recursive: true });
-  const { stdout } = await run(client, [base, dest, ...specs], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
-  return stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Installed);
-}
-
-async function installFails(base: string, spec: string): Promise<string> {
-  const error = await install(base, [spec], join(dir, 'fail')).then(
-    () => undefined,
-    (e: { stderr: string }) => e,
-  );
-  expect(error, 'the client should have refused').toBeDefined();
-  return error!.stderr;
+function installFails(base: string, spec: string): Promise<string> {
+  return refusal(install(base, [spec], join(dir, 'fail')));
 }
 
 beforeAll(async () => {
-  client = (await buildGoProgram(join(import.meta.dirname, 'provider-install'))).binary;
+  await providerInstallClient();
   certs = makeCertificates(dir);
   await writeProviderInputs(dir);
   const built = await runCli(['build', '--json'], dir);

@@ -21,6 +21,7 @@ import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
 import { testKey, signRelease, type TestKey } from '../providers/keys.js';
 import { writeReleaseFolder, writeZip } from '../providers/zips.js';
 import { buildGoProgram } from './go-build.js';
+import { refusal, runProviderClient } from './install.js';
 
 const run = promisify(execFile);
 const dir = tempDir('mm-registry-install-');
@@ -53,20 +54,11 @@ const PACKAGES = ['1.0.0:linux_amd64', '1.0.0:darwin_arm64', '1.1.0:linux_amd64'
 
 async function install(host: string, specs: string[], dest: string): Promise<Installed[]> {
   mkdirSync(dest, { recursive: true });
-  const { stdout } = await run(client, [dest, ...specs.map((s) => `${host}/acme/widgets@${s}`)], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
-  return stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Installed);
+  return runProviderClient<Installed>(client, [dest, ...specs.map((s) => `${host}/acme/widgets@${s}`)], certs.ca);
 }
 
-async function installFails(host: string, spec: string): Promise<string> {
-  const error = await install(host, [spec], join(dir, 'fail')).then(
-    () => undefined,
-    (e: { stderr: string }) => e,
-  );
-  expect(error, 'the client should have refused').toBeDefined();
-  return error!.stderr;
+function installFails(host: string, spec: string): Promise<string> {
+  return refusal(install(host, [spec], join(dir, 'fail')));
 }
 
 beforeAll(async () => {
@@ -154,10 +146,8 @@ describe.each([
   it('reports a platform without a package (404 on download) and a provider the registry lacks (404 on versions)', async () => {
     expect(await installFails(hostOf(), '1.1.0:darwin_arm64')).toContain('provider localhost');
     expect(await installFails(hostOf(), '1.1.0:darwin_arm64')).toContain('is not available for darwin_arm64');
-    const unknown = await run(client, [join(dir, 'fail'), `${hostOf()}/acme/gadgets@1.0.0:linux_amd64`], {
-      env: { ...process.env, SSL_CERT_FILE: certs.ca },
-    }).catch((e: { stderr: string }) => e);
-    expect(unknown.stderr).toContain('does not have a provider named');
+    const unknown = await refusal(runProviderClient(client, [join(dir, 'fail'), `${hostOf()}/acme/gadgets@1.0.0:linux_amd64`], certs.ca));
+    expect(unknown).toContain('does not have a provider named');
   });
 });
 

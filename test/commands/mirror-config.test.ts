@@ -2,12 +2,11 @@
 // config's `out` and `baseUrl` (flags override them), one base-URL rule, and
 // one table that decides how many positional arguments a command takes.
 
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseUrlFlag, isRemoteRepository, moduleMeta, normalizeBaseUrl, resolveMirrorConfig } from '../../src/config/index.js';
-import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import { runCli, spawnServe, tempDir, writeFiles } from '../helpers.js';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
@@ -57,17 +56,8 @@ describe("the config's out", () => {
     expect(unbundled.stderr).toBe('');
     expect(existsSync(join(elsewhere, 'site/v1/modules/acme/thing/aws/1.0.0/thing-aws-1.0.0.tar.gz'))).toBe(true);
 
-    const child = spawn(process.execPath, [join(ROOT, 'bin/modmirror.js'), 'serve', '--port', '0', '--quiet'], { cwd: dir });
+    const { child, url } = await spawnServe(['--port', '0', '--quiet'], dir, /serving public at (http:\/\/\S+)/);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          const m = /serving public at (http:\/\/\S+)/.exec(out);
-          if (m) resolve(m[1]!);
-        });
-        child.on('exit', () => reject(new Error(`serve exited: ${out}`)));
-      });
       const versions = await fetch(new URL('/v1/modules/acme/thing/aws/versions', url));
       expect(versions.status).toBe(200);
     } finally {

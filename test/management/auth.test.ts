@@ -16,7 +16,8 @@ import {
   principalKey,
   type Principal,
 } from '../../src/management/auth.js';
-import type { Data, Organization, Team, Token, User } from '../../src/management/types.js';
+import type { Data, Team, Token, User } from '../../src/management/types.js';
+import { organizationRecord as organization } from './records.js';
 
 const user = (id: string, extra: Partial<User> = {}): User => ({
   id,
@@ -25,26 +26,6 @@ const user = (id: string, extra: Partial<User> = {}): User => ({
   unconfirmedEmail: null,
   passwordHash: '',
   isSiteAdmin: false,
-  createdAt: '2024-01-01T00:00:00.000Z',
-  ...extra,
-});
-
-const organization = (name: string, extra: Partial<Organization> = {}): Organization => ({
-  name,
-  externalId: `org-${name}`,
-  email: '',
-  accessBetaTools: false,
-  isDisabled: false,
-  applyTimeout: null,
-  planTimeout: null,
-  terraformWorkerSudoEnabled: false,
-  globalModuleSharing: false,
-  globalProviderSharing: false,
-  ssoEnabled: false,
-  workspaceLimit: null,
-  owners: [],
-  moduleConsumers: [],
-  providerConsumers: [],
   createdAt: '2024-01-01T00:00:00.000Z',
   ...extra,
 });

@@ -3,32 +3,15 @@
 // last acknowledged state. A malformed file stops the server, naming it, and
 // one edited while the server runs is a 500 (the log names it), not "retry later".
 
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
-import { ROOT, runCli } from '../helpers.js';
+import { runCli, spawnServe } from '../helpers.js';
 import { startHarness, TOKENS } from './helpers.js';
+import { organizationRecord } from './records.js';
 
-const orgJson = (name: string) => ({
-  name,
-  externalId: `org-${name}`,
-  email: `${name}@example.com`,
-  accessBetaTools: false,
-  isDisabled: false,
-  applyTimeout: null,
-  planTimeout: null,
-  terraformWorkerSudoEnabled: false,
-  globalModuleSharing: false,
-  globalProviderSharing: false,
-  ssoEnabled: false,
-  workspaceLimit: null,
-  owners: [],
-  moduleConsumers: [],
-  providerConsumers: [],
-  createdAt: '2026-01-01T00:00:00.000Z',
-});
+const orgJson = (name: string) => organizationRecord(name, { email: `${name}@example.com`, createdAt: '2026-01-01T00:00:00.000Z' });
 
 describe('concurrent writes', () => {
   it('loses none of 200 parallel PATCHes to different and to the same organizations', async () => {
@@ -80,17 +63,7 @@ describe('crashes', () => {
     const initial = betaLimit();
     let acknowledged = initial;
     for (let round = 0; round < 8; round++) {
-      const child = spawn(process.execPath, [join(ROOT, 'bin/modmirror.js'), 'serve', '--dir', dist, '--data', h.data, '--port', '0', '--quiet']);
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          const m = /at (http:\/\/\S+)/.exec(out);
-          if (m) resolve(m[1]!);
-        });
-        child.on('exit', () => reject(new Error(`server exited: ${out}`)));
-      });
-      const exited = new Promise((resolve) => child.on('exit', resolve));
+      const { child, url, exited } = await spawnServe(['--dir', dist, '--data', h.data, '--port', '0', '--quiet']);
       // A stream of writes; the kill lands at a different moment each round, counted from
       // the round's first acknowledged write so that a slow machine still kills mid-stream.
       let killScheduled = false;

@@ -8,43 +8,49 @@
 // was made by another key is refused. Runs when terraform is on PATH (this
 // machine has 1.11.4; fresh CI machines do not).
 
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createToken, createUser } from '../../src/management/bootstrap.js';
-import { Store } from '../../src/management/store.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { freePort } from '../hosting/nginx-server.js';
-import { hasTerraform, makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
-import { testKey, signRelease } from './keys.js';
+import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, writeFiles, type CliResult, type TerraformResult } from '../helpers.js';
+import { testKey, signRelease, type TestKey } from './keys.js';
+import { startPrivateServer, userToken } from '../serve/private-site.js';
 import { writeReleaseFolder } from './zips.js';
 
-const run = promisify(execFile);
 const servers: RunningServer[] = [];
 afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
-async function init(dir: string, host: string, ca: string, token?: string): Promise<{ code: number; output: string }> {
-  writeFiles(dir, {
+function init(dir: string, host: string, ca: string, token?: string): Promise<TerraformResult> {
+  const files = {
     // No provider_installation block: Terraform's default, direct installation from the source's own registry.
     'cli.tfrc': token === undefined ? '' : `credentials "${host}" {\n  token = "${token}"\n}\n`,
     'infra/main.tf': `terraform {\n  required_providers {\n    widgets = { source = "${host}/acme/widgets", version = "~> 1.0" }\n  }\n}\n`,
-  });
-  const env = {
-    ...process.env,
-    TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'),
-    SSL_CERT_FILE: ca,
-    TF_IN_AUTOMATION: '1',
-    CHECKPOINT_DISABLE: '1',
-    TF_PLUGIN_CACHE_DIR: '',
   };
-  return run('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env }).then(
-    ({ stdout }) => ({ code: 0, output: stdout }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
-  );
+  return terraformInit(dir, files, { SSL_CERT_FILE: ca });
+}
+
+/**
+ * acme's widgets at each of `versions` (linux_amd64) in releases/, signed by `key` (with `sign`'s date, when given), published
+ * over providers.v1 at localhost on a free port, checked against `key`; then `modmirror build`.
+ */
+async function buildInHouse(
+  dir: string,
+  key: TestKey,
+  versions: string[],
+  sign: { date?: Date } = {},
+): Promise<{ port: number; host: string; built: CliResult }> {
+  const port = await freePort();
+  const host = `localhost:${port}`;
+  writeFiles(dir, {
+    'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${key.publicFile}]\n`,
+  });
+  for (const version of versions) await writeReleaseFolder(join(dir, 'releases'), 'widgets', version, ['linux_amd64']);
+  for (const version of versions) await signRelease(join(dir, 'releases'), 'widgets', version, key, sign);
+  return { port, host, built: await runCli(['build'], dir) };
 }
 
 describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real client)', () => {
@@ -54,16 +60,7 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     const keys = tempDir('mm-tf-keys-');
     const acme = await testKey(keys, 'Acme Release');
     const stranger = await testKey(keys, 'Stranger');
-    const port = await freePort();
-    const host = `localhost:${port}`;
-    writeFiles(dir, {
-      'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${acme.publicFile}]\n`,
-    });
-    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
-    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.1.0', ['linux_amd64']);
-    await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', acme);
-    await signRelease(join(dir, 'releases'), 'widgets', '1.1.0', acme);
-    const built = await runCli(['build'], dir);
+    const { port, host, built } = await buildInHouse(dir, acme, ['1.0.0', '1.1.0']);
     expect(built.stderr).toBe('');
     expect(built.code).toBe(0);
     const tls = { cert: certs.cert, key: certs.key };
@@ -102,14 +99,8 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     const certs = makeCertificates(dir);
     const day = 86_400_000;
     const old = await testKey(dir, 'Old Release');
-    const port = await freePort();
-    const host = `localhost:${port}`;
-    writeFiles(dir, {
-      'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${old.publicFile}]\n`,
-    });
-    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
-    await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', old, { date: new Date(old.created.getTime() + 2 * day) });
-    expect((await runCli(['build'], dir)).code).toBe(0);
+    const { port, host, built } = await buildInHouse(dir, old, ['1.0.0'], { date: new Date(old.created.getTime() + 2 * day) });
+    expect(built.code).toBe(0);
     const mirror = await startServer({
       dir: join(dir, 'dist'),
       host: '127.0.0.1',
@@ -129,27 +120,10 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     const dir = tempDir('mm-tf-inhouse-private-');
     const certs = makeCertificates(dir);
     const acme = await testKey(dir, 'Acme Release');
-    const port = await freePort();
-    const host = `localhost:${port}`;
-    writeFiles(dir, {
-      'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: ${host}\n    keys: [${acme.publicFile}]\n`,
-    });
-    await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64']);
-    await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', acme);
-    expect((await runCli(['build'], dir)).code).toBe(0);
-    const store = new Store(join(dir, 'data'));
-    await createUser(store, { username: 'alice', email: 'alice@example.com', siteAdmin: false });
-    const token = await createToken(store, { user: 'alice' });
-    const mirror = await startServer({
-      dir: join(dir, 'dist'),
-      host: '127.0.0.1',
-      port,
-      dataDir: join(dir, 'data'),
-      tls: { cert: certs.cert, key: certs.key },
-      access: 'private',
-      log: () => {},
-      audit: () => {},
-    });
+    const { port, host, built } = await buildInHouse(dir, acme, ['1.0.0']);
+    expect(built.code).toBe(0);
+    const token = await userToken(dir);
+    const mirror = await startPrivateServer(dir, [], { port, tls: { cert: certs.cert, key: certs.key }, log: () => {} });
     servers.push(mirror);
     const ok = await init(join(dir, 'member'), host, certs.ca, token);
     expect(ok.output).toContain(`Installed ${host}/acme/widgets v1.0.0 (self-signed, key ID ${acme.keyId})`);

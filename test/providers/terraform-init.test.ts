@@ -6,43 +6,27 @@
 // VERSION.json lists no matching hash is refused. Runs when terraform is on
 // PATH (this machine has 1.11.4; fresh CI machines do not).
 
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createToken, createUser } from '../../src/management/bootstrap.js';
-import { Store } from '../../src/management/store.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { hasTerraform, makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
+import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, type TerraformResult } from '../helpers.js';
+import { startPrivateServer, userToken } from '../serve/private-site.js';
 import { writeProviderInputs } from './zips.js';
-
-const run = promisify(execFile);
 
 const servers: RunningServer[] = [];
 afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
-async function init(dir: string, mirror: RunningServer, ca: string, token?: string): Promise<{ code: number; output: string }> {
+function init(dir: string, mirror: RunningServer, ca: string, token?: string): Promise<TerraformResult> {
   const credentials = token === undefined ? '' : `credentials "${new URL(mirror.url).host}" {\n  token = "${token}"\n}\n`;
-  writeFiles(dir, {
+  const files = {
     'cli.tfrc': `${credentials}provider_installation {\n  network_mirror {\n    url = "${mirror.url}providers/"\n  }\n}\n`,
     'infra/main.tf':
       'terraform {\n  required_providers {\n    random  = { source = "hashicorp/random", version = "~> 3.5" }\n    widgets = { source = "acme/widgets", version = "0.4.0" }\n  }\n}\n',
-  });
-  const env = {
-    ...process.env,
-    TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'),
-    SSL_CERT_FILE: ca,
-    TF_IN_AUTOMATION: '1',
-    CHECKPOINT_DISABLE: '1',
-    TF_PLUGIN_CACHE_DIR: '',
   };
-  return run('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env }).then(
-    ({ stdout }) => ({ code: 0, output: stdout }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
-  );
+  return terraformInit(dir, files, { SSL_CERT_FILE: ca });
 }
 
 describe.skipIf(!hasTerraform)('terraform init from the network mirror (real client)', () => {
@@ -80,19 +64,8 @@ describe.skipIf(!hasTerraform)('terraform init from the network mirror (real cli
     const certs = makeCertificates(dir);
     await writeProviderInputs(dir);
     expect((await runCli(['build'], dir)).code).toBe(0);
-    const store = new Store(join(dir, 'data'));
-    await createUser(store, { username: 'alice', email: 'alice@example.com', siteAdmin: false });
-    const token = await createToken(store, { user: 'alice' });
-    const mirror = await startServer({
-      dir: join(dir, 'dist'),
-      host: '127.0.0.1',
-      port: 0,
-      dataDir: join(dir, 'data'),
-      tls: { cert: certs.cert, key: certs.key },
-      access: 'private',
-      log: () => {},
-      audit: () => {},
-    });
+    const token = await userToken(dir);
+    const mirror = await startPrivateServer(dir, [], { port: 0, tls: { cert: certs.cert, key: certs.key }, log: () => {} });
     servers.push(mirror);
     const ok = await init(join(dir, 'member'), mirror, certs.ca, token);
     expect(ok.output).toContain('Installed hashicorp/random v3.6.0');

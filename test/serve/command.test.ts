@@ -1,12 +1,11 @@
 // `modmirror serve` as a process: prints its URL, logs requests, stops
 // cleanly on SIGTERM after finishing what is in flight, and rejects bad flags.
 
-import { spawn } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { beforeAll, expect, it } from 'vitest';
-import { makeCertificates, ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import { makeCertificates, runCli, spawnServe, tempDir, writeFiles } from '../helpers.js';
 
 const dir = tempDir();
 
@@ -16,23 +15,13 @@ beforeAll(async () => {
 });
 
 it('prints the URL, logs each request and stops on SIGTERM with exit 0', async () => {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/modmirror.js'), 'serve', '--port', '0'], { cwd: dir });
-  let stdout = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const match = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', () => reject(new Error(`exited early: ${stdout}`)));
-  });
+  const { child, url, stdout, exited } = await spawnServe(['--port', '0'], dir, /at (http:\/\/127\.0\.0\.1:\d+\/)/);
   const res = await request(new URL('v1/modules/a/b/c/versions', url));
   expect(res.statusCode).toBe(200);
   await res.body.dump();
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
-  expect(await exit).toBe(0);
-  expect(stdout).toMatch(/GET \/v1\/modules\/a\/b\/c\/versions 200 \d+\.\dms/);
+  expect(await exited).toBe(0);
+  expect(stdout()).toMatch(/GET \/v1\/modules\/a\/b\/c\/versions 200 \d+\.\dms/);
 });
 
 it('rejects bad flags with exit 2 and a missing mirror with exit 1', async () => {
@@ -59,23 +48,13 @@ it('serves privately when the config says `access: private` (audit lines even wi
   const privateDir = tempDir();
   writeFiles(privateDir, { 'mirror.config.yaml': 'access: private\nsources:\n  - folder: mods\n', 'mods/a/b/c/1.0.0/main.tf': 'variable "x" {}\n' });
   expect((await runCli(['build', '--json'], privateDir)).code).toBe(0);
-  const child = spawn(process.execPath, [join(ROOT, 'bin/modmirror.js'), 'serve', '--port', '0', '--quiet'], { cwd: privateDir });
-  let stdout = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const match = /at (http:\/\/127\.0\.0\.1:\d+\/) \(private/.exec(stdout);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', () => reject(new Error(`exited early: ${stdout}`)));
-  });
+  const { child, url, stdout, exited } = await spawnServe(['--port', '0', '--quiet'], privateDir, /at (http:\/\/127\.0\.0\.1:\d+\/) \(private/);
   const res = await request(new URL('v1/modules/a/b/c/versions', url));
   expect(res.statusCode).toBe(401);
   await res.body.dump();
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
-  expect(await exit).toBe(0);
-  expect(stdout).toContain('refused GET /v1/modules/a/b/c/versions 401 who=anonymous why="no bearer token"');
+  expect(await exited).toBe(0);
+  expect(stdout()).toContain('refused GET /v1/modules/a/b/c/versions 401 who=anonymous why="no bearer token"');
   // A bad value: a usage error in the flag, a config error naming file, line and key in the config.
   expect((await runCli(['serve', '--access', 'secret'], privateDir)).stderr).toMatch(/Invalid --access "secret": expected public or private/);
   writeFiles(privateDir, { 'mirror.config.yaml': 'access: secret\nsources:\n  - folder: mods\n' });

@@ -12,8 +12,9 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createToken, createUser } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import type { RunningServer } from '../../src/serve/index.js';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { managementApi, startPrivateServer } from './private-site.js';
 
 const dir = tempDir('mm-private-edges-');
 let server: RunningServer;
@@ -49,14 +50,7 @@ beforeAll(async () => {
   tokens['acme'] = await createToken(store, { organization: 'acme' });
   tokens['omega'] = await createToken(store, { organization: 'omega' });
   await createToken(store, { organization: 'delta' });
-  server = await startServer({
-    dir: join(dir, 'dist'),
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: join(dir, 'data'),
-    access: 'private',
-    audit: (line) => audit.push(line),
-  });
+  server = await startPrivateServer(dir, audit);
   expect((await api('PATCH', 'admin/organizations/delta', { data: { type: 'organizations', attributes: { 'is-disabled': true } } })).status).toBe(200);
 }, 120_000);
 afterAll(() => server?.close());
@@ -66,14 +60,8 @@ async function get(path: string, token?: string): Promise<{ status: number; text
   return { status: res.statusCode, text: await res.body.text() };
 }
 
-async function api(method: string, path: string, body?: unknown, token = tokens['admin']!): Promise<{ status: number }> {
-  const res = await request(new URL(`api/v2/${path}`, server.url), {
-    method: method as 'GET',
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/vnd.api+json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  await res.body.dump();
-  return { status: res.statusCode };
+function api(method: string, path: string, body?: unknown, token = tokens['admin']!): Promise<{ status: number }> {
+  return managementApi(server, token, method, path, body);
 }
 
 /** The signed archive URL the download answer gives `token`. */

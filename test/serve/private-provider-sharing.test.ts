@@ -10,14 +10,12 @@
 // Terraform CLI, when this machine has it: a consumer installs acme's
 // provider, another organization is refused.
 
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
-import { hasTerraform, runCli, writeFiles } from '../helpers.js';
+import { hasTerraform, runCli, terraformInit, type TerraformResult } from '../helpers.js';
 import {
   get,
   IN_HOUSE_PROVIDERS,
@@ -200,22 +198,14 @@ describe('provider sharing through the admin API (spec 3.3), on the next request
   });
 });
 
-const run = promisify(execFile);
-
 describe.skipIf(!hasTerraform)('terraform init of an in-house provider in a private registry (real client)', () => {
   /** `terraform init` of a configuration requiring acme/widgets, with `caller`'s token for the mirror's host. */
-  async function init(caller: CallerKind): Promise<{ code: number; output: string }> {
-    const dir = join(site.dir, `tf-${caller}`);
-    writeFiles(dir, {
+  function init(caller: CallerKind): Promise<TerraformResult> {
+    return terraformInit(join(site.dir, `tf-${caller}`), {
       // The host block stands in for discovery (HTTPS only) and points providers.v1 at the test server.
       'cli.tfrc': `host "${PROVIDER_HOST}" {\n  services = { "providers.v1" = "${site.server.url}v1/providers/" }\n}\ncredentials "${PROVIDER_HOST}" {\n  token = "${site.tokens[caller]}"\n}\n`,
       'infra/main.tf': `terraform {\n  required_providers {\n    widgets = { source = "${PROVIDER_HOST}/acme/widgets", version = "1.0.0" }\n  }\n}\n`,
     });
-    const env = { ...process.env, TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'), TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_PLUGIN_CACHE_DIR: '' };
-    return run('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env }).then(
-      ({ stdout }) => ({ code: 0, output: stdout }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
-    );
   }
 
   it('installs it for a provider consumer and refuses it to another organization as a provider that does not exist', async () => {

@@ -4,14 +4,12 @@
 // mirrored providers belong to no organization, so any caller with a token
 // the data knows reads them and nobody without one does.
 
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToken, createUser } from '../../src/management/bootstrap.js';
-import { Store } from '../../src/management/store.js';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import type { RunningServer } from '../../src/serve/index.js';
 import { runCli, tempDir } from '../helpers.js';
 import { writeProviderInputs } from '../providers/zips.js';
+import { startPrivateServer, userToken } from './private-site.js';
 
 let server: RunningServer;
 let token: string;
@@ -22,18 +20,9 @@ beforeAll(async () => {
   await writeProviderInputs(dir);
   const built = await runCli(['build', '--json'], dir);
   if (built.code !== 0) throw new Error(built.stderr);
-  const store = new Store(join(dir, 'data'));
-  await createUser(store, { username: 'alice', email: 'alice@example.com', siteAdmin: false });
-  token = await createToken(store, { user: 'alice' });
+  token = await userToken(dir);
   audit = [];
-  server = await startServer({
-    dir: join(dir, 'dist'),
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: join(dir, 'data'),
-    access: 'private',
-    audit: (line) => audit.push(line),
-  });
+  server = await startPrivateServer(dir, audit);
 }, 120_000);
 afterAll(async () => server?.close());
 

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { createOrganization, createTeam, createToken, createUser } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import { startServer, type RunningServer, type ServeOptions } from '../../src/serve/index.js';
 import { moduleFiles } from '../clients/install.js';
 import { testKey, signRelease } from '../providers/keys.js';
 import { writeReleaseFolder } from '../providers/zips.js';
@@ -120,24 +120,8 @@ export async function startPrivateSite(options: { archiveUrlTtlSeconds?: number;
   };
 
   const audit: string[] = [];
-  const server = await startServer({
-    dir: join(dir, 'dist'),
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: data,
-    access: 'private',
-    archiveUrlTtlSeconds: options.archiveUrlTtlSeconds,
-    audit: (line) => audit.push(line),
-  });
-  const api = async (method: string, path: string, body?: unknown, token = tokens.admin) => {
-    const res = await request(new URL(`api/v2/${path}`, server.url), {
-      method: method as 'GET',
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/vnd.api+json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
-  };
+  const server = await startPrivateServer(dir, audit, { archiveUrlTtlSeconds: options.archiveUrlTtlSeconds });
+  const api = (method: string, path: string, body?: unknown, token = tokens.admin) => managementApi(server, token, method, path, body);
   const must = async (call: Promise<{ status: number; json: any }>) => {
     const { status, json } = await call;
     if (status >= 300) throw new Error(`setup: ${status} ${JSON.stringify(json)}`);
@@ -148,6 +132,43 @@ export async function startPrivateSite(options: { archiveUrlTtlSeconds?: number;
   await must(api('PATCH', 'admin/organizations/beta', { data: { type: 'organizations', attributes: { 'global-provider-sharing': true } } }));
   await must(api('PATCH', 'admin/organizations/delta', { data: { type: 'organizations', attributes: { 'is-disabled': true } } }));
   return { dir, dist: join(dir, 'dist'), data, server, tokens, audit, api, close: () => server.close() };
+}
+
+/** A user of no organization in the data folder `dir`/data and a token of theirs: a caller whom a private registry knows. */
+export async function userToken(dir: string, username = 'alice'): Promise<string> {
+  const store = new Store(join(dir, 'data'));
+  await createUser(store, { username, email: `${username}@example.com`, siteAdmin: false });
+  return createToken(store, { user: username });
+}
+
+/** `serve --access private` of `dir`/dist with the data folder `dir`/data, keeping each audit line in `audit`. */
+export function startPrivateServer(dir: string, audit: string[], options: Partial<ServeOptions> = {}): Promise<RunningServer> {
+  return startServer({
+    dir: join(dir, 'dist'),
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: join(dir, 'data'),
+    access: 'private',
+    ...options,
+    audit: (line) => audit.push(line),
+  });
+}
+
+/** A management API call (`/api/v2/PATH`) with `token`: its status and JSON body. */
+export async function managementApi(
+  server: RunningServer,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
+  const res = await request(new URL(`api/v2/${path}`, server.url), {
+    method: method as 'GET',
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/vnd.api+json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
 }
 
 /** Each organization's in-house release, signed, and a mirrored public provider; the config that publishes them with the modules. */

@@ -14,7 +14,7 @@
 // from nginx with the block `hosting nginx` prints.
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -22,9 +22,10 @@ import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { startPrintedNginx } from '../hosting/nginx-server.js';
 import { INPUT_PACKAGES, writeProviderInputs } from '../providers/zips.js';
 import { buildGoProgram } from '../clients/go-build.js';
-import { expectSameFiles, install, moduleInstallClient } from '../clients/install.js';
+import { expectSameFiles, install, installProviders, moduleInstallClient } from '../clients/install.js';
 import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
 import { startProviderUpstream, type ProviderUpstream } from './provider-upstream.js';
+import { startUpstream } from './upstream.js';
 
 const run = promisify(execFile);
 const upstreamDir = tempDir('mm-airgap-upstream-');
@@ -50,9 +51,7 @@ const MODULES: Record<string, string> = {
 beforeAll(async () => {
   await moduleInstallClient();
   goHash = (await buildGoProgram(join(import.meta.dirname, '../clients/provider-hash'))).binary;
-  writeFiles(upstreamDir, MODULES);
-  expect((await runCli(['build'], upstreamDir)).code).toBe(0);
-  modules = await startServer({ dir: join(upstreamDir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(upstreamDir, 'data'), log: () => {} });
+  modules = await startUpstream(upstreamDir, MODULES);
   // One registry host answering both protocols, as registry.terraform.io does: modules.v1 may name another origin.
   providers = await startProviderUpstream(
     upstreamDir,
@@ -145,7 +144,6 @@ it("inside: every provider package (synced, `terraform providers mirror` folder,
   });
   const nginx = await startPrintedNginx(join(inside, 'nginx'), join(inside, 'dist'), certs);
   try {
-    const client = (await buildGoProgram(join(import.meta.dirname, '../clients/provider-install'))).binary;
     const synced = [
       'registry.terraform.io/acme/widget@1.1.0:linux_amd64',
       'registry.opentofu.org/acme/widget@1.1.0:linux_amd64',
@@ -156,13 +154,7 @@ it("inside: every provider package (synced, `terraform providers mirror` folder,
       ['serve', new URL('providers/', tls.url).href],
       ['nginx', `https://127.0.0.1:${nginx.tlsPort}/providers/`],
     ] as const) {
-      const dest = join(inside, 'provider-install', host);
-      mkdirSync(dest, { recursive: true });
-      const { stdout } = await run(client, [base, dest, ...specs], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
-      const installed = stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { provider: string; version: string; h1: string; zh: string; hashes: string[] });
+      const installed = await installProviders(base, specs, join(inside, 'provider-install', host), certs.ca);
       expect(
         installed.map((i) => `${i.provider}@${i.version}`),
         host,

@@ -14,6 +14,7 @@ import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { parseModuleSource } from '../../src/protocol/source-address.js';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
 import { expectSameFiles, install, moduleInstallClient } from '../clients/install.js';
+import { startUpstream } from './upstream.js';
 
 const upstreamDir = tempDir('mm-closure-upstream-');
 const here = tempDir('mm-closure-');
@@ -49,10 +50,7 @@ const UPSTREAM = {
 beforeAll(async () => {
   // Compile (or find) the Go client early: on a fresh machine this is the slow part.
   await moduleInstallClient();
-  writeFiles(upstreamDir, UPSTREAM);
-  const built = await runCli(['build', '--json'], upstreamDir);
-  expect(built.code, built.stderr).toBe(0);
-  upstream = await startServer({ dir: join(upstreamDir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(upstreamDir, 'data'), log: () => {} });
+  upstream = await startUpstream(upstreamDir, UPSTREAM);
 });
 afterAll(async () => {
   await mirror?.close();

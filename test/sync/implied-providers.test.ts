@@ -10,17 +10,15 @@
 // The upstream is a modmirror serve of a built mirror, so its listing shows
 // what our extraction gives.
 
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { buildGoProgram } from '../clients/go-build.js';
-import { hasTerraform, makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
+import { installProviders } from '../clients/install.js';
+import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, writeFiles } from '../helpers.js';
 import { startProviderUpstream, type ProviderUpstream } from './provider-upstream.js';
+import { startUpstream } from './upstream.js';
 
-const run = promisify(execFile);
 const upstreamDir = tempDir('mm-implied-upstream-');
 const outside = tempDir('mm-implied-outside-');
 let modules: RunningServer;
@@ -32,12 +30,10 @@ const CONFIGURATION =
   'module "legacy" {\n  source  = "acme/legacy/null"\n  version = "1.0.0"\n}\n\ndata "gadget_info" "this" {}\n\ndata "terraform_remote_state" "net" {\n  backend = "local"\n}\n';
 
 beforeAll(async () => {
-  writeFiles(upstreamDir, {
+  modules = await startUpstream(upstreamDir, {
     'mirror.config.yaml': 'sources:\n  - folder: mods\n',
     'mods/acme/legacy/null/1.0.0/main.tf': 'variable "name" {\n  default = "x"\n}\n\nresource "widget_thing" "this" {\n  name = "${var.name}"\n}\n',
   });
-  expect((await runCli(['build'], upstreamDir)).code).toBe(0);
-  modules = await startServer({ dir: join(upstreamDir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(upstreamDir, 'data'), log: () => {} });
   providers = await startProviderUpstream(
     upstreamDir,
     [
@@ -105,45 +101,27 @@ it('the provider-install client installs them from the mirror alone', async () =
     tls: { cert: certs.cert, key: certs.key },
     log: () => {},
   });
-  const client = (await buildGoProgram(join(import.meta.dirname, '../clients/provider-install'))).binary;
   const specs = [
     'registry.terraform.io/hashicorp/widget@1.1.0:linux_amd64',
     'registry.opentofu.org/hashicorp/widget@1.1.0:linux_amd64',
     'registry.terraform.io/hashicorp/gadget@2.0.0:linux_amd64',
   ];
-  const dest = join(outside, 'provider-install');
-  mkdirSync(dest, { recursive: true });
-  const { stdout } = await run(client, [new URL('providers/', mirror.url).href, dest, ...specs], { env: { ...process.env, SSL_CERT_FILE: certs.ca } });
-  const installed = stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { provider: string; version: string; h1: string; hashes: string[] });
+  const installed = await installProviders(new URL('providers/', mirror.url).href, specs, join(outside, 'provider-install'), certs.ca);
   expect(installed.map((i) => `${i.provider}@${i.version}`)).toEqual(specs.map((s) => s.split(':')[0]));
   for (const i of installed) expect(i.hashes).toContain(i.h1);
 }, 180_000);
 
 describe.skipIf(!hasTerraform)('terraform init (real client)', () => {
   it('installs the module and its implied provider with only the mirror to reach', async () => {
-    const dir = join(outside, 'tf');
     // The module host and the provider mirror both point at the mirror; nothing else is allowed.
-    writeFiles(dir, {
+    const files = {
       'cli.tfrc': `host "registry.terraform.io" {\n  services = {\n    "modules.v1" = "${mirror!.url}v1/modules/"\n  }\n}\nprovider_installation {\n  network_mirror {\n    url = "${mirror!.url}providers/"\n  }\n}\n`,
       'infra/main.tf': CONFIGURATION,
-    });
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'),
-      SSL_CERT_FILE: certs.ca,
-      TF_IN_AUTOMATION: '1',
-      CHECKPOINT_DISABLE: '1',
-      TF_PLUGIN_CACHE_DIR: '',
     };
-    for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) delete env[k];
-    const { stdout } = await run('terraform', ['-chdir=infra', 'init', '-no-color', '-input=false'], { cwd: dir, env }).catch(
-      (error: { stdout: string; stderr: string }) => {
-        throw new Error(`terraform init failed:\n${error.stdout}${error.stderr}`);
-      },
-    );
+    const env: NodeJS.ProcessEnv = { SSL_CERT_FILE: certs.ca };
+    for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) env[k] = undefined;
+    const { code, output: stdout } = await terraformInit(join(outside, 'tf'), files, env);
+    expect(code, `terraform init failed:\n${stdout}`).toBe(0);
     expect(stdout).toContain('Downloading registry.terraform.io/acme/legacy/null 1.0.0');
     expect(stdout).toContain('Installed hashicorp/widget v1.1.0');
     expect(stdout).toContain('Installed hashicorp/gadget v2.0.0');

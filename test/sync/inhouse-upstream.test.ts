@@ -7,10 +7,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import type { RunningServer } from '../../src/serve/index.js';
+import { runCli, tempDir } from '../helpers.js';
 import { testKey, signRelease } from '../providers/keys.js';
 import { writeReleaseFolder } from '../providers/zips.js';
+import { startUpstream } from './upstream.js';
 
 let upstream: RunningServer | undefined;
 afterAll(async () => {
@@ -21,13 +22,11 @@ describe('sync from a modmirror that publishes in-house providers', () => {
   it('copies the signed packages, checked, into the provider folder', async () => {
     const outside = tempDir('mm-inhouse-upstream-');
     const acme = await testKey(outside, 'Acme');
-    writeFiles(outside, {
-      'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.example.com\n    keys: [${acme.publicFile}]\n`,
-    });
     await writeReleaseFolder(join(outside, 'releases'), 'widgets', '1.0.0', ['linux_amd64', 'darwin_arm64']);
     await signRelease(join(outside, 'releases'), 'widgets', '1.0.0', acme);
-    expect((await runCli(['build'], outside)).code).toBe(0);
-    upstream = await startServer({ dir: join(outside, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(outside, 'data'), log: () => {} });
+    upstream = await startUpstream(outside, {
+      'mirror.config.yaml': `providers:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.example.com\n    keys: [${acme.publicFile}]\n`,
+    });
 
     const inside = tempDir('mm-inhouse-downstream-');
     const r = await runCli(

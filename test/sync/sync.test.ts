@@ -9,8 +9,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import type { RunningServer } from '../../src/serve/index.js';
 import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import { startUpstream } from './upstream.js';
 
 const upstreamDir = tempDir('mm-upstream-');
 const here = tempDir('mm-sync-');
@@ -28,15 +29,7 @@ beforeAll(async () => {
   const files: Record<string, string> = { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' };
   for (const v of VERSIONS) for (const [path, text] of Object.entries(moduleFiles(v))) files[`mods/acme/net/aws/${v}/${path}`] = text;
   files['mods/acme/other/aws/0.1.0/main.tf'] = 'variable "x" {}\n';
-  writeFiles(upstreamDir, files);
-  expect((await runCli(['build'], upstreamDir)).code).toBe(0);
-  upstream = await startServer({
-    dir: join(upstreamDir, 'dist'),
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: join(upstreamDir, 'data'),
-    log: (line) => requests.push(line),
-  });
+  upstream = await startUpstream(upstreamDir, files, (line) => requests.push(line));
 });
 afterAll(async () => {
   await upstream?.close();
