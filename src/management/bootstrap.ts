@@ -14,6 +14,7 @@ import {
   RUN_STAGES,
   STAGE_STATUSES,
   type Edition,
+  type Organization,
   type ResultStatus,
   type RunStage,
   type StageStatus,
@@ -47,26 +48,31 @@ export async function createOrganization(store: Store, input: { name: string; em
     if (data.organizations.some((o) => o.name === input.name)) throw fail(`An organization named "${input.name}" already exists.`);
     const owner = input.owner === undefined ? undefined : data.users.find((u) => u.username === input.owner);
     if (input.owner !== undefined && !owner) throw fail(`No user named "${input.owner}".`, 'Create the user first with modmirror user create.');
-    data.organizations.push({
-      name: input.name,
-      externalId: newId('org'),
-      email: input.email,
-      accessBetaTools: false,
-      isDisabled: false,
-      applyTimeout: null,
-      planTimeout: null,
-      terraformWorkerSudoEnabled: false,
-      globalModuleSharing: false,
-      globalProviderSharing: false,
-      ssoEnabled: false,
-      workspaceLimit: null,
-      owners: owner ? [owner.id] : [],
-      moduleConsumers: [],
-      providerConsumers: [],
-      createdAt: now(),
-    });
+    data.organizations.push(newOrganization(input.name, { externalId: newId('org'), email: input.email, owners: owner ? [owner.id] : [], createdAt: now() }));
     return { id: input.name };
   });
+}
+
+/** An organization record with every setting at its default. */
+export function newOrganization(name: string, fields: Pick<Organization, 'externalId' | 'email' | 'owners' | 'createdAt'>): Organization {
+  return {
+    name,
+    externalId: fields.externalId,
+    email: fields.email,
+    accessBetaTools: false,
+    isDisabled: false,
+    applyTimeout: null,
+    planTimeout: null,
+    terraformWorkerSudoEnabled: false,
+    globalModuleSharing: false,
+    globalProviderSharing: false,
+    ssoEnabled: false,
+    workspaceLimit: null,
+    owners: fields.owners,
+    moduleConsumers: [],
+    providerConsumers: [],
+    createdAt: fields.createdAt,
+  };
 }
 
 export async function createTeam(store: Store, input: { organization: string; name: string; members: string[] }): Promise<{ id: string }> {
