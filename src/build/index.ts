@@ -14,7 +14,7 @@ import type { ResolvedConfig } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { readDeprecations } from '../mirror/deprecations.js';
 import { createModuleWriter, groupBy } from '../emit/index.js';
-import { providerArchivesOf, readManifest, type Manifest, type ManifestVersion, type ModuleRecord } from '../mirror/manifest.js';
+import { providerArchivesOf, type Manifest, type ManifestVersion, type ModuleRecord } from '../mirror/manifest.js';
 import { readBuiltVersion } from '../mirror/read.js';
 import { emitProviders } from '../providers/emit.js';
 import { authenticateReleases, type ProviderRelease } from '../providers/release.js';
@@ -79,7 +79,7 @@ export function build(config: ResolvedConfig, options: BuildOptions = {}): Promi
 
 async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: BuildOptions, written: WrittenDetails): Promise<BuildResult> {
   const started = performance.now();
-  const plan = await planBuild(config, options);
+  const plan = await planBuild(config, options, tx.live());
   const { warnings } = plan;
   if (plan.upToDate) {
     const { modules, versions, providerPackages, report } = plan.upToDate;
@@ -256,12 +256,11 @@ interface ModulePlan {
 
 type ProviderHashing = BuildResult['providerHashing'];
 
-async function planBuild(config: ResolvedConfig, options: BuildOptions): Promise<BuildPlan> {
+async function planBuild(config: ResolvedConfig, options: BuildOptions, previous: Manifest | undefined): Promise<BuildPlan> {
   const { versions, warnings } = await scan(config);
   // Every provider zip is checked (hashed, or its hashes taken from the cache by file stamp) before anything is written.
   const providers = await scanProviders(config.providerFolders, config.cacheDir, { reuse: options.clean !== true });
   const providerHashing = { zips: providers.hashed, bytes: providers.bytesHashed };
-  const previous = readManifest(config.outDir);
   const published = keepPublished(previous, versions, providers.packages, options);
   // In-house releases are authenticated (and unsigned ones signed) before anything is written too.
   const releases = await authenticateReleases(config.providerFolders, published.packages, {

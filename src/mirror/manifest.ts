@@ -128,6 +128,22 @@ export function readManifestFile(file: string): Manifest | undefined {
   }
 }
 
+/**
+ * A manifest no code can change: what a write found under the lock is read
+ * once and shared by the writer and the ledger, which compares the write's
+ * result with it; frozen, a writer that changed it by mistake would throw
+ * rather than blind the ledger.
+ */
+export function frozenManifest(manifest: Manifest | undefined): Manifest | undefined {
+  const freeze = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+    for (const child of Object.values(value)) freeze(child);
+    Object.freeze(value);
+  };
+  freeze(manifest);
+  return manifest;
+}
+
 /** Every provider archive of a manifest, keyed `HOSTNAME/NAMESPACE/TYPE@VERSION:PLATFORM`. */
 export function providerArchivesOf(manifest: Pick<Manifest, 'providers'>): Map<string, ProviderArchive> {
   const archives = new Map<string, ProviderArchive>();

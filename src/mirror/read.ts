@@ -26,8 +26,9 @@ export interface OpenedMirror {
   providersOf(namespace: string, name: string): string[];
 }
 
-export function openMirror(dir: string): OpenedMirror {
-  const found = readManifest(dir);
+/** `read` gives the mirror's manifest: a write passes the live one it has read once (MirrorWrite.live). */
+export function openMirror(dir: string, read: () => Manifest | undefined = () => readManifest(dir)): OpenedMirror {
+  const found = read();
   const manifest = found ?? { format: 1, generator: GENERATOR, modules: {} };
   let records: ModuleRecord[] | undefined;
   return {

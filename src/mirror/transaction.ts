@@ -18,7 +18,7 @@ import { createDeltaStaging, replayJournals } from './delta.js';
 import { homeOf, recoverInterruptedSwap } from './home.js';
 import { ledgerRefusal, ledgerViolations, type LedgerPermissions } from './ledger.js';
 import { withLock } from './lock.js';
-import { readManifestFile } from './manifest.js';
+import { frozenManifest, readManifestFile, type Manifest } from './manifest.js';
 import { createStaging, dryRunStaging, type Staging } from './staging.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 
@@ -63,6 +63,11 @@ export interface MirrorWrite {
   /** The path of the live mirror, through any link of the user's own. */
   readonly outDir: string;
   /**
+   * The live mirror's manifest as this write found it under the lock (undefined when there is none yet):
+   * read once, frozen, and the one the ledger holds the new manifest against.
+   */
+  readonly live: () => Manifest | undefined;
+  /**
    * Writes the new mirror with `write`, checks it and swaps it in, returning
    * what `write` returned. Call it once, or not at all when there is nothing to write.
    */
@@ -72,10 +77,19 @@ export interface MirrorWrite {
 /** Runs `fn` under the mirror's lock, after recovery; `fn` writes through `tx.stage`. */
 export function withMirrorWrite<T>(outDir: string, options: MirrorWriteOptions, fn: (tx: MirrorWrite) => Promise<T>): Promise<T> {
   const home = homeOf(outDir);
-  return withRecoveredMirror(home, () => fn({ outDir: home, stage: (write) => stageAndCommit(home, options, write) }));
+  return withRecoveredMirror(home, () => {
+    let found: { manifest: Manifest | undefined } | undefined;
+    const live = () => (found ??= { manifest: frozenManifest(readManifestFile(join(home, MANIFEST_FILE))) }).manifest;
+    return fn({ outDir: home, live, stage: (write) => stageAndCommit(home, options, live, write) });
+  });
 }
 
-async function stageAndCommit<R>(outDir: string, options: MirrorWriteOptions, write: (staging: Staging & { changed?: string[] }) => Promise<R>): Promise<R> {
+async function stageAndCommit<R>(
+  outDir: string,
+  options: MirrorWriteOptions,
+  live: () => Manifest | undefined,
+  write: (staging: Staging & { changed?: string[] }) => Promise<R>,
+): Promise<R> {
   const staging = options.dryRun
     ? dryRunStaging(outDir)
     : options.start === 'in-place' && existsSync(join(outDir, MANIFEST_FILE))
@@ -84,8 +98,7 @@ async function stageAndCommit<R>(outDir: string, options: MirrorWriteOptions, wr
   try {
     const result = await write(staging);
     if (options.dryRun) return result;
-    const live = readManifestFile(join(outDir, MANIFEST_FILE));
-    const violations = ledgerViolations(live, readManifestFile(staging.at(MANIFEST_FILE)) ?? { format: 1, generator: '', modules: {} }, options.allow);
+    const violations = ledgerViolations(live(), readManifestFile(staging.at(MANIFEST_FILE)) ?? { format: 1, generator: '', modules: {} }, options.allow);
     if (violations.length > 0) throw ledgerRefusal(violations);
     await checkOrThrow(staging, options.check, options.failure);
     await staging.commit();

@@ -40,7 +40,7 @@ export async function withPartialWrite<T>(options: PartialWriteOptions, fn: (tx:
       new MirrorError('BUILD_FAILED', `The mirror failed verification after ${options.what}; it is left as it was:\n${problemLines(problems)}`),
   };
   return withMirrorWrite(home, write, async (tx) => {
-    const mirror = openMirror(tx.outDir);
+    const mirror = openMirror(tx.outDir, tx.live);
     if (!mirror.exists && options.newMirror !== true) throw missingMirror(tx.outDir);
     return fn(tx, mirror);
   });
