@@ -330,15 +330,17 @@ ${BUCKET_USAGE}
   },
   verify: {
     summary: 'Check that a mirror agrees with itself and its archives match the manifest',
-    usage: `modmirror verify [DIR | s3://BUCKET/PREFIX] [--complete] [--config FILE] [--json]
+    usage: `modmirror verify [DIR | s3://BUCKET/PREFIX] [--complete] [--repair] [--config FILE] [--json]
 
   DIR         the mirror (default: dist); or a mirror in a bucket, with --endpoint URL, --region REGION
               and --path-style as for modmirror push
   --complete  also report module versions whose required providers the mirror lacks
               for one of the config's platforms (default linux_amd64)
+  --repair    first write every derived document (listings, indexes, each module's versions and
+              details) again from the manifest, then check; changes no published version
   --config    the config file naming the platforms (default: mirror.config.yaml when present)
   --json      print {"ok", "problems": [{"path", "message"}]}`,
-    options: { json: { type: 'boolean' }, complete: { type: 'boolean' }, config: { type: 'string' }, ...BUCKET_OPTIONS },
+    options: { json: { type: 'boolean' }, complete: { type: 'boolean' }, repair: { type: 'boolean' }, config: { type: 'string' }, ...BUCKET_OPTIONS },
     positionals: { names: ['DIR'], required: 0 },
     run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },

@@ -1,10 +1,12 @@
 // `modmirror deprecate ... --out s3://BUCKET/PREFIX`: the deprecation every
-// mirror gets (publish/deprecate.ts), made on the part of the bucket's mirror
-// it rewrites (the module's documents, the indexes, deprecations.json), then
-// uploaded by writeToBucket's race-safe commit.
+// mirror gets (publish/deprecate.ts), recorded in the manifest and made on
+// the part of the bucket's mirror it rewrites (the module's documents, the
+// indexes), then uploaded by writeToBucket's race-safe commit.
 
 import type { Deprecation } from '../mirror/deprecations.js';
 import { setDeprecation, type DeprecateResult } from '../publish/deprecate.js';
+import { refreshModules } from '../publish/refresh.js';
+import { addressKey } from '../protocol/paths.js';
 import type { ModuleAddress } from '../types.js';
 import { describeBucket } from './location.js';
 import { moduleReads } from './reads.js';
@@ -16,11 +18,14 @@ export async function deprecateInBucket(
   address: ModuleAddress,
   version: string,
   deprecation: Deprecation | null,
+  options: { imageHosts: string[] },
 ): Promise<DeprecateResult & BucketWriteResult & { target: string }> {
   const result = await writeToBucket(bucket, {
-    reads: (manifest) => moduleReads(address, manifest),
+    reads: (manifest) => moduleReads(address, manifest, { siblings: false }),
     write: (dir) => setDeprecation(dir, address, version, deprecation, { hashArchives: false }),
     unchanged: (r) => !r.changed,
+    modules: [addressKey(address)],
+    refresh: (dir, keys) => refreshModules(keys, { outDir: dir, imageHosts: options.imageHosts, hashArchives: false }),
   });
   return { ...result, target: describeBucket(bucket.location) };
 }

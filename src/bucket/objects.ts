@@ -5,6 +5,8 @@
 // compares with that rather than listing or reading back the bucket.
 
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileHeaders } from '../hosting/rules.js';
 import type { ObjectHeaders } from './store.js';
 
@@ -66,3 +68,15 @@ export function recordText(record: ObjectRecord): Buffer {
 }
 
 export const RECORD_HEADERS: ObjectHeaders = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' };
+
+export function sha256(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Every file of the mirror in `root`, by its path in the tree. */
+export function filesOf(root: string): string[] {
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1))
+    .sort();
+}

@@ -3,6 +3,8 @@
 // bucket's mirror it reads, then uploaded by writeToBucket's race-safe commit.
 
 import { publish, type PublishOptions, type PublishResult } from '../publish/module.js';
+import { refreshModules } from '../publish/refresh.js';
+import { addressKey } from '../protocol/paths.js';
 import type { VersionSource } from '../types.js';
 import { describeBucket } from './location.js';
 import { moduleReads } from './reads.js';
@@ -24,6 +26,8 @@ export async function publishToBucket(
       // A redo takes the version the first attempt built (and checked strictly) from the build cache.
       write: (dir, attempt) => publish(source, { ...options, outDir: dir, hashArchives: false, newMirror: true, reuseBuilt: attempt > 1 }),
       unchanged: (r) => r.outcome === 'unchanged',
+      modules: [addressKey(source.address)],
+      refresh: (dir, keys) => refreshModules(keys, { outDir: dir, imageHosts: options.imageHosts, hashArchives: false }),
     },
     options,
   );

@@ -5,8 +5,7 @@
 // has are deleted only after that, and only when asked. An interrupted push
 // leaves a journal, so the next one skips what already went up.
 
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { crashPoint } from '../mirror/crash.js';
@@ -14,13 +13,16 @@ import { phaseOf } from '../mirror/write-order.js';
 import { ledgerRefusal, ledgerViolations } from '../mirror/ledger.js';
 import { parseManifest } from '../mirror/manifest.js';
 import { problemLines, withMirrorRead } from '../mirror/transaction.js';
-import { MANIFEST_FILE } from '../protocol/paths.js';
+import { MANIFEST_FILE, MODULES_BASE } from '../protocol/paths.js';
+import { refreshModules } from '../publish/refresh.js';
 import { verifyMirror } from '../verify/index.js';
 import { openJournal } from './journal.js';
 import { describeBucket } from './location.js';
 import {
   objectHeaders,
+  filesOf,
   objectId,
+  sha256,
   parseRecord,
   RECORD_HEADERS,
   RECORD_PREFIX,
@@ -31,9 +33,12 @@ import {
 } from './objects.js';
 import type { Bucket } from './store.js';
 import { uploadInOrder, type Upload } from './upload.js';
+import { deriveAfterCommit } from './write.js';
 
 export interface PushOptions extends ObjectOptions {
   dir: string;
+  /** As the config's browse.imageHosts: the browse page, if it must be written again after another writer's change. */
+  imageHosts?: string[];
   bucket: Bucket;
   /** Where the journal of an interrupted push is kept. */
   cacheDir: string;
@@ -108,6 +113,11 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     if (known[rel] !== id)
       uploads.push({ rel, headers, id, body: () => readFileSync(join(root, rel)), create: phaseOf(rel) === 'archives' && !(rel in known) });
   }
+  // Objects the bucket lacks and no listing names go up before the manifest; what lists versions or
+  // replaces an object goes up after it, derived from the manifest that won (write.ts).
+  const isNew = (u: Upload) => !(u.rel in record.objects) && phaseOf(u.rel) !== 'indexes';
+  const before = uploads.filter(isNew);
+  const after = uploads.filter((u) => !isNew(u));
   const manifestChanged = !remote?.body.equals(manifestBytes);
   const gone = [...new Set([...Object.keys(record.objects), ...(record.stale ?? [])])].filter((rel) => !(rel in objects) && rel !== MANIFEST_FILE);
   const result = (uploaded: number, deleted: number, extra: Partial<PushResult> = {}): PushResult => ({
@@ -123,15 +133,33 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   const count = uploads.length + (manifestChanged ? 1 : 0);
   if (options.dryRun) return result(count, 0, { objects: [...uploads.map((u) => u.rel), ...(manifestChanged ? [MANIFEST_FILE] : [])] });
 
-  await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16, onDone: (u) => journal.add(u.rel, u.id), progress: options.progress });
+  const progress = { total: uploads.length, done: 0 };
+  const upload = (batch: Upload[]) =>
+    uploadInOrder(bucket, batch, {
+      concurrency: options.concurrency ?? 16,
+      onDone: (u) => journal.add(u.rel, u.id),
+      progress: options.progress,
+      counted: progress,
+    });
   const newRecord = recordFile(manifestBytes);
+  // The record claims only what is stored before the manifest: a push killed after it uploads the rest again.
+  const later = new Set(manifestChanged ? after.map((u) => u.rel) : []);
+  const claimed = Object.fromEntries(Object.entries(objects).filter(([rel]) => !later.has(rel)));
+  await upload(before);
   if (count > 0 || (await bucket.etag(newRecord)) === undefined)
-    await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
+    await bucket.put(
+      newRecord,
+      recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects: claimed, stale: gone }),
+      RECORD_HEADERS,
+    );
+  let committed: string | undefined;
   if (manifestChanged) {
     const headers = objectHeaders(MANIFEST_FILE, manifestBytes, options);
     crashPoint('before-manifest');
     const outcome = await bucket.putIf(MANIFEST_FILE, manifestBytes, headers, remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' });
-    if (outcome === 'lost' && !(await bucket.get(MANIFEST_FILE))?.body.equals(manifestBytes)) {
+    if (outcome !== 'lost') committed = outcome.etag;
+    else if ((await bucket.get(MANIFEST_FILE))?.body.equals(manifestBytes)) committed = await bucket.etag(MANIFEST_FILE);
+    else {
       throw new MirrorError(
         'OUTPUT_FAILED',
         `${bucket.name(MANIFEST_FILE)} changed while this push ran (another push or publish); the bucket keeps that one.`,
@@ -143,6 +171,15 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     // The previous manifest's record is no longer the live one's.
     if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
   }
+  await upload(after);
+  if (committed !== undefined) {
+    const job = {
+      modules: modulesOf(after),
+      refresh: (dir: string, keys: string[]) => refreshModules(keys, { outDir: dir, imageHosts: options.imageHosts ?? [], hashArchives: false }),
+    };
+    await deriveAfterCommit(bucket, job, { etag: committed }, options);
+    await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
+  }
   journal.finish();
   options.progress?.('');
   if (!options.prune || gone.length === 0) return result(count, 0);
@@ -152,14 +189,12 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   return result(count, gone.length);
 }
 
-/** Every file of the mirror, by its path in the tree. */
-export function filesOf(root: string): string[] {
-  return readdirSync(root, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1))
-    .sort();
-}
-
-export function sha256(data: Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
+/** The modules (`ns/name/provider`) whose documents are among `uploads`. */
+function modulesOf(uploads: Upload[]): string[] {
+  const keys = new Set<string>();
+  for (const { rel } of uploads) {
+    const parts = rel.startsWith(MODULES_BASE) ? rel.slice(MODULES_BASE.length).split('/') : [];
+    if (parts.length >= 4) keys.add(parts.slice(0, 3).join('/'));
+  }
+  return [...keys];
 }

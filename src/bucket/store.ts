@@ -43,11 +43,11 @@ export interface Bucket {
    * A conditional write. 'lost': the condition failed (412), a concurrent
    * write got in the way (409, AWS), or the store answered 500, which Ceph
    * RGW gives some of the writers that lose a race;
-   * either way the caller reads the object again to see who won.
+   * either way the caller reads the object again to see who won. Written: the object's new ETag.
    */
-  putIf(rel: string, body: Buffer, headers: ObjectHeaders, condition: WriteCondition): Promise<'written' | 'lost'>;
-  /** Every object's path under the prefix. */
-  list(): AsyncGenerator<string>;
+  putIf(rel: string, body: Buffer, headers: ObjectHeaders, condition: WriteCondition): Promise<{ etag: string } | 'lost'>;
+  /** Every object's path under the prefix (and under `under` within it). */
+  list(under?: string): AsyncGenerator<string>;
   remove(rels: string[]): Promise<void>;
   close(): void;
 }
@@ -123,8 +123,8 @@ export function openBucket(location: BucketLocation): Bucket {
     async putIf(rel, body, headers, condition) {
       for (;;) {
         try {
-          await once.send(putCommand(rel, body, headers, condition));
-          return 'written';
+          const out = await once.send(putCommand(rel, body, headers, condition));
+          return { etag: out.ETag ?? '' };
         } catch (error) {
           const status = statusOf(error);
           // 409: AWS's answer when a concurrent write to the key got in the way; retried like a lost race, as AWS advises.
@@ -138,12 +138,12 @@ export function openBucket(location: BucketLocation): Bucket {
         }
       }
     },
-    async *list() {
+    async *list(under = '') {
       let token: string | undefined;
       do {
         let page;
         try {
-          page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token }));
+          page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix + under, ContinuationToken: token }));
         } catch (error) {
           throw bucketError(error, `list ${describeBucket(location)}`);
         }

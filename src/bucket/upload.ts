@@ -4,6 +4,7 @@
 // attempt skip it.
 
 import { MirrorError } from '../errors.js';
+import { sha256 } from './objects.js';
 import { crashPoint } from '../mirror/crash.js';
 import type { Bucket, ObjectHeaders } from './store.js';
 import { PHASES, phaseOf } from '../mirror/write-order.js';
@@ -28,11 +29,14 @@ export interface UploadOptions {
   onDone?: (upload: Upload) => void;
   /** A line for a terminal (rewritten in place), or undefined for none. */
   progress?: (line: string) => void;
+  /** The count of a write made of several calls (objects before and after its manifest), shared by them. */
+  counted?: { total: number; done: number };
 }
 
 export async function uploadInOrder(bucket: Bucket, uploads: Upload[], options: UploadOptions): Promise<void> {
+  const count = options.counted ?? { total: uploads.length, done: 0 };
+  const show = () => options.progress?.(`uploaded ${count.done}/${count.total} objects`);
   let done = 0;
-  const show = () => options.progress?.(`uploaded ${done}/${uploads.length} objects`);
   for (const phase of PHASES) {
     const batch = uploads.filter((u) => phaseOf(u.rel) === phase);
     let next = 0;
@@ -40,10 +44,11 @@ export async function uploadInOrder(bucket: Bucket, uploads: Upload[], options: 
       while (next < batch.length) {
         const upload = batch[next++]!;
         await store(bucket, upload);
-        done += 1;
-        if (done === Math.ceil(uploads.length / 2)) crashPoint('upload-half');
+        count.done += 1;
+        // Halfway through this call's objects: for a write, those stored before its manifest.
+        if (++done === Math.ceil(uploads.length / 2)) crashPoint('upload-half');
         options.onDone?.(upload);
-        if (done % 25 === 0 || done === uploads.length) show();
+        if (count.done % 25 === 0 || count.done === count.total) show();
       }
     };
     await Promise.all(Array.from({ length: Math.min(options.concurrency, batch.length) }, worker));
@@ -56,7 +61,7 @@ async function store(bucket: Bucket, upload: Upload): Promise<void> {
   let there;
   // A lost write with nothing there after it (a 500 that stored nothing, AWS's 409 for a write still in flight) is tried again.
   for (let tries = 0; tries < 5 && there === undefined; tries++) {
-    if ((await bucket.putIf(upload.rel, body, upload.headers, { ifNoneMatch: '*' })) === 'written') return;
+    if ((await bucket.putIf(upload.rel, body, upload.headers, { ifNoneMatch: '*' })) !== 'lost') return;
     there = await bucket.get(upload.rel);
   }
   if (there === undefined) {
@@ -71,7 +76,7 @@ async function store(bucket: Bucket, upload: Upload): Promise<void> {
   if (there.body.equals(body)) return;
   throw new MirrorError(
     'VERSION_CONFLICT',
-    `${bucket.name(upload.rel)} is already in the bucket with other bytes, and its manifest does not list it yet: another writer is publishing this version with other content, or one was interrupted doing so.`,
+    `${bucket.name(upload.rel)} is already in the bucket with other bytes, and its manifest does not list it yet: another writer is publishing this version with other content, or one was interrupted doing so.\n  in the bucket: sha256 ${sha256(there.body)}\n  this one:      sha256 ${sha256(body)}`,
     {
       hint: 'Publish a new version number. If no other publish of this version is running, delete that object and publish again.',
     },

@@ -1,24 +1,50 @@
 // A change to a mirror in a bucket (publish, deprecate), safe with many
-// writers at once and with no lock: read the bucket's manifest (and its
-// ETag) and the documents the change reads into a folder, let the local
-// writer change that folder as it changes any mirror (with its ledger check),
-// upload what it changed in order, then write the manifest only if the
-// bucket's is still the one read. A writer that loses (412, or the 500 Ceph
-// RGW gives some losers) reads again and does its change again, so N writers
-// of N different versions all land, each once.
+// writers at once and with no lock. The manifest is the mirror's truth; every
+// other document is derived from it. So a write goes in three steps:
+//
+// 1. Read the bucket's manifest (and its ETag) and the documents the change
+//    reads into a folder, and let the local writer change that folder as it
+//    changes any mirror (with its ledger check). Upload only the objects the
+//    bucket does not have yet: the new version's archive (stored only if
+//    new) and its own documents, which no listing names yet.
+// 2. Write the manifest only if the bucket's is still the one read. A writer
+//    that loses (412, or the 500 Ceph RGW gives some losers) reads again and
+//    does its change again, so N writers of N different modules all land.
+// 3. Only then upload what lists versions or replaces an object (versions
+//    files, other details, listings, indexes), derived from the truth that
+//    won. If the manifest changed meanwhile, those may have overwritten a
+//    later writer's, so they are derived again from the manifest now there,
+//    until it stands still: the last documents written are always derived
+//    from the last truth.
+//
+// A writer killed after step 2 leaves derived documents behind its truth; its
+// pending marker (.modmirror/pending/) names its modules, and the next writer
+// derives them again. One killed before leaves only objects no listing names.
 
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, truncateSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { crashPoint } from '../mirror/crash.js';
-import { PHASES, phaseOf } from '../mirror/write-order.js';
+import { inWriteOrder, phaseOf } from '../mirror/write-order.js';
 import { parseManifest, type Manifest } from '../mirror/manifest.js';
-import { MANIFEST_FILE } from '../protocol/paths.js';
+import { MANIFEST_FILE, MODULES_BASE, parseAddressKey, V2_MODULES_BASE } from '../protocol/paths.js';
 import { describeBucket } from './location.js';
-import { objectHeaders, objectId, parseRecord, RECORD_HEADERS, recordFile, recordText, type ObjectRecord } from './objects.js';
-import { filesOf } from './push.js';
-import type { Bucket } from './store.js';
+import {
+  filesOf,
+  objectHeaders,
+  objectId,
+  parseRecord,
+  RECORD_HEADERS,
+  RECORD_PREFIX,
+  recordFile,
+  recordText,
+  type ObjectOptions,
+  type ObjectRecord,
+} from './objects.js';
+import { moduleReads } from './reads.js';
+import type { Bucket, StoredObject } from './store.js';
 import { uploadInOrder, type Upload } from './upload.js';
 
 export interface BucketReads {
@@ -39,6 +65,10 @@ export interface BucketWrite<R> {
   write(dir: string, attempt: number): Promise<R>;
   /** True when the write found nothing to change (the version is there already): nothing is uploaded. */
   unchanged(result: R): boolean;
+  /** The modules (`ns/name/provider`) the write changes: what its pending marker names, and what it derives again. */
+  modules: string[];
+  /** Derives the documents of `keys` and every index again from the truth in the fetched mirror in `dir` (refreshModules). */
+  refresh(dir: string, keys: string[]): Promise<unknown>;
 }
 
 export interface BucketWriteOptions {
@@ -48,36 +78,61 @@ export interface BucketWriteOptions {
   concurrency?: number;
   /** Tries before giving up on a busy bucket. */
   attempts?: number;
+  /** Compare with the objects fetched only, not with what the manifest's record says is stored (a repair). */
+  distrustRecord?: boolean;
 }
 
 export interface BucketWriteResult {
-  /** Objects uploaded, in order, the manifest last. */
+  /** Objects uploaded, in order: new objects, the manifest, then what was derived from it. */
   uploaded: string[];
   /** How many times the change was made: 1 unless other writers won the race first. */
   attempts: number;
 }
 
+/** Where writers leave the names of the modules they are changing, until their derived documents are written. */
+export const PENDING_PREFIX = `${RECORD_PREFIX}pending/`;
+/** A marker this old is a dead writer's: the writer that derives its modules again deletes it. */
+const PENDING_STALE_MS = 60 * 60 * 1000;
+
 export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, options: BucketWriteOptions = {}): Promise<R & BucketWriteResult> {
   const attempts = options.attempts ?? 30;
   // Objects this writer stored in an attempt that lost: the next attempt stores them again whatever the record says.
   const dirty = new Map<string, string>();
-  for (let attempt = 1; ; attempt++) {
-    const began = performance.now();
-    const outcome = await attemptWrite(bucket, job, options, dirty, attempt);
-    if (outcome.done) return { ...outcome.result, attempts: attempt };
-    if (attempt >= attempts) {
-      throw new MirrorError('LOCK_BUSY', `${bucket.name(MANIFEST_FILE)} kept changing under this write: ${attempts} tries, each lost to another writer.`, {
-        hint: 'Try again; nothing of this change is live.',
-      });
+  const marker = pendingMarker(bucket, job.modules);
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const began = performance.now();
+      const outcome = await attemptWrite(bucket, job, options, dirty, attempt, marker.put);
+      if (outcome.done) {
+        const { result, committed } = outcome;
+        // Lost a race to a writer of the very same change: what this one stored before losing may have landed after the winner's.
+        const derived = committed || dirty.size > 0 ? await deriveAfterCommit(bucket, job, committed, options, marker.rel) : [];
+        await marker.remove();
+        return { ...result, uploaded: [...result.uploaded, ...derived], attempts: attempt };
+      }
+      if (attempt >= attempts) {
+        throw new MirrorError('LOCK_BUSY', `${bucket.name(MANIFEST_FILE)} kept changing under this write: ${attempts} tries, each lost to another writer.`, {
+          hint: 'Try again; nothing of this change is live.',
+        });
+      }
+      // Writers that lost together should not meet again at once: each waits a random part of a
+      // window that grows with its losses, in units of its own attempt's length (what a winner takes).
+      const window = (performance.now() - began) * Math.min(attempt, 4);
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(window, 5000)));
     }
-    // Writers that lost together should not meet again at once: each waits a random part of a
-    // window that grows with its losses, in units of its own attempt's length (what a winner takes).
-    const window = (performance.now() - began) * Math.min(attempt, 4);
-    await new Promise((r) => setTimeout(r, Math.random() * Math.min(window, 5000)));
+  } catch (error) {
+    // Nothing of this write is live: its marker would only make the next writer derive what needs no deriving.
+    if (!marker.committed) await marker.remove().catch(() => undefined);
+    throw error;
   }
 }
 
-type Attempt<R> = { done: true; result: R & Omit<BucketWriteResult, 'attempts'> } | { done: false };
+export interface Committed {
+  /** The ETag of the manifest a writer made live, from which it derived and uploaded its documents. */
+  etag: string;
+}
+
+type Attempt<R> = { done: true; result: R & Pick<BucketWriteResult, 'uploaded'>; committed?: Committed } | { done: false };
 
 async function attemptWrite<R>(
   bucket: Bucket,
@@ -85,6 +140,7 @@ async function attemptWrite<R>(
   options: BucketWriteOptions,
   dirty: Map<string, string>,
   attempt: number,
+  putMarker: () => Promise<void>,
 ): Promise<Attempt<R>> {
   const remote = await bucket.get(MANIFEST_FILE);
   if (!remote && options.newMirror !== true) {
@@ -92,22 +148,161 @@ async function attemptWrite<R>(
       hint: 'Check the bucket URL and --endpoint. To start a new mirror there with this write, pass --new-mirror.',
     });
   }
-  let manifest: Manifest | undefined;
-  try {
-    manifest = remote ? parseManifest(remote.body.toString('utf8')) : undefined;
-  } catch (error) {
-    throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} is not a modmirror manifest: ${(error as Error).message}`, { cause: error });
-  }
+  const manifest = remote ? parseRemoteManifest(bucket, remote.body) : undefined;
   const recordBody = remote ? (await bucket.get(recordFile(remote.body)))?.body : undefined;
   const record: ObjectRecord = parseRecord(recordBody) ?? { format: 1, objects: {} };
   const objectOptions = { terraformGet: record.options?.terraformGet === true };
 
+  return withFetched(bucket, remote, job.reads(manifest), options, objectOptions, async (mirror) => {
+    const result = await job.write(mirror.dir, attempt);
+    if (job.unchanged(result) || options.dryRun) return { done: true, result: { ...result, uploaded: [] } };
+
+    const before: Upload[] = [];
+    const after: Upload[] = [];
+    const objects: Record<string, string> = { ...record.objects };
+    // What the bucket holds: what was fetched, and what the manifest's record says was stored.
+    const known = new Map([...(options.distrustRecord ? [] : Object.entries(record.objects)), ...mirror.known]);
+    for (const upload of mirror.written()) {
+      const { rel, id } = upload;
+      const archive = phaseOf(rel) === 'archives';
+      const isNew = !known.has(rel);
+      if (isNew && (archive || phaseOf(rel) === 'documents')) {
+        // A new object no listing names yet. An archive is stored only if new (upload.ts), so one this
+        // writer stored in a lost attempt is still its bytes; a document is stored again.
+        if (!(archive && dirty.get(rel) === id)) before.push({ ...upload, create: archive });
+        objects[rel] = id;
+        // Its own documents are written again after the commit: a writer of the same change that lost may have replaced them.
+        if (!archive) after.push(upload);
+      } else if (known.get(rel) !== id) {
+        after.push(upload);
+        // Not known to be in the bucket until it is derived after the commit: a push uploads it again.
+        delete objects[rel];
+      }
+    }
+    // Another writer won while this one worked: nothing uploaded yet, so the redo costs no more than it must.
+    if (remote && (await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { done: false };
+    await putMarker();
+    await uploadInOrder(bucket, before, { concurrency: options.concurrency ?? 16, onDone: (u) => dirty.set(u.rel, u.id) });
+    const manifestBytes = readFileSync(mirror.at(MANIFEST_FILE));
+    await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
+    crashPoint('before-manifest');
+    const written = await bucket.putIf(
+      MANIFEST_FILE,
+      manifestBytes,
+      objectHeaders(MANIFEST_FILE, manifestBytes, objectOptions),
+      remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' },
+    );
+    let etag: string;
+    if (written !== 'lost') etag = written.etag;
+    else {
+      // A 500 may hide a write that landed: the manifest read back says.
+      const now = await bucket.get(MANIFEST_FILE);
+      if (!now?.body.equals(manifestBytes)) return { done: false };
+      etag = now.etag;
+    }
+    // The record of the replaced manifest is no longer the live one's; a writer still reading it will lose its race.
+    if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
+    // Step 3 begins: what this writer derived from the manifest it made live.
+    await uploadInOrder(bucket, after, { concurrency: options.concurrency ?? 16 });
+    const uploaded = [...new Set([...inWriteOrder(before.map((u) => u.rel)), MANIFEST_FILE, ...inWriteOrder(after.map((u) => u.rel))])];
+    return { done: true, result: { ...result, uploaded }, committed: { etag } };
+  });
+}
+
+/**
+ * The rest of step 3, once a writer has uploaded what it derived from the
+ * manifest it made live: while the bucket's manifest is another (a later
+ * writer's) or other writers' markers name modules to heal, derives those
+ * documents again from the manifest there. Returns what it uploaded.
+ */
+export async function deriveAfterCommit(
+  bucket: Bucket,
+  job: Pick<BucketWrite<unknown>, 'modules' | 'refresh'>,
+  committed: Committed | undefined,
+  options: Pick<BucketWriteOptions, 'concurrency'>,
+  ownMarker?: string,
+): Promise<string[]> {
+  const uploaded: string[] = [];
+  let derivedFrom = committed?.etag;
+  const markers = (await pendingMarkers(bucket)).filter((m) => m.rel !== ownMarker);
+  let heal = markers.flatMap((m) => m.modules);
+  for (let round = 1; ; round++) {
+    if (heal.length === 0 && derivedFrom !== undefined && (await bucket.etag(MANIFEST_FILE)) === derivedFrom) break;
+    if (round > 30) {
+      throw new MirrorError('LOCK_BUSY', `${bucket.name(MANIFEST_FILE)} kept changing while this write derived its documents: 30 tries.`, {
+        hint: 'The change is live; the next write into this mirror, or modmirror verify --repair, writes its listings again.',
+      });
+    }
+    const refreshed = await refreshInBucket(bucket, job, [...job.modules, ...heal], options);
+    derivedFrom = refreshed.etag;
+    uploaded.push(...refreshed.uploaded);
+    heal = [];
+  }
+  // Its modules are derived from a manifest at least as new as the marker's writer's: a dead writer's marker can go.
+  const stale = markers.filter((m) => Date.now() - m.at > PENDING_STALE_MS).map((m) => m.rel);
+  if (stale.length > 0) await bucket.remove(stale).catch(() => undefined);
+  return uploaded;
+}
+
+/** Derives the documents of `keys` and every index from the bucket's manifest as it is now, uploading what differs. */
+export async function refreshInBucket(
+  bucket: Bucket,
+  job: Pick<BucketWrite<unknown>, 'refresh'>,
+  keys: string[],
+  options: Pick<BucketWriteOptions, 'concurrency'>,
+): Promise<{ etag: string; uploaded: string[] }> {
+  const remote = await bucket.get(MANIFEST_FILE);
+  if (!remote) throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} is gone: the mirror was deleted while this write ran.`);
+  const manifest = parseRemoteManifest(bucket, remote.body);
+  const record = parseRecord((await bucket.get(recordFile(remote.body)))?.body);
+  const objectOptions = { terraformGet: record?.options?.terraformGet === true };
+  return withFetched(bucket, remote, refreshReads(keys, manifest), options, objectOptions, async (mirror) => {
+    await job.refresh(mirror.dir, keys);
+    // What differs from the bucket's object where it was fetched; the rest always, but for the files no
+    // writer derives from the truth (the browse page's own), which the record of the manifest vouches for.
+    const derived = (rel: string) => rel.startsWith(MODULES_BASE) || rel.startsWith(V2_MODULES_BASE) || phaseOf(rel) === 'indexes';
+    const unchanged = (u: Upload) => (mirror.known.has(u.rel) ? mirror.known.get(u.rel) === u.id : !derived(u.rel) && record?.objects[u.rel] === u.id);
+    const uploads = mirror.written().filter((u) => u.rel !== MANIFEST_FILE && !unchanged(u));
+    await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16 });
+    return { etag: remote.etag, uploaded: uploads.map((u) => u.rel) };
+  });
+}
+
+/** What deriving the documents of `keys` again reads: each module's details and its archives' sizes. */
+function refreshReads(keys: string[], manifest: Manifest): BucketReads {
+  const reads: BucketReads = { files: [], standIns: [] };
+  for (const key of new Set(keys)) {
+    const part = moduleReads(parseAddressKey(key), manifest, { siblings: false });
+    reads.files.push(...part.files);
+    reads.standIns.push(...part.standIns);
+  }
+  reads.files = [...new Set(reads.files)];
+  return reads;
+}
+
+interface Fetched {
+  dir: string;
+  at(rel: string): string;
+  /** Object ids of what was fetched (the manifest included). */
+  known: Map<string, string>;
+  /** Every file the local writer wrote (a new file, not the fetched one), as an upload, in path order. */
+  written(): Upload[];
+}
+
+/** The bucket's manifest and `reads` in a temporary folder for `fn`, removed afterwards. */
+async function withFetched<T>(
+  bucket: Bucket,
+  remote: StoredObject | undefined,
+  reads: BucketReads,
+  options: Pick<BucketWriteOptions, 'concurrency'>,
+  objectOptions: ObjectOptions,
+  fn: (mirror: Fetched) => Promise<T>,
+): Promise<T> {
   const temp = mkdtempSync(join(tmpdir(), 'modmirror-bucket-'));
   try {
     const dir = join(temp, 'mirror');
-    const known = new Map(Object.entries(record.objects));
+    const known = new Map<string, string>();
     const fetched = new Map<string, number>();
-    const reads = job.reads(manifest);
     if (remote) {
       const bodies = await fetchAll(bucket, reads.files, options.concurrency ?? 16);
       for (const [rel, body] of [[MANIFEST_FILE, remote.body] as const, ...bodies]) {
@@ -122,50 +317,86 @@ async function attemptWrite<R>(
       }
     }
     const standIns = new Set(reads.standIns.map((s) => s.rel));
-    const result = await job.write(dir, attempt);
-    if (job.unchanged(result) || options.dryRun) return { done: true, result: { ...result, uploaded: [] } };
-
-    // What the writer wrote is a new file; what it left is still the fetched one (a hard link to it).
-    const root = realpathSync(dir);
-    const uploads: Upload[] = [];
-    const objects: Record<string, string> = { ...record.objects };
-    for (const rel of filesOf(root)) {
-      const file = join(root, rel);
-      if (fetched.get(rel) === statSync(file).ino || rel === MANIFEST_FILE) continue;
-      if (standIns.has(rel)) throw new Error(`the writer replaced the stand-in ${rel}`);
-      const body = readFileSync(file);
-      const headers = objectHeaders(rel, body, objectOptions);
-      const id = objectId(body, headers);
-      objects[rel] = id;
-      const archive = phaseOf(rel) === 'archives';
-      // A document this writer stored in a lost attempt may have replaced the winner's: stored again.
-      // An archive it stored is still its bytes (stored only if new, below), so it is not.
-      const stored = known.get(rel) === id || (archive && dirty.get(rel) === id);
-      if (!stored || (dirty.has(rel) && !archive)) uploads.push({ rel, body: () => readFileSync(file), headers, id, create: archive && !known.has(rel) });
-    }
-    // Another writer won while this one worked: nothing uploaded yet, so the redo costs no more than it must.
-    if (remote && (await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { done: false };
-    await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16, onDone: (u) => dirty.set(u.rel, u.id) });
-    const manifestBytes = readFileSync(join(root, MANIFEST_FILE));
-    await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
-    crashPoint('before-manifest');
-    const written = await bucket.putIf(
-      MANIFEST_FILE,
-      manifestBytes,
-      objectHeaders(MANIFEST_FILE, manifestBytes, objectOptions),
-      remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' },
-    );
-    // A 500 may hide a write that landed: the manifest read back says.
-    if (written === 'lost' && !(await bucket.get(MANIFEST_FILE))?.body.equals(manifestBytes)) return { done: false };
-    // The record of the replaced manifest is no longer the live one's; a writer still reading it will lose its race.
-    if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
-    return {
-      done: true,
-      result: { ...result, uploaded: [...PHASES.flatMap((p) => uploads.filter((u) => phaseOf(u.rel) === p).map((u) => u.rel)), MANIFEST_FILE] },
-    };
+    return await fn({
+      dir,
+      at: (rel) => join(realpathSync(dir), rel),
+      known,
+      written() {
+        // What the writer wrote is a new file; what it left is still the fetched one (a hard link to it).
+        const root = realpathSync(dir);
+        const out: Upload[] = [];
+        for (const rel of filesOf(root)) {
+          const file = join(root, rel);
+          if (fetched.get(rel) === statSync(file).ino || rel === MANIFEST_FILE) continue;
+          if (standIns.has(rel)) throw new Error(`the writer replaced the stand-in ${rel}`);
+          const body = readFileSync(file);
+          const headers = objectHeaders(rel, body, objectOptions);
+          out.push({ rel, body: () => readFileSync(file), headers, id: objectId(body, headers) });
+        }
+        return out;
+      },
+    });
   } finally {
     rmSync(temp, { recursive: true, force: true, maxRetries: 5 });
   }
+}
+
+function parseRemoteManifest(bucket: Bucket, body: Buffer): Manifest {
+  try {
+    return parseManifest(body.toString('utf8'));
+  } catch (error) {
+    throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} is not a modmirror manifest: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+interface PendingMarker {
+  readonly rel: string;
+  /** Puts the marker, once, before the write's first upload. */
+  put: () => Promise<void>;
+  remove: () => Promise<void>;
+  /** The write reached its commit: the marker stays if the write fails after it. */
+  readonly committed: boolean;
+}
+
+/** This write's marker: the modules it changes, named in the bucket until their documents are derived. */
+function pendingMarker(bucket: Bucket, modules: string[]): PendingMarker {
+  const rel = `${PENDING_PREFIX}${randomUUID()}.json`;
+  let state: 'none' | 'put' | 'removed' = 'none';
+  return {
+    rel,
+    async put() {
+      if (state !== 'none') return;
+      await bucket.put(rel, Buffer.from(`${JSON.stringify({ modules, at: new Date().toISOString() })}\n`), RECORD_HEADERS);
+      state = 'put';
+    },
+    async remove() {
+      if (state !== 'put') return;
+      await bucket.remove([rel]);
+      state = 'removed';
+    },
+    get committed() {
+      return state === 'put';
+    },
+  };
+}
+
+/** Every writer's marker in the bucket; an unreadable one names nothing. */
+async function pendingMarkers(bucket: Bucket): Promise<{ rel: string; modules: string[]; at: number }[]> {
+  const out = [];
+  for await (const rel of bucket.list(PENDING_PREFIX)) {
+    const body = (await bucket.get(rel))?.body;
+    try {
+      const { modules, at } = JSON.parse(body?.toString('utf8') ?? '') as { modules: unknown; at: unknown };
+      out.push({
+        rel,
+        modules: Array.isArray(modules) ? modules.filter((m): m is string => typeof m === 'string') : [],
+        at: typeof at === 'string' ? Date.parse(at) : 0,
+      });
+    } catch {
+      out.push({ rel, modules: [], at: 0 });
+    }
+  }
+  return out;
 }
 
 function place(dir: string, rel: string, body: Buffer): void {

@@ -108,7 +108,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   let cacheHits = 0;
   const { total, providersByName, pendingByRepo, published } = plan;
   // Deprecations live in the mirror (deprecate writes them there); a rebuild keeps them.
-  const deprecations = readDeprecations(config.outDir);
+  const deprecations = readDeprecations(config.outDir, tx.live());
   const staged = tx.stage(async (staging) => {
     const records: ModuleRecord[] = [];
     let done = 0;

@@ -33,7 +33,8 @@ export async function runDeprecate(values: Values, positionals: string[]): Promi
     const { deprecateInBucket } = await import('../bucket/deprecate.js');
     const bucket = openBucket(location);
     try {
-      result = await deprecateInBucket(bucket, module, version, deprecation);
+      const { imageHosts } = resolveMirrorConfig({ config: stringFlag(values, 'config') });
+      result = await deprecateInBucket(bucket, module, version, deprecation, { imageHosts });
     } finally {
       bucket.close();
     }

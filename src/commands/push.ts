@@ -33,6 +33,7 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
       dir,
       bucket,
       cacheDir: config.cacheDir,
+      imageHosts: config.imageHosts,
       prune: values['prune'] === true,
       full: values['full'] === true,
       dryRun: values['dry-run'] === true,

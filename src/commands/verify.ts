@@ -6,6 +6,7 @@ import { withMirrorRead } from '../mirror/transaction.js';
 import { readManifest } from '../mirror/manifest.js';
 import { signingKeyWarnings } from '../providers/verify.js';
 import { verifyMirror } from '../verify/index.js';
+import { refreshModules } from '../publish/refresh.js';
 import { stringFlag, type Values } from './args.js';
 import { describeBucket, isBucketUrl } from '../bucket/location.js';
 import { MirrorError } from '../errors.js';
@@ -20,14 +21,17 @@ export async function runVerify(values: Values, positionals: string[] = []): Pro
   // and a change a writer died applying is finished (under the lock, as the next writer would).
   await putBackSetAside(dir);
   if (hasLeftChanges(dir)) await withMirrorRead(dir, async () => {});
+  const repaired = values['repair'] === true ? (await refreshModules('all', { outDir: dir, imageHosts: config.imageHosts })).changed : undefined;
   const problems = await verifyMirror(dir);
   const manifest = values['complete'] === true && problems.length === 0 ? readManifest(dir) : undefined;
   if (manifest) problems.push(...(await completenessProblems(dir, manifest, config.platforms)));
   const current = problems.length === 0 ? readManifest(dir) : undefined;
   const warnings = current ? await signingKeyWarnings(dir, current) : [];
-  if (values['json'] === true) console.log(JSON.stringify({ dir, ok: problems.length === 0, problems, ...(warnings.length > 0 ? { warnings } : {}) }));
+  if (values['json'] === true)
+    console.log(JSON.stringify({ dir, ok: problems.length === 0, problems, ...(warnings.length > 0 ? { warnings } : {}), ...(repaired ? { repaired } : {}) }));
   else {
     const shown = relative(process.cwd(), dir) || '.';
+    if (repaired) console.log(repairedLine(repaired, `${shown}/`));
     for (const w of warnings) console.error(`warning: ${shown}/${w}`);
     for (const p of problems) console.error(`${shown}/${p.path}: ${p.message}`);
     console.log(problems.length === 0 ? `${shown}/ is consistent.` : `${problems.length} problem(s) in ${shown}/.`);
@@ -43,16 +47,29 @@ async function verifyInBucket(values: Values, url: string): Promise<number> {
   const { verifyBucket } = await import('../bucket/verify.js');
   const bucket = openBucket(location);
   let problems;
+  let repaired: string[] | undefined;
   try {
+    if (values['repair'] === true) {
+      const { repairBucket } = await import('../bucket/repair.js');
+      const { imageHosts } = resolveMirrorConfig({ config: stringFlag(values, 'config') });
+      repaired = (await repairBucket(bucket, { imageHosts })).uploaded;
+    }
     problems = await verifyBucket(bucket);
   } finally {
     bucket.close();
   }
   const shown = describeBucket(location);
-  if (values['json'] === true) console.log(JSON.stringify({ dir: shown, ok: problems.length === 0, problems }));
+  if (values['json'] === true) console.log(JSON.stringify({ dir: shown, ok: problems.length === 0, problems, ...(repaired ? { repaired } : {}) }));
   else {
+    if (repaired) console.log(repairedLine(repaired, shown));
     for (const p of problems) console.error(`${shown}${p.path}: ${p.message}`);
     console.log(problems.length === 0 ? `${shown} is consistent.` : `${problems.length} problem(s) in ${shown}.`);
   }
   return problems.length === 0 ? 0 : 1;
+}
+
+function repairedLine(files: string[], shown: string): string {
+  return files.length === 0
+    ? `Repaired nothing: every derived document of ${shown} agrees with its manifest.`
+    : `Repaired ${shown}: wrote ${files.length} derived documents again from its manifest.`;
 }

@@ -6,7 +6,15 @@
 import { DEPRECATIONS_FILE, deprecationsText, type Deprecation, type Deprecations } from '../mirror/deprecations.js';
 import { readFile } from 'node:fs/promises';
 import type { BuiltVersion, ModuleAddress } from '../types.js';
-import { MANIFEST_FORMAT, type Ledger, type Manifest, type ManifestVersion, type ModuleRecord, type ProvidersManifest } from '../mirror/manifest.js';
+import {
+  MANIFEST_FORMAT,
+  type Ledger,
+  type Manifest,
+  type ManifestModule,
+  type ManifestVersion,
+  type ModuleRecord,
+  type ProvidersManifest,
+} from '../mirror/manifest.js';
 import {
   discoveryDocument,
   downloadDocument,
@@ -14,6 +22,7 @@ import {
   detailDocument,
   listingDocument,
   moduleSummary,
+  type ModuleSummary,
   versionsDocument,
   versionsDocumentContent,
   type VersionsDocumentContent,
@@ -44,8 +53,8 @@ export interface IndexOptions {
   generator: string;
   /** The mirror's records of deliberate replacements and removals, carried forward (and added to) by every write. */
   ledger?: Ledger;
-  /** Write only the listings that show this namespace/name (a publish); default all. */
-  only?: { namespace: string; name: string };
+  /** Write only the listings that show these namespace/name pairs (a change to some modules); default all. */
+  only?: { namespace: string; name: string }[];
   /** The provider network mirror's folder and entries, listed in the manifest beside the modules. */
   providers?: { path: string; entries: ProvidersManifest };
   /** The mirror's deprecated versions, written back for the versions it holds. */
@@ -168,11 +177,11 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
   await staging.writeJson(DISCOVERY_FILE, discoveryDocument(options.baseUrl, { providers: inHouse }));
   await staging.writeJson(listingFile(), listingDocument(summaries, 0, LIST_DEFAULT_LIMIT, basePath, ''));
   for (const [namespace, list] of groupBy(summaries, (s) => s.namespace)) {
-    if (only && only.namespace !== namespace) continue;
+    if (only && !only.some((o) => o.namespace === namespace)) continue;
     await staging.writeJson(listingFile(namespace), listingDocument(list, 0, LIST_DEFAULT_LIMIT, basePath, namespace));
   }
   for (const [key, list] of groupBy(summaries, (s) => `${s.namespace}/${s.name}`)) {
-    if (only && key !== `${only.namespace}/${only.name}`) continue;
+    if (only && !only.some((o) => key === `${o.namespace}/${o.name}`)) continue;
     const [namespace = '', name = ''] = key.split('/');
     await staging.writeJson(providersListingFile(namespace, name), listingDocument(list, 0, LIST_DEFAULT_LIMIT, basePath, key));
   }
@@ -185,6 +194,7 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
   const head = {
     format: MANIFEST_FORMAT,
     generator: options.generator,
+    base_url: options.baseUrl,
     ...(options.ledger?.forced?.length ? { forced: options.ledger.forced } : {}),
     ...(options.ledger?.removed?.length ? { removed: options.ledger.removed } : {}),
     // Beside modules, and optional: a manifest without them (an older mirror) still reads as one without providers.
@@ -194,15 +204,16 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
     MANIFEST_FILE,
     manifestChunks(
       head,
-      sorted.map((r) => [addressKey(r.address), manifestVersions(r)]),
+      sorted.map((r) => [addressKey(r.address), manifestVersions(r, options.deprecations?.[addressKey(r.address)] ?? {}), r.latest]),
     ),
   );
 }
 
-/** A module's manifest entries, made as the manifest is written. */
-function* manifestVersions(record: ModuleRecord): Generator<ManifestVersion> {
+/** A module's manifest entries, made as the manifest is written, each with its deprecation (the write's, not the record's). */
+function* manifestVersions(record: ModuleRecord, deprecations: Record<string, Deprecation>): Generator<ManifestVersion> {
   for (const { version, tag, sha256, size, published_at } of record.versions) {
-    yield { version, tag, archive: archiveFile(record.address, version), sha256, size, published_at };
+    const deprecation = deprecations[version];
+    yield { version, tag, archive: archiveFile(record.address, version), sha256, size, published_at, ...(deprecation ? { deprecation } : {}) };
   }
 }
 
@@ -211,13 +222,14 @@ function* manifestVersions(record: ModuleRecord): Generator<ManifestVersion> {
  * time: at 100,000 versions the whole would be a 30 MB string (and its
  * object as much again) at the build's busiest moment. `modules` in key order.
  */
-export function* manifestChunks(head: Omit<Manifest, 'modules'>, modules: Iterable<[string, Iterable<ManifestVersion>]>): Generator<string> {
+export function* manifestChunks(head: Omit<Manifest, 'modules'>, modules: Iterable<[string, Iterable<ManifestVersion>, ModuleSummary?]>): Generator<string> {
   const top = JSON.stringify(head, null, 2);
   yield `${top.slice(0, -'\n}'.length)},\n  "modules": {`;
   let first = true;
-  for (const [key, versions] of modules) {
+  for (const [key, versions, latest] of modules) {
+    const entry: ManifestModule = { versions: [...versions], ...(latest ? { latest } : {}) };
     // JSON.stringify escapes newlines inside strings, so every newline here is one of its line breaks.
-    yield `${first ? '' : ','}\n    ${JSON.stringify(key)}: ${JSON.stringify({ versions: [...versions] }, null, 2).replace(/\n/g, '\n    ')}`;
+    yield `${first ? '' : ','}\n    ${JSON.stringify(key)}: ${JSON.stringify(entry, null, 2).replace(/\n/g, '\n    ')}`;
     first = false;
   }
   yield first ? '}\n}\n' : '\n  }\n}\n';

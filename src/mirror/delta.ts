@@ -18,8 +18,9 @@ import { dirname, join, relative, sep } from 'node:path';
 import { sameFile } from '../file-stamp.js';
 import { crashPoint } from './crash.js';
 import { sibling, throwAway, uniqueId } from './home.js';
-import { jsonText, linkOrCopy, sameBytes, writeInChunks, type Staging } from './staging.js';
+import { jsonText, linkOrCopy, sameBytes, sameFileBytes, writeInChunks, type Staging } from './staging.js';
 import { inWriteOrder } from './write-order.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
 
 const JOURNAL = 'journal.json';
 const TREE = 'tree';
@@ -72,8 +73,10 @@ export function createDeltaStaging(outDir: string): Staging & { changed: string[
     write,
     writeJson: (rel, value) => write(rel, jsonText(value)),
     async writeChunks(rel, chunks) {
-      await writeInChunks(prepare(rel), chunks);
-      puts.add(rel);
+      const file = prepare(rel);
+      await writeInChunks(file, chunks);
+      // The manifest is replaced even with its own bytes: its new stamp tells a running server to load the indexes again.
+      settle(rel, rel !== MANIFEST_FILE && sameFileBytes(live(rel), file));
     },
     async linkFrom(source, rel) {
       if (sameFile(source, live(rel)) && !isRemoved(rel)) {

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import type { Deprecation } from '../types.js';
+import type { Manifest } from './manifest.js';
 
 export type { Deprecation };
 
@@ -16,9 +17,22 @@ export type Deprecations = Record<string, Record<string, Deprecation>>;
 
 export const DEPRECATIONS_FILE = 'deprecations.json';
 
-/** The mirror's deprecations; none when it has no file (a mirror from before deprecation, or a new one). */
-export function readDeprecations(dir: string): Deprecations {
-  return readDeprecationsFile(join(dir, DEPRECATIONS_FILE));
+/**
+ * The mirror's deprecations: the manifest's, or a format-1 manifest's
+ * deprecations.json (none when it has no file: a mirror from before
+ * deprecation, or a new one).
+ */
+export function readDeprecations(dir: string, manifest: Manifest | undefined): Deprecations {
+  return manifest && manifest.format >= 2 ? deprecationsOf(manifest) : readDeprecationsFile(join(dir, DEPRECATIONS_FILE));
+}
+
+/** What a manifest records as deprecated, by module and version. */
+export function deprecationsOf(manifest: Pick<Manifest, 'modules'>): Deprecations {
+  const out: Deprecations = {};
+  for (const [key, { versions }] of Object.entries(manifest.modules)) {
+    for (const v of versions) if (v.deprecation) (out[key] ??= {})[v.version] = v.deprecation;
+  }
+  return out;
 }
 
 /** The deprecations in `file` (a mirror's deprecations.json); none when it is missing. */

@@ -7,9 +7,17 @@ import { join } from 'node:path';
 import { MirrorError, messageOf } from '../errors.js';
 import type { ModuleSummary } from '../protocol/documents.js';
 import { addressKey, MANIFEST_FILE } from '../protocol/paths.js';
-import type { ModuleAddress } from '../types.js';
+import type { Deprecation, ModuleAddress } from '../types.js';
 
-export const MANIFEST_FORMAT = 1;
+/**
+ * 2: the manifest is the whole truth of its modules: each module's latest
+ * summary, each version's deprecation and the mirror's base URL are in it,
+ * and search-index.json, deprecations.json and discovery are derived from it.
+ * A format-1 manifest (an older mirror) lacks them: they are read once from
+ * the module's latest detail, deprecations.json and discovery, and the first
+ * write stores them.
+ */
+export const MANIFEST_FORMAT = 2;
 
 export interface ManifestVersion {
   version: string;
@@ -18,6 +26,8 @@ export interface ManifestVersion {
   sha256: string;
   size: number;
   published_at: string;
+  /** Set while the version is deprecated. */
+  deprecation?: Deprecation;
 }
 
 /** A version replaced on purpose (`publish --force`, `build --replace`): kept in the manifest so the replacement is on record. */
@@ -94,10 +104,19 @@ export interface Manifest {
   generator: string;
   forced?: ForcedReplacement[];
   removed?: Removal[];
-  modules: Record<string, { versions: ManifestVersion[] }>;
+  /** The base URL the mirror's documents are written for ('' for relative ones). */
+  base_url?: string;
+  modules: Record<string, ManifestModule>;
   /** The network mirror's folder in the tree (set when there are providers). */
   providers_path?: string;
   providers?: ProvidersManifest;
+}
+
+/** One module's truth: its versions, newest first, and the summary listings and search show of it. */
+export interface ManifestModule {
+  versions: ManifestVersion[];
+  /** Absent in a format-1 manifest. */
+  latest?: ModuleSummary;
 }
 
 /** A manifest's text, checked for what every reader relies on; throws a plain Error saying what is wrong. */

@@ -1,16 +1,20 @@
 // The one way to open a built mirror: its manifest, base URL, deprecations
-// and records, each read once; and its documents read back into the records
-// emit writes from, so a writer can rewrite one module with the same
-// functions a build uses (and so give the same bytes a clean build would).
+// and records, each read once, all from the manifest (the mirror's truth);
+// and its documents read back into the records emit writes from, so a
+// writer can rewrite one module with the same functions a build uses (and
+// so give the same bytes a clean build would). Nothing here reads a derived
+// document (search index, listings, deprecations.json) as truth, except to
+// upgrade a format-1 manifest, which lacks what they hold.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuiltVersion, ExtractedVersion, ModuleAddress, ModuleContent } from '../types.js';
-import type { ModuleSummary } from '../protocol/documents.js';
+import { moduleSummary, type ModuleSummary } from '../protocol/documents.js';
 import { readDeprecations, type Deprecations } from './deprecations.js';
-import { readManifest, type Manifest, type ManifestVersion, type ModuleRecord } from './manifest.js';
+import { MANIFEST_FORMAT, readManifest, type Manifest, type ManifestVersion, type ModuleRecord } from './manifest.js';
 import { GENERATOR } from '../version.js';
-import { baseUrlOfModulesService, DISCOVERY_FILE, SEARCH_INDEX_FILE, versionDetailFile } from '../protocol/paths.js';
+import { latestVersion } from '../version-order.js';
+import { baseUrlOfModulesService, DISCOVERY_FILE, parseAddressKey, versionDetailFile } from '../protocol/paths.js';
 
 export interface OpenedMirror {
   dir: string;
@@ -29,14 +33,14 @@ export interface OpenedMirror {
 /** `read` gives the mirror's manifest: a write passes the live one it has read once (MirrorWrite.live). */
 export function openMirror(dir: string, read: () => Manifest | undefined = () => readManifest(dir)): OpenedMirror {
   const found = read();
-  const manifest = found ?? { format: 1, generator: GENERATOR, modules: {} };
+  const manifest = found ?? { format: MANIFEST_FORMAT, generator: GENERATOR, modules: {} };
   let records: ModuleRecord[] | undefined;
   return {
     dir,
     exists: found !== undefined,
     manifest,
-    baseUrl: found ? readBaseUrl(dir) : undefined,
-    deprecations: readDeprecations(dir),
+    baseUrl: found ? (found.base_url ?? readBaseUrl(dir)) : undefined,
+    deprecations: readDeprecations(dir, found),
     records: () => (records ??= Object.keys(manifest.modules).length > 0 ? readRecords(dir, manifest) : []),
     providersOf: (namespace, name) =>
       Object.keys(manifest.modules)
@@ -47,17 +51,30 @@ export function openMirror(dir: string, read: () => Manifest | undefined = () =>
   };
 }
 
-/** Each module's manifest entry with its latest summary, as emitIndexes takes them. */
+/** Each module of the manifest with its versions and latest summary, as emitIndexes takes them. */
 export function readRecords(dir: string, manifest: Manifest): ModuleRecord[] {
-  const search = JSON.parse(readFileSync(join(dir, SEARCH_INDEX_FILE), 'utf8')) as { modules: ModuleSummary[] };
-  return search.modules.map((latest) => {
-    const key = `${latest.namespace}/${latest.name}/${latest.provider}`;
-    return {
-      address: { namespace: latest.namespace, name: latest.name, provider: latest.provider },
-      latest,
-      versions: (manifest.modules[key]?.versions ?? []).map(({ archive: _archive, ...v }) => v),
-    };
-  });
+  return Object.entries(manifest.modules)
+    .filter(([, entry]) => entry.versions.length > 0)
+    .map(([key, entry]) => {
+      const address = parseAddressKey(key);
+      return {
+        address,
+        latest: entry.latest ?? latestSummaryOf(dir, address, entry.versions),
+        versions: entry.versions.map(({ archive: _archive, ...v }) => v),
+      };
+    });
+}
+
+/** A format-1 manifest's module has no summary: its latest version's detail says it, as emit made it. */
+function latestSummaryOf(dir: string, address: ModuleAddress, versions: ManifestVersion[]): ModuleSummary {
+  const latest = latestVersion(versions.map((v) => v.version))!;
+  return moduleSummary(
+    readBuiltVersion(
+      dir,
+      address,
+      versions.find((v) => v.version === latest)!,
+    ),
+  );
 }
 
 interface ContentDocument {
@@ -101,8 +118,16 @@ export async function readModuleVersions(dir: string, manifest: Manifest, addres
   return (manifest.modules[key]?.versions ?? []).map((entry) => readBuiltVersion(dir, address, entry));
 }
 
-/** One published version as a build would have made it, from its detail document and manifest entry. */
-export function readBuiltVersion(dir: string, address: ModuleAddress, entry: Pick<ManifestVersion, 'version' | 'sha256' | 'size'>): BuiltVersion {
+/**
+ * One published version as a build would have made it, from its detail
+ * document (its content) and manifest entry (its digest, and, as recorded, its
+ * tag and date: the truth wins over a detail a racing writer left).
+ */
+export function readBuiltVersion(
+  dir: string,
+  address: ModuleAddress,
+  entry: Pick<ManifestVersion, 'version' | 'sha256' | 'size'> & Partial<Pick<ManifestVersion, 'tag' | 'published_at'>>,
+): BuiltVersion {
   const doc = JSON.parse(readFileSync(join(dir, versionDetailFile(address, entry.version)), 'utf8')) as DetailDocument;
   const content: ExtractedVersion = { root: contentOf(doc.root), submodules: doc.submodules.map(contentOf), examples: doc.examples.map(contentOf) };
   return {
@@ -110,8 +135,8 @@ export function readBuiltVersion(dir: string, address: ModuleAddress, entry: Pic
       address,
       meta: { owner: doc.owner, description: doc.description, source: doc.source, verified: doc.verified },
       version: entry.version,
-      tag: doc.tag,
-      publishedAt: new Date(doc.published_at),
+      tag: entry.tag ?? doc.tag,
+      publishedAt: new Date(entry.published_at ?? doc.published_at),
     },
     content,
     archive: { sha256: entry.sha256, size: entry.size },

@@ -5,7 +5,21 @@
 // that changes a few files changes the live mirror in place instead (delta.ts).
 
 import { spawn } from 'node:child_process';
-import { constants, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { MirrorError } from '../errors.js';
@@ -196,6 +210,28 @@ export function sameBytes(file: string, data: string | Buffer): boolean {
     return current.equals(typeof data === 'string' ? Buffer.from(data) : data);
   } catch {
     return false;
+  }
+}
+
+/** Whether two files hold the same bytes, read a block at a time: a streamed file can be the size of the mirror. */
+export function sameFileBytes(a: string, b: string): boolean {
+  let fa: number | undefined;
+  let fb: number | undefined;
+  try {
+    if (statSync(a).size !== statSync(b).size) return false;
+    fa = openSync(a, 'r');
+    fb = openSync(b, 'r');
+    const [ba, bb] = [Buffer.alloc(1 << 20), Buffer.alloc(1 << 20)];
+    for (;;) {
+      const n = readSync(fa, ba, 0, ba.length, null);
+      if (readSync(fb, bb, 0, bb.length, null) !== n || !ba.subarray(0, n).equals(bb.subarray(0, n))) return false;
+      if (n === 0) return true;
+    }
+  } catch {
+    return false;
+  } finally {
+    if (fa !== undefined) closeSync(fa);
+    if (fb !== undefined) closeSync(fb);
   }
 }
 

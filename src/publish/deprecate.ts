@@ -62,7 +62,7 @@ export function setDeprecation(
         generator: GENERATOR,
         ledger: ledgerOf(manifest),
         deprecations,
-        only: { namespace: address.namespace, name: address.name },
+        only: [{ namespace: address.namespace, name: address.name }],
         // The manifest is rewritten whole: it keeps listing the providers (and discovery their providers.v1).
         ...(manifest.providers ? { providers: { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } } : {}),
       });

@@ -164,7 +164,7 @@ async function publishBuilt(
       generator: GENERATOR,
       ledger,
       deprecations,
-      only: { namespace: source.address.namespace, name: source.address.name },
+      only: [{ namespace: source.address.namespace, name: source.address.name }],
       providers,
     });
     check.modules = rewritten.map((r) => addressKey(r.address));

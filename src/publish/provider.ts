@@ -127,7 +127,7 @@ export function publishProviderRelease(options: ProviderPublishOptions): Promise
         generator: GENERATOR,
         ledger: ledgerOf(manifest),
         deprecations: mirror.deprecations,
-        only: { namespace: '', name: '' },
+        only: [],
         providers: { path, entries },
       });
       return staging.changed ?? [];

@@ -103,7 +103,7 @@ export function removeModuleVersions(target: RemoveTarget, options: RemoveOption
         generator: GENERATOR,
         ledger,
         deprecations,
-        only: { namespace, name },
+        only: [{ namespace, name }],
         providers,
       });
     });

@@ -31,7 +31,7 @@ import { versionsIndexOf, type VersionsIndex } from '../mirror/versions-index.js
 import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE } from '../browse/index.js';
 import type { ModuleAddress } from '../types.js';
 import { verifyProviders } from '../providers/verify.js';
-import { DEPRECATIONS_FILE, readDeprecationsFile, type Deprecations } from '../mirror/deprecations.js';
+import { DEPRECATIONS_FILE, deprecationsOf, deprecationsText, readDeprecationsFile, type Deprecations } from '../mirror/deprecations.js';
 import { messageOf } from '../errors.js';
 import { treeView, type MirrorView, type Problem } from '../mirror/transaction.js';
 
@@ -179,12 +179,20 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
   if (existsSync(at(BROWSE_INDEX_FILE))) {
     for (const file of BROWSE_ASSET_FILES) if (!existsSync(at(file))) problem(file, 'missing: the browse page needs it');
   }
-  let deprecations: Deprecations = {};
+  let deprecations: Deprecations;
+  let derived: Deprecations = {};
   try {
-    deprecations = readDeprecationsFile(at(DEPRECATIONS_FILE));
+    derived = readDeprecationsFile(at(DEPRECATIONS_FILE));
   } catch (error) {
     problem(DEPRECATIONS_FILE, messageOf(error));
   }
+  if (manifest.format >= 2) {
+    // The manifest records them; deprecations.json is derived from it.
+    deprecations = deprecationsOf(manifest);
+    const versionsByModule = Object.entries(manifest.modules).map(([key, e]): [string, string[]] => [key, e.versions.map((v) => v.version)]);
+    if (existsSync(at(DEPRECATIONS_FILE)) && readFileSync(at(DEPRECATIONS_FILE), 'utf8') !== deprecationsText(deprecations, versionsByModule))
+      problem(DEPRECATIONS_FILE, 'differs from the deprecations the manifest records');
+  } else deprecations = derived;
   for (const [key, versions] of Object.entries(deprecations)) {
     for (const version of Object.keys(versions)) {
       if (!manifest.modules[key]?.versions.some((v) => v.version === version))
@@ -254,17 +262,17 @@ interface Context {
   problem: (path: string, message: string) => void;
   basePath: string;
   hashArchives: boolean;
-  /** deprecations.json: what each version's `deprecation` in `versions` and in its detail must say. */
+  /** The manifest's (a format-1 manifest: deprecations.json's): what each version's `deprecation` in `versions` and in its detail must say. */
   deprecations: Deprecations;
   written: WrittenDetails | undefined;
   /** Marks a file as checked, so the walk over every file does not read it again. */
   seen: (rel: string) => void;
 }
 
-/** A document's `deprecation` must be the one deprecations.json records, or absent when it records none. */
+/** A document's `deprecation` must be the one the mirror records, or absent when it records none. */
 function checkDeprecation(shown: unknown, recorded: unknown, rel: string, where: string, problem: Context['problem']): void {
   if (JSON.stringify(shown ?? null) === JSON.stringify(recorded ?? null)) return;
-  problem(rel, `${where}deprecation ${JSON.stringify(shown ?? null)} differs from ${DEPRECATIONS_FILE}'s ${JSON.stringify(recorded ?? null)}`);
+  problem(rel, `${where}deprecation ${JSON.stringify(shown ?? null)} differs from the recorded ${JSON.stringify(recorded ?? null)}`);
 }
 
 /** A detail's own fields, and each of its contents' (root, submodules, examples). */
@@ -431,6 +439,8 @@ async function verifyIndexes(manifest: Manifest, keys: string[], ctx: Pick<Conte
     const [namespace = '', name = '', provider = ''] = key.split('/');
     const latest = await json(latestDetailFile({ namespace, name, provider }));
     const entry = indexed.get(key);
+    const recorded = manifest.modules[key]?.latest;
+    if (recorded && entry && JSON.stringify(recorded) !== JSON.stringify(entry)) problem(SEARCH_INDEX_FILE, `${key}: differs from the manifest's summary`);
     if (!latest || !entry) continue;
     for (const [field] of SUMMARY_FIELDS) {
       if (entry[field] !== latest[field])

@@ -451,3 +451,48 @@ describe('incremental build', () => {
     ]);
   });
 });
+
+describe('a mirror whose manifest an older modmirror wrote (format 1)', () => {
+  it("is read, and upgraded by its first publish: summaries, deprecations and base URL move into the manifest, every other module's bytes stay", async () => {
+    const dir = tempDir();
+    writeFiles(dir, {
+      'mirror.config.yaml': 'sources:\n  - folder: mods\n',
+      'mods/acme/a/aws/1.0.0/main.tf': 'variable "x" {}\n',
+      'mods/acme/a/aws/1.1.0/main.tf': 'variable "x" {}\nvariable "y" {}\n',
+      'mods/acme/b/aws/0.1.0/main.tf': 'output "o" { value = 1 }\n',
+      'new/main.tf': 'output "o" { value = 2 }\n',
+    });
+    expect((await runCli(['build', '--json'], dir)).code).toBe(0);
+    expect((await runCli(['deprecate', 'acme/a/aws', '1.0.0', '--reason', 'use 1.1'], dir)).code).toBe(0);
+    // What a format-1 manifest holds: versions and digests only; deprecations.json, the search index and discovery held the rest.
+    const dist = join(dir, 'dist');
+    const manifest = readJson(join(dist, 'manifest.json'));
+    manifest.format = 1;
+    delete manifest.base_url;
+    for (const entry of Object.values<{ latest?: unknown; versions: { deprecation?: unknown }[] }>(manifest.modules)) {
+      delete entry.latest;
+      for (const v of entry.versions) delete v.deprecation;
+    }
+    writeFileSync(join(dist, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    expect((await runCli(['verify'], dir)).code).toBe(0);
+    const kept = Object.entries(treeOf(dist)).filter(([rel]) => rel.endsWith('.tar.gz') || rel.startsWith('v1/modules/acme/a/'));
+
+    const published = await runCli(
+      ['publish', '--source', 'new', '--namespace', 'acme', '--name', 'b', '--provider', 'aws', '--version', '0.2.0', '--json'],
+      dir,
+    );
+    expect(published.code, published.stderr).toBe(0);
+    const upgraded = readJson(join(dist, 'manifest.json'));
+    expect(upgraded).toMatchObject({ format: 2, base_url: '' });
+    expect(upgraded.modules['acme/a/aws'].latest).toEqual(readJson(join(dist, 'search-index.json')).modules[0]);
+    expect(upgraded.modules['acme/b/aws'].latest).toMatchObject({ id: 'acme/b/aws/0.2.0' });
+    expect(upgraded.modules['acme/a/aws'].versions.find((v: { version: string }) => v.version === '1.0.0').deprecation).toEqual({
+      reason: 'use 1.1',
+      link: null,
+    });
+    expect(readJson(join(dist, 'deprecations.json'))).toEqual({ 'acme/a/aws': { '1.0.0': { reason: 'use 1.1', link: null } } });
+    const now = treeOf(dist);
+    for (const [rel, sha] of kept) expect(now[rel], rel).toBe(sha);
+    expect((await runCli(['verify'], dir)).code).toBe(0);
+  });
+});

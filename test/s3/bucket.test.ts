@@ -1,7 +1,7 @@
 // A mirror in a bucket of a real S3 server (Ceph RGW, test/s3/rgw.sh): push
 // stores every file with its bytes and the headers nginx sends, and again
-// stores nothing; publish uploads only what it changed, archive first and
-// manifest last; eight publishes from eight processes at once all land; a
+// stores nothing; publish uploads only what it changed, archive first, then
+// the manifest, then what it derives from it; eight publishes from eight processes at once all land; a
 // conflicting republish is refused; deprecate works there too; a writer
 // killed halfway leaves a bucket every client can use; and Terraform's module
 // installer installs straight from the bucket's website endpoint with no
@@ -12,11 +12,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileHeaders } from '../../src/hosting/rules.js';
 import { CACHE_LONG, CACHE_SHORT } from '../../src/protocol/headers.js';
-import { filesOf } from '../../src/bucket/push.js';
+import { filesOf } from '../../src/bucket/objects.js';
 import { hasTerraform, ROOT, runCli, spawnCli, tempDir, writeFiles } from '../helpers.js';
 import { expectSameFiles, install, moduleInstallClient, writeModules } from '../clients/install.js';
 import { startRgw, type Rgw } from './rgw.js';
@@ -118,7 +118,7 @@ describe('push', () => {
 });
 
 describe('publish into a bucket', () => {
-  it('uploads only what it changed: the archive first, documents, indexes, the manifest last', async () => {
+  it('uploads only what it changed: the archive first, its documents, the manifest, then what lists versions', async () => {
     const before = await rgw.list('mirror', 'reg/');
     const result = await cli(publishArgs('2.1.0', 's3://mirror/reg'));
     expect(result.code, result.stderr).toBe(0);
@@ -128,8 +128,11 @@ describe('publish into a bucket', () => {
     const changed = [...after].filter(([key, etag]) => before.get(key) !== etag && !key.startsWith('reg/.modmirror/')).map(([key]) => key.slice(4));
     expect([...uploaded].sort()).toEqual(changed.sort());
     expect(uploaded[0]).toBe('v1/modules/acme/hello/null/2.1.0/hello-null-2.1.0.tar.gz');
-    expect(uploaded.at(-1)).toBe('manifest.json');
-    expect(uploaded.indexOf('v1/modules/acme/hello/null/2.1.0/download')).toBeLessThan(uploaded.indexOf('v1/modules/acme/hello/null/versions'));
+    // The new version's own documents before the manifest, which is the truth; what lists versions is derived from it, after.
+    const at = (rel: string) => uploaded.indexOf(rel);
+    expect(at('v1/modules/acme/hello/null/2.1.0/download')).toBeLessThan(at('manifest.json'));
+    expect(at('manifest.json')).toBeLessThan(at('v1/modules/acme/hello/null/versions'));
+    expect(at('manifest.json')).toBeLessThan(at('search-index.json'));
     expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
   });
 
@@ -227,6 +230,59 @@ describe('verify s3:// and where the store is found', () => {
     const verify = await cli(['verify', 's3://mirror/broken', ...rgw.flags]);
     expect(verify.code).toBe(1);
     expect(verify.stdout + verify.stderr).toMatch(/hello-null-1\.2\.0\.tar\.gz/);
+  });
+});
+
+describe('a bucket whose indexes disagree with its manifest (as concurrent publishes of an older modmirror left them)', () => {
+  const other = (name: string, version: string) => [
+    'publish',
+    '--source',
+    source(`${name}-${version}`),
+    '--namespace',
+    'acme',
+    '--name',
+    name,
+    '--provider',
+    'null',
+    '--version',
+    version,
+    '--out',
+    's3://mirror/wedged',
+    ...rgw.flags,
+    '--json',
+  ];
+  const put = (key: string, body: Buffer) =>
+    rgw.client.send(new PutObjectCommand({ Bucket: 'mirror', Key: `wedged/${key}`, Body: body, ContentType: 'application/json' }));
+  const modulesOf = async (key: string) =>
+    json<{ modules: { name: string }[] }>((await rgw.get('mirror', `wedged/${key}`))!.body.toString())
+      .modules.map((m) => m.name)
+      .sort();
+
+  it('takes the next publish, which writes the indexes from the manifest; verify --repair writes every derived document again', async () => {
+    expect((await cli(['push', 'dist', 's3://mirror/wedged', ...rgw.flags])).code).toBe(0);
+    const stale = await Promise.all(
+      ['search-index.json', 'versions-index.json', 'v1/modules/acme/index.json'].map(async (k) => [k, (await rgw.get('mirror', `wedged/${k}`))!.body] as const),
+    );
+    expect((await cli(other('first', '1.0.0'))).code).toBe(0);
+    // The search index, versions index and namespace listing of before: the manifest lists a module they do not.
+    for (const [key, body] of stale) await put(key, body);
+    expect((await cli(['verify', 's3://mirror/wedged', ...rgw.flags])).code).toBe(1);
+
+    const next = await cli(other('second', '1.0.0'));
+    expect(next.code, next.stderr).toBe(0);
+    expect(await modulesOf('search-index.json')).toEqual(['first', 'hello', 'second']);
+    expect((await cli(['verify', 's3://mirror/wedged', ...rgw.flags])).code).toBe(0);
+
+    for (const [key, body] of stale) await put(key, body);
+    const repaired = await cli(['verify', 's3://mirror/wedged', '--repair', ...rgw.flags, '--json']);
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(json<{ ok: boolean; repaired: string[] }>(repaired.stdout)).toMatchObject({
+      ok: true,
+      repaired: expect.arrayContaining(['search-index.json', 'versions-index.json', 'v1/modules/acme/index.json']),
+    });
+    expect(await modulesOf('v1/modules/acme/index.json')).toEqual(['first', 'hello', 'second']);
+    const manifest = json<{ modules: Record<string, unknown> }>((await rgw.get('mirror', 'wedged/manifest.json'))!.body.toString());
+    expect(Object.keys(manifest.modules).sort()).toEqual(['acme/first/null', 'acme/hello/null', 'acme/second/null']);
   });
 });
 

@@ -208,3 +208,27 @@ describe("a build's own check of the details it wrote (WrittenDetails)", () => {
     ]);
   });
 });
+
+describe('verify --repair', () => {
+  it('writes the derived documents again from the manifest, and leaves every archive and published byte as it was', async () => {
+    const versions = join(dist, 'v1/modules/acme/a/aws/versions');
+    const search = join(dist, 'search-index.json');
+    const archive = join(dist, 'v1/modules/acme/a/aws/1.0.0/a-aws-1.0.0.tar.gz');
+    const [goodVersions, goodSearch, manifest, bytes] = [versions, search, join(dist, 'manifest.json'), archive].map((f) => readFileSync(f));
+    // Derived documents behind their truth, as a writer killed after its commit would leave them.
+    writeFileSync(versions, JSON.stringify({ modules: [{ versions: [{ version: '1.0.0' }] }] }));
+    writeFileSync(search, JSON.stringify({ modules: [] }));
+    expect((await verify()).code).toBe(1);
+
+    const repaired = await runCli(['verify', 'dist', '--repair', '--json'], dir);
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(JSON.parse(repaired.stdout)).toMatchObject({ ok: true, repaired: expect.arrayContaining(['search-index.json', 'v1/modules/acme/a/aws/versions']) });
+    expect(readFileSync(versions).equals(goodVersions!)).toBe(true);
+    expect(readFileSync(search).equals(goodSearch!)).toBe(true);
+    expect(readFileSync(join(dist, 'manifest.json')).equals(manifest!)).toBe(true);
+    expect(readFileSync(archive).equals(bytes!)).toBe(true);
+    // Nothing left to repair.
+    const again = await runCli(['verify', 'dist', '--repair'], dir);
+    expect([again.code, again.stdout]).toEqual([0, expect.stringMatching(/Repaired nothing/)]);
+  });
+});
