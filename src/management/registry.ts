@@ -90,6 +90,37 @@ export function modulesOfOrganization(data: Data, hooks: RegistryHooks | undefin
   });
 }
 
+/**
+ * The ids of the versions whose upload this process is taking in: the PUT adds
+ * its version in the same change to the data that claims it (`reg_ingressing`)
+ * and takes it out in the one that records how the upload ended, so a delete,
+ * deciding in a change of its own, sees one or the other. A `reg_ingressing`
+ * record missing here was left by a server that stopped mid-upload, and may be
+ * deleted. Ids are random, so one set serves every store of the process.
+ */
+export const uploadsInProgress = new Set<string>();
+
+/**
+ * A delete of versions (DeleteVersion, DeleteProvider, DeleteByName) while an
+ * upload of one of them is in progress is refused, 409, and changes nothing:
+ * the upload goes on and lands, its PUT answers 200, and a delete asked again
+ * once it has finished removes the version on record. Neither waiting nor
+ * cancelling: the upload's body comes at its client's pace (up to the
+ * server's request timeout), so a waiting delete would hang on another
+ * client, and a cancelled upload would fail for its sender after it sent the
+ * whole module. HCP Terraform's API, too, answers 409 to a change the
+ * resource's current state does not allow. Called inside the change that
+ * deletes, so no upload claims a version between the check and the delete.
+ */
+export function refuseDuringUpload(data: Data, matches: (record: ModuleVersionEntry) => boolean): void {
+  const busy = data.moduleVersions.find((v) => matches(v) && uploadsInProgress.has(v.id));
+  if (busy)
+    throw new MirrorError(
+      'CONFLICT',
+      `${busy.module} ${busy.version} cannot be deleted now: its upload is in progress. Delete it once the upload has finished (the version then reads ok or reg_ingress_failed).`,
+    );
+}
+
 /** A version's status: the mirror's word first (a version there is `ok`), then its API record's. */
 export function versionStatus(view: ModuleView, version: string): { status: string; error?: string; record?: ModuleVersionEntry } | undefined {
   const record = view.records.find((r) => r.version === version);

@@ -1,14 +1,18 @@
 // Uploads to a version's link that cannot be published leave the mirror as
 // it was and the version `reg_ingress_failed`, saying why; parallel uploads
 // all land once, a CLI publish waits its turn, and reads go on meanwhile; a
-// read-only mirror refuses writes; and curl follows HashiCorp's documented steps.
+// delete during a version's upload is refused, one before it leaves the link
+// nothing to publish to; a read-only mirror refuses writes; and curl follows
+// HashiCorp's documented steps.
 
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveGenerationName, runCli, spawnCli, tempDir, writeFiles } from '../helpers.js';
 import { startHarness, TOKENS, type Harness } from '../management/helpers.js';
@@ -166,6 +170,120 @@ describe('parallel uploads', () => {
     // Reads were answered throughout: many of them, none held up for a whole publish queue.
     expect(latencies.length).toBeGreaterThan(8);
     expect(latencies[Math.floor(latencies.length / 2)]).toBeLessThan(250);
+  });
+});
+
+/**
+ * go-tfe's Upload with its body sent in two halves: the second only once `meanwhile`
+ * (run while the server holds the first half, the version claimed) has finished.
+ */
+async function uploadInTwoParts<T>(url: string, bytes: Buffer, meanwhile: () => Promise<T>): Promise<{ put: { status: number; text: string }; during: T }> {
+  const body = new PassThrough();
+  const answer = request(url, {
+    method: 'PUT',
+    headers: { accept: 'application/json, */*', 'content-type': 'application/octet-stream', 'user-agent': 'go-tfe', 'content-length': String(bytes.length) },
+    body,
+  }).then(async (res) => ({ status: res.statusCode, text: await res.body.text() }));
+  body.write(bytes.subarray(0, bytes.length >> 1));
+  const during = await meanwhile();
+  body.end(bytes.subarray(bytes.length >> 1));
+  return { put: await answer, during };
+}
+
+const MODULE_OF = (name: string) => `/api/v2/organizations/acme/registry-modules/private/acme/${name}/aws`;
+const statusOf = async (name: string, version: string) => {
+  const read = await goTfe(h, 'user', 'GET', `${MODULE_OF(name)}/version?module_version=${version}`);
+  return read.status === 200 ? (read.json.data.attributes.status as string) : read.status;
+};
+
+/** Waits until the server has claimed the version for its upload (the PUT's headers are in, its body is not). */
+async function claimed(name: string, version: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await statusOf(name, version)) === 'reg_ingressing') return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`${name} ${version} never became reg_ingressing`);
+}
+
+async function createVersion(name: string, version: string): Promise<string> {
+  await goTfe(h, 'user', 'POST', '/api/v2/organizations/acme/registry-modules', createBody(name, 'aws'));
+  const v = await goTfe(h, 'user', 'POST', `/api/v2/registry-modules/acme/${name}/aws/versions`, createVersionBody(version));
+  expect(v.status, v.text).toBe(201);
+  return v.json.data.links.upload as string;
+}
+
+describe('a delete during an upload', () => {
+  it('DeleteVersion while the version uploads is refused with 409 saying so; the upload lands (200), and a DeleteVersion after it removes it on record', async () => {
+    const link = await createVersion('race', '1.0.0');
+    const { put, during } = await uploadInTwoParts(link, await slug(moduleFiles('1.0.0')), async () => {
+      await claimed('race', '1.0.0');
+      return goTfe(h, 'user', 'DELETE', `${MODULE_OF('race')}/1.0.0`);
+    });
+    expect(during.status, during.text).toBe(409);
+    expect(during.headers['content-type']).toBe('application/vnd.api+json');
+    expect(during.json.errors[0]).toMatchObject({ status: '409', detail: expect.stringMatching(/acme\/race\/aws 1\.0\.0 .*upload is in progress/) });
+    expect(put.status, put.text).toBe(200);
+    expect(JSON.parse(put.text).data.attributes).toMatchObject({ version: '1.0.0', status: 'ok' });
+    expect(await statusOf('race', '1.0.0')).toBe('ok');
+    expect(manifestOf(h).modules['acme/race/aws']!.versions.map((v) => v.version)).toEqual(['1.0.0']);
+    // Nothing was removed, so nothing is on record; the delete asked again once the upload is done removes it, on record.
+    expect((manifestOf(h).removed ?? []).filter((r) => r.module === 'acme/race/aws')).toEqual([]);
+    const sha = manifestOf(h).modules['acme/race/aws']!.versions[0]!.sha256;
+    expect((await goTfe(h, 'user', 'DELETE', `${MODULE_OF('race')}/1.0.0`)).status).toBe(204);
+    expect(manifestOf(h).modules['acme/race/aws']).toBeUndefined();
+    expect(manifestOf(h).removed!.filter((r) => r.module === 'acme/race/aws')).toEqual([
+      { module: 'acme/race/aws', version: '1.0.0', sha256: sha, at: expect.any(String), by: 'user:alice' },
+    ]);
+    expect(await statusOf('race', '1.0.0')).toBe(404);
+  });
+
+  it('DeleteProvider and DeleteByName while a version of the module uploads are refused the same way', async () => {
+    const link = await createVersion('race2', '1.0.0');
+    const { put, during } = await uploadInTwoParts(link, await slug(moduleFiles('1.0.0')), async () => {
+      await claimed('race2', '1.0.0');
+      return [
+        await goTfe(h, 'admin', 'DELETE', MODULE_OF('race2')),
+        await goTfe(h, 'organization', 'DELETE', '/api/v2/organizations/acme/registry-modules/private/acme/race2'),
+        await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/acme/race2/aws/1.0.0'),
+      ];
+    });
+    for (const res of during) {
+      expect(res.status, res.text).toBe(409);
+      expect(res.json.errors[0].detail).toMatch(/acme\/race2\/aws 1\.0\.0 .*upload is in progress/);
+    }
+    expect(put.status, put.text).toBe(200);
+    expect(await statusOf('race2', '1.0.0')).toBe('ok');
+    expect((manifestOf(h).removed ?? []).filter((r) => r.module === 'acme/race2/aws')).toEqual([]);
+    expect((await goTfe(h, 'admin', 'DELETE', MODULE_OF('race2'))).status).toBe(204);
+    expect(
+      manifestOf(h)
+        .removed!.filter((r) => r.module === 'acme/race2/aws')
+        .map((r) => `${r.version} ${r.by}`),
+    ).toEqual(['1.0.0 user:admin']);
+  });
+
+  it('DeleteVersion after CreateVersion and before the upload: 204, and the upload then gets a 404 saying the version was deleted, publishing nothing', async () => {
+    const link = await createVersion('early', '1.0.0');
+    const before = manifestText(h);
+    expect((await goTfe(h, 'user', 'DELETE', `${MODULE_OF('early')}/1.0.0`)).status).toBe(204);
+    expect(await statusOf('early', '1.0.0')).toBe(404);
+    const put = await upload(link, await slug(moduleFiles('1.0.0')));
+    expect(put.status, put.text).toBe(404);
+    expect(JSON.parse(put.text).errors[0].detail).toMatch(/deleted/);
+    expect(manifestText(h)).toBe(before);
+    expect(await statusOf('early', '1.0.0')).toBe(404);
+  });
+
+  it('a version a stopped server left reg_ingressing (no upload of it in progress) can still be deleted', async () => {
+    const link = await createVersion('stale', '1.0.0');
+    const id = /registry-module-versions\/([^/]+)\/upload/.exec(link)![1]!;
+    const file = join(h.data, 'registry-module-versions.json');
+    const records = JSON.parse(readFileSync(file, 'utf8')) as { id: string; status: string }[];
+    writeFileSync(file, JSON.stringify(records.map((r) => (r.id === id ? { ...r, status: 'reg_ingressing' } : r))));
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await statusOf('stale', '1.0.0')).toBe('reg_ingressing');
+    expect((await goTfe(h, 'user', 'DELETE', `${MODULE_OF('stale')}/1.0.0`)).status).toBe(204);
+    expect(await statusOf('stale', '1.0.0')).toBe(404);
   });
 });
 

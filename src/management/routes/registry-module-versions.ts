@@ -4,14 +4,27 @@
 // signed, short-lived, single-use `links.upload`; the PUT of a tar.gz there
 // publishes it into the mirror through the server's hook (the same path as
 // `modmirror publish`), after which it reads `ok`, or `reg_ingress_failed`
-// with the error. Deleting a version removes it from the mirror on record.
+// with the error. Deleting a version removes it from the mirror on record;
+// a delete during the version's upload is refused (registry.ts,
+// refuseDuringUpload), and an upload after its version's delete publishes
+// nothing.
 
 import type { IncomingMessage } from 'node:http';
 import { MirrorError, messageOf } from '../../errors.js';
 import { validVersion } from '../../version-order.js';
 import { newId, principalLabel, type Principal } from '../auth.js';
 import { badRequest, invalid, notFound, readBody, resourceBody } from '../jsonapi.js';
-import { keyOf, manageableOrganization, moduleView, readableOrganization, versionResource, versionStatus, type RegistryHooks } from '../registry.js';
+import {
+  keyOf,
+  manageableOrganization,
+  moduleView,
+  readableOrganization,
+  refuseDuringUpload,
+  uploadsInProgress,
+  versionResource,
+  versionStatus,
+  type RegistryHooks,
+} from '../registry.js';
 import type { Store } from '../store.js';
 import type { Data, ModuleVersionEntry } from '../types.js';
 
@@ -84,10 +97,13 @@ export async function deleteVersion({ store, principal, params, registry }: Writ
   const view = namespace === organization ? moduleView(store.read(), registry, address) : undefined;
   const status = view && versionStatus(view, version);
   if (!view || !status) throw notFound();
-  if (status.status === 'ok') await hooks.remove(address, version, principalLabel(principal));
+  const key = keyOf(address);
+  // The record goes first, in the change that refuses a version being uploaded; then the mirror's version, on record.
   await store.mutate(['moduleVersions'], (data) => {
-    data.moduleVersions = data.moduleVersions.filter((v) => !(v.module === keyOf(address) && v.version === version));
+    refuseDuringUpload(data, (v) => v.module === key && v.version === version);
+    data.moduleVersions = data.moduleVersions.filter((v) => !(v.module === key && v.version === version));
   });
+  if (hooks.published(key)?.includes(version)) await hooks.remove(address, version, principalLabel(principal));
   return { status: 204 };
 }
 
@@ -96,6 +112,8 @@ export async function deleteVersion({ store, principal, params, registry }: Writ
  * Content-Type application/octet-stream; curl's `--data-binary @module.tar.gz`).
  * The first PUT claims the version, so the URL works once; a mirror too busy
  * to take it (another writer's lock) leaves it pending, to be tried again.
+ * A version deleted before its upload is a 404 saying so; one that landed is
+ * a 200, whatever happened to its record meanwhile.
  */
 export async function uploadVersion(
   store: Store,
@@ -118,10 +136,16 @@ export async function uploadVersion(
     req.resume();
     throw new MirrorError('FORBIDDEN', `This server serves its mirror read-only (${why}); nothing can be uploaded to it.`);
   }
+  let added = false;
   const claimed = await store
     .mutate(['moduleVersions'], (data) => {
       const record = data.moduleVersions.find((v) => v.id === id);
-      if (!record) return undefined;
+      // The signature says this registry made the version: its record is gone because it was deleted.
+      if (!record)
+        throw new MirrorError(
+          'NOT_FOUND',
+          'This version was deleted after this upload URL was made (or its module was), so nothing was published: create the version again to upload it.',
+        );
       if (record.status !== 'pending')
         throw new MirrorError(
           'CONFLICT',
@@ -129,36 +153,43 @@ export async function uploadVersion(
         );
       record.status = 'reg_ingressing';
       record.updatedAt = new Date().toISOString();
+      uploadsInProgress.add(id);
+      added = true;
       return { ...record };
     })
     .catch((error: unknown) => {
+      // A claim that failed after it was made (its write): this PUT is not taking the upload in; another's may be.
+      if (added) uploadsInProgress.delete(id);
       req.resume();
       throw error;
     });
-  if (!claimed) {
-    req.resume();
-    throw notFound();
-  }
   const [namespace = '', name = '', provider = ''] = claimed.module.split('/');
+  const address = { namespace, name, provider };
   let failure: unknown;
+  let record: ModuleVersionEntry | undefined;
   try {
-    await registry!.ingest({ namespace, name, provider }, claimed.version, req);
-  } catch (error) {
-    failure = error;
+    try {
+      await registry!.ingest(address, claimed.version, req);
+    } catch (error) {
+      failure = error;
+    }
+    const busy = (failure as { code?: string } | undefined)?.code === 'LOCK_BUSY';
+    record = await store.mutate(['moduleVersions'], (data) => {
+      uploadsInProgress.delete(id);
+      const entry = data.moduleVersions.find((v) => v.id === id);
+      if (!entry) return undefined;
+      entry.status = failure === undefined ? 'ok' : busy ? 'pending' : 'reg_ingress_failed';
+      if (failure === undefined || busy) delete entry.error;
+      else entry.error = messageOf(failure);
+      entry.updatedAt = new Date().toISOString();
+      return { ...entry };
+    });
+  } finally {
+    uploadsInProgress.delete(id);
   }
-  const busy = (failure as { code?: string } | undefined)?.code === 'LOCK_BUSY';
-  const record = await store.mutate(['moduleVersions'], (data) => {
-    const entry = data.moduleVersions.find((v) => v.id === id);
-    if (!entry) return undefined;
-    entry.status = failure === undefined ? 'ok' : busy ? 'pending' : 'reg_ingress_failed';
-    if (failure === undefined || busy) delete entry.error;
-    else entry.error = messageOf(failure);
-    entry.updatedAt = new Date().toISOString();
-    return { ...entry };
-  });
   // eslint-disable-next-line @typescript-eslint/only-throw-error -- what ingest threw, passed on as it was
   if (failure !== undefined) throw failure;
-  const view = moduleView(store.read(), registry, { namespace, name, provider });
-  if (!record || !view) throw notFound();
-  return { status: 200, document: { data: versionResource(view, record.version, { status: 'ok', record }) } };
+  // It landed: 200, even were its record gone (its organization deleted meanwhile) or the module removed since.
+  const view = moduleView(store.read(), registry, address) ?? { address, entry: undefined, published: [], records: [] };
+  return { status: 200, document: { data: versionResource(view, claimed.version, { status: 'ok', record: record ?? claimed }) } };
 }

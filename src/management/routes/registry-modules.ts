@@ -21,6 +21,7 @@ import {
   moduleView,
   modulesOfOrganization,
   readableOrganization,
+  refuseDuringUpload,
   type RegistryHooks,
 } from '../registry.js';
 import type { Store } from '../store.js';
@@ -107,7 +108,8 @@ export function readModuleById({ data, principal, params, registry }: ReadArgs):
 }
 
 // go-tfe v1 RegistryModules.DeleteProvider (.../private/:ns/:name/:provider) and DeleteByName
-// (.../private/:ns/:name): every version goes from the mirror, each on record in its ledger.
+// (.../private/:ns/:name): every version goes from the mirror, each on record in its ledger;
+// refused while a version of the module is being uploaded (refuseDuringUpload).
 export async function deleteModule({ store, principal, params, registry }: WriteArgs): Promise<Reply> {
   const [organization, namespace, name, provider] = params as [string, string, string, string | undefined];
   const { hooks } = manageableOrganization(store.read(), principal, organization, registry);
@@ -115,12 +117,14 @@ export async function deleteModule({ store, principal, params, registry }: Write
   const matches = (key: string) => (provider === undefined ? key.startsWith(`${namespace}/${name}/`) : key === `${namespace}/${name}/${provider}`);
   const views = namespace === organization ? modulesOfOrganization(data, registry, organization).filter((v) => matches(keyOf(v.address))) : [];
   if (views.length === 0) throw notFound();
-  if (views.some((v) => v.published.length > 0))
-    await hooks.remove({ namespace, name, ...(provider !== undefined ? { provider } : {}) }, undefined, principalLabel(principal));
+  // The records go first, in the change that refuses a module with a version being uploaded; then the mirror's versions, on record.
   await store.mutate(['registryModules', 'moduleVersions'], (d) => {
+    refuseDuringUpload(d, (v) => matches(v.module));
     d.registryModules = d.registryModules.filter((m) => !matches(keyOf(m)));
     d.moduleVersions = d.moduleVersions.filter((v) => !matches(v.module));
   });
+  if (hooks.modulesOf(namespace).some(matches))
+    await hooks.remove({ namespace, name, ...(provider !== undefined ? { provider } : {}) }, undefined, principalLabel(principal));
   return { status: 204 };
 }
 export type DeprecateHook = (address: ModuleAddress, version: string, deprecation: Deprecation | null) => Promise<void>;
