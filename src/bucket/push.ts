@@ -33,7 +33,7 @@ import {
 } from './objects.js';
 import type { Bucket } from './store.js';
 import { uploadInOrder, type Upload } from './upload.js';
-import { deriveAfterCommit } from './write.js';
+import { deriveAfterCommit, pendingMarker } from './write.js';
 
 export interface PushOptions extends ObjectOptions {
   dir: string;
@@ -153,13 +153,17 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
       RECORD_HEADERS,
     );
   let committed: string | undefined;
+  // What lists versions goes up after the manifest: a push killed in between is finished by the next writer.
+  const marker = pendingMarker(bucket, modulesOf(after));
   if (manifestChanged) {
+    if (after.length > 0) await marker.put();
     const headers = objectHeaders(MANIFEST_FILE, manifestBytes, options);
     crashPoint('before-manifest');
     const outcome = await bucket.putIf(MANIFEST_FILE, manifestBytes, headers, remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' });
     if (outcome !== 'lost') committed = outcome.etag;
     else if ((await bucket.get(MANIFEST_FILE))?.body.equals(manifestBytes)) committed = await bucket.etag(MANIFEST_FILE);
     else {
+      await marker.remove();
       throw new MirrorError(
         'OUTPUT_FAILED',
         `${bucket.name(MANIFEST_FILE)} changed while this push ran (another push or publish); the bucket keeps that one.`,
@@ -177,7 +181,8 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
       modules: modulesOf(after),
       refresh: (dir: string, keys: string[]) => refreshModules(keys, { outDir: dir, imageHosts: options.imageHosts ?? [], hashArchives: false }),
     };
-    await deriveAfterCommit(bucket, job, { etag: committed }, options);
+    await deriveAfterCommit(bucket, job, { etag: committed }, options, marker.rel);
+    await marker.remove();
     await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
   }
   journal.finish();

@@ -99,12 +99,14 @@ export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, opti
   // Objects this writer stored in an attempt that lost: the next attempt stores them again whatever the record says.
   const dirty = new Map<string, string>();
   const marker = pendingMarker(bucket, job.modules);
+  let live = false;
   try {
     for (let attempt = 1; ; attempt++) {
       const began = performance.now();
       const outcome = await attemptWrite(bucket, job, options, dirty, attempt, marker.put);
       if (outcome.done) {
         const { result, committed } = outcome;
+        live = committed !== undefined;
         // Lost a race to a writer of the very same change: what this one stored before losing may have landed after the winner's.
         const derived = committed || dirty.size > 0 ? await deriveAfterCommit(bucket, job, committed, options, marker.rel) : [];
         await marker.remove();
@@ -122,7 +124,7 @@ export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, opti
     }
   } catch (error) {
     // Nothing of this write is live: its marker would only make the next writer derive what needs no deriving.
-    if (!marker.committed) await marker.remove().catch(() => undefined);
+    if (!live) await marker.remove().catch(() => undefined);
     throw error;
   }
 }
@@ -349,17 +351,15 @@ function parseRemoteManifest(bucket: Bucket, body: Buffer): Manifest {
   }
 }
 
-interface PendingMarker {
+export interface PendingMarker {
   readonly rel: string;
   /** Puts the marker, once, before the write's first upload. */
   put: () => Promise<void>;
   remove: () => Promise<void>;
-  /** The write reached its commit: the marker stays if the write fails after it. */
-  readonly committed: boolean;
 }
 
-/** This write's marker: the modules it changes, named in the bucket until their documents are derived. */
-function pendingMarker(bucket: Bucket, modules: string[]): PendingMarker {
+/** A write's marker: the modules it changes, named in the bucket from before its commit until their documents are derived. */
+export function pendingMarker(bucket: Bucket, modules: string[]): PendingMarker {
   const rel = `${PENDING_PREFIX}${randomUUID()}.json`;
   let state: 'none' | 'put' | 'removed' = 'none';
   return {
@@ -373,9 +373,6 @@ function pendingMarker(bucket: Bucket, modules: string[]): PendingMarker {
       if (state !== 'put') return;
       await bucket.remove([rel]);
       state = 'removed';
-    },
-    get committed() {
-      return state === 'put';
     },
   };
 }
