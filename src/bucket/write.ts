@@ -103,10 +103,9 @@ export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, opti
   try {
     for (let attempt = 1; ; attempt++) {
       const began = performance.now();
-      const outcome = await attemptWrite(bucket, job, options, dirty, attempt, marker.put);
+      const outcome = await attemptWrite(bucket, job, options, dirty, attempt, { beforeUploads: marker.put, committed: () => (live = true) });
       if (outcome.done) {
         const { result, committed } = outcome;
-        live = committed !== undefined;
         // Lost a race to a writer of the very same change: what this one stored before losing may have landed after the winner's.
         const derived = committed || dirty.size > 0 ? await deriveAfterCommit(bucket, job, committed, options, marker.rel) : [];
         await marker.remove();
@@ -142,7 +141,7 @@ async function attemptWrite<R>(
   options: BucketWriteOptions,
   dirty: Map<string, string>,
   attempt: number,
-  putMarker: () => Promise<void>,
+  on: { beforeUploads: () => Promise<void>; committed: () => void },
 ): Promise<Attempt<R>> {
   const remote = await bucket.get(MANIFEST_FILE);
   if (!remote && options.newMirror !== true) {
@@ -183,7 +182,7 @@ async function attemptWrite<R>(
     }
     // Another writer won while this one worked: nothing uploaded yet, so the redo costs no more than it must.
     if (remote && (await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { done: false };
-    await putMarker();
+    await on.beforeUploads();
     await uploadInOrder(bucket, before, { concurrency: options.concurrency ?? 16, onDone: (u) => dirty.set(u.rel, u.id) });
     const manifestBytes = readFileSync(mirror.at(MANIFEST_FILE));
     await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
@@ -202,6 +201,7 @@ async function attemptWrite<R>(
       if (!now?.body.equals(manifestBytes)) return { done: false };
       etag = now.etag;
     }
+    on.committed();
     // The record of the replaced manifest is no longer the live one's; a writer still reading it will lose its race.
     if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
     // Step 3 begins: what this writer derived from the manifest it made live.
