@@ -204,8 +204,10 @@ async function attemptWrite<R>(
     on.committed();
     // The record of the replaced manifest is no longer the live one's; a writer still reading it will lose its race.
     if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
-    // Step 3 begins: what this writer derived from the manifest it made live.
-    await uploadInOrder(bucket, after, { concurrency: options.concurrency ?? 16 });
+    // Step 3 begins: what this writer derived from the manifest it made live, unless a later one is live
+    // already (then it derives again from that one, rather than replacing a later writer's documents).
+    if ((await bucket.etag(MANIFEST_FILE)) === etag) await uploadInOrder(bucket, after, { concurrency: options.concurrency ?? 16 });
+    else after.length = 0;
     const uploaded = [...new Set([...inWriteOrder(before.map((u) => u.rel)), MANIFEST_FILE, ...inWriteOrder(after.map((u) => u.rel))])];
     return { done: true, result: { ...result, uploaded }, committed: { etag } };
   });
@@ -238,7 +240,7 @@ export async function deriveAfterCommit(
     const refreshed = await refreshInBucket(bucket, job, [...job.modules, ...heal], options);
     derivedFrom = refreshed.etag;
     uploaded.push(...refreshed.uploaded);
-    heal = [];
+    if (derivedFrom !== undefined) heal = [];
   }
   // Its modules are derived from a manifest at least as new as the marker's writer's: a dead writer's marker can go.
   const stale = markers.filter((m) => Date.now() - m.at > PENDING_STALE_MS).map((m) => m.rel);
@@ -246,13 +248,16 @@ export async function deriveAfterCommit(
   return uploaded;
 }
 
-/** Derives the documents of `keys` and every index from the bucket's manifest as it is now, uploading what differs. */
+/**
+ * Derives the documents of `keys` and every index from the bucket's manifest as it is now, uploading
+ * what differs; the manifest's ETag they were derived from, or undefined when it changed before the upload.
+ */
 export async function refreshInBucket(
   bucket: Bucket,
   job: Pick<BucketWrite<unknown>, 'refresh'>,
   keys: string[],
   options: Pick<BucketWriteOptions, 'concurrency'>,
-): Promise<{ etag: string; uploaded: string[] }> {
+): Promise<{ etag: string | undefined; uploaded: string[] }> {
   const remote = await bucket.get(MANIFEST_FILE);
   if (!remote) throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} is gone: the mirror was deleted while this write ran.`);
   const manifest = parseRemoteManifest(bucket, remote.body);
@@ -265,6 +270,8 @@ export async function refreshInBucket(
     const derived = (rel: string) => rel.startsWith(MODULES_BASE) || rel.startsWith(V2_MODULES_BASE) || phaseOf(rel) === 'indexes';
     const unchanged = (u: Upload) => (mirror.known.has(u.rel) ? mirror.known.get(u.rel) === u.id : !derived(u.rel) && record?.objects[u.rel] === u.id);
     const uploads = mirror.written().filter((u) => u.rel !== MANIFEST_FILE && !unchanged(u));
+    // Derived from a manifest that is no longer live: nothing is uploaded, and the caller derives again.
+    if ((await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { etag: undefined, uploaded: [] };
     await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16 });
     return { etag: remote.etag, uploaded: uploads.map((u) => u.rel) };
   });
