@@ -11,7 +11,7 @@ import { MirrorError } from '../errors.js';
 import { crashPoint } from '../mirror/crash.js';
 import { phaseOf } from '../mirror/write-order.js';
 import { ledgerRefusal, ledgerViolations } from '../mirror/ledger.js';
-import { parseManifest } from '../mirror/manifest.js';
+import { manifestTextWithGeneration, parseManifest, type Manifest } from '../mirror/manifest.js';
 import { problemLines, withMirrorRead } from '../mirror/transaction.js';
 import { MANIFEST_FILE, MODULES_BASE } from '../protocol/paths.js';
 import { refreshModules } from '../publish/refresh.js';
@@ -82,10 +82,10 @@ export function push(options: PushOptions): Promise<PushResult> {
 async function pushLocked(root: string, options: PushOptions): Promise<PushResult> {
   const started = performance.now();
   const { bucket } = options;
-  const manifestBytes = readFileSync(join(root, MANIFEST_FILE));
+  let manifestBytes: Buffer = readFileSync(join(root, MANIFEST_FILE));
   const remote = await bucket.get(MANIFEST_FILE);
   if (remote) {
-    let before;
+    let before: Manifest;
     try {
       before = parseManifest(remote.body.toString('utf8'));
     } catch (error) {
@@ -95,8 +95,10 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
       });
     }
     // The bucket is a published mirror too: what it published stays, unless the mirror records replacing or removing it.
-    const violations = ledgerViolations(before, parseManifest(manifestBytes.toString('utf8')), { replace: true, remove: true });
+    const local = parseManifest(manifestBytes.toString('utf8'));
+    const violations = ledgerViolations(before, local, { replace: true, remove: true });
     if (violations.length > 0) throw ledgerRefusal(violations);
+    manifestBytes = afterGeneration(local, manifestBytes, before, remote.body);
   }
   const record: ObjectRecord = (remote && parseRecord((await bucket.get(recordFile(remote.body)))?.body)) || { format: 1, objects: {} };
   const journal = openJournal(options.cacheDir, bucket.location, remote ? sha256(remote.body) : 'none');
@@ -175,7 +177,9 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     // The previous manifest's record is no longer the live one's.
     if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
   }
-  await upload(after);
+  // Derived from the manifest pushed, of its generation; the same manifest pushed again (--full) stores them as they are.
+  const generation = committed !== undefined ? parseManifest(manifestBytes.toString('utf8')).generation : undefined;
+  await upload(generation === undefined ? after : after.map((u) => ({ ...u, generation })));
   if (committed !== undefined) {
     const job = {
       modules: modulesOf(after),
@@ -192,6 +196,18 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   await bucket.remove(gone.filter((rel) => !rel.startsWith(RECORD_PREFIX)));
   await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects }), RECORD_HEADERS);
   return result(count, gone.length);
+}
+
+/**
+ * The manifest to push over the bucket's: the local one, with a generation after the bucket's (its
+ * documents are derived from a later truth than any there), or the bucket's own bytes when they
+ * differ from the local ones in their generation alone (nothing to push).
+ */
+function afterGeneration(local: Manifest, localBytes: Buffer, remote: Manifest, remoteBytes: Buffer): Buffer {
+  const remoteGeneration = remote.generation ?? 0;
+  if (localBytes.equals(remoteBytes) || (local.generation ?? 0) > remoteGeneration) return localBytes;
+  if (remote.generation !== undefined && manifestTextWithGeneration(local, remote.generation).equals(remoteBytes)) return remoteBytes;
+  return manifestTextWithGeneration(local, remoteGeneration + 1);
 }
 
 /** The modules (`ns/name/provider`) whose documents are among `uploads`. */

@@ -25,6 +25,7 @@ export async function repairBucket(bucket: Bucket, options: { imageHosts: string
         }
         return { files: [...new Set(reads.files)], standIns: reads.standIns };
       },
+      // A write of its own (its manifest gets the next generation): its documents replace whatever the bucket holds.
       write: (dir) => refresh(dir, 'all'),
       unchanged: () => false,
       modules: [],

@@ -38,6 +38,8 @@ export interface Bucket {
   get(rel: string): Promise<StoredObject | undefined>;
   /** The object's ETag, or undefined when there is none: a cheap look at whether it changed. */
   etag(rel: string): Promise<string | undefined>;
+  /** The object's ETag and the generation it was written with (putIf's), or undefined when there is none. */
+  head(rel: string): Promise<{ etag: string; generation: number | undefined } | undefined>;
   put(rel: string, body: Buffer, headers: ObjectHeaders): Promise<void>;
   /**
    * A conditional write. 'lost': the condition failed (412), a concurrent
@@ -45,12 +47,15 @@ export interface Bucket {
    * RGW gives some of the writers that lose a race;
    * either way the caller reads the object again to see who won. Written: the object's new ETag.
    */
-  putIf(rel: string, body: Buffer, headers: ObjectHeaders, condition: WriteCondition): Promise<{ etag: string } | 'lost'>;
+  putIf(rel: string, body: Buffer, headers: ObjectHeaders, condition: WriteCondition, generation?: number): Promise<{ etag: string } | 'lost'>;
   /** Every object's path under the prefix (and under `under` within it). */
   list(under?: string): AsyncGenerator<string>;
   remove(rels: string[]): Promise<void>;
   close(): void;
 }
+
+/** The user metadata that holds the manifest generation a derived document was derived from. */
+const GENERATION_META = 'modmirror-generation';
 
 /** Objects above this go up in parts (lib-storage), which a single PUT of gigabytes would not survive. */
 const MULTIPART_BYTES = 16 * 1024 * 1024;
@@ -75,13 +80,15 @@ export function openBucket(location: BucketLocation): Bucket {
   // Ceph RGW 16 matches If-Match only against the ETag without its quotes; AWS takes the quoted form. Learned on first use.
   let quoteEtags = false;
 
-  const putCommand = (rel: string, body: Buffer, headers: ObjectHeaders, condition?: WriteCondition) => {
+  const putCommand = (rel: string, body: Buffer, headers: ObjectHeaders, condition?: WriteCondition, generation?: number) => {
     const command = new PutObjectCommand({
       Bucket,
       Key: key(rel),
       Body: body,
       ContentType: headers['Content-Type'],
       CacheControl: headers['Cache-Control'],
+      // User metadata (x-amz-meta-*): no client sees it.
+      ...(generation !== undefined ? { Metadata: { [GENERATION_META]: String(generation) } } : {}),
       ...(condition && 'ifMatch' in condition ? { IfMatch: quoteEtags ? condition.ifMatch : condition.ifMatch.replace(/"/g, '') } : {}),
       ...(condition && 'ifNoneMatch' in condition ? { IfNoneMatch: '*' } : {}),
     });
@@ -107,6 +114,16 @@ export function openBucket(location: BucketLocation): Bucket {
       }
     },
     etag: (rel) => currentEtag(rel),
+    async head(rel) {
+      try {
+        const out = await client.send(new HeadObjectCommand({ Bucket, Key: key(rel) }));
+        const generation = Number(out.Metadata?.[GENERATION_META]);
+        return { etag: out.ETag ?? '', generation: Number.isInteger(generation) ? generation : undefined };
+      } catch (error) {
+        if (statusOf(error) === 404) return undefined;
+        throw bucketError(error, `read ${name(rel)}`);
+      }
+    },
     async put(rel, body, headers) {
       try {
         if (body.length <= MULTIPART_BYTES) await client.send(putCommand(rel, body, headers));
@@ -120,10 +137,10 @@ export function openBucket(location: BucketLocation): Bucket {
         throw bucketError(error, `write ${name(rel)}`);
       }
     },
-    async putIf(rel, body, headers, condition) {
+    async putIf(rel, body, headers, condition, generation) {
       for (;;) {
         try {
-          const out = await once.send(putCommand(rel, body, headers, condition));
+          const out = await once.send(putCommand(rel, body, headers, condition, generation));
           return { etag: out.ETag ?? '' };
         } catch (error) {
           const status = statusOf(error);

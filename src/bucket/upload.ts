@@ -21,6 +21,11 @@ export interface Upload {
    * not replace each other's archive before either manifest is written.
    */
   create?: boolean;
+  /**
+   * A derived document, derived from the manifest of this generation: stored only over an object of
+   * an older one (or none), so a slow writer never replaces what a later writer derived.
+   */
+  generation?: number;
 }
 
 export interface UploadOptions {
@@ -57,6 +62,7 @@ export async function uploadInOrder(bucket: Bucket, uploads: Upload[], options: 
 
 async function store(bucket: Bucket, upload: Upload): Promise<void> {
   const body = upload.body();
+  if (upload.generation !== undefined) return storeDerived(bucket, upload, body, upload.generation);
   if (!upload.create) return bucket.put(upload.rel, body, upload.headers);
   let there;
   // A lost write with nothing there after it (a 500 that stored nothing, AWS's 409 for a write still in flight) is tried again.
@@ -81,6 +87,19 @@ async function store(bucket: Bucket, upload: Upload): Promise<void> {
       hint: 'Publish a new version number. If no other publish of this version is running, delete that object and publish again.',
     },
   );
+}
+
+async function storeDerived(bucket: Bucket, upload: Upload, body: Buffer, generation: number): Promise<void> {
+  for (let tries = 0; tries < 10; tries++) {
+    const there = await bucket.head(upload.rel);
+    // Derived from the same manifest (the same bytes) or a later one: it stays.
+    if (there && (there.generation ?? 0) >= generation) return;
+    const condition = there ? { ifMatch: there.etag } : ({ ifNoneMatch: '*' } as const);
+    if ((await bucket.putIf(upload.rel, body, upload.headers, condition, generation)) !== 'lost') return;
+  }
+  throw new MirrorError('OUTPUT_FAILED', `Could not write ${bucket.name(upload.rel)}: other writers kept replacing it (10 tries).`, {
+    hint: 'The change is live; the next write into this mirror, or modmirror verify --repair, writes it again.',
+  });
 }
 
 /** Progress on stderr when it is a terminal: one line rewritten in place. */

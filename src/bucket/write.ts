@@ -28,7 +28,7 @@ import { dirname, join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { crashPoint } from '../mirror/crash.js';
 import { inWriteOrder, phaseOf } from '../mirror/write-order.js';
-import { parseManifest, type Manifest } from '../mirror/manifest.js';
+import { manifestTextWithGeneration, nextGeneration, parseManifest, type Manifest } from '../mirror/manifest.js';
 import { MANIFEST_FILE, MODULES_BASE, parseAddressKey, V2_MODULES_BASE } from '../protocol/paths.js';
 import { describeBucket } from './location.js';
 import {
@@ -160,6 +160,8 @@ async function attemptWrite<R>(
 
     const before: Upload[] = [];
     const after: Upload[] = [];
+    // The generation of the manifest this write makes live, and so of what it derived.
+    const generation = nextGeneration(manifest);
     const objects: Record<string, string> = { ...record.objects };
     // What the bucket holds: what was fetched, and what the manifest's record says was stored.
     const known = new Map([...(options.distrustRecord ? [] : Object.entries(record.objects)), ...mirror.known]);
@@ -173,9 +175,9 @@ async function attemptWrite<R>(
         if (!(archive && dirty.get(rel) === id)) before.push({ ...upload, create: archive });
         objects[rel] = id;
         // Its own documents are written again after the commit: a writer of the same change that lost may have replaced them.
-        if (!archive) after.push(upload);
+        if (!archive) after.push({ ...upload, generation });
       } else if (known.get(rel) !== id) {
-        after.push(upload);
+        after.push({ ...upload, generation });
         // Not known to be in the bucket until it is derived after the commit: a push uploads it again.
         delete objects[rel];
       }
@@ -184,7 +186,7 @@ async function attemptWrite<R>(
     if (remote && (await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { done: false };
     await on.beforeUploads();
     await uploadInOrder(bucket, before, { concurrency: options.concurrency ?? 16, onDone: (u) => dirty.set(u.rel, u.id) });
-    const manifestBytes = readFileSync(mirror.at(MANIFEST_FILE));
+    const manifestBytes = manifestTextWithGeneration(parseManifest(readFileSync(mirror.at(MANIFEST_FILE), 'utf8')), generation);
     await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
     crashPoint('before-manifest');
     const written = await bucket.putIf(
@@ -269,7 +271,11 @@ export async function refreshInBucket(
     // writer derives from the truth (the browse page's own), which the record of the manifest vouches for.
     const derived = (rel: string) => rel.startsWith(MODULES_BASE) || rel.startsWith(V2_MODULES_BASE) || phaseOf(rel) === 'indexes';
     const unchanged = (u: Upload) => (mirror.known.has(u.rel) ? mirror.known.get(u.rel) === u.id : !derived(u.rel) && record?.objects[u.rel] === u.id);
-    const uploads = mirror.written().filter((u) => u.rel !== MANIFEST_FILE && !unchanged(u));
+    const generation = manifest.generation ?? 0;
+    const uploads = mirror
+      .written()
+      .filter((u) => u.rel !== MANIFEST_FILE && !unchanged(u))
+      .map((u) => ({ ...u, generation }));
     // Derived from a manifest that is no longer live: nothing is uploaded, and the caller derives again.
     if ((await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { etag: undefined, uploaded: [] };
     await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16 });

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MirrorError, messageOf } from '../errors.js';
+import { jsonText } from './staging.js';
 import type { ModuleSummary } from '../protocol/documents.js';
 import { addressKey, MANIFEST_FILE } from '../protocol/paths.js';
 import type { Deprecation, ModuleAddress } from '../types.js';
@@ -106,6 +107,11 @@ export interface Manifest {
   removed?: Removal[];
   /** The base URL the mirror's documents are written for ('' for relative ones). */
   base_url?: string;
+  /**
+   * In a bucket: counts the writes that made a manifest live there. Derived documents carry the
+   * generation they were derived from, so a slow writer never replaces them with older ones.
+   */
+  generation?: number;
   modules: Record<string, ManifestModule>;
   /** The network mirror's folder in the tree (set when there are providers). */
   providers_path?: string;
@@ -117,6 +123,17 @@ export interface ManifestModule {
   versions: ManifestVersion[];
   /** Absent in a format-1 manifest. */
   latest?: ModuleSummary;
+}
+
+/** The generation of the manifest a write makes live over `live` (the one it replaces, if any). */
+export function nextGeneration(live: Pick<Manifest, 'generation'> | undefined): number {
+  return (live?.generation ?? 0) + 1;
+}
+
+/** `manifest`'s text with `generation` set, beside the other head fields. */
+export function manifestTextWithGeneration(manifest: Manifest, generation: number): Buffer {
+  const { format, generator, generation: _old, ...rest } = manifest;
+  return Buffer.from(jsonText({ format, generator, generation, ...rest }));
 }
 
 /** A manifest's text, checked for what every reader relies on; throws a plain Error saying what is wrong. */

@@ -286,6 +286,49 @@ describe('a bucket whose indexes disagree with its manifest (as concurrent publi
   });
 });
 
+describe('derived documents', () => {
+  it('are never replaced by ones derived from an older manifest than theirs', async () => {
+    expect((await cli(['push', 'dist', 's3://mirror/gen', ...rgw.flags])).code).toBe(0);
+    const key = 'gen/v1/modules/acme/hello/null/versions';
+    // What a later writer would have stored: derived from a manifest generation far ahead of this one.
+    const later = Buffer.from('{"modules":[{"versions":[{"version":"1.0.0"}]}]}\n');
+    await rgw.client.send(
+      new PutObjectCommand({ Bucket: 'mirror', Key: key, Body: later, ContentType: 'application/json', Metadata: { 'modmirror-generation': '1000000' } }),
+    );
+    const published = await cli([
+      'publish',
+      '--source',
+      source('7.0.0'),
+      '--namespace',
+      'acme',
+      '--name',
+      'hello',
+      '--provider',
+      'null',
+      '--version',
+      '7.0.0',
+      '--out',
+      's3://mirror/gen',
+      ...rgw.flags,
+      '--json',
+    ]);
+    expect(published.code, published.stderr).toBe(0);
+    expect((await rgw.get('mirror', key))!.body.equals(later)).toBe(true);
+    // Its generation is the manifest's, which counts the writes made live there.
+    const manifest = json<{ generation: number }>((await rgw.get('mirror', 'gen/manifest.json'))!.body.toString());
+    expect(manifest.generation).toBe(1);
+    expect(json<{ modules: { versions: { version: string }[] }[] }>((await rgw.get('mirror', 'gen/search-index.json'))!.body.toString())).toBeDefined();
+
+    // Once that object is gone, a repair (a write of its own) derives it from the manifest.
+    await rgw.client.send(new DeleteObjectCommand({ Bucket: 'mirror', Key: key }));
+    const repaired = await cli(['verify', 's3://mirror/gen', '--repair', ...rgw.flags]);
+    expect(repaired.code, repaired.stdout + repaired.stderr).toBe(0);
+    const versions = json<{ modules: { versions: { version: string }[] }[] }>((await rgw.get('mirror', key))!.body.toString());
+    expect(versions.modules[0]!.versions.map((v) => v.version)).toContain('7.0.0');
+    expect(json<{ generation: number }>((await rgw.get('mirror', 'gen/manifest.json'))!.body.toString()).generation).toBe(2);
+  });
+});
+
 describe('a writer killed halfway (SIGKILL)', () => {
   it('leaves the old mirror in place during a push, and the next push finishes the job', async () => {
     expect((await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
