@@ -10,57 +10,29 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { generateCorpus } from './corpus/index.mjs';
+import { hasCeph, startRgw } from './rgw.mjs';
 import { log, makeTempDir, mapLimited, median, removeTempDir, runCommand } from './util.mjs';
 
 const CLI = fileURLToPath(new URL('../bin/modmirror.js', import.meta.url));
-const RGW = fileURLToPath(new URL('../test/s3/rgw.sh', import.meta.url));
 const CONCURRENCY = 16;
 const PUSH_TARGET = 0.5;
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
 export async function benchBucket({ quick = false, runs } = {}) {
   runs ??= quick ? 1 : 3;
-  try {
-    execFileSync('sh', ['-c', 'command -v radosgw && command -v ceph-mon && command -v ceph-osd'], { stdio: 'ignore' });
-  } catch {
+  if (!hasCeph()) {
     log('bucket: skipped, Ceph RGW is not installed (bash .ci/deps installs it)');
     return [];
   }
   const [modules, perModule] = quick ? [10, 5] : [100, 10];
   const tmp = makeTempDir();
-  const rgwDir = join(tmp, 'rgw');
+  let rgw;
   try {
-    const [port, web, mon] = [await freePort(), await freePort(), await freePort()];
-    execFileSync('bash', [RGW, 'start', rgwDir, String(port), String(web), String(mon)], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const endpoint = `http://127.0.0.1:${port}`;
-    const env = {
-      ...process.env,
-      AWS_ACCESS_KEY_ID: 'testaccesskey',
-      AWS_SECRET_ACCESS_KEY: 'testsecretkey',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    };
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-    const client = new S3Client({
-      endpoint,
-      forcePathStyle: true,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'testaccesskey', secretAccessKey: 'testsecretkey' },
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
-    const flags = ['--endpoint', endpoint, '--path-style'];
+    rgw = await startRgw(join(tmp, 'rgw'));
+    const { env, client, flags } = rgw;
 
     const corpus = await generateCorpus({ dir: join(tmp, 'corpus'), modules, versionsPerModule: perModule, seed: 30 });
     const config = join(tmp, 'mirror.config.yaml');
@@ -149,7 +121,6 @@ export async function benchBucket({ quick = false, runs } = {}) {
       written.push(result.uploaded.length);
       log(`bucket: publish ${i + 1}: ${seconds.toFixed(2)} s, ${result.uploaded.length} objects written`);
     }
-    client.destroy();
     const push_ = median(pushRates);
     const floor_ = median(floorRates);
     return [
@@ -175,11 +146,7 @@ export async function benchBucket({ quick = false, runs } = {}) {
       },
     ];
   } finally {
-    try {
-      execFileSync('bash', [RGW, 'stop', rgwDir], { stdio: 'ignore' });
-    } catch {
-      // Nothing was started.
-    }
+    rgw?.stop();
     removeTempDir(tmp);
   }
 }

@@ -54,6 +54,7 @@ const BENCHMARKS = [
   { name: 'api-publish', run: async (opts) => (await import('./api-publish.mjs')).benchApiPublish(opts) },
   { name: 'provider-sync', run: async (opts) => (await import('./provider-sync.mjs')).benchProviderSync(opts) },
   { name: 'bucket', run: async (opts) => (await import('./bucket.mjs')).benchBucket(opts) },
+  { name: 'bucket-races', run: async (opts) => (await import('./bucket-races.mjs')).benchBucketRaces(opts) },
   { name: 'history', onlyWhenNamed: true, run: async (opts) => (await import('./history.mjs')).benchHistory(opts) },
 ];
 

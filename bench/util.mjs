@@ -68,10 +68,15 @@ export function median(values) {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
+/** Units of things counted, printed as whole numbers (a median may fall halfway). */
+const COUNTS = new Set(['modules', 'rounds', 'attempts', 'holes', 'unlistings']);
+
 /** A measured value with its unit, as the tables print it (run.mjs, table.mjs); '—' when not measured. */
 export function formatNumber(value, unit) {
   if (value === null || value === undefined) return '—';
+  if (typeof value === 'string') return value; // a verdict, such as yes or no
   if (unit === 's') return `${value.toFixed(2)} s`;
+  if (COUNTS.has(unit)) return `${Number.isInteger(value) ? value.toLocaleString('en-US') : value.toFixed(1)} ${unit}`;
   if (unit === 'files/s') return `${Math.round(value).toLocaleString('en-US')} files/s`;
   if (unit === 'objects/s') return `${Math.round(value).toLocaleString('en-US')} objects/s`;
   return `${value.toPrecision(4)} ${unit}`;
