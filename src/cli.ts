@@ -56,6 +56,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
     usage: `modmirror serve [--dir dist] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--config FILE]
                 [--access public|private] [--archive-url-ttl SECONDS] [--read-only] [--max-upload-mib N] [--quiet]
+                [--log-format text|json] [--metrics-listen HOST:PORT] [--metrics-download-series N]
 
   --dir DIR        the built mirror (default: dist)
   --host HOST      address to listen on (default: 127.0.0.1)
@@ -74,7 +75,13 @@ const COMMANDS: Record<string, Command> = {
   --read-only      refuse publishing and deleting modules through the API (/api/v2/.../registry-modules);
                    a mirror on a read-only file system is refused anyway
   --max-upload-mib N  largest module upload through the API, in MiB (default: 64)
-  --quiet          no per-request log lines (refused requests are still logged)`,
+  --quiet          no per-request log lines (refused requests are still logged)
+  --log-format F   text: one "GET /path 200 1.2ms" line per request (default); json: one JSON object per
+                   request (id, method, route class, status, bytes, duration, organization, module, version)
+  --metrics-listen HOST:PORT  serve GET /metrics (Prometheus) there only, not on --port; without it /metrics
+                   is on --port, and in private mode answers only a site administrator's token
+  --metrics-download-series N  module versions /metrics counts downloads of by name, the rest as "other"
+                   (default: 1000)`,
     options: {
       dir: { type: 'string' },
       host: { type: 'string' },
@@ -89,6 +96,9 @@ const COMMANDS: Record<string, Command> = {
       'max-upload-mib': { type: 'string' },
       config: { type: 'string' },
       quiet: { type: 'boolean' },
+      'log-format': { type: 'string' },
+      'metrics-listen': { type: 'string' },
+      'metrics-download-series': { type: 'string' },
     },
     run: async (values) => (await import('./commands/serve.js')).runServe(values),
   },
