@@ -37,6 +37,9 @@ export async function runServe(values: Values): Promise<number> {
   const series = Number(values['metrics-download-series'] ?? DEFAULT_DOWNLOAD_SERIES);
   if (!Number.isInteger(series) || series < 0)
     throw new MirrorError('USAGE', `Invalid --metrics-download-series "${values['metrics-download-series']}": expected a whole number, 0 or more.`);
+  const usageMib = Number(values['usage-max-mib'] ?? 64);
+  if (!Number.isFinite(usageMib) || usageMib <= 0)
+    throw new MirrorError('USAGE', `Invalid --usage-max-mib "${values['usage-max-mib']}": expected a positive number of MiB.`);
   const server = await startServer({
     dir,
     host: String(values['host'] ?? '127.0.0.1'),
@@ -55,6 +58,7 @@ export async function runServe(values: Values): Promise<number> {
     },
     log: quiet ? undefined : (line) => console.log(line),
     logFormat: logFormat as LogFormat,
+    usageMaxBytes: Math.floor(usageMib * 1024 * 1024),
     metrics: { downloadSeries: series, ...(metricsListen !== undefined ? { listen: hostAndPort(metricsListen, '--metrics-listen') } : {}) },
     // Refusals are logged even with --quiet: they are the audit trail.
     audit: (line) => console.log(line),

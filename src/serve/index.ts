@@ -11,7 +11,7 @@ import { sendError, statusOf } from '../http/errors.js';
 import { AnswerCache, sendPayload } from '../http/payload.js';
 import { createManagementApi } from '../management/index.js';
 import { CACHE_PRIVATE, CACHE_SHORT } from '../protocol/headers.js';
-import { auditLine, PrivateAccess } from './access.js';
+import { auditLine, PrivateAccess, type Caller } from './access.js';
 import { DownloadCounter } from './downloads.js';
 import { clientErrorResponse, httpsServer, type ClientError } from './listen.js';
 import { Mirror } from './mirror.js';
@@ -25,6 +25,8 @@ import { staticFiles } from './static.js';
 import { isManagementTarget, originForm, parseTarget } from './target.js';
 import { mirrorWriters } from './uploads.js';
 import type { ModuleAddress, ModuleMeta } from '../types.js';
+import { usageReport } from '../usage/report.js';
+import { readUsage, UsageLog } from '../usage/store.js';
 
 export interface ServeOptions {
   dir: string;
@@ -47,6 +49,8 @@ export interface ServeOptions {
     /** Module and version pairs counted by name before the rest count as "other" (default 1000). */
     downloadSeries?: number;
   };
+  /** Private mode: the bound of the usage store in the data folder (default 64 MiB). */
+  usageMaxBytes?: number;
   /** One line per refused request in private mode (who, what, why; never a token). Default: stderr. */
   audit?: (line: string) => void;
   /** Publishing through the management API's registry-modules endpoints. */
@@ -97,7 +101,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     baseUrl: options.baseUrl,
     tls: options.tls !== undefined,
   });
-  const management = createManagementApi(options.dataDir, { deprecate: writers.deprecate, registry: writers });
+  // Private mode: who downloads what. A public registry's callers are nobody in particular.
+  const usage = options.access === 'private' ? new UsageLog(options.dataDir, options.usageMaxBytes) : undefined;
+  const management = createManagementApi(options.dataDir, {
+    deprecate: writers.deprecate,
+    registry: writers,
+    usage: (filter) => usageReport(readUsage(options.dataDir), filter, root),
+  });
   const access =
     options.access === 'private' ? new PrivateAccess(management.store, signer!, options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS) : undefined;
   const audit = options.audit ?? ((line: string) => console.error(line));
@@ -113,7 +123,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   const metrics = new ServeMetrics(mirror, options.metrics?.downloadSeries);
   const metricsHere = options.metrics?.listen === undefined;
-  registry.archiveSent = (moduleKey, version) => metrics.archiveSent(moduleKey, version);
+  registry.archiveSent = (moduleKey, version, caller) => {
+    metrics.archiveSent(moduleKey, version);
+    usage?.record({ day: new Date().toISOString().slice(0, 10), module: moduleKey, version, ...whoIs(caller) });
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, record: RequestRecord) => {
     const url = req.url ?? '/';
@@ -215,7 +228,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     server,
     close: async () => {
       await Promise.all([closeServer(server), elsewhere && closeServer(elsewhere.server)]);
-      await downloads.flush();
+      await Promise.all([downloads.flush(), usage?.close()]);
     },
   };
 }
@@ -233,4 +246,14 @@ function mirrorPathOrFail(dir: string): string {
       hint: 'Did you build the mirror? Run modmirror build first, or pass --dir.',
     });
   }
+}
+
+/** The caller's organization, team or user, as usage records them. */
+function whoIs(caller: Caller | undefined): { organization?: string; team?: string; user?: string } {
+  if (!caller) return {};
+  return {
+    ...(caller.organization !== undefined ? { organization: caller.organization } : {}),
+    ...(caller.team !== undefined ? { team: caller.team } : {}),
+    ...(caller.user !== undefined ? { user: caller.user } : {}),
+  };
 }
