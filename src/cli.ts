@@ -130,6 +130,7 @@ const COMMANDS: Record<string, Command> = {
   usage: {
     summary: 'Private registry: who downloaded which module version, and which deprecated versions are still used',
     usage: `modmirror usage [--since YYYY-MM-DD] [--module NS/NAME/PROVIDER] [--deprecated] [--json] [--data DIR] [--dir DIR]
+                [--from-log FILE]
 
   --since DAY      only downloads on that day (UTC) or later
   --module ADDR    only that module's versions
@@ -137,7 +138,9 @@ const COMMANDS: Record<string, Command> = {
   --json           print {"filter", "usage": [{module, version, organization, team, user, downloads, firstDay,
                    lastDay, deprecation}]}
   --data DIR       the data folder serve --access private records usage in (default: data)
-  --dir DIR        the mirror whose deprecations to show (default: dist)`,
+  --dir DIR        the mirror whose deprecations to show (default: dist)
+  --from-log FILE  report from a static host's nginx access log (combined format) instead, by client network
+                   (IPv4 /24, IPv6 /48)`,
     options: {
       since: { type: 'string' },
       module: { type: 'string' },
@@ -145,6 +148,7 @@ const COMMANDS: Record<string, Command> = {
       json: { type: 'boolean' },
       data: { type: 'string' },
       dir: { type: 'string' },
+      'from-log': { type: 'string' },
     },
     run: async (values) => (await import('./commands/usage.js')).runUsage(values),
   },

@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { filterProblem, usageReport, whoOf, type UsageEntry, type UsageFilter } from '../usage/report.js';
-import { readUsage } from '../usage/store.js';
+import { downloadsFromLog } from '../usage/nginx-log.js';
+import { aggregate, readUsage } from '../usage/store.js';
 import { plural, stringFlag, usageError, type Values } from './args.js';
 
 export function runUsage(values: Values): Promise<number> {
@@ -25,10 +26,19 @@ export function runUsage(values: Values): Promise<number> {
       hint: 'Pass --dir with the mirror serve serves.',
     });
   }
-  const entries = usageReport(readUsage(resolve(stringFlag(values, 'data') ?? 'data')), filter, existsSync(dir) ? dir : undefined);
+  const fromLog = stringFlag(values, 'from-log');
+  const rows = fromLog !== undefined ? rowsFromLog(fromLog) : readUsage(resolve(stringFlag(values, 'data') ?? 'data'));
+  const entries = usageReport(rows, filter, existsSync(dir) ? dir : undefined);
   if (values['json'] === true) console.log(JSON.stringify({ filter, usage: entries }, null, 2));
   else console.log(usageText(entries, filter));
   return Promise.resolve(0);
+}
+
+/** A static host's downloads, by network; a line that is not nginx's combined format is counted and said. */
+function rowsFromLog(file: string) {
+  const { events, unreadable } = downloadsFromLog(resolve(file));
+  if (unreadable > 0) console.error(`warning: ${plural(unreadable, 'line')} of ${file} not in nginx's combined format, skipped`);
+  return aggregate(events);
 }
 
 /** Per module version, each caller with its downloads and the days of its first and last. */

@@ -23,6 +23,7 @@ export interface UsageEntry {
   organization?: string;
   team?: string;
   user?: string;
+  network?: string;
   downloads: number;
   firstDay: string;
   lastDay: string;
@@ -52,7 +53,7 @@ export function usageReport(rows: UsageRow[], filter: UsageFilter, mirrorDir: st
     if (filter.module !== undefined && row.module !== filter.module) continue;
     const deprecation = deprecations[row.module]?.[row.version];
     if (filter.deprecated && !deprecation) continue;
-    const key = JSON.stringify([row.module, row.version, row.organization, row.team, row.user]);
+    const key = JSON.stringify([row.module, row.version, row.organization, row.team, row.user, row.network]);
     const entry = entries.get(key);
     if (entry) {
       entry.downloads += row.count;
@@ -66,6 +67,7 @@ export function usageReport(rows: UsageRow[], filter: UsageFilter, mirrorDir: st
       ...(row.organization !== undefined ? { organization: row.organization } : {}),
       ...(row.team !== undefined ? { team: row.team } : {}),
       ...(row.user !== undefined ? { user: row.user } : {}),
+      ...(row.network !== undefined ? { network: row.network } : {}),
       downloads: row.count,
       firstDay: row.day,
       lastDay: row.day,
@@ -82,8 +84,9 @@ function deprecationsAt(mirrorDir: string | undefined) {
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Who, in words: `organization acme, team platform`, `user alice`, or `unknown` (a download recorded with no caller). */
-export function whoOf(entry: Pick<UsageEntry, 'organization' | 'team' | 'user'>): string {
+/** Who, in words: `organization acme, team platform`, `user alice`, `network 192.0.2.0/24`, or `unknown` (a download recorded with no caller). */
+export function whoOf(entry: Pick<UsageEntry, 'organization' | 'team' | 'user' | 'network'>): string {
   if (entry.organization !== undefined) return `organization ${entry.organization}${entry.team !== undefined ? `, team ${entry.team}` : ''}`;
+  if (entry.network !== undefined) return `network ${entry.network}`;
   return entry.user !== undefined ? `user ${entry.user}` : 'unknown';
 }

@@ -21,6 +21,8 @@ export interface UsageEvent {
   organization?: string;
   team?: string;
   user?: string;
+  /** From a static host's access log: the client's network (nginx-log.ts). */
+  network?: string;
 }
 
 export interface UsageRow extends UsageEvent {
@@ -147,10 +149,10 @@ export function readUsage(dataDir: string): UsageRow[] {
   return aggregate([...counts.rows, ...segments.filter((s) => s.n > counts.through).flatMap((s) => s.events)]);
 }
 
-function aggregate(events: (UsageEvent | UsageRow)[]): UsageRow[] {
+export function aggregate(events: (UsageEvent | UsageRow)[]): UsageRow[] {
   const rows = new Map<string, UsageRow>();
   for (const e of events) {
-    const key = JSON.stringify([e.day, e.organization, e.team, e.user, e.module, e.version]);
+    const key = JSON.stringify([e.day, e.organization, e.team, e.user, e.network, e.module, e.version]);
     const row = rows.get(key);
     const count = 'count' in e ? e.count : 1;
     if (row) row.count += count;
@@ -159,13 +161,14 @@ function aggregate(events: (UsageEvent | UsageRow)[]): UsageRow[] {
   return [...rows.values()];
 }
 
-const pick = ({ day, module, version, organization, team, user }: UsageEvent): UsageEvent => ({
+const pick = ({ day, module, version, organization, team, user, network }: UsageEvent): UsageEvent => ({
   day,
   module,
   version,
   ...(organization !== undefined ? { organization } : {}),
   ...(team !== undefined ? { team } : {}),
   ...(user !== undefined ? { user } : {}),
+  ...(network !== undefined ? { network } : {}),
 });
 
 /** A segment's events; a line that is not one (torn by a crash) is skipped. A segment removed meanwhile was folded in. */
