@@ -56,6 +56,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
     usage: `modmirror serve [--dir dist] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--config FILE]
                 [--access public|private] [--archive-url-ttl SECONDS] [--read-only] [--max-upload-mib N] [--quiet]
+                [--log-format text|json] [--metrics-listen HOST:PORT] [--metrics-download-series N] [--usage-max-mib N]
 
   --dir DIR        the built mirror (default: dist)
   --host HOST      address to listen on (default: 127.0.0.1)
@@ -74,7 +75,15 @@ const COMMANDS: Record<string, Command> = {
   --read-only      refuse publishing and deleting modules through the API (/api/v2/.../registry-modules);
                    a mirror on a read-only file system is refused anyway
   --max-upload-mib N  largest module upload through the API, in MiB (default: 64)
-  --quiet          no per-request log lines (refused requests are still logged)`,
+  --quiet          no per-request log lines (refused requests are still logged)
+  --log-format F   text: one "GET /path 200 1.2ms" line per request (default); json: one JSON object per
+                   request (id, method, route class, status, bytes, duration, organization, module, version)
+  --metrics-listen HOST:PORT  serve GET /metrics (Prometheus) there only, not on --port; without it /metrics
+                   is on --port, and in private mode answers only a site administrator's token
+  --metrics-download-series N  module versions /metrics counts downloads of by name, the rest as "other"
+                   (default: 1000)
+  --usage-max-mib N  private: the bound of the usage record in the data folder (modmirror usage), in MiB
+                   (default: 64); the oldest days go first`,
     options: {
       dir: { type: 'string' },
       host: { type: 'string' },
@@ -89,6 +98,10 @@ const COMMANDS: Record<string, Command> = {
       'max-upload-mib': { type: 'string' },
       config: { type: 'string' },
       quiet: { type: 'boolean' },
+      'log-format': { type: 'string' },
+      'metrics-listen': { type: 'string' },
+      'metrics-download-series': { type: 'string' },
+      'usage-max-mib': { type: 'string' },
     },
     run: async (values) => (await import('./commands/serve.js')).runServe(values),
   },
@@ -113,6 +126,31 @@ const COMMANDS: Record<string, Command> = {
     },
     positionals: { names: ['NAMESPACE/NAME/PROVIDER', 'VERSION'], required: 2 },
     run: async (values, positionals) => (await import('./commands/deprecate.js')).runDeprecate(values, positionals),
+  },
+  usage: {
+    summary: 'Private registry: who downloaded which module version, and which deprecated versions are still used',
+    usage: `modmirror usage [--since YYYY-MM-DD] [--module NS/NAME/PROVIDER] [--deprecated] [--json] [--data DIR] [--dir DIR]
+                [--from-log FILE]
+
+  --since DAY      only downloads on that day (UTC) or later
+  --module ADDR    only that module's versions
+  --deprecated     only versions the mirror marks deprecated: who still downloads them
+  --json           print {"filter", "usage": [{module, version, organization, team, user, downloads, firstDay,
+                   lastDay, deprecation}]}
+  --data DIR       the data folder serve --access private records usage in (default: data)
+  --dir DIR        the mirror whose deprecations to show (default: dist)
+  --from-log FILE  report from a static host's nginx access log (combined format) instead, by client network
+                   (IPv4 /24, IPv6 /48)`,
+    options: {
+      since: { type: 'string' },
+      module: { type: 'string' },
+      deprecated: { type: 'boolean' },
+      json: { type: 'boolean' },
+      data: { type: 'string' },
+      dir: { type: 'string' },
+      'from-log': { type: 'string' },
+    },
+    run: async (values) => (await import('./commands/usage.js')).runUsage(values),
   },
   'signing-key': {
     summary: 'Private registry: replace the key that signs archive URLs (every URL signed before stops working)',

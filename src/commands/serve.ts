@@ -2,6 +2,8 @@ import { relative, resolve } from 'node:path';
 import { ACCESS_MODES, baseUrlFlag, moduleMeta, resolveMirrorConfig, type Access } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { startServer } from '../serve/index.js';
+import { DEFAULT_DOWNLOAD_SERIES } from '../serve/metrics.js';
+import { LOG_FORMATS, type LogFormat } from '../serve/request-log.js';
 import { stringFlag, type Values } from './args.js';
 
 export async function runServe(values: Values): Promise<number> {
@@ -28,6 +30,16 @@ export async function runServe(values: Values): Promise<number> {
   const mib = Number(values['max-upload-mib'] ?? 64);
   if (!Number.isFinite(mib) || mib <= 0)
     throw new MirrorError('USAGE', `Invalid --max-upload-mib "${values['max-upload-mib']}": expected a positive number of MiB.`);
+  const logFormat = stringFlag(values, 'log-format') ?? 'text';
+  if (!LOG_FORMATS.includes(logFormat as LogFormat))
+    throw new MirrorError('USAGE', `Invalid --log-format "${logFormat}": expected text or json.`, { hint: 'Run modmirror serve --help.' });
+  const metricsListen = stringFlag(values, 'metrics-listen');
+  const series = Number(values['metrics-download-series'] ?? DEFAULT_DOWNLOAD_SERIES);
+  if (!Number.isInteger(series) || series < 0)
+    throw new MirrorError('USAGE', `Invalid --metrics-download-series "${values['metrics-download-series']}": expected a whole number, 0 or more.`);
+  const usageMib = Number(values['usage-max-mib'] ?? 64);
+  if (!Number.isFinite(usageMib) || usageMib <= 0)
+    throw new MirrorError('USAGE', `Invalid --usage-max-mib "${values['usage-max-mib']}": expected a positive number of MiB.`);
   const server = await startServer({
     dir,
     host: String(values['host'] ?? '127.0.0.1'),
@@ -45,9 +57,13 @@ export async function runServe(values: Values): Promise<number> {
       readOnly: values['read-only'] === true,
     },
     log: quiet ? undefined : (line) => console.log(line),
+    logFormat: logFormat as LogFormat,
+    usageMaxBytes: Math.floor(usageMib * 1024 * 1024),
+    metrics: { downloadSeries: series, ...(metricsListen !== undefined ? { listen: hostAndPort(metricsListen, '--metrics-listen') } : {}) },
     // Refusals are logged even with --quiet: they are the audit trail.
     audit: (line) => console.log(line),
   });
+  if (server.metricsUrl) console.log(`metrics at ${server.metricsUrl}`);
   console.log(
     `modmirror serving ${relative(process.cwd(), dir) || '.'} at ${server.url}${access === 'private' ? ' (private: every registry request needs a token)' : ''}`,
   );
@@ -80,4 +96,16 @@ function servedConfig(dir: string | undefined, file: string | undefined) {
       cause: error,
     });
   }
+}
+
+/** `HOST:PORT` (`[::1]:9100` for IPv6): both parts are needed, so a metrics port is never opened on every address by accident. */
+function hostAndPort(value: string, flag: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) {
+    throw new MirrorError('USAGE', `Invalid ${flag} "${value}": expected HOST:PORT, such as 127.0.0.1:9100 or [::1]:9100.`, {
+      hint: 'Name the address to listen on too: 0.0.0.0:9100 listens on every IPv4 address.',
+    });
+  }
+  return { host: match[1] ?? match[2]!, port };
 }

@@ -17,6 +17,7 @@ import type { RegistryHooks } from './registry.js';
 import { createVersion, deleteVersion, readVersion, uploadVersion } from './routes/registry-module-versions.js';
 import { createModule, deleteModule, listModules, readModule, readModuleById, updateModuleVersion, type DeprecateHook } from './routes/registry-modules.js';
 import { revokeOrganizationToken } from './routes/tokens.js';
+import { usageReport, type UsageHook } from './routes/admin-usage.js';
 import { listStages, overrideStage, showResult, showStage } from './routes/task-stages.js';
 import { Store } from './store.js';
 import type { Data } from './types.js';
@@ -28,6 +29,7 @@ interface ReadContext {
   params: string[];
   query: URLSearchParams;
   registry: RegistryHooks | undefined;
+  usage: UsageHook | undefined;
 }
 interface WriteContext {
   store: Store;
@@ -44,6 +46,8 @@ export interface ManagementHooks {
   deprecate?: DeprecateHook;
   /** The served mirror's modules, read and written by the registry-module routes. */
   registry?: RegistryHooks;
+  /** Who downloaded what (the admin usage report). */
+  usage?: UsageHook;
 }
 
 /**
@@ -59,7 +63,7 @@ type Route = { path: string[]; admin: boolean } & (
 /** Literal segments, `:param` captures one. */
 const segmentsOf = (path: string) => path.split('/');
 const get = (path: string, read: (ctx: ReadContext) => Reply, admin = false): Route => ({ method: 'GET', path: segmentsOf(path), read, admin });
-const live = (path: string, read: (ctx: ReadContext) => Reply): Route => ({ method: 'GET', path: segmentsOf(path), read, admin: false, live: true });
+const live = (path: string, read: (ctx: ReadContext) => Reply, admin = false): Route => ({ method: 'GET', path: segmentsOf(path), read, admin, live: true });
 const write = (method: 'PATCH' | 'POST' | 'DELETE', path: string, run: (ctx: WriteContext) => Promise<Reply>, admin = false): Route => ({
   method,
   path: segmentsOf(path),
@@ -79,6 +83,7 @@ const ROUTES: Route[] = [
   write('POST', 'task-stages/:stage/actions/override', ({ store, principal, params }) => overrideStage(store, principal, params[0]!)),
   get('task-results/:result', ({ data, principal, params }) => showResult(data, principal, params[0]!)),
   get('admin/organizations', ({ data, query }) => listOrganizations(data, query), true),
+  live('admin/usage', ({ query, usage }) => usageReport(query, usage), true),
   get('admin/organizations/:org', ({ data, params, query }) => showOrganization(data, params[0]!, query), true),
   write('PATCH', 'admin/organizations/:org', ({ store, params, req }) => updateOrganization(store, params[0]!, req), true),
   write('DELETE', 'admin/organizations/:org', ({ store, params }) => deleteOrganization(store, params[0]!), true),
@@ -171,14 +176,14 @@ export function createManagementApi(dataDir: string, hooks: ManagementHooks = {}
       return sendDocument(req, res, reply.status, reply.document);
     }
     if (chosen.live) {
-      const reply = chosen.read({ data, principal, params, query, registry: hooks.registry });
+      const reply = chosen.read({ data, principal, params, query, registry: hooks.registry, usage: hooks.usage });
       return sendDocument(req, res, reply.status, reply.document);
     }
     // What the caller may see follows from who they are and the data. The query is keyed as
     // URLSearchParams writes it: `page[size]=1` and `page%5Bsize%5D=1` are one answer.
     const key = JSON.stringify([principalKey(principal), segments.join('/'), query.toString()]);
     const answer = answers(key, () => {
-      const reply = chosen.read({ data, principal, params, query, registry: hooks.registry });
+      const reply = chosen.read({ data, principal, params, query, registry: hooks.registry, usage: hooks.usage });
       return payload(JSON.stringify(reply.document), JSONAPI_TYPE);
     });
     sendPayload(req, res, answer);

@@ -10,7 +10,16 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { MirrorError } from '../errors.js';
-import { canReadNamespace, moduleReaders, principalOf, principalLabel, providerReaders, tokenOf, type ModuleReaders } from '../management/auth.js';
+import {
+  canReadNamespace,
+  moduleReaders,
+  principalOf,
+  principalLabel,
+  providerReaders,
+  tokenOf,
+  type ModuleReaders,
+  type Principal,
+} from '../management/auth.js';
 import type { Data, Token } from '../management/types.js';
 import type { Store } from '../management/store.js';
 import { parseProviderKey } from '../protocol/providers.js';
@@ -26,6 +35,12 @@ export interface Caller {
   key: string;
   /** The id of the token that made this caller: the URLs signed for it name it. */
   tokenId: string;
+  /** Whom the token stands for, for logs and usage: a team's or an organization's token names its organization (and team), a user's the user. */
+  organization?: string;
+  team?: string;
+  user?: string;
+  /** A site administrator's user token: reads everything, /metrics included. */
+  siteAdmin: boolean;
 }
 
 /** Bounds for the caches below: enough for every token of a large site, small next to the mirror's. */
@@ -163,13 +178,18 @@ export class PrivateAccess {
   }
 }
 
-function callerOf(principal: Parameters<typeof principalLabel>[0], tokenId: string, readers: ModuleReaders, providers: ModuleReaders): Caller {
+function callerOf(principal: Principal, tokenId: string, readers: ModuleReaders, providers: ModuleReaders): Caller {
   const describe = (r: ModuleReaders) => `${r.everything ? 'all-but' : 'only'}:${[...r.organizations].sort().join(',')}`;
   const key = createHash('sha256')
     .update(`${describe(readers)}\n${describe(providers)}`)
     .digest('base64url')
     .slice(0, 22);
-  return { label: principalLabel(principal), readers, providerReaders: providers, key, tokenId };
+  const who =
+    principal.kind === 'user'
+      ? { user: principal.user.username }
+      : { organization: principal.organization.name, ...(principal.kind === 'team' ? { team: principal.team.name } : {}) };
+  const siteAdmin = principal.kind === 'user' && principal.user.isSiteAdmin;
+  return { label: principalLabel(principal), readers, providerReaders: providers, key, tokenId, siteAdmin, ...who };
 }
 
 /** The providers whose namespace `readers` may read: every map of the index cut to them. */

@@ -1,27 +1,32 @@
 // `modmirror serve`: sirv over dist/ plus a small router in front for what
 // static files cannot answer. One error path decides every failure status.
 
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeOf, putBackSetAside } from '../mirror/home.js';
-import { createServer as createHttpServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MirrorError } from '../errors.js';
-import { errorAnswer, sendError, statusOf } from '../http/errors.js';
+import { sendError, statusOf } from '../http/errors.js';
 import { AnswerCache, sendPayload } from '../http/payload.js';
 import { createManagementApi } from '../management/index.js';
 import { CACHE_PRIVATE, CACHE_SHORT } from '../protocol/headers.js';
-import { auditLine, PrivateAccess } from './access.js';
+import { auditLine, PrivateAccess, type Caller } from './access.js';
 import { DownloadCounter } from './downloads.js';
+import { clientErrorResponse, httpsServer, type ClientError } from './listen.js';
 import { Mirror } from './mirror.js';
+import { ServeMetrics } from './metrics.js';
+import { listenForMetrics, METRICS_PATH, sendMetrics } from './metrics-endpoint.js';
 import type { Registry } from './registry.js';
+import { jsonLine, nameModule, startRecord, textLine, type LogFormat, type RequestRecord } from './request-log.js';
 import { findRoute } from './routes/index.js';
 import { ArchiveSigner } from './signing.js';
 import { staticFiles } from './static.js';
 import { isManagementTarget, originForm, parseTarget } from './target.js';
 import { mirrorWriters } from './uploads.js';
 import type { ModuleAddress, ModuleMeta } from '../types.js';
+import { usageReport } from '../usage/report.js';
+import { readUsage, UsageLog } from '../usage/store.js';
 
 export interface ServeOptions {
   dir: string;
@@ -36,6 +41,16 @@ export interface ServeOptions {
   /** Private mode: how long a signed archive URL stays valid (default 15 minutes). */
   archiveUrlTtlSeconds?: number;
   log?: (line: string) => void;
+  /** text (default): `GET /path 200 1.2ms`; json: one object per request (logging.md). */
+  logFormat?: LogFormat;
+  metrics?: {
+    /** Serve /metrics here only (HOST and PORT), not on the registry's port. */
+    listen?: { host: string; port: number };
+    /** Module and version pairs counted by name before the rest count as "other" (default 1000). */
+    downloadSeries?: number;
+  };
+  /** Private mode: the bound of the usage store in the data folder (default 64 MiB). */
+  usageMaxBytes?: number;
   /** One line per refused request in private mode (who, what, why; never a token). Default: stderr. */
   audit?: (line: string) => void;
   /** Publishing through the management API's registry-modules endpoints. */
@@ -60,6 +75,8 @@ const noMeta = (): ModuleMeta => ({ owner: '', description: '', source: '', veri
 
 export interface RunningServer {
   url: string;
+  /** With `metrics.listen`: the URL of /metrics there. */
+  metricsUrl?: string;
   server: Server;
   close(): Promise<void>;
 }
@@ -84,7 +101,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     baseUrl: options.baseUrl,
     tls: options.tls !== undefined,
   });
-  const management = createManagementApi(options.dataDir, { deprecate: writers.deprecate, registry: writers });
+  // Private mode: who downloads what. A public registry's callers are nobody in particular.
+  const usage = options.access === 'private' ? new UsageLog(options.dataDir, options.usageMaxBytes) : undefined;
+  const management = createManagementApi(options.dataDir, {
+    deprecate: writers.deprecate,
+    registry: writers,
+    usage: (filter) => usageReport(readUsage(options.dataDir), filter, root),
+  });
   const access =
     options.access === 'private' ? new PrivateAccess(management.store, signer!, options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS) : undefined;
   const audit = options.audit ?? ((line: string) => console.error(line));
@@ -98,36 +121,68 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     access,
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const metrics = new ServeMetrics(mirror, options.metrics?.downloadSeries);
+  const metricsHere = options.metrics?.listen === undefined;
+  registry.archiveSent = (moduleKey, version, caller) => {
+    metrics.archiveSent(moduleKey, version);
+    usage?.record({ day: new Date().toISOString().slice(0, 10), module: moduleKey, version, ...whoIs(caller) });
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, record: RequestRecord) => {
     const url = req.url ?? '/';
+    const forApi = isManagementTarget(url);
+    if (forApi) record.route = 'management';
     const { segments, query } = parseTarget(url);
-    if (isManagementTarget(url)) return management.handle(req, res, segments.slice(2), query);
+    if (forApi) {
+      // A version's upload link (management/index.ts): the publish API's one write of a module.
+      if (segments.length === 5 && segments[2] === 'registry-module-versions' && segments[4] === 'upload') record.route = 'upload';
+      return management.handle(req, res, segments.slice(2), query);
+    }
+    if (metricsHere && url.split('?', 1)[0] === METRICS_PATH) {
+      record.route = 'metrics';
+      return sendMetrics(req, res, metrics, access);
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       throw new MirrorError('METHOD_NOT_ALLOWED', `Method ${req.method} not allowed`, { allow: ['GET', 'HEAD'] });
     }
-    const { handler, params, ownAccess } = findRoute(segments);
+    const { name, handler, params, ownAccess } = findRoute(segments);
+    record.route = name;
+    nameModule(record, params);
     let index = mirror.current();
     let caller;
     if (access && !ownAccess) {
-      caller = access.caller(req);
+      caller = record.caller = access.caller(req);
       index = access.view(index, caller);
     }
-    const answer = await handler({ registry, index, caller, req, res, params, query });
+    const answer = await handler({ registry, index, caller, req, res, params, query, record });
     if (answer) sendPayload(req, res, answer.payload, answer.status, { 'Cache-Control': access ? CACHE_PRIVATE : CACHE_SHORT, ...answer.headers });
+  };
+
+  const log = options.log;
+  const format = options.logFormat ?? 'text';
+  /** The log line, metrics and audit line of a request once it is over (answered, or its connection gone). */
+  const finished = (req: IncomingMessage, res: ServerResponse, record: RequestRecord) => {
+    const ms = performance.now() - record.started;
+    const status = res.statusCode;
+    metrics.request(record.route, record.method, status, ms / 1000, record.bodyBytes);
+    if (record.route === 'upload') metrics.published(status);
+    log?.(format === 'json' ? jsonLine(record, status, ms) : textLine(record, status, ms));
+    const refusal = access?.refusalOf(req);
+    if (!refusal) return;
+    metrics.refused(status);
+    // The path only: an archive URL's query is its signature.
+    audit(auditLine(record.method, (req.url ?? '/').split('?', 1)[0]!, status, refusal.who, refusal.why));
   };
 
   // One error path for every route, the management API's included (http/errors.ts maps and renders).
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    const started = performance.now();
     // A proxy may send the absolute form (`GET http://host/p`); HTTP/1.1 servers must take it as `/p`.
     const url = (req.url = originForm(req.url ?? '/'));
-    res.on('finish', () => {
-      options.log?.(`${req.method} ${url.replace(/([?&]signature=)[^&]*/, '$1...')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
-      const refusal = access?.refusalOf(req);
-      // The path only: an archive URL's query is its signature.
-      if (refusal) audit(auditLine(req.method ?? 'GET', url.split('?', 1)[0]!, res.statusCode, refusal.who, refusal.why));
-    });
-    handle(req, res).catch((error: unknown) => {
+    const record = startRecord(req, res, url);
+    // 'close' always comes, 'finish' only for a response sent whole: a download cut short is logged too.
+    res.once('close', () => finished(req, res, record));
+    handle(req, res, record).catch((error: unknown) => {
+      if (record.route === 'unrouted') record.route = 'bad_request';
       // A 500 is a bug in modmirror or a fault in its data: always say so, even with --quiet.
       if (statusOf(error) === 500) console.error(`error: ${req.method} ${req.url}: ${(error as Error).stack ?? String(error)}`);
       if (res.headersSent) res.destroy();
@@ -155,38 +210,27 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const closeServer = (s: Server) =>
+    new Promise<void>((resolve) => {
+      s.close(() => resolve());
+      s.closeIdleConnections();
+    });
+  const listen = options.metrics?.listen;
+  const elsewhere = listen
+    ? await listenForMetrics(listen.host, listen.port, metrics).catch(async (error: unknown) => {
+        await closeServer(server);
+        throw error;
+      })
+    : undefined;
   return {
     url: `${options.tls ? 'https' : 'http'}://${host}:${port}/`,
+    ...(elsewhere ? { metricsUrl: elsewhere.url } : {}),
     server,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      await downloads.flush();
+      await Promise.all([closeServer(server), elsewhere && closeServer(elsewhere.server)]);
+      await Promise.all([downloads.flush(), usage?.close()]);
     },
   };
-}
-
-type ClientError = NodeJS.ErrnoException & { rawPacket?: Buffer };
-
-/**
- * The raw response to a request the HTTP parser refused, in the error format of
- * the API it was for when the bytes the parser failed on start with the request
- * line (they hold only the last chunk read: a request line sent in an earlier
- * chunk gets the registry's format).
- */
-function clientErrorResponse(error: ClientError): Buffer {
-  const overflow = error.code === 'HPE_HEADER_OVERFLOW';
-  const target = /^[A-Z]+ (\S+)/.exec(error.rawPacket?.toString('latin1', 0, 1024) ?? '')?.[1];
-  const format = target !== undefined && isManagementTarget(target) ? 'jsonapi' : 'registry';
-  const [code, reason, detail] = overflow
-    ? (['HEADERS_TOO_LARGE', 'Request Header Fields Too Large', `The request line and headers are larger than ${maxHeaderSize} bytes.`] as const)
-    : (['BAD_REQUEST', 'Bad Request', 'The request is not valid HTTP/1.1.'] as const);
-  // The registry's body has always given just the reason phrase here; JSON:API's has the detail.
-  const { status, headers, body } = errorAnswer(new MirrorError(code, format === 'jsonapi' ? detail : reason), format);
-  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), 'Connection: close'];
-  return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]);
 }
 
 /**
@@ -204,31 +248,12 @@ function mirrorPathOrFail(dir: string): string {
   }
 }
 
-function readTls(file: string, what: string): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (error) {
-    throw new MirrorError('SERVE_FAILED', `Cannot read the TLS ${what} "${file}": ${(error as Error).message}`, {
-      hint: 'Check the path given to --tls-cert / --tls-key.',
-      cause: error,
-    });
-  }
-}
-
-/** An HTTPS server, or an error that says which file is wrong rather than OpenSSL's routine names. */
-function httpsServer(tls: { cert: string; key: string }, onRequest: Parameters<typeof createHttpServer>[1]): ReturnType<typeof createHttpsServer> {
-  const cert = readTls(tls.cert, 'certificate');
-  const key = readTls(tls.key, 'key');
-  try {
-    return createHttpsServer({ cert, key }, onRequest);
-  } catch (error) {
-    const swapped = /PRIVATE KEY-----/.test(cert.toString('latin1')) && /CERTIFICATE-----/.test(key.toString('latin1'));
-    const problem = swapped
-      ? `"${tls.cert}" holds a private key and "${tls.key}" a certificate: the two are swapped`
-      : `the certificate "${tls.cert}" and key "${tls.key}" cannot be used together (${(error as Error).message})`;
-    throw new MirrorError('SERVE_FAILED', `Cannot serve HTTPS: ${problem}.`, {
-      hint: "--tls-cert takes the PEM certificate (BEGIN CERTIFICATE), --tls-key its PEM private key (BEGIN ... PRIVATE KEY), and the key must be the certificate's.",
-      cause: error,
-    });
-  }
+/** The caller's organization, team or user, as usage records them. */
+function whoIs(caller: Caller | undefined): { organization?: string; team?: string; user?: string } {
+  if (!caller) return {};
+  return {
+    ...(caller.organization !== undefined ? { organization: caller.organization } : {}),
+    ...(caller.team !== undefined ? { team: caller.team } : {}),
+    ...(caller.user !== undefined ? { user: caller.user } : {}),
+  };
 }

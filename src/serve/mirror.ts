@@ -55,6 +55,8 @@ export class Mirror {
   private failed: { generation: string; at: number } | undefined;
   private cache = new Map<string, Payload>();
   private cacheBytes = 0;
+  /** New generations loaded since the server started (for /metrics). */
+  reloads = 0;
 
   constructor(readonly root: string) {
     this.index = loadIndex(root);
@@ -70,6 +72,7 @@ export class Mirror {
     if (this.failed?.generation === generation && now - this.failed.at < RETRY_AFTER_FAILURE_MS) return this.index;
     try {
       this.index = loadIndex(this.root);
+      this.reloads++;
       this.failed = undefined;
       this.cache.clear();
       this.cacheBytes = 0;

@@ -11,6 +11,7 @@ import { validVersion } from '../version-order.js';
 import type { Caller, PrivateAccess } from './access.js';
 import type { DownloadCounter } from './downloads.js';
 import type { IndexedModule, Mirror, MirrorIndex } from './mirror.js';
+import type { RequestRecord } from './request-log.js';
 
 /**
  * `/v1/modules/`: the server answers at the root of its host, so its paths
@@ -31,6 +32,8 @@ export interface Registry {
   answers: AnswerCache;
   /** Set in private mode (`serve --access private`): who may read what, and the archive URL signer. */
   access?: PrivateAccess;
+  /** Told of each archive sent whole, after the download count (metrics, and usage in private mode). */
+  archiveSent?: (moduleKey: string, version: string, caller: Caller | undefined) => void;
 }
 
 /** One request as a route sees it; `params` are the pattern's `:name` segments, decoded. */
@@ -41,8 +44,10 @@ export interface RouteRequest {
    * generations. In private mode, only the part the caller may read.
    */
   index: MirrorIndex;
-  /** In private mode, who is calling (routes that check access themselves resolve it). */
+  /** In private mode, who is calling (routes that check access themselves resolve it, and set it in `record` too). */
   caller?: Caller;
+  /** What the request's log line and metrics say of it. */
+  record: RequestRecord;
   req: IncomingMessage;
   res: ServerResponse;
   params: Record<string, string>;

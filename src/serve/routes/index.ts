@@ -14,48 +14,55 @@ import { staticFile } from './static-files.js';
 type Handler = (r: RouteRequest) => Answer | undefined | Promise<Answer | undefined>;
 
 interface Route {
+  /** The route's class, as /metrics and the JSON log name it: a bounded set, never a path. */
+  name: string;
   pattern: string[];
   handler: Handler;
   /** In private mode, the handler decides who may have it (archives: a signature or a token; the browse page's files). */
   ownAccess?: boolean;
 }
 
-const route = (pattern: string, handler: Handler, ownAccess = false): Route => ({ pattern: pattern === '' ? [] : pattern.split('/'), handler, ownAccess });
+const route = (name: string, pattern: string, handler: Handler, ownAccess = false): Route => ({
+  name,
+  pattern: pattern === '' ? [] : pattern.split('/'),
+  handler,
+  ownAccess,
+});
 
 const MODULE = 'v1/modules/:namespace/:name/:provider';
 
 const ROUTES: Route[] = [
-  route('.well-known/terraform.json', discovery),
-  route('v1/modules', listAll),
-  route('v1/modules/search', search),
-  route('v1/modules/:namespace', listNamespace),
-  route('v1/modules/:namespace/:name', listProviders),
-  route(MODULE, latestDetail),
-  route(`${MODULE}/versions`, versions),
-  route(`${MODULE}/download`, downloadLatest),
-  route(`${MODULE}/:version`, versionDetail),
-  route(`${MODULE}/:version/download`, download),
-  route(`${MODULE}/:version/:file`, archive, true),
-  route(`${MODULE}/*rest`, belowModule),
-  route('v2/modules/:namespace/:name/:provider/downloads/summary', downloadsSummary),
-  route('v1/providers/:namespace/:type/versions', providerVersions),
-  route('v1/providers/:namespace/:type/:version/download/:os/:arch', providerDownload),
-  route('v1/providers/*rest', () => {
+  route('discovery', '.well-known/terraform.json', discovery),
+  route('modules_list', 'v1/modules', listAll),
+  route('search', 'v1/modules/search', search),
+  route('namespace_list', 'v1/modules/:namespace', listNamespace),
+  route('providers_list', 'v1/modules/:namespace/:name', listProviders),
+  route('module_detail', MODULE, latestDetail),
+  route('versions', `${MODULE}/versions`, versions),
+  route('download_latest', `${MODULE}/download`, downloadLatest),
+  route('version_detail', `${MODULE}/:version`, versionDetail),
+  route('download', `${MODULE}/:version/download`, download),
+  route('archive', `${MODULE}/:version/:file`, archive, true),
+  route('module_other', `${MODULE}/*rest`, belowModule),
+  route('downloads_summary', 'v2/modules/:namespace/:name/:provider/downloads/summary', downloadsSummary),
+  route('provider_versions', 'v1/providers/:namespace/:type/versions', providerVersions),
+  route('provider_download', 'v1/providers/:namespace/:type/:version/download/:os/:arch', providerDownload),
+  route('provider_other', 'v1/providers/*rest', () => {
     throw notFound();
   }),
   // The API's paths are never files of the tree, even where one would match.
-  route('v2/modules/*rest', () => {
+  route('module_other', 'v2/modules/*rest', () => {
     throw notFound();
   }),
-  route('*path', staticFile, true),
+  route('static', '*path', staticFile, true),
 ];
 
 /** The route for decoded path segments, and what its pattern captured. */
-export function findRoute(segments: string[]): { handler: Handler; params: Record<string, string>; ownAccess: boolean } {
+export function findRoute(segments: string[]): { name: string; handler: Handler; params: Record<string, string>; ownAccess: boolean } {
   const path = asProtocolPath(segments);
-  for (const { pattern, handler, ownAccess = false } of ROUTES) {
+  for (const { name, pattern, handler, ownAccess = false } of ROUTES) {
     const params = match(pattern, path);
-    if (params) return { handler, params, ownAccess };
+    if (params) return { name, handler, params, ownAccess };
   }
   // Unreachable: `*path` matches every path.
   throw notFound();

@@ -66,7 +66,10 @@ export async function archive(r: RouteRequest): Promise<undefined> {
   const address = addressOf(r);
   const version = versionOf(r, module);
   if (r.params['file'] !== archiveName(address, version)) throw notFound();
-  whenSentWhole(r.req, r.res, () => r.registry.downloads.record(module.key));
+  whenSentWhole(r.req, r.res, () => {
+    r.registry.downloads.record(module.key);
+    r.registry.archiveSent?.(module.key, version, r.caller);
+  });
   const cache = r.registry.access ? CACHE_PRIVATE_LONG : CACHE_LONG;
   await r.registry.serveFile(r.req, r.res, archiveFile(address, version), { 'Content-Type': ARCHIVE_TYPE, 'Cache-Control': cache });
   return undefined;
@@ -82,7 +85,7 @@ function authorizeArchive(r: RouteRequest): void {
   const access = r.registry.access!;
   // A valid signature names this very path and came from this registry; the module is then read as the token it was issued to reads it now.
   const caller = access.signedOrCaller(r.req, archiveFile(addressOf(r), r.params['version'] ?? ''), r.query, 'archive');
-  r.caller = caller;
+  r.caller = r.record.caller = caller;
   r.index = access.view(r.index, caller);
 }
 

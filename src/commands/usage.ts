@@ -1,0 +1,60 @@
+// `modmirror usage`: who downloaded which module version through a private
+// registry (serve --access private records it in the data folder), from a
+// day on, for one module or all, or only the deprecated versions still used.
+
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { MirrorError } from '../errors.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
+import { filterProblem, usageReport, whoOf, type UsageEntry, type UsageFilter } from '../usage/report.js';
+import { downloadsFromLog } from '../usage/nginx-log.js';
+import { aggregate, readUsage } from '../usage/store.js';
+import { plural, stringFlag, usageError, type Values } from './args.js';
+
+export function runUsage(values: Values): Promise<number> {
+  const filter: UsageFilter = {
+    ...(stringFlag(values, 'since') !== undefined ? { since: stringFlag(values, 'since')! } : {}),
+    ...(stringFlag(values, 'module') !== undefined ? { module: stringFlag(values, 'module')! } : {}),
+    deprecated: values['deprecated'] === true,
+  };
+  const problem = filterProblem(filter);
+  // `since must be ...` as `--since must be ...`: the flag as the user typed it.
+  if (problem) throw usageError('usage', `Invalid --${problem}.`);
+  const dir = resolve(stringFlag(values, 'dir') ?? 'dist');
+  if (filter.deprecated && !existsSync(join(dir, MANIFEST_FILE))) {
+    throw new MirrorError('OUTPUT_FAILED', `--deprecated reads the mirror's deprecations, and "${dir}" holds no built mirror.`, {
+      hint: 'Pass --dir with the mirror serve serves.',
+    });
+  }
+  const fromLog = stringFlag(values, 'from-log');
+  const rows = fromLog !== undefined ? rowsFromLog(fromLog) : readUsage(resolve(stringFlag(values, 'data') ?? 'data'));
+  const entries = usageReport(rows, filter, existsSync(dir) ? dir : undefined);
+  if (values['json'] === true) console.log(JSON.stringify({ filter, usage: entries }, null, 2));
+  else console.log(usageText(entries, filter));
+  return Promise.resolve(0);
+}
+
+/** A static host's downloads, by network; a line that is not nginx's combined format is counted and said. */
+function rowsFromLog(file: string) {
+  const { events, unreadable } = downloadsFromLog(resolve(file));
+  if (unreadable > 0) console.error(`warning: ${plural(unreadable, 'line')} of ${file} not in nginx's combined format, skipped`);
+  return aggregate(events);
+}
+
+/** Per module version, each caller with its downloads and the days of its first and last. */
+function usageText(entries: UsageEntry[], filter: UsageFilter): string {
+  const since = filter.since !== undefined ? ` since ${filter.since}` : '';
+  if (entries.length === 0) return `No ${filter.deprecated ? 'deprecated version ' : ''}downloads recorded${since}.`;
+  const lines: string[] = [];
+  let last = '';
+  for (const e of entries) {
+    const head = `${e.module} ${e.version}`;
+    if (head !== last) {
+      lines.push(`${head}${e.deprecation ? `  (deprecated: ${e.deprecation.reason})` : ''}`);
+      last = head;
+    }
+    const days = e.firstDay === e.lastDay ? e.firstDay : `${e.firstDay} to ${e.lastDay}`;
+    lines.push(`  ${whoOf(e).padEnd(40)} ${plural(e.downloads, 'download').padStart(14)}  ${days}`);
+  }
+  return lines.join('\n');
+}
