@@ -3,7 +3,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -357,6 +357,35 @@ describe('build from the folder layout', () => {
     const detail = readJson(join(dir, 'site/nested/out/v1/modules/corp/queue/aws/0.1.0/index.json'));
     expect(detail.description).toBe('An SQS queue with a dead-letter queue.');
     expect(await archiveEntries(join(dir, 'site/nested/out/v1/modules/corp/queue/aws/0.2.0/queue-aws-0.2.0.tar.gz'))).toEqual(['main.tf']);
+  });
+
+  it('names a folder laid out without its provider level, with the layout expected, on stderr and in --json warnings', async () => {
+    const dir = realpathSync(tempDir());
+    writeFiles(dir, { 'modules/acme/hello/1.0.0/main.tf': 'variable "name" {}\n' });
+    const warning =
+      `${join(dir, 'modules/acme/hello/1.0.0')}: skipping: no folder in it, so no version: the layout is NAMESPACE/NAME/PROVIDER/VERSION/ ` +
+      '(e.g. acme/network/aws/1.0.0/main.tf), and "1.0.0" is at the PROVIDER level';
+
+    const human = await runCli(['build', '--modules', 'modules'], dir);
+    expect(human.code).toBe(0);
+    expect(human.stderr).toBe(`warning: ${warning}\n`);
+    expect(human.stdout).toMatch(/^Built 0 modules, 0 versions/);
+    const json = await runCli(['build', '--modules', 'modules', '--out', 'dist-json', '--json'], dir);
+    expect(JSON.parse(json.stdout)).toMatchObject({ modules: 0, warnings: [warning] });
+  });
+
+  it('warns about a namespace folder whose name is not UTF-8 as about any other invalid name', async () => {
+    const dir = realpathSync(tempDir());
+    const bad = Buffer.concat([Buffer.from(`${dir}/mods/ns`), Buffer.of(0xff), Buffer.from('/vpc/aws/1.0.0')]);
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(Buffer.concat([bad, Buffer.from('/main.tf')]), 'variable "a" {}\n');
+    writeFiles(dir, { 'mods/Acme Corp/vpc/aws/1.0.0/main.tf': '' });
+
+    const r = await runCli(['build', '--modules', 'mods', '--json'], dir);
+    expect(JSON.parse(r.stdout).warnings).toEqual([
+      `${join(dir, 'mods/Acme Corp/vpc/aws/1.0.0')}: skipping: "Acme Corp/vpc/aws" is not a valid module address`,
+      `${join(dir, 'mods/ns\\xff/vpc/aws/1.0.0')}: skipping: "ns\\xff/vpc/aws" is not a valid module address`,
+    ]);
   });
 });
 
