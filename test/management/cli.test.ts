@@ -63,6 +63,16 @@ describe('bootstrap', () => {
     expect(onArgv.stderr).toMatch(/Unknown option --password\. Did you mean --password-(file|env)\?/);
     expect((await cli(['user', 'delete'])).code).toBe(2);
   });
+
+  it('refuses an organization whose name differs from an existing one only in case, naming that one', async () => {
+    const twin = await cli(['org', 'create', '--name', 'Acme', '--email', 'ops@example.com']);
+    expect(twin.code).toBe(1);
+    expect(twin.stderr).toBe(
+      'error: An organization named "acme" already exists, and "Acme" differs from it only in case.\n' +
+        'hint: Organization names are unique regardless of case (provider namespaces are lower case): use "acme", or another name.\n',
+    );
+    expect(JSON.parse(readFileSync(join(h.data, 'organizations.json'), 'utf8')).map((o: { name: string }) => o.name)).not.toContain('Acme');
+  });
 });
 
 describe('org share', () => {
