@@ -1,6 +1,6 @@
 // Bootstrap commands and run-task record, against a running server.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +62,19 @@ describe('bootstrap', () => {
     expect(onArgv.code).toBe(2);
     expect(onArgv.stderr).toMatch(/Unknown option --password\. Did you mean --password-(file|env)\?/);
     expect((await cli(['user', 'delete'])).code).toBe(2);
+  });
+
+  it('leaves no data folder behind when a command on one that does not exist is refused, and makes it when one succeeds', async () => {
+    const data = join(h.dir, 'fresh-data');
+    const ghost = await runCli(['token', 'create', '--user', 'ghost', '--data', data], h.dir);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr).toMatch(/^error: No user named "ghost"\./);
+    expect(existsSync(data)).toBe(false);
+    expect((await runCli(['team', 'create', '--org', 'nope', '--name', 'ops', '--data', data], h.dir)).code).toBe(1);
+    expect(existsSync(data)).toBe(false);
+
+    expect((await runCli(['user', 'create', '--username', 'first', '--email', 'first@example.com', '--data', data], h.dir)).code).toBe(0);
+    expect(readdirSync(data)).toEqual(['users.json']);
   });
 
   it('refuses an organization whose name differs from an existing one only in case, naming that one', async () => {
