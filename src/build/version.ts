@@ -75,7 +75,7 @@ export interface VersionBuild {
   problems: string[];
   /** Links left out, without the version's label. */
   warnings: string[];
-  /** True when everything came from the cache. */
+  /** True when everything came from an earlier build's cache entry (not one this build stored for a version of the same content). */
   cached: boolean;
   /** The archive when it was packed now (its bytes, or a file in the cache's spool); undefined for a cache hit. */
   packed: PackedArchive | undefined;
@@ -98,7 +98,7 @@ export async function buildVersion(source: VersionSource, caches: VersionCaches,
       built,
       problems: cached.problems,
       warnings: [...cached.warnings, ...rootWarnings(built)],
-      cached: true,
+      cached: cached.earlier,
       packed: undefined,
       store,
       discard: async () => {},

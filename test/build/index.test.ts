@@ -459,6 +459,30 @@ describe('build progress', () => {
   });
 });
 
+describe('the summary line', () => {
+  it('counts what the run built: nothing "from the cache" on a first build, and what the mirror keeps beside a failed version', async () => {
+    const dir = tempDir();
+    // Three versions of the same content: one may find another's cache entry, made by this very build, which is no earlier build's.
+    writeFiles(dir, {
+      'mods/acme/a/null/1.0.0/main.tf': 'variable "a" {}\n',
+      'mods/acme/a/null/1.1.0/main.tf': 'variable "a" {}\n',
+      'mods/acme/a/null/1.2.0/main.tf': 'variable "a" {}\n',
+      'mods/acme/b/null/1.0.0/main.tf': 'variable "b" {\n',
+    });
+    const first = await runCli(['build', '--modules', 'mods'], dir);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^Built 2 modules, 4 versions into dist\/ in \d+\.\d\d s\.\n$/);
+
+    // Strict, b's published version fails and is kept: the line says what was built, and what the mirror holds.
+    const strict = await runCli(['build', '--modules', 'mods', '--strict'], dir);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(
+      /^Built 1 module, 3 versions \(3 from the cache\) into dist\/ in \d+\.\d\d s; with the published versions it keeps, it holds 2 modules, 4 versions\.\n$/,
+    );
+    expect(strict.stderr).toMatch(/^1 version failed: a new one is left out, a published one keeps what it published/m);
+  });
+});
+
 describe('first contact', () => {
   it('names a --modules folder that does not exist as such, not as a config key', async () => {
     const r = await runCli(['build', '--modules', './nope'], tempDir());
