@@ -5,6 +5,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Values } from './commands/args.js';
 import { BUCKET_OPTIONS, BUCKET_USAGE } from './commands/bucket-flags.js';
 import { exitCodeFor, MirrorError } from './errors.js';
+import { EDITIONS } from './management/types.js';
 import { VERSION } from './version.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -321,21 +322,38 @@ ${BUCKET_USAGE}
   },
   team: {
     summary: 'Management data: create a team in an organization',
-    usage: `modmirror team create --org ORG --name NAME [--members USER,USER] [--data DIR]`,
+    usage: `modmirror team create --org ORG --name NAME [--members USER,USER] [--data DIR]
+
+  --org ORG            the organization the team is in (made with modmirror org create)
+  --name NAME          the team's name, unique in its organization
+  --members USER,USER  the users in the team, by username (a comma list; default: none)
+  --data DIR           the management data folder serve reads (default: data)`,
     options: { org: { type: 'string' }, name: { type: 'string' }, members: { type: 'string' }, data: { type: 'string' } },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runTeam(values, positionals),
   },
   token: {
     summary: 'Management data: create an API token; prints it once, keeps only its hash',
-    usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR]`,
+    usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR]
+
+  --user NAME      a token that acts as this user (by username)
+  --team NAME      with --org ORG: a token that acts as this team of ORG (a service user)
+  --org NAME       alone: the organization's token, which acts as the organization (a service user)
+  --data DIR       the management data folder serve reads (default: data)
+
+  Prints the token once, on standard output; the data folder keeps only its hash.`,
     options: { user: { type: 'string' }, team: { type: 'string' }, org: { type: 'string' }, data: { type: 'string' } },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runToken(values, positionals),
   },
   edition: {
-    summary: 'Management data: declare the edition (self-hosted, free, standard, plus)',
-    usage: `modmirror edition set NAME [--data DIR]`,
+    summary: `Management data: declare the edition (${EDITIONS.join(', ')})`,
+    usage: `modmirror edition set NAME [--data DIR]
+
+  NAME        one of ${EDITIONS.join(', ')} (default: self-hosted); the site-admin endpoints
+              answer on self-hosted only; free allows one run task integration per organization,
+              on at most ten workspaces
+  --data DIR  the management data folder serve reads (default: data)`,
     options: { data: { type: 'string' } },
     positionals: { names: ['set', 'NAME'], required: 2 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runEdition(values, positionals),

@@ -55,3 +55,15 @@ it('gives what the binary gives: output, errors and exit codes, in the folder an
   expect(built.stderr).toBe(again.stderr);
   expect(Object.keys(JSON.parse(built.stdout)).sort()).toEqual(Object.keys(JSON.parse(again.stdout)).sort());
 });
+
+it('describes each flag of team, token and edition set in --help, and the editions edition set takes', async () => {
+  const flags = { team: ['--org', '--name', '--members', '--data'], token: ['--user', '--team', '--org', '--data'], edition: ['--data'] };
+  for (const [command, named] of Object.entries(flags)) {
+    const help = await runCli([command, '--help']);
+    expect(help.code).toBe(0);
+    // A line of its own: the flag, its value, then what it is.
+    for (const flag of named) expect(help.stdout, `${command} ${flag}`).toMatch(new RegExp(`^  ${flag} [A-Z,]+ +[a-z]`, 'm'));
+  }
+  expect((await runCli(['edition', '--help'])).stdout).toMatch(/^ {2}NAME +one of self-hosted, free, standard, plus \(default: self-hosted\)/m);
+  expect((await runCli(['--help'])).stdout).toMatch(/^ {2}edition +Management data: declare the edition \(self-hosted, free, standard, plus\)$/m);
+});

@@ -3,7 +3,7 @@
 // modmirror's own version, so an unchanged version is neither parsed nor
 // packed again, and a new modmirror never reuses an old one's output.
 
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -35,6 +35,8 @@ export interface CachedVersion extends VersionReport {
   sha256: string;
   size: number;
   archivePath: string;
+  /** False for an entry this cache stored itself, moments ago, for another version of the same content. */
+  earlier: boolean;
 }
 
 /**
@@ -54,6 +56,8 @@ interface StoredEntry {
   warnings: string[];
   sha256: string;
   size: number;
+  /** The run of VersionCache that stored it, so a hit can tell an earlier build's entry from its own. */
+  run?: string;
 }
 
 /** A README's text from the version's source; rejects (the entry is then a miss) when the source no longer has it. */
@@ -79,6 +83,8 @@ export function filesIdentity(files: VersionFile[]): string {
 }
 
 export class VersionCache {
+  private readonly run = randomUUID();
+
   constructor(private readonly dir: string) {}
 
   private paths(identity: string): { json: string; archive: string } {
@@ -91,7 +97,7 @@ export class VersionCache {
     const { json, archive } = this.paths(identity);
     if (!existsSync(json)) return undefined;
     try {
-      const { content, problems, warnings, sha256, size } = JSON.parse(await readFile(json, 'utf8')) as StoredEntry;
+      const { content, problems, warnings, sha256, size, run } = JSON.parse(await readFile(json, 'utf8')) as StoredEntry;
       // A half-written archive (a crash) has the wrong size: treat it as a miss.
       if ((await stat(archive)).size !== size) return undefined;
       const withReadme = async ({ readme, ...rest }: StoredContent): Promise<ModuleContent> => ({
@@ -103,7 +109,7 @@ export class VersionCache {
         Promise.all(content.submodules.map(withReadme)),
         Promise.all(content.examples.map(withReadme)),
       ]);
-      return { content: { root, submodules, examples }, problems, warnings, sha256, size, archivePath: archive };
+      return { content: { root, submodules, examples }, problems, warnings, sha256, size, archivePath: archive, earlier: run !== this.run };
     } catch {
       return undefined;
     }
@@ -136,6 +142,7 @@ export class VersionCache {
       warnings,
       sha256: archive.sha256,
       size: archive.size,
+      run: this.run,
     };
     replaceFileSync(paths.json, JSON.stringify(entry));
     return paths.archive;

@@ -42,7 +42,9 @@ export interface BuildResult {
   providerPackages: number;
   /** Provider zips hashed in this run (the others came from the hash cache), and their bytes. */
   providerHashing: { zips: number; bytes: number };
-  /** Versions taken from the cache rather than extracted and packed. */
+  /** The modules and versions this run built from their sources (from the cache or not); the rest of the mirror was kept as published. */
+  built: { modules: number; versions: number };
+  /** Versions taken from an earlier build's cache rather than extracted and packed. */
   cached: number;
   /** True when the sources had not changed since the mirror was built: nothing was written. */
   upToDate: boolean;
@@ -91,6 +93,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       archives: versions,
       providerPackages,
       providerHashing: plan.providerHashing,
+      built: { modules: 0, versions: 0 },
       cached: versions,
       upToDate: true,
       warnings,
@@ -106,6 +109,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   const caches = createVersionCaches(config.cacheDir, { packThread: true, limits: config.limits });
   const versionOptions = { reuse: options.clean !== true, strict: options.strict === true };
   let cacheHits = 0;
+  const built = { modules: 0, versions: 0 };
   const { total, providersByName, pendingByRepo, published } = plan;
   // Deprecations live in the mirror (deprecate writes them there); a rebuild keeps them.
   const deprecations = readDeprecations(config.outDir, tx.live());
@@ -150,13 +154,19 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       });
       const failed: string[] = [];
       const moduleCaches = forModule(caches);
+      let builtHere = 0;
       await forEachLimited(sources.values(), versionConcurrency(), async (source) => {
-        const built = await buildOne(source, moduleCaches);
-        if (built !== undefined) return writer.add(built);
+        const version = await buildOne(source, moduleCaches);
+        if (version !== undefined) {
+          builtHere++;
+          return writer.add(version);
+        }
         const entry = published.entry(source);
         if (entry) await writer.add(await keep(address, entry));
         else failed.push(source.version);
       });
+      if (builtHere > 0) built.modules++;
+      built.versions += builtHere;
       for (const entry of carried) await writer.add(await keep(address, entry));
       // A repository's reader (a git process and its object cache) goes as soon as its last version is done,
       // so a build of a thousand repositories holds one or two at a time.
@@ -213,6 +223,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
     archives: count,
     providerPackages,
     providerHashing: plan.providerHashing,
+    built,
     cached: cacheHits,
     upToDate: false,
     warnings,

@@ -75,7 +75,7 @@ export interface VersionBuild {
   problems: string[];
   /** Links left out, without the version's label. */
   warnings: string[];
-  /** True when everything came from the cache. */
+  /** True when everything came from an earlier build's cache entry (not one this build stored for a version of the same content). */
   cached: boolean;
   /** The archive when it was packed now (its bytes, or a file in the cache's spool); undefined for a cache hit. */
   packed: PackedArchive | undefined;
@@ -98,7 +98,7 @@ export async function buildVersion(source: VersionSource, caches: VersionCaches,
       built,
       problems: cached.problems,
       warnings: [...cached.warnings, ...rootWarnings(built)],
-      cached: true,
+      cached: cached.earlier,
       packed: undefined,
       store,
       discard: async () => {},
@@ -106,15 +106,7 @@ export async function buildVersion(source: VersionSource, caches: VersionCaches,
   }
   read ??= await readVersionFiles(source, caches.git, caches.limits);
   // An empty archive installs as an empty module, and the next apply plans to destroy what the module managed.
-  if (read.files.length === 0 && read.found > 0) {
-    throw new MirrorError(
-      'VERSION_READ_FAILED',
-      `${source.label} has ${read.found} file(s) but none would be in its archive: .terraformignore or links that leave the module leave out every one.`,
-      {
-        hint: 'Check its .terraformignore and its symbolic links; an empty archive is never published.',
-      },
-    );
-  }
+  if (read.files.length === 0) throw emptyVersion(source.label, read.found);
   const { content, problems, readmes } = extractDocumentation(await extractionFiles(read.files), caches.parsed);
   if (options.strict && problems.length > 0) throw syntaxError(problems);
   const archive = await caches.packer.pack(read.files);
@@ -132,6 +124,20 @@ export async function buildVersion(source: VersionSource, caches: VersionCaches,
       if (stored === undefined && 'file' in archive) await rm(archive.file, { force: true });
     },
   };
+}
+
+/** A version whose archive would hold nothing: a folder with no files, or every file left out. */
+function emptyVersion(label: string, found: number): MirrorError {
+  if (found === 0) {
+    return new MirrorError('VERSION_READ_FAILED', `${label} holds no files: its archive would be empty.`, {
+      hint: "Give the module's files (its .tf files at the root); an empty archive is never published.",
+    });
+  }
+  return new MirrorError(
+    'VERSION_READ_FAILED',
+    `${label} has ${found} file(s) but none would be in its archive: .terraformignore or links that leave the module leave out every one.`,
+    { hint: 'Check its .terraformignore and its symbolic links; an empty archive is never published.' },
+  );
 }
 
 /** The files extraction reads, held: a large .tf file or README is read whole here (within the per-file bound); other large files are left to the packer. */

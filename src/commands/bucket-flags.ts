@@ -13,17 +13,18 @@ export const BUCKET_OPTIONS = {
 } as const;
 
 export const BUCKET_USAGE = `  --endpoint URL   an S3-compatible store (Ceph RGW, MinIO): http(s)://HOST[:PORT] (default: AWS_ENDPOINT_URL, else AWS S3)
-  --region REGION  default: AWS_REGION, the profile's region, else us-east-1 with --endpoint
+  --region REGION  default: AWS_REGION, else AWS_DEFAULT_REGION, else the profile's region, else us-east-1 with --endpoint
   --path-style     address the bucket as ENDPOINT/BUCKET rather than BUCKET.ENDPOINT (most on-premises stores)
   Credentials come as the AWS CLI takes them: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws/credentials.`;
 
 export function bucketLocation(url: string, values: Values, flag: string): BucketLocation {
   const endpoint = stringFlag(values, 'endpoint');
   const env = process.env;
-  const regionKnown = env['AWS_REGION'] !== undefined || env['AWS_DEFAULT_REGION'] !== undefined || env['AWS_PROFILE'] !== undefined;
+  // The AWS CLI's order: AWS_REGION, then AWS_DEFAULT_REGION (which the SDK for JavaScript does not read), then the profile's.
+  const envRegion = env['AWS_REGION'] || env['AWS_DEFAULT_REGION'] || undefined;
   const custom = endpoint !== undefined || env['AWS_ENDPOINT_URL_S3'] !== undefined || env['AWS_ENDPOINT_URL'] !== undefined;
   // A store of one's own rarely has regions, but SigV4 signs one: S3's default, as the AWS CLI assumes for it.
-  const region = stringFlag(values, 'region') ?? (custom && !regionKnown ? 'us-east-1' : undefined);
+  const region = stringFlag(values, 'region') ?? envRegion ?? (custom && env['AWS_PROFILE'] === undefined ? 'us-east-1' : undefined);
   return parseBucketUrl(url, flag, {
     ...(endpoint !== undefined ? { endpoint } : {}),
     ...(region !== undefined ? { region } : {}),

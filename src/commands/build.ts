@@ -71,9 +71,15 @@ function printHuman(r: BuildResult): void {
   for (const e of r.errors) console.error(`error: ${e.message}`);
   const out = relative(process.cwd(), r.outDir) || '.';
   const providers = r.providerPackages > 0 ? `, ${plural(r.providerPackages, 'provider package')}` : '';
-  const counts = `${plural(r.modules, 'module')}, ${plural(r.versions, 'version')}`;
-  if (r.upToDate) console.log(`${out}/ is up to date: ${counts}${providers} (checked in ${r.seconds.toFixed(2)} s).`);
-  else console.log(`Built ${counts} (${r.cached} from the cache)${providers} into ${out}/ in ${r.seconds.toFixed(2)} s.`);
+  const counts = (modules: number, versions: number) => `${plural(modules, 'module')}, ${plural(versions, 'version')}`;
+  const held = counts(r.modules, r.versions);
+  if (r.upToDate) console.log(`${out}/ is up to date: ${held}${providers} (checked in ${r.seconds.toFixed(2)} s).`);
+  else {
+    // What this run built; the mirror also holds the published versions it kept (a failed one's, those the sources no longer give).
+    const cache = r.cached > 0 ? ` (${r.cached} from the cache)` : '';
+    const kept = r.built.modules === r.modules && r.built.versions === r.versions ? '' : `; with the published versions it keeps, it holds ${held}`;
+    console.log(`Built ${counts(r.built.modules, r.built.versions)}${cache}${providers} into ${out}/ in ${r.seconds.toFixed(2)} s${kept}.`);
+  }
   if (r.partial.length > 0)
     console.error(`${plural(r.partial.length, 'version')} mirrored with partial documentation; build --strict leaves them out and fails.`);
   if (r.errors.length > 0)

@@ -45,7 +45,14 @@ export async function createOrganization(store: Store, input: { name: string; em
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/.test(input.name))
     throw new MirrorError('USAGE', `"${input.name}" is not a valid organization name (letters, digits, "-" and "_").`);
   return store.mutate(['organizations'], (data) => {
-    if (data.organizations.some((o) => o.name === input.name)) throw fail(`An organization named "${input.name}" already exists.`);
+    // One name whatever its case: an organization owns the provider namespace of its name in lower case (auth.ts), so "Acme" would own acme's.
+    const existing = data.organizations.find((o) => o.name.toLowerCase() === input.name.toLowerCase());
+    if (existing?.name === input.name) throw fail(`An organization named "${input.name}" already exists.`);
+    if (existing)
+      throw fail(
+        `An organization named "${existing.name}" already exists, and "${input.name}" differs from it only in case.`,
+        `Organization names are unique regardless of case (provider namespaces are lower case): use "${existing.name}", or another name.`,
+      );
     const owner = input.owner === undefined ? undefined : data.users.find((u) => u.username === input.owner);
     if (input.owner !== undefined && !owner) throw fail(`No user named "${input.owner}".`, 'Create the user first with modmirror user create.');
     data.organizations.push(newOrganization(input.name, { externalId: newId('org'), email: input.email, owners: owner ? [owner.id] : [], createdAt: now() }));

@@ -25,7 +25,10 @@ export async function setConsumers(store: Store, name: string, kind: Shared, con
     const org = organization(data, name);
     consumers.forEach((consumer, i) => {
       if (consumer === name) throw invalid(`An organization cannot consume its own ${kind}s.`, `/data/${i}/id`);
-      if (!data.organizations.some((o) => o.name === consumer)) throw invalid(`The organization "${consumer}" does not exist.`, `/data/${i}/id`);
+      if (data.organizations.some((o) => o.name === consumer)) return;
+      const other = data.organizations.find((o) => o.name.toLowerCase() === consumer.toLowerCase());
+      const near = other ? ` "${other.name}" does, differing only in case.` : '';
+      throw invalid(`The organization "${consumer}" does not exist.${near}`, `/data/${i}/id`);
     });
     const sorted = [...new Set(consumers)].sort();
     if (kind === 'module') {

@@ -4,7 +4,7 @@
 // with the CLI's bootstrap commands; each change is written atomically before
 // it is acknowledged, and files another process changed are reloaded first.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic.js';
 import { MirrorError } from '../errors.js';
@@ -33,8 +33,8 @@ export class Store {
   private readonly looks = new Looks();
   private changes = 0;
 
+  /** `dir` is made by the first change, so a command refused on a folder that does not exist leaves none behind. */
   constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
     removeAbandonedTemporaries(dir);
     this.data = {} as Data;
     for (const c of COLLECTIONS) this.load(c);
@@ -57,11 +57,14 @@ export class Store {
 
   /**
    * Applies `change` to the data and writes the collections it names before
-   * resolving. Changes run one at a time, each on the latest data.
+   * resolving. Changes run one at a time, each on the latest data. `change`
+   * may run twice (first on a copy), so it alters nothing but `data`.
    */
   mutate<T>(collections: Collection[], change: (data: Data) => T): Promise<T> {
-    const run = () =>
-      withLock(
+    const run = () => {
+      // No folder yet: the change is tried on the empty data first, and one it refuses makes nothing on disk.
+      if (!existsSync(this.dir)) change(structuredClone(this.data));
+      return withLock(
         join(this.dir, 'store'),
         async () => {
           this.reloadChanged();
@@ -81,6 +84,7 @@ export class Store {
         },
         { waitMs: 30_000, staleMs: 60_000 },
       );
+    };
     const next = this.queue.then(run, run);
     this.queue = next.catch(() => {});
     return next;
@@ -120,7 +124,7 @@ export class Store {
 
 /** A writer killed mid-write leaves its temporary file; the real file is intact. Old ones are safe to remove. */
 function removeAbandonedTemporaries(dir: string): void {
-  for (const name of readdirSync(dir)) {
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) {
     if (!name.endsWith('.tmp')) continue;
     const file = join(dir, name);
     try {

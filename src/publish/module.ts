@@ -85,6 +85,11 @@ async function publishLocked(
   try {
     // Publish stays strict (a release pipeline wants its own module's syntax errors to fail it) and builds afresh.
     version = await buildVersion(source, caches, { reuse: options.reuseBuilt === true, strict: true });
+  } catch (error) {
+    // The build's hint speaks of the other versions it built: a publish has one, and changed nothing.
+    if (error instanceof MirrorError && error.code === 'HCL_SYNTAX')
+      throw new MirrorError('HCL_SYNTAX', error.message, { hint: 'Fix the syntax error, then publish again; nothing was published.', cause: error });
+    throw error;
   } finally {
     await closeVersionCaches(caches);
   }

@@ -1,12 +1,13 @@
 // The folder layout of air-gapped drops: <namespace>/<name>/<provider>/<version>/.
 
 import { createHash } from 'node:crypto';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FolderSource } from '../config/index.js';
 import { isValidName } from '../protocol/paths.js';
 import type { ModuleMeta, VersionSource } from '../types.js';
 import { listFolderFiles } from './files.js';
-import { nameBytes } from './names.js';
+import { nameBytes, nameFromBytes, showName } from './names.js';
 import { validVersion } from '../version-order.js';
 
 export async function scanFolder(
@@ -14,20 +15,20 @@ export async function scanFolder(
   metaFor: (address: VersionSource['address']) => ModuleMeta,
   warn: (message: string) => void,
 ): Promise<VersionSource[]> {
-  const { default: fg } = await import('fast-glob');
-  const dirs = await fg('*/*/*/*', { cwd: source.dir, onlyDirectories: true, deep: 4 });
+  const { folders, empty } = await versionFolders(source.dir);
+  for (const rel of empty) warn(emptyFolderWarning(source.dir, rel));
   const versions: VersionSource[] = [];
   // One address and meta object per module, not per version: a large drop has 100,000 versions held until built.
   const modules = new Map<string, Pick<VersionSource, 'address' | 'meta'>>();
-  for (const rel of dirs.sort()) {
+  for (const rel of folders) {
     const [namespace = '', name = '', provider = '', folder = ''] = rel.split('/');
     if (![namespace, name, provider].every(isValidName)) {
-      warn(`${join(source.dir, rel)}: skipping: "${namespace}/${name}/${provider}" is not a valid module address`);
+      warn(`${join(source.dir, showName(rel))}: skipping: "${showName(`${namespace}/${name}/${provider}`)}" is not a valid module address`);
       continue;
     }
     const version = validVersion(folder);
     if (version === null) {
-      warn(`${join(source.dir, rel)}: skipping "${folder}": not a semver version`);
+      warn(`${join(source.dir, showName(rel))}: skipping "${showName(folder)}": not a semver version`);
       continue;
     }
     const dir = join(source.dir, rel);
@@ -42,6 +43,68 @@ export async function scanFolder(
     versions.push({ address: module.address, meta: module.meta, version, tag: folder, publishedAt, origin: { kind: 'folder', dir }, label: dir, fingerprint });
   }
   return versions;
+}
+
+const LAYOUT = ['NAMESPACE', 'NAME', 'PROVIDER', 'VERSION'];
+
+/**
+ * The folders at version depth, as paths under `dir` (names.ts), sorted; and
+ * the folders above that depth with no folder in them, where no version can
+ * be. Names are read as bytes, as files.ts reads a version's: read as strings
+ * (fast-glob), a name that is not UTF-8 came back changed, the folder could
+ * not be opened by it, and everything under it was skipped without a word.
+ * Hidden folders are left out.
+ */
+async function versionFolders(dir: string): Promise<{ folders: string[]; empty: string[] }> {
+  const empty: string[] = [];
+  let level: Folder[] = [{ rel: '', location: Buffer.from(dir) }];
+  for (let depth = 1; depth <= LAYOUT.length; depth++) {
+    const found = await Promise.all(
+      level.map(async (parent) => {
+        const children = await subfolders(parent);
+        if (children.length === 0 && parent.rel !== '') empty.push(parent.rel);
+        return children;
+      }),
+    );
+    level = found.flat();
+  }
+  return { folders: level.map((f) => f.rel).sort(), empty: empty.sort() };
+}
+
+interface Folder {
+  /** The path under the source, `/`-separated, a name that is not UTF-8 carried as names.ts does. */
+  rel: string;
+  /** The folder's own path as bytes: the only spelling that opens a name that is not UTF-8. */
+  location: Buffer;
+}
+
+/** The folders in `parent`, following links to folders; none when it went away meanwhile. */
+async function subfolders(parent: Folder): Promise<Folder[]> {
+  const entries = await readdir(parent.location, { encoding: 'buffer', withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  const folders = await Promise.all(
+    entries.map(async (entry): Promise<Folder | undefined> => {
+      if (entry.name[0] === DOT) return undefined;
+      const location = Buffer.concat([parent.location, SLASH, entry.name]);
+      const folder = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(location).catch(() => undefined))?.isDirectory() === true);
+      return folder ? { rel: `${parent.rel}${parent.rel === '' ? '' : '/'}${nameFromBytes(entry.name)}`, location } : undefined;
+    }),
+  );
+  return folders.filter((f): f is Folder => f !== undefined);
+}
+
+const DOT = 0x2e;
+const SLASH = Buffer.from('/');
+
+/** A folder above version depth holding no folder: a version one level too high, a module without its provider level. */
+function emptyFolderWarning(dir: string, rel: string): string {
+  const parts = rel.split('/');
+  return (
+    `${join(dir, showName(rel))}: skipping: no folder in it, so no version: the layout is ${LAYOUT.join('/')}/ ` +
+    `(e.g. acme/network/aws/1.0.0/main.tf), and "${showName(parts.at(-1)!)}" is at the ${LAYOUT[parts.length - 1]!} level`
+  );
 }
 
 /**

@@ -202,6 +202,16 @@ function fatal(message: string, status?: number): MirrorError {
   return status === undefined ? new MirrorError('UPSTREAM_FAILED', message, options) : new UpstreamStatusError(message, status, options);
 }
 
+/** TLS errors that say no CA Node.js trusts signed the upstream's certificate: most often a private CA. */
+const UNTRUSTED_CERTIFICATE = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+]);
+
 function finalError(error: unknown, url: URL, what: string, attempts: number): unknown {
   if (error instanceof MirrorError) return error;
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
@@ -210,7 +220,9 @@ function finalError(error: unknown, url: URL, what: string, attempts: number): u
   return new MirrorError('UPSTREAM_FAILED', `${what}: GET ${url} failed${tries}: ${describe(error)}`, {
     hint: unreachable
       ? `Check the host and port in ${url.origin} and that the upstream is running.`
-      : 'Run sync again later: versions already copied are kept and not fetched again.',
+      : code !== undefined && UNTRUSTED_CERTIFICATE.has(code)
+        ? `The certificate of ${url.host} is not trusted: if a private CA signed it, set NODE_EXTRA_CA_CERTS=/path/ca.pem (that CA's certificate, PEM) and run sync again.`
+        : 'Run sync again later: versions already copied are kept and not fetched again.',
     cause: error,
   });
 }

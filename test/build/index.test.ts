@@ -3,7 +3,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -358,6 +358,35 @@ describe('build from the folder layout', () => {
     expect(detail.description).toBe('An SQS queue with a dead-letter queue.');
     expect(await archiveEntries(join(dir, 'site/nested/out/v1/modules/corp/queue/aws/0.2.0/queue-aws-0.2.0.tar.gz'))).toEqual(['main.tf']);
   });
+
+  it('names a folder laid out without its provider level, with the layout expected, on stderr and in --json warnings', async () => {
+    const dir = realpathSync(tempDir());
+    writeFiles(dir, { 'modules/acme/hello/1.0.0/main.tf': 'variable "name" {}\n' });
+    const warning =
+      `${join(dir, 'modules/acme/hello/1.0.0')}: skipping: no folder in it, so no version: the layout is NAMESPACE/NAME/PROVIDER/VERSION/ ` +
+      '(e.g. acme/network/aws/1.0.0/main.tf), and "1.0.0" is at the PROVIDER level';
+
+    const human = await runCli(['build', '--modules', 'modules'], dir);
+    expect(human.code).toBe(0);
+    expect(human.stderr).toBe(`warning: ${warning}\n`);
+    expect(human.stdout).toMatch(/^Built 0 modules, 0 versions/);
+    const json = await runCli(['build', '--modules', 'modules', '--out', 'dist-json', '--json'], dir);
+    expect(JSON.parse(json.stdout)).toMatchObject({ modules: 0, warnings: [warning] });
+  });
+
+  it('warns about a namespace folder whose name is not UTF-8 as about any other invalid name', async () => {
+    const dir = realpathSync(tempDir());
+    const bad = Buffer.concat([Buffer.from(`${dir}/mods/ns`), Buffer.of(0xff), Buffer.from('/vpc/aws/1.0.0')]);
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(Buffer.concat([bad, Buffer.from('/main.tf')]), 'variable "a" {}\n');
+    writeFiles(dir, { 'mods/Acme Corp/vpc/aws/1.0.0/main.tf': '' });
+
+    const r = await runCli(['build', '--modules', 'mods', '--json'], dir);
+    expect(JSON.parse(r.stdout).warnings).toEqual([
+      `${join(dir, 'mods/Acme Corp/vpc/aws/1.0.0')}: skipping: "Acme Corp/vpc/aws" is not a valid module address`,
+      `${join(dir, 'mods/ns\\xff/vpc/aws/1.0.0')}: skipping: "ns\\xff/vpc/aws" is not a valid module address`,
+    ]);
+  });
 });
 
 describe('build of the bundled sample modules', () => {
@@ -427,6 +456,30 @@ describe('build progress', () => {
     });
     expect(json).not.toMatch(/\[1\/2\]/);
     expect(JSON.parse(json.trim()).versions).toBe(2);
+  });
+});
+
+describe('the summary line', () => {
+  it('counts what the run built: nothing "from the cache" on a first build, and what the mirror keeps beside a failed version', async () => {
+    const dir = tempDir();
+    // Three versions of the same content: one may find another's cache entry, made by this very build, which is no earlier build's.
+    writeFiles(dir, {
+      'mods/acme/a/null/1.0.0/main.tf': 'variable "a" {}\n',
+      'mods/acme/a/null/1.1.0/main.tf': 'variable "a" {}\n',
+      'mods/acme/a/null/1.2.0/main.tf': 'variable "a" {}\n',
+      'mods/acme/b/null/1.0.0/main.tf': 'variable "b" {\n',
+    });
+    const first = await runCli(['build', '--modules', 'mods'], dir);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^Built 2 modules, 4 versions into dist\/ in \d+\.\d\d s\.\n$/);
+
+    // Strict, b's published version fails and is kept: the line says what was built, and what the mirror holds.
+    const strict = await runCli(['build', '--modules', 'mods', '--strict'], dir);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(
+      /^Built 1 module, 3 versions \(3 from the cache\) into dist\/ in \d+\.\d\d s; with the published versions it keeps, it holds 2 modules, 4 versions\.\n$/,
+    );
+    expect(strict.stderr).toMatch(/^1 version failed: a new one is left out, a published one keeps what it published/m);
   });
 });
 

@@ -155,6 +155,24 @@ describe('a version that would be mirrored empty', () => {
     expect(existsSync(ARCHIVE(dist, 'n/ok/aws', '1.0.0'))).toBe(true);
   });
 
+  it('fails when its folder holds no file at all, in a build and in a publish alike', async () => {
+    writeFiles(dir, { 'bare/n/ok/aws/1.0.0/main.tf': 'variable "a" {}\n' });
+    mkdirSync(join(dir, 'bare/n/bare/aws/1.0.0/modules'), { recursive: true });
+    const built = await runCli(['build', '--modules', 'bare', '--out', 'dist-bare', '--json'], dir);
+    expect(built.code).toBe(1);
+    expect(JSON.parse(built.stdout).errors).toEqual([
+      { code: 'VERSION_READ_FAILED', message: expect.stringMatching(/^n\/bare\/aws 1\.0\.0 .*holds no files: its archive would be empty\./) },
+    ]);
+
+    const published = await runCli(['publish', '--source', 'bare/n/bare/aws/1.0.0', '--out', 'dist-bare'], dir);
+    expect(published.code).toBe(1);
+    expect(published.stderr).toBe(
+      `error: ${join(dir, 'bare/n/bare/aws/1.0.0')} holds no files: its archive would be empty.\n` +
+        "hint: Give the module's files (its .tf files at the root); an empty archive is never published.\n",
+    );
+    expect(existsSync(join(dir, 'dist-bare/v1/modules/n/bare'))).toBe(false);
+  });
+
   it('is mirrored with a warning when its folder has files but no .tf file at its root', async () => {
     writeFiles(dir, { 'readme-only/n/docs/aws/1.0.0/README.md': '# Docs\n', 'readme-only/n/docs/aws/1.0.0/modules/a/main.tf': 'variable "a" {}\n' });
     const result = await runCli(['build', '--modules', 'readme-only', '--out', 'dist-readme'], dir);

@@ -163,6 +163,13 @@ describe('sharing (spec 3.3)', () => {
     });
     expect(unknown.status).toBe(422);
     expect(unknown.json.errors[0]).toMatchObject({ detail: 'The organization "nobody" does not exist.', source: { pointer: '/data/1/id' } });
+    // A name in another case is not that organization: refused, naming the one meant.
+    const otherCase = await admin('PATCH', '/beta/relationships/module-consumers', { data: [{ type: 'organizations', id: 'ACME' }] });
+    expect(otherCase.status).toBe(422);
+    expect(otherCase.json.errors[0]).toMatchObject({
+      detail: 'The organization "ACME" does not exist. "acme" does, differing only in case.',
+      source: { pointer: '/data/0/id' },
+    });
     expect(await consumers('beta')).toEqual(['acme', 'delta']);
     expect((await admin('PATCH', '/beta/relationships/module-consumers', { data: [{ type: 'users', id: 'acme' }] })).status).toBe(422);
     expect((await admin('PATCH', '/beta/relationships/module-consumers', { data: {} })).status).toBe(422);

@@ -1,6 +1,6 @@
 // Bootstrap commands and run-task record, against a running server.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +62,29 @@ describe('bootstrap', () => {
     expect(onArgv.code).toBe(2);
     expect(onArgv.stderr).toMatch(/Unknown option --password\. Did you mean --password-(file|env)\?/);
     expect((await cli(['user', 'delete'])).code).toBe(2);
+  });
+
+  it('leaves no data folder behind when a command on one that does not exist is refused, and makes it when one succeeds', async () => {
+    const data = join(h.dir, 'fresh-data');
+    const ghost = await runCli(['token', 'create', '--user', 'ghost', '--data', data], h.dir);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr).toMatch(/^error: No user named "ghost"\./);
+    expect(existsSync(data)).toBe(false);
+    expect((await runCli(['team', 'create', '--org', 'nope', '--name', 'ops', '--data', data], h.dir)).code).toBe(1);
+    expect(existsSync(data)).toBe(false);
+
+    expect((await runCli(['user', 'create', '--username', 'first', '--email', 'first@example.com', '--data', data], h.dir)).code).toBe(0);
+    expect(readdirSync(data)).toEqual(['users.json']);
+  });
+
+  it('refuses an organization whose name differs from an existing one only in case, naming that one', async () => {
+    const twin = await cli(['org', 'create', '--name', 'Acme', '--email', 'ops@example.com']);
+    expect(twin.code).toBe(1);
+    expect(twin.stderr).toBe(
+      'error: An organization named "acme" already exists, and "Acme" differs from it only in case.\n' +
+        'hint: Organization names are unique regardless of case (provider namespaces are lower case): use "acme", or another name.\n',
+    );
+    expect(JSON.parse(readFileSync(join(h.data, 'organizations.json'), 'utf8')).map((o: { name: string }) => o.name)).not.toContain('Acme');
   });
 });
 

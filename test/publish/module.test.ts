@@ -169,6 +169,18 @@ describe('publish from a folder', () => {
     expect((await runCli(['publish'], dir)).code).toBe(2);
     expect((await runCli(['publish', '--source', 'nowhere'], dir)).stderr).toMatch(/does not exist/);
   });
+
+  it('refuses a version with a syntax error, with a hint worded for a publish', async () => {
+    await setup();
+    const before = readFileSync(join(dist, 'manifest.json'), 'utf8');
+    writeFiles(join(dir, 'broken'), { 'main.tf': 'variable "a" {\n' });
+    const r = await runCli(['publish', '--source', 'broken', '--namespace', 'acme', '--name', 'thing', '--provider', 'aws', '--version', '9.0.0'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'error: main.tf:2:1: Unclosed block: expected "}" before end of file\nhint: Fix the syntax error, then publish again; nothing was published.\n',
+    );
+    expect(readFileSync(join(dist, 'manifest.json'), 'utf8')).toBe(before);
+  });
 });
 
 describe('publish under pressure', () => {

@@ -1,13 +1,15 @@
-// How a mirror's files become objects, without a server: the bucket URL, the
+// How a mirror's files become objects, without a server: the bucket URL (and its region), the
 // headers (what the nginx block sends), the upload phases, what a new
 // archive's lost conditional write means.
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseBucketUrl } from '../../src/bucket/location.js';
+import { bucketLocation } from '../../src/commands/bucket-flags.js';
 import { objectHeaders, objectId } from '../../src/bucket/objects.js';
 import type { Bucket, StoredObject } from '../../src/bucket/store.js';
 import { uploadInOrder } from '../../src/bucket/upload.js';
 import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../src/protocol/headers.js';
+import { runCli, tempDir } from '../helpers.js';
 
 describe('bucket URLs', () => {
   it('takes s3://BUCKET and s3://BUCKET/PREFIX', () => {
@@ -23,6 +25,36 @@ describe('bucket URLs', () => {
   it('refuses what is not one, naming the flag', () => {
     for (const bad of ['s3://', 's3://A_B', 's3://okay/../x', 's3://okay/a//b', 'https://x']) expect(() => parseBucketUrl(bad, '--out'), bad).toThrow(/--out/);
     expect(() => parseBucketUrl('s3://okay', '--out', { endpoint: 'ftp://x' })).toThrow(/--endpoint/);
+  });
+
+  it('take the region as the AWS CLI does: --region, AWS_REGION, AWS_DEFAULT_REGION, the profile; else us-east-1 with an endpoint', () => {
+    const region = (env: Record<string, string>, flags: Record<string, string> = {}) => {
+      for (const name of ['AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_PROFILE', 'AWS_ENDPOINT_URL', 'AWS_ENDPOINT_URL_S3']) vi.stubEnv(name, env[name]);
+      try {
+        return bucketLocation('s3://mirror/p', flags, '--out').region;
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    };
+    const endpoint = { endpoint: 'http://127.0.0.1:7480' };
+    expect(region({ AWS_DEFAULT_REGION: 'eu-west-1' })).toBe('eu-west-1');
+    expect(region({ AWS_DEFAULT_REGION: 'eu-west-1' }, endpoint)).toBe('eu-west-1');
+    expect(region({ AWS_REGION: 'us-west-2', AWS_DEFAULT_REGION: 'eu-west-1' })).toBe('us-west-2');
+    expect(region({ AWS_REGION: '', AWS_DEFAULT_REGION: 'eu-west-1' })).toBe('eu-west-1');
+    expect(region({ AWS_DEFAULT_REGION: 'eu-west-1' }, { region: 'ap-south-1' })).toBe('ap-south-1');
+    // The profile's region is the SDK's to read; an endpoint with no region anywhere is S3's default.
+    expect(region({ AWS_PROFILE: 'registry' }, endpoint)).toBeUndefined();
+    expect(region({}, endpoint)).toBe('us-east-1');
+    expect(region({})).toBeUndefined();
+  });
+
+  it('are reached with AWS_DEFAULT_REGION alone, not refused as "Region is missing"', async () => {
+    const env = { AWS_REGION: '', AWS_DEFAULT_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'secret' };
+    // Nothing listens there: the store is asked, and the answer is that it cannot be reached.
+    const r = await runCli(['verify', 's3://mirror/p', '--endpoint', 'http://127.0.0.1:9'], tempDir(), env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(/Region is missing/);
+    expect(r.stderr).toMatch(/^error: Could not list s3:\/\/mirror\/p\/: .*ECONNREFUSED/m);
   });
 });
 

@@ -2,7 +2,7 @@
 // folders become versions; anything else is skipped with a warning that names
 // it; a folder's date and fingerprint come from its files' stats.
 
-import { renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeFolder, scanFolder } from '../../src/scan/folder.js';
@@ -49,6 +49,47 @@ describe('scanFolder', () => {
     writeFiles(dir, { 'acme/vpc/aws/v1.2.0/main.tf': '' });
     const versions = await scanFolder({ kind: 'folder', dir }, metaFor, () => {});
     expect(versions.map((v) => [v.tag, v.version])).toEqual([['v1.2.0', '1.2.0']]);
+  });
+});
+
+describe('a folder the layout does not fit', () => {
+  it('is named with the layout expected when a level is missing', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'acme/hello/1.0.0/main.tf': 'variable "name" {}\n', 'acme/ok/null/1.0.0/main.tf': '', 'empty/.keep': '' });
+    const warnings: string[] = [];
+
+    const versions = await scanFolder({ kind: 'folder', dir }, metaFor, (w) => warnings.push(w));
+
+    expect(versions.map((v) => v.label)).toEqual([join(dir, 'acme/ok/null/1.0.0')]);
+    const layout = 'the layout is NAMESPACE/NAME/PROVIDER/VERSION/ (e.g. acme/network/aws/1.0.0/main.tf)';
+    expect(warnings).toEqual([
+      `${join(dir, 'acme/hello/1.0.0')}: skipping: no folder in it, so no version: ${layout}, and "1.0.0" is at the PROVIDER level`,
+      `${join(dir, 'empty')}: skipping: no folder in it, so no version: ${layout}, and "empty" is at the NAMESPACE level`,
+    ]);
+  });
+
+  it('warns about namespace and name folders whose names are not UTF-8 as about any other invalid name', async () => {
+    const dir = tempDir();
+    // Made by their bytes: a string path cannot spell them.
+    for (const parts of [
+      ['ns', Buffer.of(0xff), '/vpc/aws/1.0.0'],
+      ['acme/n', Buffer.of(0xe9), '/aws/1.0.0'],
+    ]) {
+      const path = Buffer.concat([Buffer.from(`${dir}/`), ...parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))]);
+      mkdirSync(path, { recursive: true });
+      writeFileSync(Buffer.concat([path, Buffer.from('/main.tf')]), 'variable "a" {}\n');
+    }
+    writeFiles(dir, { 'Acme Corp/vpc/aws/1.0.0/main.tf': '', 'acme/vpc/aws/1.0.0/main.tf': '' });
+    const warnings: string[] = [];
+
+    const versions = await scanFolder({ kind: 'folder', dir }, metaFor, (w) => warnings.push(w));
+
+    expect(versions.map((v) => v.label)).toEqual([join(dir, 'acme/vpc/aws/1.0.0')]);
+    expect(warnings).toEqual([
+      `${join(dir, 'Acme Corp/vpc/aws/1.0.0')}: skipping: "Acme Corp/vpc/aws" is not a valid module address`,
+      `${join(dir, 'acme/n\\xe9/aws/1.0.0')}: skipping: "acme/n\\xe9/aws" is not a valid module address`,
+      `${join(dir, 'ns\\xff/vpc/aws/1.0.0')}: skipping: "ns\\xff/vpc/aws" is not a valid module address`,
+    ]);
   });
 });
 

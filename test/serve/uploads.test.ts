@@ -37,7 +37,9 @@ beforeAll(async () => {
 afterAll(() => h?.server.close());
 
 /** A tar.gz made entry by entry, so it can hold what tools refuse to write. */
-function rawTarGz(entries: { path: string; type?: 'File' | 'SymbolicLink' | 'Link' | 'CharacterDevice'; linkpath?: string; body?: string }[]): Buffer {
+function rawTarGz(
+  entries: { path: string; type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link' | 'CharacterDevice'; linkpath?: string; body?: string }[],
+): Buffer {
   const blocks: Buffer[] = [];
   for (const e of entries) {
     const body = Buffer.from(e.body ?? '');
@@ -104,6 +106,16 @@ describe('an upload that cannot be published', () => {
   });
   it('does not build (an HCL syntax error), naming the file', () =>
     uploadFails('0.0.8', rawTarGz([{ path: 'main.tf', body: 'variable "x" {\n' }]), 422, /main\.tf/));
+  it('holds folders and no file', () =>
+    uploadFails(
+      '0.0.9',
+      rawTarGz([
+        { path: './', type: 'Directory' },
+        { path: './modules/', type: 'Directory' },
+      ]),
+      422,
+      /^upload of acme\/bad\/aws 0\.0\.9 holds no files: its archive would be empty\.$/,
+    ));
 
   it('repeats a version the CLI published meanwhile, with other bytes', async () => {
     const v = await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/acme/bad/aws/versions', createVersionBody('3.0.0'));

@@ -1,16 +1,18 @@
 // sync against an upstream of our own on 127.0.0.1 that fails on purpose:
 // a 503 then success, a 429 with Retry-After, a truncated archive, a
-// location pointing at a missing file; plus the location forms registries
-// use (relative, JSON body only, //subdir, git:: over HTTP) and the token.
+// location pointing at a missing file, a certificate from a private CA; plus
+// the location forms registries use (relative, JSON body only, //subdir,
+// git:: over HTTP) and the token.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { join, normalize } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Header, Pack, ReadEntry } from 'tar';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { git, makeRepo, runCli, tempDir } from '../helpers.js';
+import { git, makeCertificates, makeRepo, runCli, spawnCli, tempDir } from '../helpers.js';
 
 const dir = tempDir('mm-sync-fail-');
 const TOKEN = 'sekret-token';
@@ -176,4 +178,29 @@ it('fails clearly on a module the upstream lacks, and on an upstream that is not
   expect(down.code).toBe(1);
   expect(down.stderr).toMatch(/error: discovery: GET http:\/\/127\.0\.0\.1:9\/\.well-known\/terraform\.json failed: .*ECONNREFUSED/);
   expect(down.stderr).toMatch(/^hint: /m);
+});
+
+it('says an upstream certificate from a private CA is not trusted, and how to trust it', async () => {
+  const certificates = makeCertificates(tempDir());
+  const server = createHttpsServer({ cert: readFileSync(certificates.cert), key: readFileSync(certificates.key) }, answer);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const https = `https://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  try {
+    const args = ['sync', '--from', https, '--module', 'acme/none/aws', '--into', 'mods'];
+    const untrusted = await runCli(args, dir);
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stderr).toMatch(
+      /^error: discovery: GET https:\/\/127\.0\.0\.1:\d+\/\.well-known\/terraform\.json failed: unable to verify the first certificate/m,
+    );
+    expect(untrusted.stderr).toMatch(
+      /^hint: The certificate of 127\.0\.0\.1:\d+ is not trusted: if a private CA signed it, set NODE_EXTRA_CA_CERTS=\/path\/ca\.pem/m,
+    );
+    expect(untrusted.stderr).not.toMatch(/again later/);
+    // Node.js reads NODE_EXTRA_CA_CERTS as it starts: a process of its own. Trusted, the upstream answers (it has no such module).
+    const trusted = await spawnCli(args, dir, { NODE_EXTRA_CA_CERTS: certificates.ca });
+    expect(trusted.stderr).toMatch(/error: acme\/none\/aws versions: GET https:\/\/127\.0\.0\.1:\d+\/registry\/v1\/acme\/none\/aws\/versions answered 404/);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 });
