@@ -213,7 +213,7 @@ export function bucketError(error: unknown, what: string): MirrorError {
   if (status === 403 || /InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|credential/i.test(`${code} ${message}`)) {
     hint = 'Check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE and ~/.aws/credentials) and that they may use this bucket.';
   } else if (/region/i.test(message))
-    hint = "Set the region: --region, AWS_REGION, or the profile's region in ~/.aws/config (us-east-1 for most S3-compatible stores).";
+    hint = "Set the region: --region, AWS_REGION (or AWS_DEFAULT_REGION), or the profile's region in ~/.aws/config (us-east-1 for most S3-compatible stores).";
   else if (code === 'NoSuchBucket') hint = "Create the bucket first (aws s3 mb s3://BUCKET, or your store's own tool).";
   // The SDK says "UnknownError" for an error answer without a body (a HEAD, some stores' 404s): the code and status say more.
   const said =
