@@ -8,6 +8,7 @@ import { MirrorError, messageOf } from '../errors.js';
 import { jsonText } from './staging.js';
 import type { ModuleSummary } from '../protocol/documents.js';
 import { addressKey, MANIFEST_FILE } from '../protocol/paths.js';
+import { DEFAULT_PROVIDERS_PATH } from '../protocol/providers.js';
 import type { Deprecation, ModuleAddress } from '../types.js';
 
 /**
@@ -178,6 +179,11 @@ export function frozenManifest(manifest: Manifest | undefined): Manifest | undef
   };
   freeze(manifest);
   return manifest;
+}
+
+/** The manifest's provider network mirror, as a write carries it forward (emitIndexes' `providers`); undefined when it has none. */
+export function carriedProviders(manifest: Pick<Manifest, 'providers' | 'providers_path'>): { path: string; entries: ProvidersManifest } | undefined {
+  return manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
 }
 
 /** Every provider archive of a manifest, keyed `HOSTNAME/NAMESPACE/TYPE@VERSION:PLATFORM`. */

@@ -8,11 +8,10 @@ import { readModuleVersions } from '../mirror/read.js';
 import { emitIndexes, emitModule } from '../emit/index.js';
 import { MirrorError } from '../errors.js';
 import { ledgerOf } from '../mirror/ledger.js';
-import { sortRecords } from '../mirror/manifest.js';
+import { carriedProviders, sortRecords } from '../mirror/manifest.js';
 import { addressKey } from '../protocol/paths.js';
 import { withPartialWrite } from './write.js';
 import type { ModuleAddress } from '../types.js';
-import { DEFAULT_PROVIDERS_PATH } from '../protocol/providers.js';
 import { GENERATOR } from '../version.js';
 
 export interface DeprecateResult {
@@ -64,7 +63,7 @@ export function setDeprecation(
         deprecations,
         only: [{ namespace: address.namespace, name: address.name }],
         // The manifest is rewritten whole: it keeps listing the providers (and discovery their providers.v1).
-        ...(manifest.providers ? { providers: { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } } : {}),
+        providers: carriedProviders(manifest),
       });
     });
     return { module: key, version, deprecation, changed: true };

@@ -9,11 +9,10 @@ import type { Deprecations } from '../mirror/deprecations.js';
 import { MirrorError } from '../errors.js';
 import { readModuleVersions, type OpenedMirror } from '../mirror/read.js';
 import { emitModule, type DetailListener } from '../emit/index.js';
-import type { ModuleRecord } from '../mirror/manifest.js';
+import { carriedProviders, type ModuleRecord } from '../mirror/manifest.js';
 import { ledgerOf, requester } from '../mirror/ledger.js';
 import { writeMirrorIndexes } from '../emit/indexes.js';
 import { addressKey, archiveFile } from '../protocol/paths.js';
-import { DEFAULT_PROVIDERS_PATH } from '../protocol/providers.js';
 import type { Staging } from '../mirror/staging.js';
 import type { GitReaders } from '../scan/git-objects.js';
 import type { MirrorWrite } from '../mirror/transaction.js';
@@ -162,7 +161,7 @@ async function publishBuilt(
     const rewritten = await emitAffected(staging, mirror, built, { baseUrl, deprecations, onDetail: check.written!.add });
     const records = mergeRecords(mirror.records(), rewritten);
     // The provider files are in the staging copy as they were; the manifest keeps listing them.
-    const providers = manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
+    const providers = carriedProviders(manifest);
     await writeMirrorIndexes(staging, records, {
       baseUrl,
       imageHosts: options.imageHosts,

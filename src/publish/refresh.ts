@@ -9,9 +9,9 @@
 import { emitModule } from '../emit/index.js';
 import { writeMirrorIndexes } from '../emit/indexes.js';
 import { ledgerOf } from '../mirror/ledger.js';
+import { carriedProviders } from '../mirror/manifest.js';
 import { readModuleVersions } from '../mirror/read.js';
 import { MANIFEST_FILE, parseAddressKey } from '../protocol/paths.js';
-import { DEFAULT_PROVIDERS_PATH } from '../protocol/providers.js';
 import { GENERATOR } from '../version.js';
 import { withPartialWrite } from './write.js';
 
@@ -49,7 +49,7 @@ export function refreshModules(keys: string[] | 'all', options: RefreshOptions):
         ledger: ledgerOf(manifest),
         deprecations: mirror.deprecations,
         ...(keys === 'all' ? {} : { only: held.map(parseAddressKey) }),
-        ...(manifest.providers ? { providers: { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } } : {}),
+        providers: carriedProviders(manifest),
       });
       // The manifest is rewritten with the bytes it had (but for a format-1 upgrade): what changed is derived.
       return (staging.changed ?? []).filter((rel) => rel !== MANIFEST_FILE);

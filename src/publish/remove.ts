@@ -10,10 +10,9 @@ import { emitModule } from '../emit/index.js';
 import { writeMirrorIndexes } from '../emit/indexes.js';
 import { MirrorError } from '../errors.js';
 import { ledgerOf, moduleRemoval } from '../mirror/ledger.js';
-import type { ModuleRecord } from '../mirror/manifest.js';
+import { carriedProviders, type ModuleRecord } from '../mirror/manifest.js';
 import { readModuleVersions } from '../mirror/read.js';
 import { addressKey, moduleDir, MODULES_BASE, parseAddressKey, V2_MODULES_BASE } from '../protocol/paths.js';
-import { DEFAULT_PROVIDERS_PATH } from '../protocol/providers.js';
 import { GENERATOR } from '../version.js';
 import { withPartialWrite } from './write.js';
 
@@ -96,7 +95,7 @@ export function removeModuleVersions(target: RemoveTarget, options: RemoveOption
       if (providersLeft.length === 0) for (const base of [MODULES_BASE, V2_MODULES_BASE]) await staging.remove(`${base}${namespace}/${name}/`);
       if (![...records.keys()].some((k) => parseAddressKey(k).namespace === namespace))
         for (const base of [MODULES_BASE, V2_MODULES_BASE]) await staging.remove(`${base}${namespace}/`);
-      const providers = manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
+      const providers = carriedProviders(manifest);
       await writeMirrorIndexes(staging, [...records.values()], {
         baseUrl,
         imageHosts: options.imageHosts,
