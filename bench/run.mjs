@@ -46,10 +46,19 @@ const BENCHMARKS = [
     },
   },
   {
+    name: 'serve-metrics',
+    onlyWhenNamed: true, // the metrics on/off rows of `serve`, on their own (with the 10,000-module mirror)
+    run: async (opts) => {
+      const serve = await import('./serve/throughput.mjs');
+      return serve.benchServe({ ...opts, endpoints: serve.METRICS_ENDPOINTS });
+    },
+  },
+  {
     name: 'serve-signed',
     onlyWhenNamed: true, // module archives by signed URL in private mode against the same archives public
     run: async (opts) => (await import('./serve/signed.mjs')).benchSignedArchive(opts),
   },
+  { name: 'serve-usage', run: async (opts) => (await import('./serve/signed.mjs')).benchUsage(opts) },
   { name: 'serve-memory', run: async (opts) => (await import('./serve/memory.mjs')).benchServeMemory(opts) },
   { name: 'api-publish', run: async (opts) => (await import('./api-publish.mjs')).benchApiPublish(opts) },
   { name: 'provider-sync', run: async (opts) => (await import('./provider-sync.mjs')).benchProviderSync(opts) },

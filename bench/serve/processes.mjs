@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { CONNECTIONS } from './settings.mjs';
 
-/** The entry point of every child role (ceiling, sirv, load): see roles.mjs. */
+/** The entry point of every child role (ceiling, sirv, load, serve): see roles.mjs. */
 export const ROLES = fileURLToPath(new URL('./roles.mjs', import.meta.url));
 
 const children = new Set();

@@ -3,6 +3,8 @@
 //   node bench/serve/roles.mjs ceiling ROUTES.json   bare http server, bodies from memory
 //   node bench/serve/roles.mjs sirv DIR              plain sirv(DIR, { etag: true, dev: false })
 //   node bench/serve/roles.mjs load                  autocannon runs: a job a JSON line on stdin, a result a line out
+//   node bench/serve/roles.mjs serve [metrics=off] [usage=off] -- SERVE-FLAGS
+//                                                    `modmirror serve` from lib/, with metrics or usage recording off
 
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -13,12 +15,12 @@ import { HOST } from './settings.mjs';
 
 const require = createRequire(import.meta.url);
 
-/** Exits when the parent goes away (stdin closes), so no server outlives the benchmark. */
-function exitWithParent() {
+/** Exits when the parent goes away (stdin closes), so no server outlives the benchmark; and on SIGTERM unless the role handles it. */
+function exitWithParent({ sigterm = true } = {}) {
   process.stdin.on('end', () => process.exit(0));
   process.stdin.on('error', () => process.exit(0));
   process.stdin.resume();
-  process.on('SIGTERM', () => process.exit(0));
+  if (sigterm) process.on('SIGTERM', () => process.exit(0));
 }
 
 function listen(handler) {
@@ -56,6 +58,41 @@ async function sirvRole(dir) {
       res.end();
     });
   });
+}
+
+const LIB = new URL('../../lib/', import.meta.url);
+
+/** What serve records per request for /metrics, and per archive for usage: the methods the `off` switches make no-ops. */
+const RECORDERS = {
+  metrics: { module: 'serve/metrics.js', exported: 'ServeMetrics', methods: ['request', 'archiveSent', 'published', 'refused'] },
+  usage: { module: 'usage/store.js', exported: 'UsageLog', methods: ['record'] },
+};
+
+/**
+ * `modmirror serve` as the CLI runs it (lib/cli.js: the compiled code the bundle is made of), optionally with
+ * metrics or usage recording off. serve has no switch for either (the metrics are always collected; in private
+ * mode every archive sent is recorded), so `metrics=off` and `usage=off` replace the recording methods with
+ * no-ops before the server starts: what is left is the same server without that work. /metrics still answers,
+ * with no samples of its own, which is how the benchmark checks the switch took. Both `on` and `off` servers run
+ * through this role, so they differ by nothing else.
+ */
+async function serveRole(args) {
+  const end = args.indexOf('--');
+  if (end === -1) throw new Error('serve role: the serve flags follow --');
+  for (const setting of args.slice(0, end)) {
+    const [what, value] = setting.split('=');
+    const recorder = RECORDERS[what];
+    if (!recorder || (value !== 'on' && value !== 'off')) throw new Error(`serve role: unknown setting ${setting}; expected metrics=on|off, usage=on|off`);
+    if (value === 'on') continue;
+    const prototype = (await import(new URL(recorder.module, LIB).href))[recorder.exported]?.prototype;
+    for (const method of recorder.methods) {
+      // A renamed method would leave the work on and the ratio meaningless: stop instead.
+      if (typeof prototype?.[method] !== 'function') throw new Error(`serve role: lib/${recorder.module} has no ${recorder.exported}.${method} to switch off`);
+      prototype[method] = () => {};
+    }
+  }
+  const { main } = await import(new URL('cli.js', LIB).href);
+  process.exitCode = await main(['serve', ...args.slice(end + 1)]);
 }
 
 /** Reads jobs { url, connections, seconds, headers } a line at a time and runs them one after another. */
@@ -117,12 +154,17 @@ function runLoad(autocannon, { url, connections, seconds, headers }, done) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [role, ...args] = process.argv.slice(2);
   if (role === 'load') loadRole();
-  else {
+  else if (role === 'serve') {
+    exitWithParent({ sigterm: false }); // serve finishes open requests on SIGTERM, then stops
+    await serveRole(args);
+  } else {
     exitWithParent();
     if (role === 'ceiling') ceilingRole(...args);
     else if (role === 'sirv') await sirvRole(...args);
     else {
-      console.error('usage: node bench/serve/roles.mjs ceiling ROUTES.json | sirv DIR | load (jobs as JSON lines on stdin)');
+      console.error(
+        'usage: node bench/serve/roles.mjs ceiling ROUTES.json | sirv DIR | load (jobs as JSON lines on stdin) | serve [metrics=off] [usage=off] -- SERVE-FLAGS',
+      );
       process.exit(2);
     }
   }

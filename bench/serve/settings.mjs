@@ -14,3 +14,5 @@ export const P99_TARGET_MS = 5; // list, search
 export const RSS_TARGET_MB = 200; // the server's memory at 10k modules × 10 versions
 export const API_TARGET = 0.2; // management API: ≥ 0.2× the ceiling
 export const BUILD_PEAK_TARGET_MB = 500; // the build's peak memory
+export const METRICS_TARGET = 0.95; // serve's throughput with metrics on ≥ 0.95× with them off (issue 39)
+export const USAGE_TARGET = 1.05; // usage recording adds ≤ 5% to the cost of a signed archive download (issue 39)

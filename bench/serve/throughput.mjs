@@ -7,6 +7,11 @@
 // server's data folder (data-folder.mjs) is the sample one grown to 200
 // organizations, for the management API rows (/api/v2, with the sample tokens).
 //
+// The metrics rows load the same registry requests on two more servers run
+// from lib/ (roles.mjs `serve`), one with its metrics recording switched off
+// (serve has no switch: the role makes it a no-op), for what collecting the
+// metrics costs: on against off, not against the ceiling.
+//
 // Every server and the load generator (autocannon) run in processes of their
 // own (processes.mjs, roles.mjs), so the generator never shares the server's
 // thread.
@@ -19,7 +24,7 @@ import { log, makeTempDir, median, procMemoryMB, removeTempDir } from '../util.m
 import { ADMIN_TOKEN, prepareDataDir, USER_TOKEN } from './data-folder.mjs';
 import { generateMirror, SEARCH_WORD } from './mirrors.mjs';
 import { get, load, ROLES, runTracked, startProcess, stopLoader } from './processes.mjs';
-import { API_TARGET, CLI, CONNECTIONS, DYNAMIC_TARGET, FILE_TARGET, HOST, P99_TARGET_MS, RSS_TARGET_MB } from './settings.mjs';
+import { API_TARGET, CLI, CONNECTIONS, DYNAMIC_TARGET, FILE_TARGET, HOST, METRICS_TARGET, P99_TARGET_MS, RSS_TARGET_MB } from './settings.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -27,6 +32,8 @@ const require = createRequire(import.meta.url);
 export const MANAGEMENT_ENDPOINTS = ['adminOrganizations', 'accountDetails'];
 /** Keys of the rows against `serve --access private` (a second server over the same mirror and data), for benchServe({ endpoints }). */
 export const PRIVATE_ENDPOINTS = ['privateVersions', 'privateDetail', 'privateList0', 'privateSearch'];
+/** Keys of the rows against serve with metrics on and off (two more servers, run from lib/), for benchServe({ endpoints }). */
+export const METRICS_ENDPOINTS = ['metricsVersions', 'metricsDetail', 'metricsList0', 'metricsSearch'];
 
 /**
  * @param {{ quick?: boolean, runs?: number, endpoints?: string[] }} options  `endpoints`: keys of the endpoints to load (default all)
@@ -116,6 +123,11 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         private: true,
       });
     }
+    // Metrics: the same public requests to serve with its metrics on, and off.
+    for (const key of ['versions', 'detail', 'list0', 'search']) {
+      const e = endpoints.find((x) => x.key === key);
+      endpoints.push({ ...e, key: `metrics${key[0].toUpperCase()}${key.slice(1)}`, baseLabel: e.label, label: `metrics on: ${e.label}`, metrics: true });
+    }
     endpoints.splice(0, endpoints.length, ...endpoints.filter((e) => only === undefined || only.includes(e.key)));
     if (endpoints.length === 0) throw new Error(`serve: no endpoint named ${only.join(', ')}`);
 
@@ -130,7 +142,17 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         )
       : undefined;
     if (mmPrivate) servers.push(mmPrivate);
-    const serverOf = (e) => (e.private ? mmPrivate : mm);
+    // The metrics rows: serve as the CLI runs it, from lib/, with its metrics recording on and off (roles.mjs).
+    const libServe = (metrics) =>
+      startProcess(
+        [ROLES, 'serve', `metrics=${metrics}`, '--', '--dir', out, '--host', HOST, '--port', '0', '--quiet', '--data', join(tmp, 'data')],
+        `modmirror serve (lib/, metrics ${metrics})`,
+      );
+    const metricsOn = endpoints.some((e) => e.metrics) ? await libServe('on') : undefined;
+    if (metricsOn) servers.push(metricsOn);
+    const metricsOff = metricsOn ? await libServe('off') : undefined;
+    if (metricsOff) servers.push(metricsOff);
+    const serverOf = (e) => (e.private ? mmPrivate : e.metrics ? metricsOn : mm);
     const routes = {};
     for (const e of endpoints) {
       const res = await get(serverOf(e).url + e.path, { headers: e.headers });
@@ -147,7 +169,12 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
       }
       if (e.check && !e.check(JSON.parse(res.body.toString('utf8'))))
         throw new Error(`serve: ${e.path} answered an unexpected document: ${res.body.toString('utf8').slice(0, 300)}`);
+      if (e.metrics) {
+        const off = await get(metricsOff.url + e.path);
+        if (off.status !== 200 || !off.body.equals(res.body)) throw new Error(`serve: with metrics off, ${e.path} answered ${off.status} and other bytes`);
+      }
     }
+    if (metricsOn) await checkMetricsSwitch(metricsOn, metricsOff);
     await writeFile(join(tmp, 'routes.json'), JSON.stringify(routes));
     const ceiling = await startProcess([ROLES, 'ceiling', join(tmp, 'routes.json')], 'ceiling server');
     servers.push(ceiling);
@@ -178,12 +205,23 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
     ];
     started = performance.now();
     for (const e of endpoints) {
-      const targets = [['modmirror', serverOf(e), e.path], ['ceiling', ceiling, e.path], ...(e.file && !quick ? [['sirv', plain, `/${e.file}`]] : [])];
+      const targets = e.metrics
+        ? [
+            ['on', metricsOn, e.path],
+            ['off', metricsOff, e.path],
+          ]
+        : [['modmirror', serverOf(e), e.path], ['ceiling', ceiling, e.path], ...(e.file && !quick ? [['sirv', plain, `/${e.file}`]] : [])];
       const results = Object.fromEntries(targets.map(([who]) => [who, []]));
+      // A 5% target between two servers: more rounds than the rows against the ceiling.
+      const rounds = e.metrics ? Math.max(runs, quick ? 1 : METRICS_RUNS) : runs;
       for (const [, server, path] of targets) await load(server, path, warmUpSeconds, e.headers);
-      for (let i = 0; i < runs; i++) {
+      for (let i = 0; i < rounds; i++) {
         const order = i % 2 === 0 ? targets : [...targets].reverse();
         for (const [who, server, path] of order) results[who].push(await load(server, path, seconds, e.headers));
+      }
+      if (e.metrics) {
+        rows.push(...metricsRows(e, results, { how: `${how}; ${rounds} runs each, on and off alternating`, seconds }));
+        continue;
       }
       const med = (who, field) => (results[who] ? median(results[who].map((x) => x[field])) : null);
       const rps = { modmirror: med('modmirror', 'rps'), ceiling: med('ceiling', 'rps'), sirv: med('sirv', 'rps') };
@@ -260,13 +298,66 @@ export async function benchServe({ quick = false, runs, endpoints: only } = {}) 
         note: `the target is ≤ ${RSS_TARGET_MB} MB at 10k modules × 10 versions (benchmark serve-memory); this mirror has 1 version per module (plus one with ${big.versions.length}), so this is info only`,
       },
     });
-    rows.push({ name: `load: ${how}`, modmirror: null, baseline: null, ratio: null, target: null, unit: '' });
+    const metricsHow = metricsOn ? `; metrics on vs off: ${Math.max(runs, quick ? 1 : METRICS_RUNS)} × ${seconds} s each` : '';
+    rows.push({ name: `load: ${how}${metricsHow}`, modmirror: null, baseline: null, ratio: null, target: null, unit: '' });
     return rows;
   } finally {
     stopLoader();
     await Promise.all(servers.map((s) => s.stop()));
     removeTempDir(tmp);
   }
+}
+
+const METRICS_RUNS = 5;
+
+/** /metrics of the server with metrics on counts the requests made so far; with them off, none: the switch took. */
+async function checkMetricsSwitch(on, off) {
+  const counted = (text) => /^modmirror_http_requests_total\{/m.test(text);
+  const [textOn, textOff] = await Promise.all([get(`${on.url}/metrics`), get(`${off.url}/metrics`)]).then((all) => all.map((r) => r.body.toString('utf8')));
+  if (!counted(textOn)) throw new Error(`serve: /metrics of the server with metrics on counted no request: ${textOn.slice(0, 300)}`);
+  if (counted(textOff)) throw new Error('serve: /metrics of the server with metrics off counted requests: the switch did not take');
+}
+
+/** The row of one request with metrics on against off (throughput), and the server's CPU time per request. */
+function metricsRows(e, results, { how, seconds }) {
+  const med = (who, pick) => median(results[who].map(pick));
+  const rps = { on: med('on', (x) => x.rps), off: med('off', (x) => x.rps) };
+  const cpu = (x) => (x.serverCpu === null ? NaN : (x.serverCpu / x.rps) * 1e6);
+  const cpuPerRequest = { on: med('on', cpu), off: med('off', cpu) };
+  const ratio = rps.on / rps.off;
+  log(
+    `serve: metrics on vs off, ${e.baseLabel}: on ${Math.round(rps.on)} req/s (${cpuPerRequest.on.toFixed(0)} µs CPU each), off ${Math.round(rps.off)} req/s (${cpuPerRequest.off.toFixed(0)} µs CPU each)`,
+  );
+  return [
+    {
+      name: `metrics on vs off: GET ${e.baseLabel}: k req/s (autocannon, ${CONNECTIONS} conn)`,
+      modmirror: rps.on / 1000,
+      baseline: rps.off / 1000,
+      ratio,
+      target: `≥ ${METRICS_TARGET}× metrics off`,
+      unit: 'k req/s',
+      pass: ratio >= METRICS_TARGET,
+      detail: {
+        path: e.path,
+        bytes: e.bytes,
+        servers: 'modmirror serve from lib/ (bench/serve/roles.mjs serve), metrics=on and metrics=off (ServeMetrics recording made a no-op)',
+        loadGenerator: how,
+        seconds,
+        rps,
+        p99Ms: { on: med('on', (x) => x.p99), off: med('off', (x) => x.p99) },
+        runs: { on: results.on.map((x) => Math.round(x.rps)), off: results.off.map((x) => Math.round(x.rps)) },
+      },
+    },
+    {
+      name: '  ↳ server CPU per request (µs), metrics on vs off',
+      modmirror: cpuPerRequest.on,
+      baseline: cpuPerRequest.off,
+      ratio: cpuPerRequest.on / cpuPerRequest.off,
+      target: null,
+      unit: 'µs',
+      detail: { runs: { on: results.on.map(cpu), off: results.off.map(cpu) } },
+    },
+  ];
 }
 
 function fmtCpu(c) {
