@@ -7,7 +7,7 @@ import { MirrorError } from '../errors.js';
 import { readDeprecations, type Deprecation } from '../mirror/deprecations.js';
 import { readManifest } from '../mirror/manifest.js';
 import { compareVersionsDesc } from '../version-order.js';
-import type { UsageRow } from './store.js';
+import type { UsageEvent, UsageRow } from './store.js';
 
 export interface UsageFilter {
   /** YYYY-MM-DD: this day and later. */
@@ -17,13 +17,8 @@ export interface UsageFilter {
   deprecated?: boolean;
 }
 
-export interface UsageEntry {
-  module: string;
-  version: string;
-  organization?: string;
-  team?: string;
-  user?: string;
-  network?: string;
+/** A caller's downloads of one version over the days reported. */
+export interface UsageEntry extends Omit<UsageEvent, 'day'> {
   downloads: number;
   firstDay: string;
   lastDay: string;
