@@ -5,7 +5,7 @@
 // SIGKILL mid-traffic loses no day recorded before.
 
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readUsage, UsageLog } from '../../src/usage/store.js';
 import { runCli, spawnServe } from '../helpers.js';
 import { get, startPrivateSite, type PrivateSite } from '../serve/private-site.js';
@@ -22,8 +22,17 @@ async function signedDownload(base: string, token: string, path: string): Promis
   return res.statusCode;
 }
 
-/** The usage folder is written once per turn of the event loop: wait for what was sent. */
-const settle = () => new Promise((r) => setTimeout(r, 50));
+/** A download is recorded once the server sees its response close, just after the client has the last byte: wait for `n` of today's. */
+const recorded = (data: string, n: number, who: (r: ReturnType<typeof readUsage>[number]) => boolean = () => true) =>
+  vi.waitFor(
+    () =>
+      expect(
+        readUsage(data)
+          .filter((r) => r.day === today() && who(r))
+          .reduce((sum, r) => sum + r.count, 0),
+      ).toBe(n),
+    { timeout: 10_000, interval: 20 },
+  );
 
 describe('recorded by serve --access private', () => {
   let site: PrivateSite;
@@ -35,7 +44,7 @@ describe('recorded by serve --access private', () => {
     expect((await get(site, 'user', 'v1/modules/gamma/hello/null/1.0.0/hello-null-1.0.0.tar.gz')).status).toBe(200);
     // A 404 sends no archive: not a download.
     expect((await get(site, 'user', 'v1/modules/omega/hello/null/1.0.0/hello-null-1.0.0.tar.gz')).status).toBe(404);
-    await settle();
+    await recorded(site.data, 4);
     const deprecated = await runCli(['deprecate', 'acme/hello/null', '1.0.0', '--reason', 'Use 1.2.0', '--out', 'dist'], site.dir);
     expect(deprecated.stderr).toBe('');
   });
@@ -153,7 +162,7 @@ it('a serve killed with SIGKILL mid-traffic loses no recorded day, and records a
 
   const second = await spawnServe(args, site.dir);
   for (let i = 0; i < 5; i++) expect(await signedDownload(second.url, site.tokens.user!, 'v1/modules/acme/hello/null/1.2.0')).toBe(200);
-  await settle();
+  await recorded(site.data, 5, (r) => r.user === 'alice');
   second.child.kill('SIGTERM');
   await second.exited;
 
