@@ -8,12 +8,15 @@ import { readFile } from 'node:fs/promises';
 import type { BuiltVersion, ModuleAddress } from '../types.js';
 import {
   MANIFEST_FORMAT,
+  moduleStateFile,
+  type ForcedReplacement,
   type Ledger,
   type Manifest,
-  type ManifestModule,
   type ManifestVersion,
   type ModuleRecord,
+  type ModuleState,
   type ProvidersManifest,
+  type Removal,
 } from '../mirror/manifest.js';
 import {
   discoveryDocument,
@@ -191,22 +194,58 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
   await staging.write(VERSIONS_INDEX_FILE, versionsIndexText(versionsByModule));
   await staging.write(DEPRECATIONS_FILE, deprecationsText(options.deprecations ?? {}, versionsByModule));
   const providers = options.providers && Object.keys(options.providers.entries).length > 0 ? options.providers : undefined;
-  const head = {
-    format: MANIFEST_FORMAT,
-    generator: options.generator,
-    base_url: options.baseUrl,
-    ...(options.ledger?.forced?.length ? { forced: options.ledger.forced } : {}),
-    ...(options.ledger?.removed?.length ? { removed: options.ledger.removed } : {}),
-    // Beside modules, and optional: a manifest without them (an older mirror) still reads as one without providers.
-    ...(providers ? { providers_path: providers.path, providers: providers.entries } : {}),
-  };
-  await staging.writeChunks(
-    MANIFEST_FILE,
-    manifestChunks(
-      head,
-      sorted.map((r) => [addressKey(r.address), manifestVersions(r, options.deprecations?.[addressKey(r.address)] ?? {}), r.latest]),
-    ),
+  await writeManifest(
+    staging,
+    sorted,
+    {
+      format: MANIFEST_FORMAT,
+      generator: options.generator,
+      base_url: options.baseUrl,
+      ...(options.ledger?.forced?.length ? { forced: options.ledger.forced } : {}),
+      ...(options.ledger?.removed?.length ? { removed: options.ledger.removed } : {}),
+      // Beside modules, and optional: a manifest without them (an older mirror) still reads as one without providers.
+      ...(providers ? { providers_path: providers.path, providers: providers.entries } : {}),
+    },
+    options.deprecations ?? {},
   );
+}
+
+/**
+ * The mirror's truth: each module's state (with its own ledger records, and
+ * one for a module whose every version was removed, so its records stay) and
+ * the root, last. The root is replaced even with its own bytes: its new stamp
+ * tells a running server to load the mirror again.
+ */
+async function writeManifest(staging: Staging, sorted: ModuleRecord[], head: Omit<Manifest, 'modules'>, deprecations: Deprecations): Promise<void> {
+  const ledgers = new Map<string, { forced: ForcedReplacement[]; removed: Removal[] }>();
+  const ledgerOf = (key: string) => ledgers.get(key) ?? ledgers.set(key, { forced: [], removed: [] }).get(key)!;
+  const { forced = [], removed = [], ...root } = head;
+  const rootRemoved: Removal[] = [];
+  for (const f of forced) ledgerOf(f.module).forced.push(f);
+  for (const r of removed) {
+    if (r.module === undefined) rootRemoved.push(r);
+    else ledgerOf(r.module).removed.push(r);
+  }
+  const written = new Set<string>();
+  const writeState = (key: string, versions: ManifestVersion[], latest?: ModuleSummary) => {
+    written.add(key);
+    const ledger = ledgers.get(key);
+    const state: ModuleState = {
+      format: MANIFEST_FORMAT,
+      module: key,
+      versions,
+      ...(latest ? { latest } : {}),
+      ...(ledger?.forced.length ? { forced: ledger.forced } : {}),
+      ...(ledger?.removed.length ? { removed: ledger.removed } : {}),
+    };
+    return staging.write(moduleStateFile(key), jsonText(state));
+  };
+  for (const r of sorted) {
+    const key = addressKey(r.address);
+    await writeState(key, [...manifestVersions(r, deprecations[key] ?? {})], r.latest);
+  }
+  for (const key of [...ledgers.keys()].sort()) if (!written.has(key)) await writeState(key, []);
+  await staging.writeChunks(MANIFEST_FILE, [jsonText({ ...root, ...(rootRemoved.length > 0 ? { removed: rootRemoved } : {}) })]);
 }
 
 /** A module's manifest entries, made as the manifest is written, each with its deprecation (the write's, not the record's). */
@@ -215,24 +254,6 @@ function* manifestVersions(record: ModuleRecord, deprecations: Record<string, De
     const deprecation = deprecations[version];
     yield { version, tag, archive: archiveFile(record.address, version), sha256, size, published_at, ...(deprecation ? { deprecation } : {}) };
   }
-}
-
-/**
- * The manifest's text, jsonText of the whole Manifest, made a module at a
- * time: at 100,000 versions the whole would be a 30 MB string (and its
- * object as much again) at the build's busiest moment. `modules` in key order.
- */
-export function* manifestChunks(head: Omit<Manifest, 'modules'>, modules: Iterable<[string, Iterable<ManifestVersion>, ModuleSummary?]>): Generator<string> {
-  const top = JSON.stringify(head, null, 2);
-  yield `${top.slice(0, -'\n}'.length)},\n  "modules": {`;
-  let first = true;
-  for (const [key, versions, latest] of modules) {
-    const entry: ManifestModule = { versions: [...versions], ...(latest ? { latest } : {}) };
-    // JSON.stringify escapes newlines inside strings, so every newline here is one of its line breaks.
-    yield `${first ? '' : ','}\n    ${JSON.stringify(key)}: ${JSON.stringify(entry, null, 2).replace(/\n/g, '\n    ')}`;
-    first = false;
-  }
-  yield first ? '}\n}\n' : '\n  }\n}\n';
 }
 
 export function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {

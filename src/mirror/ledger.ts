@@ -6,7 +6,7 @@
 
 import { hostname, userInfo } from 'node:os';
 import { MirrorError } from '../errors.js';
-import type { Ledger, Manifest, Removal } from './manifest.js';
+import { ledgerOwner, type ForcedReplacement, type Ledger, type Manifest, type Removal } from './manifest.js';
 
 /** The changes to published versions a write may make; each must also be recorded in the new manifest. */
 export interface LedgerPermissions {
@@ -77,20 +77,28 @@ function removedOf(ledger: Ledger | undefined): Map<string, Published> {
  */
 export function ledgerViolations(before: Manifest | undefined, after: Manifest, allow: LedgerPermissions = {}): string[] {
   const lines: string[] = [];
-  const kept = (list: unknown[] | undefined, earlier: unknown[] | undefined) =>
-    JSON.stringify((list ?? []).slice(0, earlier?.length ?? 0)) === JSON.stringify(earlier ?? []);
-  if (!kept(after.forced, before?.forced) || !kept(after.removed, before?.removed))
-    lines.push('  the ledger (the manifest\'s "forced" and "removed" records) lost records');
-  const newForced = (after.forced ?? []).slice(before?.forced?.length ?? 0);
-  const newRemoved = (after.removed ?? []).slice(before?.removed?.length ?? 0);
+  // Each module's records, and the providers', only ever grow at their end (a module's are kept in its state).
+  const grown = <T extends ForcedReplacement | Removal>(list: T[] | undefined, earlier: T[] | undefined): T[] | undefined => {
+    const afterBy = byOwner(list);
+    const added: T[] = [];
+    for (const [owner, kept] of byOwner(earlier)) {
+      const now = afterBy.get(owner) ?? [];
+      if (JSON.stringify(now.slice(0, kept.length)) !== JSON.stringify(kept)) return undefined;
+    }
+    for (const [owner, now] of afterBy) added.push(...now.slice(byOwner(earlier).get(owner)?.length ?? 0));
+    return added;
+  };
+  const newForced = grown(after.forced, before?.forced);
+  const newRemoved = grown(after.removed, before?.removed);
+  if (!newForced || !newRemoved) lines.push('  the ledger (the "forced" and "removed" records) lost records');
   const now = publishedOf(after);
   const replacedOnPurpose = (p: Published, sha256: string) =>
     allow.replace === true &&
     p.kind === 'module' &&
-    newForced.some((f) => f.module === p.key && f.version === p.version && f.previous_sha256 === p.sha256 && f.sha256 === sha256);
+    (newForced ?? []).some((f) => f.module === p.key && f.version === p.version && f.previous_sha256 === p.sha256 && f.sha256 === sha256);
   const removedOnPurpose = (p: Published) =>
     allow.remove === true &&
-    newRemoved.some(
+    (newRemoved ?? []).some(
       (r) =>
         (p.kind === 'module' ? r.module === p.key && r.sha256 === p.sha256 : r.provider === p.key && r.archives?.[p.platform!] === p.sha256) &&
         r.version === p.version,
@@ -109,6 +117,18 @@ export function ledgerViolations(before: Manifest | undefined, after: Manifest, 
       lines.push(`  ${p.what}: removed with sha256 ${p.sha256}, and this write brings it back as ${sha256}`);
   }
   return lines;
+}
+
+/** Ledger records by whose they are: a module's key, or '' for the providers'. */
+function byOwner<T extends ForcedReplacement | Removal>(records: T[] | undefined): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const record of records ?? []) {
+    const owner = ledgerOwner(record) ?? '';
+    const list = out.get(owner);
+    if (list) list.push(record);
+    else out.set(owner, [record]);
+  }
+  return out;
 }
 
 /** The refusal of a write that would break the promise; nothing was changed. */

@@ -2,7 +2,7 @@
 // module that emit, browse, hosting, verify and bundle all read, so none of
 // them imports another stage for its types.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MirrorError, messageOf } from '../errors.js';
 import { jsonText } from './staging.js';
@@ -12,14 +12,33 @@ import { DEFAULT_PROVIDERS_PATH } from '../protocol/providers.js';
 import type { Deprecation, ModuleAddress } from '../types.js';
 
 /**
- * 2: the manifest is the whole truth of its modules: each module's latest
- * summary, each version's deprecation and the mirror's base URL are in it,
- * and search-index.json, deprecations.json and discovery are derived from it.
- * A format-1 manifest (an older mirror) lacks them: they are read once from
- * the module's latest detail, deprecations.json and discovery, and the first
- * write stores them.
+ * 3: each module's truth is a file of its own, `state/NS/NAME/PROVIDER.json`
+ * (its versions with their digests and deprecations, its latest summary, and
+ * the ledger records of its versions), and manifest.json is the root: the
+ * mirror's base URL, its providers and their ledger. A write reads and
+ * rewrites the states of the modules it changes, and the root.
+ * 2: the whole truth in manifest.json (its modules' latest summaries,
+ * deprecations and base URL), which a format-3 write splits into states.
+ * 1: as 2 without summaries, deprecations and base URL: they are read once
+ * from the module's latest detail, deprecations.json and discovery.
  */
-export const MANIFEST_FORMAT = 2;
+export const MANIFEST_FORMAT = 3;
+
+/** Where each module's state is, under the mirror's root. */
+export const MODULE_STATES_DIR = 'state';
+
+/** A module's state file: `state/NS/NAME/PROVIDER.json`. */
+export function moduleStateFile(key: string): string {
+  return `${MODULE_STATES_DIR}/${key}.json`;
+}
+
+/** What a module's state file holds: its entry of the whole manifest, and its own ledger records. */
+export interface ModuleState extends ManifestModule {
+  format: number;
+  module: string;
+  forced?: ForcedReplacement[];
+  removed?: Removal[];
+}
 
 export interface ManifestVersion {
   version: string;
@@ -137,22 +156,121 @@ export function manifestTextWithGeneration(manifest: Manifest, generation: numbe
   return Buffer.from(jsonText({ format, generator, generation, ...rest }));
 }
 
-/** A manifest's text, checked for what every reader relies on; throws a plain Error saying what is wrong. */
+/**
+ * The mirror's manifest, or undefined when `dir` holds none (no mirror yet):
+ * the root with the states of `modules` (default: every module the state
+ * folder holds), as one Manifest.
+ */
+export function readManifest(dir: string, modules?: Iterable<string>): Manifest | undefined {
+  return readManifestAt(
+    (rel) => join(dir, rel),
+    () => modules ?? moduleStatesIn(dir),
+  );
+}
+
+/**
+ * The manifest of a mirror whose files are where `at` says (a change gathered
+ * beside the live mirror, or the live one): the root, and with format 3 the
+ * states of the modules `modules` names. A module without a state file is
+ * not in the mirror.
+ */
+export function readManifestAt(at: (rel: string) => string, modules: () => Iterable<string>): Manifest | undefined {
+  const root = readManifestFile(at(MANIFEST_FILE));
+  if (!root || root.format < 3) return root;
+  const states: ModuleState[] = [];
+  for (const key of [...new Set(modules())].sort()) {
+    const state = readModuleStateFile(at(moduleStateFile(key)), key);
+    if (state) states.push(state);
+  }
+  return withModuleStates(root, states);
+}
+
+/** The root with `states` merged in: their entries as `modules`, their ledger records after the root's own. */
+export function withModuleStates(root: Manifest, states: ModuleState[]): Manifest {
+  const modules: Record<string, ManifestModule> = {};
+  const forced = [...(root.forced ?? [])];
+  const removed = [...(root.removed ?? [])];
+  for (const { module, versions, latest, forced: f, removed: r } of states) {
+    modules[module] = { versions, ...(latest ? { latest } : {}) };
+    forced.push(...(f ?? []));
+    removed.push(...(r ?? []));
+  }
+  return { ...root, ...(forced.length > 0 ? { forced } : {}), ...(removed.length > 0 ? { removed } : {}), modules };
+}
+
+/** A module's state, or undefined when the file is not there; throws naming the file when it is unreadable. */
+export function readModuleStateFile(file: string, key: string): ModuleState | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    return parseModuleState(text, key);
+  } catch (error) {
+    throw new MirrorError('OUTPUT_FAILED', `The mirror's module state "${file}" is unreadable: ${messageOf(error)}`, {
+      hint: 'Run modmirror verify to see what else is wrong, then rebuild the mirror with modmirror build --clean.',
+      cause: error,
+    });
+  }
+}
+
+/** A module state's text, checked for what every reader relies on; throws a plain Error saying what is wrong. */
+export function parseModuleState(text: string, key: string): ModuleState {
+  const state = JSON.parse(text) as ModuleState;
+  if (typeof state !== 'object' || state === null || Array.isArray(state)) throw new Error('not a JSON object');
+  if (state.module !== key) throw new Error(`it names the module "${String(state.module)}", not ${key}`);
+  if (!Array.isArray(state.versions)) throw new Error('no "versions" list');
+  for (const list of ['forced', 'removed'] as const) if (state[list] !== undefined && !Array.isArray(state[list])) throw new Error(`"${list}" is not a list`);
+  return state;
+}
+
+/** The modules (`ns/name/provider`) whose state files are in the mirror at `dir`, sorted. */
+export function moduleStatesIn(dir: string): string[] {
+  const keys: string[] = [];
+  const base = join(dir, MODULE_STATES_DIR);
+  const names = (path: string, files: boolean) => {
+    try {
+      return readdirSync(path, { withFileTypes: true })
+        .filter((e) => (files ? e.isFile() && e.name.endsWith('.json') : e.isDirectory()))
+        .map((e) => e.name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+      throw error;
+    }
+  };
+  for (const namespace of names(base, false))
+    for (const name of names(join(base, namespace), false))
+      for (const file of names(join(base, namespace, name), true)) keys.push(`${namespace}/${name}/${file.slice(0, -'.json'.length)}`);
+  return keys.sort();
+}
+
+/** The module key a state file path names (`state/NS/NAME/PROVIDER.json`), or undefined for any other path. */
+export function moduleOfStateFile(rel: string): string | undefined {
+  const match = /^state\/([^/]+\/[^/]+\/[^/]+)\.json$/.exec(rel);
+  return match?.[1];
+}
+
+/** The ledger records of one module (undefined: of the providers, which the root keeps). */
+export function ledgerOwner(record: ForcedReplacement | Removal): string | undefined {
+  return record.module;
+}
+
+/** The manifest's text, checked for what every reader relies on; throws a plain Error saying what is wrong. */
 export function parseManifest(text: string): Manifest {
   const manifest = JSON.parse(text) as Manifest;
   if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) throw new Error('not a JSON object');
+  // A format-3 root names no modules: their states do.
+  if (manifest.format >= 3 && manifest.modules === undefined) manifest.modules = {};
   if (typeof manifest.modules !== 'object' || manifest.modules === null || Array.isArray(manifest.modules)) throw new Error('no "modules" object');
   for (const list of ['forced', 'removed'] as const)
     if (manifest[list] !== undefined && !Array.isArray(manifest[list])) throw new Error(`"${list}" is not a list`);
   return manifest;
 }
 
-/** The mirror's manifest, or undefined when `dir` holds none (no mirror yet). */
-export function readManifest(dir: string): Manifest | undefined {
-  return readManifestFile(join(dir, MANIFEST_FILE));
-}
-
-/** The manifest in `file`; undefined when there is none. */
+/** The manifest in `file` (the root alone, for format 3); undefined when there is none. */
 export function readManifestFile(file: string): Manifest | undefined {
   if (!existsSync(file)) return undefined;
   try {

@@ -18,7 +18,7 @@ import { createDeltaStaging, replayJournals } from './delta.js';
 import { homeOf, recoverInterruptedSwap } from './home.js';
 import { ledgerRefusal, ledgerViolations, type LedgerPermissions } from './ledger.js';
 import { withLock } from './lock.js';
-import { frozenManifest, readManifestFile, type Manifest } from './manifest.js';
+import { frozenManifest, moduleOfStateFile, moduleStatesIn, readManifest, readManifestAt, type Manifest } from './manifest.js';
 import { createStaging, dryRunStaging, type Staging } from './staging.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 
@@ -34,6 +34,8 @@ export interface Problem {
 export interface MirrorView {
   at(rel: string): string;
   root?: string;
+  /** The modules whose states the mirror holds (format 3). */
+  modules(): string[];
 }
 
 /** Checks a mirror on disk (a new generation or a change before it is made live, or the live mirror). */
@@ -79,7 +81,7 @@ export function withMirrorWrite<T>(outDir: string, options: MirrorWriteOptions, 
   const home = homeOf(outDir);
   return withRecoveredMirror(home, () => {
     let found: { manifest: Manifest | undefined } | undefined;
-    const live = () => (found ??= { manifest: frozenManifest(readManifestFile(join(home, MANIFEST_FILE))) }).manifest;
+    const live = () => (found ??= { manifest: frozenManifest(readManifest(home)) }).manifest;
     return fn({ outDir: home, live, stage: (write) => stageAndCommit(home, options, live, write) });
   });
 }
@@ -98,15 +100,27 @@ async function stageAndCommit<R>(
   try {
     const result = await write(staging);
     if (options.dryRun) return result;
-    const violations = ledgerViolations(live(), readManifestFile(staging.at(MANIFEST_FILE)) ?? { format: 1, generator: '', modules: {} }, options.allow);
+    const written = readManifestAt(staging.at, () => stagedModules(outDir, staging)) ?? { format: 1, generator: '', modules: {} };
+    const violations = ledgerViolations(live(), written, options.allow);
     if (violations.length > 0) throw ledgerRefusal(violations);
-    await checkOrThrow(staging, options.check, options.failure);
+    await checkOrThrow(
+      { at: staging.at, ...(staging.root !== undefined ? { root: staging.root } : {}), modules: () => stagedModules(outDir, staging) },
+      options.check,
+      options.failure,
+    );
     await staging.commit();
     return result;
   } catch (error) {
     await staging.discard();
     throw error;
   }
+}
+
+/** The modules whose states the staged mirror holds: a whole new one's, or the live ones and those the change writes. */
+function stagedModules(outDir: string, staging: Staging & { changed?: string[] }): string[] {
+  if (staging.root !== undefined) return moduleStatesIn(staging.root);
+  const changed = (staging.changed ?? []).map(moduleOfStateFile).filter((key) => key !== undefined);
+  return [...moduleStatesIn(outDir), ...changed];
 }
 
 export interface MirrorRead {
@@ -131,7 +145,7 @@ function withRecoveredMirror<T>(outDir: string, fn: () => Promise<T>): Promise<T
 
 /** The mirror whose files are all in `root`. */
 export function treeView(root: string): MirrorView {
-  return { root, at: (rel) => join(root, rel) };
+  return { root, at: (rel) => join(root, rel), modules: () => moduleStatesIn(root) };
 }
 
 async function checkOrThrow(mirror: MirrorView, check: MirrorCheck, failure: VerifyFailure): Promise<void> {

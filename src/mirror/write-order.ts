@@ -1,9 +1,11 @@
 // The order in which a change reaches readers, one file at a time: on a
 // bucket (each object uploaded) and in a folder (each file renamed into the
 // live mirror). Archives and provider packages, then documents, then what
-// lists versions (versions files, listings, indexes), then the manifest: a
-// reader never meets a version whose archive or documents are not there yet.
+// lists versions (versions files, listings, indexes), then the truth (each
+// module's state, the manifest's root last): a reader never meets a version
+// whose archive or documents are not there yet.
 
+import { moduleOfStateFile } from './manifest.js';
 import { DISCOVERY_FILE, MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../protocol/paths.js';
 
 export const PHASES = ['archives', 'documents', 'indexes', 'manifest'] as const;
@@ -13,7 +15,7 @@ const INDEX_NAMES = new Set(['versions', 'index.json', 'index.html', '_headers']
 const TOP_INDEXES = new Set([DISCOVERY_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE]);
 
 export function phaseOf(rel: string): Phase {
-  if (rel === MANIFEST_FILE) return 'manifest';
+  if (rel === MANIFEST_FILE || moduleOfStateFile(rel) !== undefined) return 'manifest';
   if (/(\.tar\.gz|\.zip|_SHA256SUMS|_SHA256SUMS\.sig)$/.test(rel)) return 'archives';
   // A version's own detail is a document; other index.json files list what is below them.
   if (/^v1\/modules\/[^/]+\/[^/]+\/[^/]+\/[^/]+\/index\.json$/.test(rel)) return 'documents';
@@ -25,5 +27,7 @@ export function phaseOf(rel: string): Phase {
 /** `rels` in write order, stable within a phase. */
 export function inWriteOrder(rels: Iterable<string>): string[] {
   const list = [...rels];
-  return PHASES.flatMap((phase) => list.filter((rel) => phaseOf(rel) === phase));
+  const ordered = PHASES.flatMap((phase) => list.filter((rel) => phaseOf(rel) === phase));
+  // The root last: it is what a reader (and a running server) takes as the mirror having changed.
+  return [...ordered.filter((rel) => rel !== MANIFEST_FILE), ...ordered.filter((rel) => rel === MANIFEST_FILE)];
 }

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { latestVersion } from '../version-order.js';
-import { parseManifest, type Manifest } from '../mirror/manifest.js';
+import { readManifestAt, type Manifest } from '../mirror/manifest.js';
 import {
   addressKey,
   archiveFile,
@@ -165,9 +165,9 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
   if (!existsSync(at(MANIFEST_FILE))) return [{ path: MANIFEST_FILE, message: 'missing: this is not a built mirror' }];
   let manifest: Manifest;
   try {
-    manifest = parseManifest(readFileSync(at(MANIFEST_FILE), 'utf8'));
+    manifest = readManifestAt(at, () => mirror.modules())!;
   } catch (error) {
-    return [{ path: MANIFEST_FILE, message: `does not parse: ${messageOf(error)}` }];
+    return [{ path: MANIFEST_FILE, message: `does not parse: ${messageOf((error as { cause?: unknown }).cause ?? error)}` }];
   }
   const discovery = await json(DISCOVERY_FILE);
   const modulesV1 = discovery?.['modules.v1'];
