@@ -100,14 +100,15 @@ async function stageAndCommit<R>(
   try {
     const result = await write(staging);
     if (options.dryRun) return result;
-    const written = readManifestAt(staging.at, () => stagedModules(outDir, staging)) ?? { format: 1, generator: '', modules: {} };
+    const view: MirrorView = {
+      at: (rel) => staging.at(rel),
+      ...(staging.root !== undefined ? { root: staging.root } : {}),
+      modules: () => stagedModules(outDir, staging),
+    };
+    const written = readManifestAt(view.at, view.modules) ?? { format: 1, generator: '', modules: {} };
     const violations = ledgerViolations(live(), written, options.allow);
     if (violations.length > 0) throw ledgerRefusal(violations);
-    await checkOrThrow(
-      { at: staging.at, ...(staging.root !== undefined ? { root: staging.root } : {}), modules: () => stagedModules(outDir, staging) },
-      options.check,
-      options.failure,
-    );
+    await checkOrThrow(view, options.check, options.failure);
     await staging.commit();
     return result;
   } catch (error) {
