@@ -32,10 +32,10 @@ export interface Problem {
  * it is one whole folder (not a change gathered beside the live mirror).
  */
 export interface MirrorView {
-  at(rel: string): string;
+  at: (rel: string) => string;
   root?: string;
   /** The modules whose states the mirror holds (format 3). */
-  modules(): string[];
+  modules: () => string[];
 }
 
 /** Checks a mirror on disk (a new generation or a change before it is made live, or the live mirror). */
