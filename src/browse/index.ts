@@ -8,7 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { ModuleRecord } from '../mirror/manifest.js';
+import type { RecentVersion } from '../mirror/manifest.js';
+import { listedSummary, type ModulesView } from '../mirror/view.js';
+import type { ModuleSummary } from '../protocol/documents.js';
 import type { Staging } from '../mirror/staging.js';
 import { PACKAGE_ROOT } from '../version.js';
 
@@ -23,45 +25,56 @@ const ASSETS: Record<string, () => string> = {
   'browse/markdown-it.min.js': () => createRequire(import.meta.url).resolve('markdown-it/dist/markdown-it.min.js'),
 };
 export const BROWSE_INDEX_FILE = 'browse/index.json';
-/**
- * Each namespace's own most recent versions, for a private registry's server:
- * a caller's newest readable versions are among those of its readable
- * namespaces, so it merges these rather than filtering the global list,
- * which would show fewer rows the more others publish.
- */
-export const BROWSE_RECENT_FILE = 'browse/recent.json';
+/** Each namespace's rows (one array per module, as `fields` names them): a write rewrites only its namespace's. */
+export const browseNamespaceFile = (namespace: string) => `browse/modules/${namespace}.json`;
 export const BROWSE_ASSET_FILES = Object.keys(ASSETS);
-/** Where mirrors written before the page rendered READMEs itself kept their renderings: gone at the next write. */
-const LEGACY_README_DIRS = ['browse/readme', 'browse/rendered'];
-/** How many recent versions the page shows: the build keeps as many per namespace too. */
+/** Where mirrors written before the page rendered READMEs itself kept their renderings, and the files a whole-mirror index needed: gone at the next write. */
+const LEGACY_FILES = ['browse/readme', 'browse/rendered', 'browse/recent.json'];
+/** How many recent versions the page shows. */
 export const RECENT_COUNT = 20;
+export const BROWSE_FIELDS = ['namespace', 'name', 'provider', 'version', 'description', 'published_at', 'verified', 'versions'] as const;
 
-/** The page, its assets and the compact module index (one array per module). */
-/** `sorted` is in address order (sortRecords). */
-export async function emitBrowseSite(staging: Staging, sorted: ModuleRecord[], options: { baseUrl: string; imageHosts: string[] }): Promise<void> {
-  const recent = recentVersions(sorted, RECENT_COUNT);
+/** A module's row in the browse page's index. */
+export function browseRow(latest: ModuleSummary, versions: number): unknown[] {
+  return [latest.namespace, latest.name, latest.provider, latest.version, latest.description, latest.published_at, latest.verified, versions];
+}
+
+export interface BrowseSiteOptions {
+  baseUrl: string;
+  imageHosts: string[];
+  /** The namespaces whose files to write (a write of some modules); default all. */
+  namespaces?: string[];
+  /** The mirror's most recent versions, newest first (the manifest keeps them). */
+  recent: RecentVersion[];
+}
+
+/**
+ * The page, its assets, and its index: the namespaces, the most recent
+ * versions, and a file of rows per namespace, read by the page as it starts.
+ */
+export async function emitBrowseSite(staging: Staging, view: ModulesView, options: BrowseSiteOptions): Promise<void> {
   const imageOrigins = options.imageHosts.map((h) => new URL(h).origin);
+  const all = view.namespaces();
   const index = {
     host: options.baseUrl === '' ? '' : new URL(options.baseUrl).host,
     // The provider network mirror's URL is under it; '' when the mirror's locations are relative.
     baseUrl: options.baseUrl,
-    fields: ['namespace', 'name', 'provider', 'version', 'description', 'published_at', 'verified', 'versions'],
-    modules: sorted.map((r) => [
-      r.latest.namespace,
-      r.latest.name,
-      r.latest.provider,
-      r.latest.version,
-      r.latest.description,
-      r.latest.published_at,
-      r.latest.verified,
-      r.versions.length,
-    ]),
-    recent,
+    fields: BROWSE_FIELDS,
+    namespaces: all.filter((namespace) => view.modulesIn(namespace).some((key) => listedSummary(view, key))),
+    recent: options.recent.map((r) => [...r.module.split('/'), r.version, r.published_at]),
     // The README renderer shows these hosts' images (the page's Content-Security-Policy allows the same).
     imageHosts: imageOrigins,
   };
   await staging.write(BROWSE_INDEX_FILE, `${JSON.stringify(index)}\n`);
-  await staging.write(BROWSE_RECENT_FILE, `${JSON.stringify({ namespaces: recentByNamespace(sorted, RECENT_COUNT) })}\n`);
+  for (const namespace of options.namespaces ?? all) {
+    const rows = view
+      .modulesIn(namespace)
+      .map((key) => view.state(key))
+      .filter((state) => state !== undefined && state.versions.length > 0 && state.latest)
+      .map((state) => browseRow(state!.latest!, state!.versions.length));
+    if (rows.length > 0) await staging.write(browseNamespaceFile(namespace), `${JSON.stringify({ modules: rows })}\n`);
+    else await staging.remove(browseNamespaceFile(namespace));
+  }
   for (const [target, source] of Object.entries(ASSETS)) {
     let text = readFileSync(source(), 'utf8');
     if (target === 'index.html') text = text.replace('IMG_SOURCES', imageOrigins.join(' '));
@@ -69,48 +82,7 @@ export async function emitBrowseSite(staging: Staging, sorted: ModuleRecord[], o
     if (target.endsWith('.js')) text = text.replace(/^\/\/# sourceMappingURL=.*$/m, '');
     await staging.write(target, text);
   }
-  for (const dir of LEGACY_README_DIRS) await staging.remove(dir);
+  for (const dir of LEGACY_FILES) await staging.remove(dir);
 }
 
 export type RecentRow = readonly [namespace: string, name: string, provider: string, version: string, publishedAt: string];
-
-/** `recentVersions` of each namespace; `sorted` is in address order, so a namespace's records are together. */
-function recentByNamespace(sorted: ModuleRecord[], count: number): Record<string, RecentRow[]> {
-  const byNamespace: Record<string, RecentRow[]> = {};
-  let start = 0;
-  for (let i = 1; i <= sorted.length; i++) {
-    const namespace = sorted[start]?.address.namespace;
-    if (i < sorted.length && sorted[i]!.address.namespace === namespace) continue;
-    if (namespace !== undefined) byNamespace[namespace] = recentVersions(sorted.slice(start, i), count);
-    start = i;
-  }
-  return byNamespace;
-}
-
-/** The `count` newest of rows already each newest first (ties by address), as recentVersions orders them. */
-export function newestRows(lists: RecentRow[][], count: number): RecentRow[] {
-  return lists
-    .flat()
-    .sort((a, b) => (a[4] === b[4] ? (a.join('/') < b.join('/') ? -1 : 1) : a[4] > b[4] ? -1 : 1))
-    .slice(0, count);
-}
-
-/**
- * The `count` most recently published versions, newest first (ties by
- * address): kept as the versions go by rather than sorting all of them.
- */
-function recentVersions(records: ModuleRecord[], count: number): RecentRow[] {
-  const before = (a: RecentRow, b: RecentRow) => (a[4] === b[4] ? a.join('/') < b.join('/') : a[4] > b[4]);
-  const top: RecentRow[] = [];
-  for (const r of records) {
-    for (const v of r.versions) {
-      const row = [r.address.namespace, r.address.name, r.address.provider, v.version, v.published_at] as const;
-      if (top.length === count && !before(row, top[count - 1]!)) continue;
-      let at = top.length;
-      while (at > 0 && before(row, top[at - 1]!)) at--;
-      top.splice(at, 0, row);
-      if (top.length > count) top.pop();
-    }
-  }
-  return top;
-}

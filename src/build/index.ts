@@ -198,6 +198,8 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       ledger,
       providers,
       deprecations,
+      // Every module is in `records`; the live mirror says whether it keeps a _headers file.
+      live: { dir: config.outDir, recent: undefined },
     });
     const counts = {
       modules: records.length,

@@ -3,7 +3,7 @@
 // browse page (browse/) and the hosts' _headers (hosting/) are written beside
 // it by build and publish, from the same records.
 
-import { DEPRECATIONS_FILE, deprecationsText, type Deprecation, type Deprecations } from '../mirror/deprecations.js';
+import { DEPRECATIONS_FILE, type Deprecation, type Deprecations } from '../mirror/deprecations.js';
 import { readFile } from 'node:fs/promises';
 import type { BuiltVersion, ModuleAddress } from '../types.js';
 import {
@@ -16,6 +16,7 @@ import {
   type ModuleRecord,
   type ModuleState,
   type ProvidersManifest,
+  type RecentVersion,
   type Removal,
 } from '../mirror/manifest.js';
 import {
@@ -49,7 +50,7 @@ import {
 } from '../protocol/paths.js';
 import { jsonText, type Staging } from '../mirror/staging.js';
 import { latestVersion } from '../version-order.js';
-import { versionsIndexText } from '../mirror/versions-index.js';
+import { listedSummary, type ModulesView } from '../mirror/view.js';
 
 export interface IndexOptions {
   baseUrl: string;
@@ -62,6 +63,8 @@ export interface IndexOptions {
   providers?: { path: string; entries: ProvidersManifest };
   /** The mirror's deprecated versions, written back for the versions it holds. */
   deprecations?: Deprecations;
+  /** The mirror's most recent versions, as the root keeps them (recentVersions). */
+  recent: RecentVersion[];
 }
 
 /**
@@ -169,30 +172,33 @@ export function createModuleWriter(
 }
 
 /**
- * Discovery, first listing pages, latest-per-provider listings, search and
- * versions indexes, and manifest. `sorted` is in address order (sortRecords).
+ * Discovery, the listings' first pages, and the mirror's truth (each module's
+ * state, then the root). `sorted` is in address order (sortRecords): every
+ * module for a build; for a write of some modules (`only`), those it rewrote,
+ * and the listings that show them are written from `view`, which reads the
+ * other modules' states where a listing needs them.
  */
-export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], options: IndexOptions): Promise<void> {
-  const summaries = sorted.map((r) => r.latest);
+export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], options: IndexOptions & { view: ModulesView }): Promise<void> {
+  const { only, view } = options;
   const basePath = basePathOf(options.baseUrl);
-  const { only } = options;
   const inHouse = Object.values(options.providers?.entries ?? {}).some((e) => e.versions.some((v) => v.registry));
   await staging.writeJson(DISCOVERY_FILE, discoveryDocument(options.baseUrl, { providers: inHouse }));
-  await staging.writeJson(listingFile(), listingDocument(summaries, 0, LIST_DEFAULT_LIMIT, basePath, ''));
-  for (const [namespace, list] of groupBy(summaries, (s) => s.namespace)) {
-    if (only && !only.some((o) => o.namespace === namespace)) continue;
-    await staging.writeJson(listingFile(namespace), listingDocument(list, 0, LIST_DEFAULT_LIMIT, basePath, namespace));
+  await staging.writeJson(listingFile(), listingDocument(firstListed(view, view.namespaces()), 0, LIST_DEFAULT_LIMIT, basePath, ''));
+  const namespaces = only ? [...new Set(only.map((o) => o.namespace))] : view.namespaces();
+  for (const namespace of namespaces) {
+    await staging.writeJson(listingFile(namespace), listingDocument(firstListed(view, [namespace]), 0, LIST_DEFAULT_LIMIT, basePath, namespace));
   }
-  for (const [key, list] of groupBy(summaries, (s) => `${s.namespace}/${s.name}`)) {
-    if (only && !only.some((o) => key === `${o.namespace}/${o.name}`)) continue;
-    const [namespace = '', name = ''] = key.split('/');
-    await staging.writeJson(providersListingFile(namespace, name), listingDocument(list, 0, LIST_DEFAULT_LIMIT, basePath, key));
+  const names = only ?? groupNames(view, namespaces);
+  for (const { namespace, name } of names) {
+    const summaries = view
+      .modulesIn(namespace)
+      .filter((key) => key.startsWith(`${namespace}/${name}/`))
+      .map((key) => listedSummary(view, key))
+      .filter((s) => s !== undefined);
+    await staging.writeJson(providersListingFile(namespace, name), listingDocument(summaries, 0, LIST_DEFAULT_LIMIT, basePath, `${namespace}/${name}`));
   }
-  // Compact: the server loads it once; people read the listings instead.
-  await staging.write(SEARCH_INDEX_FILE, `${JSON.stringify({ modules: summaries })}\n`);
-  const versionsByModule = sorted.map((r): [string, string[]] => [addressKey(r.address), r.versions.map((v) => v.version)]);
-  await staging.write(VERSIONS_INDEX_FILE, versionsIndexText(versionsByModule));
-  await staging.write(DEPRECATIONS_FILE, deprecationsText(options.deprecations ?? {}, versionsByModule));
+  // Whole-mirror indexes an older mirror had: each module's state says what they said.
+  for (const legacy of LEGACY_INDEX_FILES) await staging.remove(legacy);
   const providers = options.providers && Object.keys(options.providers.entries).length > 0 ? options.providers : undefined;
   await writeManifest(
     staging,
@@ -201,6 +207,7 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
       format: MANIFEST_FORMAT,
       generator: options.generator,
       base_url: options.baseUrl,
+      ...(options.recent.length > 0 ? { recent: options.recent } : {}),
       ...(options.ledger?.forced?.length ? { forced: options.ledger.forced } : {}),
       ...(options.ledger?.removed?.length ? { removed: options.ledger.removed } : {}),
       // Beside modules, and optional: a manifest without them (an older mirror) still reads as one without providers.
@@ -208,6 +215,27 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
     },
     options.deprecations ?? {},
   );
+}
+
+/** Files older mirrors kept beside the manifest, listing every module; the states hold it now. */
+const LEGACY_INDEX_FILES = [SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE, DEPRECATIONS_FILE];
+
+/** The summaries a listing's first page shows (one more, so it knows there is a next page), from `namespaces` in order. */
+function firstListed(view: ModulesView, namespaces: string[]): ModuleSummary[] {
+  const found: ModuleSummary[] = [];
+  for (const namespace of namespaces) {
+    for (const key of view.modulesIn(namespace)) {
+      const summary = listedSummary(view, key);
+      if (summary) found.push(summary);
+      if (found.length > LIST_DEFAULT_LIMIT) return found;
+    }
+  }
+  return found;
+}
+
+/** Each namespace/name pair of `namespaces`, once. */
+function groupNames(view: ModulesView, namespaces: string[]): { namespace: string; name: string }[] {
+  return namespaces.flatMap((namespace) => [...new Set(view.modulesIn(namespace).map((key) => key.split('/')[1]!))].map((name) => ({ namespace, name })));
 }
 
 /**

@@ -4,20 +4,57 @@
 // build and publish both call it; it sits above the three so none of them
 // imports another.
 
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { emitBrowseSite } from '../browse/index.js';
 import { emitIndexes, type IndexOptions } from './index.js';
 import type { Staging } from '../mirror/staging.js';
-import { emitHeadersFile } from '../hosting/headers.js';
-import { sortRecords, type ModuleRecord } from '../mirror/manifest.js';
+import { emitHeadersFile, HEADERS_FILE } from '../hosting/headers.js';
+import { readManifest, recentVersions, sortRecords, type ModuleRecord, type RecentVersion } from '../mirror/manifest.js';
+import { readRecords } from '../mirror/read.js';
+import { recordsView, stagedView } from '../mirror/view.js';
+import { addressKey } from '../protocol/paths.js';
 import { providersIndexOf } from '../providers/emit.js';
 import { DEFAULT_PROVIDERS_PATH, PROVIDERS_INDEX_FILE } from '../protocol/providers.js';
 
-export async function writeMirrorIndexes(staging: Staging, records: ModuleRecord[], options: IndexOptions & { imageHosts: string[] }): Promise<void> {
+export interface MirrorIndexOptions extends Omit<IndexOptions, 'recent'> {
+  imageHosts: string[];
+  /**
+   * A write of some modules (`only` names their namespace/name pairs): the live mirror, whose other
+   * modules' states the listings read where they show them, and its list of recent versions.
+   */
+  live?: { dir: string; recent: RecentVersion[] | undefined };
+}
+
+/**
+ * `records` are every module for a build; for a write of some modules
+ * (`options.live`), the modules it read, rewritten or not.
+ */
+export async function writeMirrorIndexes(staging: Staging & { changed?: string[] }, records: ModuleRecord[], options: MirrorIndexOptions): Promise<void> {
   const sorted = sortRecords(records);
   const providers = providersIndexOf(options.providers?.path ?? DEFAULT_PROVIDERS_PATH, options.providers?.entries ?? {});
-  await emitIndexes(staging, sorted, options);
-  // Compact, like the search index: the server and the browse page read it rather than the manifest.
+  const partial = options.live !== undefined && options.only !== undefined;
+  const view = partial ? stagedView(staging, options.live!.dir, sorted) : recordsView(sorted);
+  const recent = recentVersions(sorted, partial ? (options.live!.recent ?? []) : []);
+  await emitIndexes(staging, sorted, { ...options, view, recent, ...(partial ? {} : { only: undefined }) });
+  // Compact: the server and the browse page read it rather than the manifest.
   await staging.write(PROVIDERS_INDEX_FILE, `${JSON.stringify(providers)}\n`);
-  await emitBrowseSite(staging, sorted, options);
-  await emitHeadersFile(staging, sorted, options.baseUrl, providers);
+  await emitBrowseSite(staging, view, {
+    baseUrl: options.baseUrl,
+    imageHosts: options.imageHosts,
+    recent,
+    ...(partial ? { namespaces: [...new Set(options.only!.map((o) => o.namespace))] } : {}),
+  });
+  // Only for a mirror that has one (hosts that read _headers need it; `modmirror hosting headers` starts it):
+  // one rule per version, so it is written from every module's state.
+  if (options.live && existsSync(join(options.live.dir, HEADERS_FILE))) {
+    await emitHeadersFile(staging, partial ? everyRecord(options.live.dir, sorted) : sorted, options.baseUrl, providers);
+  }
+}
+
+/** The live mirror's records with `rewritten` in place of theirs, in address order. */
+function everyRecord(dir: string, rewritten: ModuleRecord[]): ModuleRecord[] {
+  const byKey = new Map(readRecords(dir, readManifest(dir)!).map((r) => [addressKey(r.address), r]));
+  for (const r of rewritten) byKey.set(addressKey(r.address), r);
+  return sortRecords([...byKey.values()]);
 }

@@ -24,12 +24,22 @@ import type { Deprecation, ModuleAddress } from '../types.js';
  */
 export const MANIFEST_FORMAT = 3;
 
-/** Where each module's state is, under the mirror's root. */
+/** Where each module's state is, under the mirror's root: a folder per namespace. */
 export const MODULE_STATES_DIR = 'state';
 
-/** A module's state file: `state/NS/NAME/PROVIDER.json`. */
+/**
+ * A module's state file: `state/NS/NAME.PROVIDER.json` (names hold no dots),
+ * so a namespace's modules, and a name's providers, are one folder's listing.
+ */
 export function moduleStateFile(key: string): string {
-  return `${MODULE_STATES_DIR}/${key}.json`;
+  const [namespace, name, provider] = key.split('/');
+  return `${MODULE_STATES_DIR}/${namespace}/${name}.${provider}.json`;
+}
+
+/** The module key a state file path names, or undefined for any other path. */
+export function moduleOfStateFile(rel: string): string | undefined {
+  const match = /^state\/([^/.]+)\/([^/.]+)\.([^/.]+)\.json$/.exec(rel);
+  return match ? `${match[1]}/${match[2]}/${match[3]}` : undefined;
 }
 
 /** What a module's state file holds: its entry of the whole manifest, and its own ledger records. */
@@ -133,9 +143,61 @@ export interface Manifest {
    */
   generation?: number;
   modules: Record<string, ManifestModule>;
+  /** The most recently published versions of the whole mirror, newest first (format 3: its root keeps them for the browse page). */
+  recent?: RecentVersion[];
   /** The network mirror's folder in the tree (set when there are providers). */
   providers_path?: string;
   providers?: ProvidersManifest;
+}
+
+/** A version in the mirror's list of the most recently published. */
+export interface RecentVersion {
+  module: string;
+  version: string;
+  published_at: string;
+}
+
+/** How many recent versions the root keeps (the browse page shows them). */
+export const RECENT_COUNT = 20;
+
+/** Newest first; ties by module and version, so the list is the same however it was gathered. */
+function newerFirst(a: RecentVersion, b: RecentVersion): number {
+  if (a.published_at !== b.published_at) return a.published_at > b.published_at ? -1 : 1;
+  const ka = `${a.module}@${a.version}`;
+  const kb = `${b.module}@${b.version}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/**
+ * The `count` most recent versions of `records`, over `previous` (the list a
+ * write found) without the rows of the modules `records` rewrote: a write of
+ * some modules keeps the list without reading the others. A removal may
+ * leave it shorter until the next build, which gathers it from every module.
+ */
+export function recentVersions(records: readonly DatedVersions[], previous: RecentVersion[] = [], count = RECENT_COUNT): RecentVersion[] {
+  const rewritten = new Set(records.map(moduleKeyOf));
+  // Kept as the versions go by rather than sorting all of them: a build holds every version.
+  const top: RecentVersion[] = [];
+  const offer = (row: RecentVersion) => {
+    if (top.length === count && newerFirst(row, top[count - 1]!) >= 0) return;
+    let at = top.length;
+    while (at > 0 && newerFirst(row, top[at - 1]!) < 0) at--;
+    top.splice(at, 0, row);
+    if (top.length > count) top.pop();
+  };
+  for (const row of previous) if (!rewritten.has(row.module)) offer(row);
+  for (const r of records) {
+    const module = moduleKeyOf(r);
+    for (const { version, published_at } of r.versions) offer({ module, version, published_at });
+  }
+  return top;
+}
+
+/** A module's versions with their dates: a record, or what a reader kept of a state. */
+export type DatedVersions = { versions: readonly Pick<ManifestVersion, 'version' | 'published_at'>[] } & ({ address: ModuleAddress } | { module: string });
+
+function moduleKeyOf(r: DatedVersions): string {
+  return 'address' in r ? addressKey(r.address) : r.module;
 }
 
 /** One module's truth: its versions, newest first, and the summary listings and search show of it. */
@@ -227,30 +289,33 @@ export function parseModuleState(text: string, key: string): ModuleState {
   return state;
 }
 
-/** The modules (`ns/name/provider`) whose state files are in the mirror at `dir`, sorted. */
-export function moduleStatesIn(dir: string): string[] {
-  const keys: string[] = [];
+/** The modules (`ns/name/provider`) whose state files are in the mirror at `dir` (in `namespace` alone, if given), sorted. */
+export function moduleStatesIn(dir: string, namespace?: string): string[] {
   const base = join(dir, MODULE_STATES_DIR);
-  const names = (path: string, files: boolean) => {
-    try {
-      return readdirSync(path, { withFileTypes: true })
-        .filter((e) => (files ? e.isFile() && e.name.endsWith('.json') : e.isDirectory()))
-        .map((e) => e.name);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
-      throw error;
+  const namespaces = namespace !== undefined ? [namespace] : listNames(base, 'folders');
+  const keys: string[] = [];
+  for (const ns of namespaces)
+    for (const file of listNames(join(base, ns), 'files')) {
+      const key = moduleOfStateFile(`${MODULE_STATES_DIR}/${ns}/${file}`);
+      if (key) keys.push(key);
     }
-  };
-  for (const namespace of names(base, false))
-    for (const name of names(join(base, namespace), false))
-      for (const file of names(join(base, namespace, name), true)) keys.push(`${namespace}/${name}/${file.slice(0, -'.json'.length)}`);
   return keys.sort();
 }
 
-/** The module key a state file path names (`state/NS/NAME/PROVIDER.json`), or undefined for any other path. */
-export function moduleOfStateFile(rel: string): string | undefined {
-  const match = /^state\/([^/]+\/[^/]+\/[^/]+)\.json$/.exec(rel);
-  return match?.[1];
+/** The namespaces with a state folder in the mirror at `dir`, sorted. */
+export function stateNamespacesIn(dir: string): string[] {
+  return listNames(join(dir, MODULE_STATES_DIR), 'folders').sort();
+}
+
+function listNames(path: string, kind: 'files' | 'folders'): string[] {
+  try {
+    return readdirSync(path, { withFileTypes: true })
+      .filter((e) => (kind === 'files' ? e.isFile() : e.isDirectory()))
+      .map((e) => e.name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw error;
+  }
 }
 
 /** The ledger records of one module (undefined: of the providers, which the root keeps). */

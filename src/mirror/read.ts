@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import type { BuiltVersion, ExtractedVersion, ModuleAddress, ModuleContent } from '../types.js';
 import { moduleSummary, type ModuleSummary } from '../protocol/documents.js';
 import { readDeprecations, type Deprecations } from './deprecations.js';
-import { MANIFEST_FORMAT, readManifest, type Manifest, type ManifestVersion, type ModuleRecord } from './manifest.js';
+import { MANIFEST_FORMAT, moduleStatesIn, readManifest, type Manifest, type ManifestVersion, type ModuleRecord, type RecentVersion } from './manifest.js';
 import { GENERATOR } from '../version.js';
 import { latestVersion } from '../version-order.js';
-import { baseUrlOfModulesService, DISCOVERY_FILE, parseAddressKey, versionDetailFile } from '../protocol/paths.js';
+import { addressKey, baseUrlOfModulesService, DISCOVERY_FILE, parseAddressKey, versionDetailFile } from '../protocol/paths.js';
 
 export interface OpenedMirror {
   dir: string;
@@ -24,10 +24,15 @@ export interface OpenedMirror {
   /** Its own base URL; undefined for a new mirror (the writer's config gives one). */
   baseUrl: string | undefined;
   deprecations: Deprecations;
-  /** Every module's record, read on first use. */
+  /** The record of every module the manifest was read with (a write reads part of the mirror), read on first use. */
   records(): ModuleRecord[];
   /** The providers a module name exists for in the mirror, sorted: a detail document lists them. */
   providersOf(namespace: string, name: string): string[];
+  /**
+   * What a write of some modules needs of the rest of the mirror (writeMirrorIndexes' `live`); undefined
+   * when there is no mirror yet, or its manifest is older than format 3 and the write rewrites it whole.
+   */
+  live: { dir: string; recent: RecentVersion[] | undefined } | undefined;
 }
 
 /** `read` gives the mirror's manifest: a write passes the live one it has read once (MirrorWrite.live). */
@@ -42,13 +47,25 @@ export function openMirror(dir: string, read: () => Manifest | undefined = () =>
     baseUrl: found ? (found.base_url ?? readBaseUrl(dir)) : undefined,
     deprecations: readDeprecations(dir, found),
     records: () => (records ??= Object.keys(manifest.modules).length > 0 ? readRecords(dir, manifest) : []),
-    providersOf: (namespace, name) =>
-      Object.keys(manifest.modules)
-        .map((k) => k.split('/'))
-        .filter(([ns, n]) => ns === namespace && n === name)
-        .map(([, , p]) => p!)
-        .sort(),
+    providersOf: (namespace, name) => providersIn(dir, manifest, namespace, name),
+    live: found && found.format >= 3 ? { dir, recent: found.recent } : undefined,
   };
+}
+
+/** The providers `namespace/name` has versions for: from the state folder, or an older manifest's modules. */
+export function providersIn(dir: string, manifest: Manifest, namespace: string, name: string): string[] {
+  const keys = manifest.format >= 3 ? moduleStatesIn(dir, namespace) : Object.keys(manifest.modules);
+  return keys
+    .map((k) => k.split('/'))
+    .filter(([ns, n, p]) => ns === namespace && n === name && (manifest.format < 3 || (manifest.modules[`${ns}/${n}/${p}`]?.versions.length ?? 1) > 0))
+    .map(([, , p]) => p!)
+    .sort();
+}
+
+/** The modules of `namespace/name`, for every provider the mirror has a state for: a write of one reads them all. */
+export function moduleFamily(dir: string, address: ModuleAddress): string[] {
+  const prefix = `${address.namespace}/${address.name}/`;
+  return [...new Set([...moduleStatesIn(dir, address.namespace).filter((k) => k.startsWith(prefix)), addressKey(address)])];
 }
 
 /** Each module of the manifest with its versions and latest summary, as emitIndexes takes them. */

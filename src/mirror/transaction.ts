@@ -18,7 +18,7 @@ import { createDeltaStaging, replayJournals } from './delta.js';
 import { homeOf, recoverInterruptedSwap } from './home.js';
 import { ledgerRefusal, ledgerViolations, type LedgerPermissions } from './ledger.js';
 import { withLock } from './lock.js';
-import { frozenManifest, moduleOfStateFile, moduleStatesIn, readManifest, readManifestAt, type Manifest } from './manifest.js';
+import { frozenManifest, moduleOfStateFile, moduleStatesIn, readManifest, readManifestAt, stateNamespacesIn, type Manifest } from './manifest.js';
 import { createStaging, dryRunStaging, type Staging } from './staging.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 
@@ -34,8 +34,12 @@ export interface Problem {
 export interface MirrorView {
   at: (rel: string) => string;
   root?: string;
-  /** The modules whose states the mirror holds (format 3). */
+  /** The modules whose states to read (format 3): every one of a whole mirror; of a change, those it read or wrote. */
   modules: () => string[];
+  /** Every module a namespace has a state for, sorted. */
+  modulesIn: (namespace: string) => string[];
+  /** Every namespace with a state, sorted. */
+  namespaces: () => string[];
 }
 
 /** Checks a mirror on disk (a new generation or a change before it is made live, or the live mirror). */
@@ -65,10 +69,12 @@ export interface MirrorWrite {
   /** The path of the live mirror, through any link of the user's own. */
   readonly outDir: string;
   /**
-   * The live mirror's manifest as this write found it under the lock (undefined when there is none yet):
-   * read once, frozen, and the one the ledger holds the new manifest against.
+   * The live mirror's manifest as this write found it under the lock (undefined when there is none yet),
+   * with the states of `modules` (default: every module): the part of the mirror the write reads. Read
+   * once, frozen; the ledger holds the new manifest against the live one for those modules and any other
+   * whose state the write changes.
    */
-  readonly live: () => Manifest | undefined;
+  readonly live: (modules?: string[]) => Manifest | undefined;
   /**
    * Writes the new mirror with `write`, checks it and swaps it in, returning
    * what `write` returned. Call it once, or not at all when there is nothing to write.
@@ -80,33 +86,46 @@ export interface MirrorWrite {
 export function withMirrorWrite<T>(outDir: string, options: MirrorWriteOptions, fn: (tx: MirrorWrite) => Promise<T>): Promise<T> {
   const home = homeOf(outDir);
   return withRecoveredMirror(home, () => {
-    let found: { manifest: Manifest | undefined } | undefined;
-    const live = () => (found ??= { manifest: frozenManifest(readManifest(home)) }).manifest;
-    return fn({ outDir: home, live, stage: (write) => stageAndCommit(home, options, live, write) });
+    let found: { manifest: Manifest | undefined; part: string[] | undefined } | undefined;
+    const live = (modules?: string[]) => (found ??= { manifest: frozenManifest(readManifest(home, modules)), part: modules }).manifest;
+    return fn({ outDir: home, live, stage: (write) => stageAndCommit(home, options, () => found?.part, write) });
   });
 }
 
 async function stageAndCommit<R>(
   outDir: string,
   options: MirrorWriteOptions,
-  live: () => Manifest | undefined,
+  part: () => string[] | undefined,
   write: (staging: Staging & { changed?: string[] }) => Promise<R>,
 ): Promise<R> {
-  const staging = options.dryRun
-    ? dryRunStaging(outDir)
-    : options.start === 'in-place' && existsSync(join(outDir, MANIFEST_FILE))
-      ? createDeltaStaging(outDir)
+  const inPlace = options.start === 'in-place' && existsSync(join(outDir, MANIFEST_FILE));
+  // A dry run in place gathers the change as a real one would (its listings read the states it writes), then drops it.
+  const staging = inPlace
+    ? createDeltaStaging(outDir)
+    : options.dryRun
+      ? dryRunStaging(outDir)
       : await createStaging(outDir, { seed: options.start === 'copy' });
   try {
     const result = await write(staging);
-    if (options.dryRun) return result;
+    if (options.dryRun) {
+      await staging.discard();
+      return result;
+    }
+    // A change in place is held against the live mirror for the modules it read and those it wrote; a whole new one, whole.
+    const changed = () => (staging.changed ?? []).map(moduleOfStateFile).filter((key) => key !== undefined);
+    const modules =
+      staging.root !== undefined ? () => moduleStatesIn(staging.root!) : () => [...new Set([...(part() ?? moduleStatesIn(outDir)), ...changed()])].sort();
+    const tree = staging.root ?? outDir;
     const view: MirrorView = {
       at: (rel) => staging.at(rel),
       ...(staging.root !== undefined ? { root: staging.root } : {}),
-      modules: () => stagedModules(outDir, staging),
+      modules,
+      modulesIn: (namespace) => [...new Set([...moduleStatesIn(tree, namespace), ...changed().filter((k) => k.startsWith(`${namespace}/`))])].sort(),
+      namespaces: () => [...new Set([...stateNamespacesIn(tree), ...changed().map((k) => k.slice(0, k.indexOf('/')))])].sort(),
     };
+    const before = readManifest(outDir, staging.root !== undefined ? undefined : modules());
     const written = readManifestAt(view.at, view.modules) ?? { format: 1, generator: '', modules: {} };
-    const violations = ledgerViolations(live(), written, options.allow);
+    const violations = ledgerViolations(before, written, options.allow);
     if (violations.length > 0) throw ledgerRefusal(violations);
     await checkOrThrow(view, options.check, options.failure);
     await staging.commit();
@@ -115,13 +134,6 @@ async function stageAndCommit<R>(
     await staging.discard();
     throw error;
   }
-}
-
-/** The modules whose states the staged mirror holds: a whole new one's, or the live ones and those the change writes. */
-function stagedModules(outDir: string, staging: Staging & { changed?: string[] }): string[] {
-  if (staging.root !== undefined) return moduleStatesIn(staging.root);
-  const changed = (staging.changed ?? []).map(moduleOfStateFile).filter((key) => key !== undefined);
-  return [...moduleStatesIn(outDir), ...changed];
 }
 
 export interface MirrorRead {
@@ -146,7 +158,13 @@ function withRecoveredMirror<T>(outDir: string, fn: () => Promise<T>): Promise<T
 
 /** The mirror whose files are all in `root`. */
 export function treeView(root: string): MirrorView {
-  return { root, at: (rel) => join(root, rel), modules: () => moduleStatesIn(root) };
+  return {
+    root,
+    at: (rel) => join(root, rel),
+    modules: () => moduleStatesIn(root),
+    modulesIn: (namespace) => moduleStatesIn(root, namespace),
+    namespaces: () => stateNamespacesIn(root),
+  };
 }
 
 async function checkOrThrow(mirror: MirrorView, check: MirrorCheck, failure: VerifyFailure): Promise<void> {

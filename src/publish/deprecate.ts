@@ -5,10 +5,11 @@
 
 import type { Deprecation } from '../mirror/deprecations.js';
 import { readModuleVersions } from '../mirror/read.js';
+import { recordsView, stagedView } from '../mirror/view.js';
 import { emitIndexes, emitModule } from '../emit/index.js';
 import { MirrorError } from '../errors.js';
 import { ledgerOf } from '../mirror/ledger.js';
-import { carriedProviders, sortRecords } from '../mirror/manifest.js';
+import { carriedProviders, recentVersions, sortRecords } from '../mirror/manifest.js';
 import { addressKey } from '../protocol/paths.js';
 import { withPartialWrite } from './write.js';
 import type { ModuleAddress } from '../types.js';
@@ -33,7 +34,13 @@ export function setDeprecation(
   const key = addressKey(address);
   // A mirror that is not there has no such module: not found, as for any other name (newMirror lets it get that far).
   // hashArchives false: the archives are stand-ins of their size (a bucket's mirror fetched for this write).
-  const write = { outDir, what: 'the deprecation', newMirror: true, check: () => ({ modules: [key], hashArchives: options.hashArchives !== false }) };
+  const write = {
+    outDir,
+    what: 'the deprecation',
+    newMirror: true,
+    check: () => ({ modules: [key], hashArchives: options.hashArchives !== false }),
+    modules: () => [key],
+  };
   return withPartialWrite(write, async (tx, mirror) => {
     const { manifest } = mirror;
     const entry = manifest.modules[key];
@@ -56,7 +63,10 @@ export function setDeprecation(
       const providers = mirror.providersOf(address.namespace, address.name);
       await emitModule(staging, await readModuleVersions(mirror.dir, manifest, address), providers, { baseUrl, deprecations: forModule });
       // The indexes are rewritten too: the manifest's new stamp is what tells a running server the mirror changed.
-      await emitIndexes(staging, sortRecords(mirror.records()), {
+      const records = sortRecords(mirror.records());
+      await emitIndexes(staging, records, {
+        view: mirror.live ? stagedView(staging, mirror.live.dir, records) : recordsView(records),
+        recent: mirror.live ? (manifest.recent ?? []) : recentVersions(records),
         baseUrl,
         generator: GENERATOR,
         ledger: ledgerOf(manifest),

@@ -7,7 +7,7 @@
 import { buildVersion, closeVersionCaches, createVersionCaches, type VersionBuild } from '../build/version.js';
 import type { Deprecations } from '../mirror/deprecations.js';
 import { MirrorError } from '../errors.js';
-import { readModuleVersions, type OpenedMirror } from '../mirror/read.js';
+import { moduleFamily, readModuleVersions, type OpenedMirror } from '../mirror/read.js';
 import { emitModule, type DetailListener } from '../emit/index.js';
 import { carriedProviders, type ModuleRecord } from '../mirror/manifest.js';
 import { ledgerOf, requester } from '../mirror/ledger.js';
@@ -67,7 +67,14 @@ export function publish(source: VersionSource, options: PublishOptions): Promise
   // Only the modules this version rewrote, and the indexes, are checked: they are known once written.
   // Their details were checked as they were written (WrittenDetails), so verify looks at their sizes.
   const check: VerifyOptions = { modules: [], written: new WrittenDetails(), hashArchives: options.hashArchives !== false };
-  const write = { ...options, what: 'publishing', check: () => check, allow: { replace: options.force === true } };
+  const write = {
+    ...options,
+    what: 'publishing',
+    check: () => check,
+    allow: { replace: options.force === true },
+    // The module, and its name's other providers, whose details list the providers.
+    modules: (dir: string) => moduleFamily(dir, source.address),
+  };
   return withPartialWrite(write, (tx, mirror) => publishLocked(tx, mirror, source, options, check));
 }
 
@@ -170,6 +177,7 @@ async function publishBuilt(
       deprecations,
       only: [{ namespace: source.address.namespace, name: source.address.name }],
       providers,
+      ...(mirror.live ? { live: mirror.live } : {}),
     });
     check.modules = rewritten.map((r) => addressKey(r.address));
     return staging.changed ?? [];

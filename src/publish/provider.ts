@@ -63,7 +63,8 @@ export interface ProviderPublishResult {
 }
 
 export function publishProviderRelease(options: ProviderPublishOptions): Promise<ProviderPublishResult> {
-  const write = { ...options, what: 'publishing', check: () => ({ modules: [], providers: true }) };
+  // No module is read or changed.
+  const write = { ...options, what: 'publishing', check: () => ({ modules: [], providers: true }), modules: () => [] };
   return withPartialWrite(write, async (tx, mirror) => {
     const started = performance.now();
     const { manifest } = mirror;
@@ -129,6 +130,7 @@ export function publishProviderRelease(options: ProviderPublishOptions): Promise
         deprecations: mirror.deprecations,
         only: [],
         providers: { path, entries },
+        ...(mirror.live ? { live: mirror.live } : {}),
       });
       return staging.changed ?? [];
     });

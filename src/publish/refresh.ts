@@ -10,7 +10,7 @@ import { emitModule } from '../emit/index.js';
 import { writeMirrorIndexes } from '../emit/indexes.js';
 import { ledgerOf } from '../mirror/ledger.js';
 import { carriedProviders } from '../mirror/manifest.js';
-import { readModuleVersions } from '../mirror/read.js';
+import { moduleFamily, readModuleVersions } from '../mirror/read.js';
 import { MANIFEST_FILE, parseAddressKey } from '../protocol/paths.js';
 import { GENERATOR } from '../version.js';
 import { withPartialWrite } from './write.js';
@@ -31,7 +31,8 @@ export interface RefreshOptions {
 export function refreshModules(keys: string[] | 'all', options: RefreshOptions): Promise<{ refreshed: string[]; changed: string[] }> {
   const refreshed: string[] = [];
   const check = () => ({ modules: refreshed, hashArchives: options.hashArchives !== false });
-  return withPartialWrite({ outDir: options.outDir, what: 'the refresh', check }, async (tx, mirror) => {
+  const modules = (dir: string) => (keys === 'all' ? undefined : [...new Set(keys.flatMap((key) => moduleFamily(dir, parseAddressKey(key))))]);
+  return withPartialWrite({ outDir: options.outDir, what: 'the refresh', check, modules }, async (tx, mirror) => {
     const { manifest } = mirror;
     const held = [...new Set(keys === 'all' ? Object.keys(manifest.modules) : keys)].filter((key) => (manifest.modules[key]?.versions.length ?? 0) > 0).sort();
     const changed = await tx.stage(async (staging) => {
@@ -50,6 +51,7 @@ export function refreshModules(keys: string[] | 'all', options: RefreshOptions):
         deprecations: mirror.deprecations,
         ...(keys === 'all' ? {} : { only: held.map(parseAddressKey) }),
         providers: carriedProviders(manifest),
+        ...(mirror.live && keys !== 'all' ? { live: mirror.live } : {}),
       });
       // The manifest is rewritten with the bytes it had (but for a format-1 upgrade): what changed is derived.
       return (staging.changed ?? []).filter((rel) => rel !== MANIFEST_FILE);

@@ -12,6 +12,7 @@ import { MirrorError } from '../errors.js';
 import { ledgerOf, moduleRemoval } from '../mirror/ledger.js';
 import { carriedProviders, type ModuleRecord } from '../mirror/manifest.js';
 import { readModuleVersions } from '../mirror/read.js';
+import { moduleStatesIn } from '../mirror/manifest.js';
 import { addressKey, moduleDir, MODULES_BASE, parseAddressKey, V2_MODULES_BASE } from '../protocol/paths.js';
 import { GENERATOR } from '../version.js';
 import { withPartialWrite } from './write.js';
@@ -41,7 +42,13 @@ export interface RemoveResult {
 /** Removes what `target` names from the mirror, on record; NOT_FOUND when the mirror holds none of it. */
 export function removeModuleVersions(target: RemoveTarget, options: RemoveOptions): Promise<RemoveResult> {
   const rewritten: string[] = [];
-  const write = { outDir: options.outDir, what: 'the removal', allow: { remove: true }, check: () => ({ modules: rewritten }) };
+  const write = {
+    outDir: options.outDir,
+    what: 'the removal',
+    allow: { remove: true },
+    check: () => ({ modules: rewritten }),
+    modules: (dir: string) => moduleStatesIn(dir, target.namespace).filter((k) => k.startsWith(`${target.namespace}/${target.name}/`)),
+  };
   return withPartialWrite(write, async (tx, mirror) => {
     const { manifest } = mirror;
     const { namespace, name } = target;
@@ -104,6 +111,7 @@ export function removeModuleVersions(target: RemoveTarget, options: RemoveOption
         deprecations,
         only: [{ namespace, name }],
         providers,
+        ...(mirror.live ? { live: mirror.live } : {}),
       });
     });
     return { removed: [...gone].flatMap(([key, versions]) => versions.map((v) => `${key}@${v}`)) };

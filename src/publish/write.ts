@@ -24,6 +24,11 @@ export interface PartialWriteOptions {
   allow?: LedgerPermissions;
   /** What to verify of the new mirror, known once it is written. */
   check: () => VerifyOptions;
+  /**
+   * The modules whose states the write reads and may rewrite, given the live mirror's folder
+   * (under the lock); undefined reads every module. The rest of the mirror is left as it is.
+   */
+  modules: (dir: string) => string[] | undefined;
 }
 
 export async function withPartialWrite<T>(options: PartialWriteOptions, fn: (tx: MirrorWrite, mirror: OpenedMirror) => Promise<T>): Promise<T> {
@@ -40,7 +45,7 @@ export async function withPartialWrite<T>(options: PartialWriteOptions, fn: (tx:
       new MirrorError('BUILD_FAILED', `The mirror failed verification after ${options.what}; it is left as it was:\n${problemLines(problems)}`),
   };
   return withMirrorWrite(home, write, async (tx) => {
-    const mirror = openMirror(tx.outDir, tx.live);
+    const mirror = openMirror(tx.outDir, () => tx.live(options.modules(tx.outDir)));
     if (!mirror.exists && options.newMirror !== true) throw missingMirror(tx.outDir);
     return fn(tx, mirror);
   });

@@ -1,12 +1,14 @@
-// The served mirror: its index (from search-index.json and versions-index.json),
-// loaded once per generation of dist/, and a bounded cache of its documents.
-// A rebuild or publish swaps dist/ whole; the next request after that sees
-// the new generation, and nothing cached from the old one is served again.
+// The served mirror: its index (from each module's state file), loaded once
+// per generation of dist/, and a bounded cache of its documents. Every write
+// replaces manifest.json last; the next request after that sees the new
+// generation, reading again only the states that changed, and nothing cached
+// from the old one is served again.
 
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { versionsIndexOf } from '../mirror/versions-index.js';
+import { moduleStateFile, moduleStatesIn, readManifestFile, readModuleStateFile, recentVersions, type RecentVersion } from '../mirror/manifest.js';
 import { MirrorError } from '../errors.js';
 import { payload, type Payload } from '../http/payload.js';
 import type { ModuleSummary } from '../protocol/documents.js';
@@ -17,8 +19,10 @@ import { PROVIDERS_INDEX_FILE, providerKey, providerSignatureFile, providerSumsF
 export interface IndexedModule {
   key: string;
   summary: ModuleSummary;
-  /** Newest first, as in the manifest (from the versions index). */
+  /** Newest first, as in the manifest. */
   versions: string[];
+  /** The newest versions with their dates (the browse page's most recent, for a private caller). */
+  recent: RecentVersion[];
   /** Lower-case namespace, name, provider and description, for search. */
   haystack: string;
   nameLower: string;
@@ -26,6 +30,7 @@ export interface IndexedModule {
 
 export interface MirrorIndex {
   generation: string;
+  /** In address order. */
   modules: IndexedModule[];
   byKey: Map<string, IndexedModule>;
   /** The provider network mirror: its folder (undefined when the mirror has no providers) and each zip's provider. */
@@ -71,7 +76,7 @@ export class Mirror {
     const now = performance.now();
     if (this.failed?.generation === generation && now - this.failed.at < RETRY_AFTER_FAILURE_MS) return this.index;
     try {
-      this.index = loadIndex(this.root);
+      this.index = loadIndex(this.root, this.index);
       this.reloads++;
       this.failed = undefined;
       this.cache.clear();
@@ -125,27 +130,71 @@ function generationOf(root: string): string | undefined {
   return fileStamp(join(root, MANIFEST_FILE));
 }
 
-export function loadIndex(root: string): MirrorIndex {
+/** The mirror at `root`; with `previous`, the states whose files did not change since it are taken from it. */
+export function loadIndex(root: string, previous?: MirrorIndex): MirrorIndex {
   const generation = generationOf(root);
   if (generation === undefined) {
     throw new MirrorError('OUTPUT_FAILED', `The directory "${root}" holds no built mirror (no ${MANIFEST_FILE}).`, {
       hint: 'Did you build it? Run modmirror build, or pass --dir with the folder the build wrote.',
     });
   }
-  // Not the manifest: the server needs no archive paths or digests, and parsing them all leaves a large heap behind.
+  const head = readManifestFile(join(root, MANIFEST_FILE))!;
+  const modules = head.format >= 3 ? loadStates(root, previous) : loadOlderIndexes(root);
+  return { generation, modules, byKey: new Map(modules.map((m) => [m.key, m])), providers: loadProviders(root) };
+}
+
+/** A state's file identity, with the module read from it: a reload reads again only the files that changed. */
+const stamps = new WeakMap<IndexedModule, string>();
+
+function loadStates(root: string, previous: MirrorIndex | undefined): IndexedModule[] {
+  const modules: IndexedModule[] = [];
+  for (const key of moduleStatesIn(root)) {
+    const file = join(root, moduleStateFile(key));
+    const stamp = fileStamp(file);
+    const known = previous?.byKey.get(key);
+    if (known && stamps.get(known) === stamp) {
+      modules.push(known);
+      continue;
+    }
+    // Only what the server answers from: not the archives' paths and digests, which a large mirror holds by the megabyte.
+    const state = readModuleStateFile(file, key);
+    if (!state || state.versions.length === 0 || !state.latest) continue;
+    const module = indexed(
+      key,
+      state.latest,
+      state.versions.map((v) => v.version),
+      newestOf(key, state.versions),
+    );
+    if (stamp !== undefined) stamps.set(module, stamp);
+    modules.push(module);
+  }
+  return modules;
+}
+
+function indexed(key: string, summary: ModuleSummary, versions: string[], recent: RecentVersion[]): IndexedModule {
+  return {
+    key,
+    summary,
+    versions,
+    recent,
+    haystack: `${summary.namespace} ${summary.name} ${summary.provider} ${summary.description}`.toLowerCase(),
+    nameLower: summary.name.toLowerCase(),
+  };
+}
+
+/** A module's most recently published versions, as many as the browse page shows. */
+function newestOf(module: string, versions: { version: string; published_at: string }[]): RecentVersion[] {
+  return recentVersions([{ module, versions }]);
+}
+
+/** A mirror written before each module had its state file: its whole-mirror indexes (it has no recent versions). */
+function loadOlderIndexes(root: string): IndexedModule[] {
   const versionsOf = readIndexFile(root, VERSIONS_INDEX_FILE, versionsIndexOf);
   const search = readIndexFile(root, SEARCH_INDEX_FILE, (value) => value as { modules: ModuleSummary[] });
-  const modules: IndexedModule[] = search.modules.map((summary) => {
+  return search.modules.map((summary) => {
     const key = `${summary.namespace}/${summary.name}/${summary.provider}`;
-    return {
-      key,
-      summary,
-      versions: versionsOf.get(key) ?? [],
-      haystack: `${summary.namespace} ${summary.name} ${summary.provider} ${summary.description}`.toLowerCase(),
-      nameLower: summary.name.toLowerCase(),
-    };
+    return indexed(key, summary, versionsOf.get(key) ?? [], []);
   });
-  return { generation, modules, byKey: new Map(modules.map((m) => [m.key, m])), providers: loadProviders(root) };
 }
 
 /** A mirror built before providers existed has no providers index: it has no providers. */

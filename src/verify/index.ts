@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { latestVersion } from '../version-order.js';
-import { readManifestAt, type Manifest } from '../mirror/manifest.js';
+import { moduleStateFile, readManifestAt, readModuleStateFile, type Manifest } from '../mirror/manifest.js';
+import { listedSummary, type ModulesView } from '../mirror/view.js';
 import {
   addressKey,
   archiveFile,
@@ -21,6 +22,7 @@ import {
   listingFile,
   MANIFEST_FILE,
   MODULES_BASE,
+  parseAddressKey,
   providersListingFile,
   SEARCH_INDEX_FILE,
   versionDetailFile,
@@ -28,7 +30,8 @@ import {
   VERSIONS_INDEX_FILE,
 } from '../protocol/paths.js';
 import { versionsIndexOf, type VersionsIndex } from '../mirror/versions-index.js';
-import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE } from '../browse/index.js';
+import type { ModuleSummary } from '../protocol/documents.js';
+import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE, browseNamespaceFile, browseRow } from '../browse/index.js';
 import type { ModuleAddress } from '../types.js';
 import { verifyProviders } from '../providers/verify.js';
 import { DEPRECATIONS_FILE, deprecationsOf, deprecationsText, readDeprecationsFile, type Deprecations } from '../mirror/deprecations.js';
@@ -179,26 +182,7 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
   if (existsSync(at(BROWSE_INDEX_FILE))) {
     for (const file of BROWSE_ASSET_FILES) if (!existsSync(at(file))) problem(file, 'missing: the browse page needs it');
   }
-  let deprecations: Deprecations;
-  let derived: Deprecations = {};
-  try {
-    derived = readDeprecationsFile(at(DEPRECATIONS_FILE));
-  } catch (error) {
-    problem(DEPRECATIONS_FILE, messageOf(error));
-  }
-  if (manifest.format >= 2) {
-    // The manifest records them; deprecations.json is derived from it.
-    deprecations = deprecationsOf(manifest);
-    const versionsByModule = Object.entries(manifest.modules).map(([key, e]): [string, string[]] => [key, e.versions.map((v) => v.version)]);
-    if (existsSync(at(DEPRECATIONS_FILE)) && readFileSync(at(DEPRECATIONS_FILE), 'utf8') !== deprecationsText(deprecations, versionsByModule))
-      problem(DEPRECATIONS_FILE, 'differs from the deprecations the manifest records');
-  } else deprecations = derived;
-  for (const [key, versions] of Object.entries(deprecations)) {
-    for (const version of Object.keys(versions)) {
-      if (!manifest.modules[key]?.versions.some((v) => v.version === version))
-        problem(DEPRECATIONS_FILE, `deprecates ${key} ${version}, which the manifest does not list`);
-    }
-  }
+  const deprecations = manifest.format >= 3 ? deprecationsOf(manifest) : verifyOlderDeprecations(manifest, at, problem);
   for (const key of keys) {
     const entry = manifest.modules[key];
     if (!entry) {
@@ -216,7 +200,8 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
       seen: (rel) => checked.add(rel),
     });
   }
-  await verifyIndexes(manifest, keys, { json, problem });
+  if (manifest.format >= 3) await verifyListings(manifest, keys, mirror, { json, problem }, options.modules === undefined);
+  else await verifyIndexes(manifest, keys, { json, problem });
   if (options.modules === undefined || options.providers === true) {
     await verifyProviders(manifest, { at, json: (rel) => json(rel), problem, hashArchives: options.hashArchives ?? true, basePath });
   }
@@ -423,6 +408,100 @@ async function verifyDownload(address: ModuleAddress, entry: Manifest['modules']
   if (data) {
     const sha256 = createHash('sha256').update(data).digest('hex');
     if (sha256 !== entry.sha256) ctx.problem(archiveRel, `sha256 ${sha256} differs from the manifest's ${entry.sha256}`);
+  }
+}
+
+/** A mirror older than format 3: deprecations.json, which its manifest may record too (format 2). */
+function verifyOlderDeprecations(manifest: Manifest, at: (rel: string) => string, problem: Context['problem']): Deprecations {
+  let deprecations: Deprecations;
+  let derived: Deprecations = {};
+  try {
+    derived = readDeprecationsFile(at(DEPRECATIONS_FILE));
+  } catch (error) {
+    problem(DEPRECATIONS_FILE, messageOf(error));
+  }
+  if (manifest.format >= 2) {
+    // The manifest records them; deprecations.json is derived from it.
+    deprecations = deprecationsOf(manifest);
+    const versionsByModule = Object.entries(manifest.modules).map(([key, e]): [string, string[]] => [key, e.versions.map((v) => v.version)]);
+    if (existsSync(at(DEPRECATIONS_FILE)) && readFileSync(at(DEPRECATIONS_FILE), 'utf8') !== deprecationsText(deprecations, versionsByModule))
+      problem(DEPRECATIONS_FILE, 'differs from the deprecations the manifest records');
+  } else deprecations = derived;
+  for (const [key, versions] of Object.entries(deprecations)) {
+    for (const version of Object.keys(versions)) {
+      if (!manifest.modules[key]?.versions.some((v) => v.version === version))
+        problem(DEPRECATIONS_FILE, `deprecates ${key} ${version}, which the manifest does not list`);
+    }
+  }
+  return deprecations;
+}
+
+/**
+ * Format 3: each module's state agrees with its latest detail, and the
+ * listings' first pages and the browse page's files that show `keys` (every
+ * one of them, for a whole mirror) list what the states say.
+ */
+async function verifyListings(manifest: Manifest, keys: string[], mirror: MirrorView, ctx: Pick<Context, 'json' | 'problem'>, whole: boolean): Promise<void> {
+  const { json, problem } = ctx;
+  const view: ModulesView = {
+    namespaces: mirror.namespaces,
+    modulesIn: mirror.modulesIn,
+    state: (key) => manifest.modules[key] ?? readModuleStateFile(mirror.at(moduleStateFile(key)), key),
+  };
+  for (const key of keys) {
+    const recorded = manifest.modules[key]?.latest;
+    if (!recorded || manifest.modules[key]!.versions.length === 0) continue;
+    const latest = await json(latestDetailFile(parseAddressKey(key)));
+    if (!latest) continue;
+    for (const [field] of SUMMARY_FIELDS) {
+      const value = (recorded as unknown as Json)[field];
+      if (value !== latest[field])
+        problem(moduleStateFile(key), `latest ${field} ${JSON.stringify(value)} differs from its latest detail's ${JSON.stringify(latest[field])}`);
+    }
+  }
+  const namespaces = whole ? view.namespaces() : [...new Set(keys.map((k) => k.slice(0, k.indexOf('/'))))];
+  const listed = (modules: string[]) => modules.map((key) => listedSummary(view, key)).filter((s) => s !== undefined);
+  const checkListing = async (rel: string, expected: ModuleSummary[]) => {
+    const doc = await json(rel);
+    if (!doc) return;
+    const shown = ((doc['modules'] as Json[] | undefined) ?? []).map((m) => m['id']);
+    if (
+      !sameList(
+        shown as string[],
+        expected.slice(0, LIST_DEFAULT_LIMIT).map((s) => s.id),
+      )
+    )
+      problem(rel, 'disagrees with the module states');
+    const meta = doc['meta'] as Json | undefined;
+    if (meta?.['limit'] !== LIST_DEFAULT_LIMIT || meta?.['current_offset'] !== 0) problem(rel, 'meta should have limit and current_offset 0');
+    if (expected.length > LIST_DEFAULT_LIMIT !== (meta?.['next_offset'] !== undefined)) problem(rel, 'meta.next_offset disagrees with the number of modules');
+  };
+  const first: ModuleSummary[] = [];
+  for (const namespace of view.namespaces()) {
+    for (const key of view.modulesIn(namespace)) {
+      const summary = listedSummary(view, key);
+      if (summary) first.push(summary);
+      if (first.length > LIST_DEFAULT_LIMIT) break;
+    }
+    if (first.length > LIST_DEFAULT_LIMIT) break;
+  }
+  await checkListing(listingFile(), first);
+  const browse = existsSync(mirror.at(BROWSE_INDEX_FILE)) ? await json(BROWSE_INDEX_FILE) : undefined;
+  for (const namespace of namespaces) {
+    const modules = view.modulesIn(namespace);
+    const summaries = listed(whole ? modules : modules.slice(0, LIST_DEFAULT_LIMIT + 1));
+    if (summaries.length === 0) continue;
+    await checkListing(listingFile(namespace), whole ? summaries : listed(modules).slice(0, LIST_DEFAULT_LIMIT + 1));
+    const names = new Set((whole ? modules : keys.filter((k) => k.startsWith(`${namespace}/`))).map((k) => k.split('/')[1]!));
+    for (const name of names) await checkListing(providersListingFile(namespace, name), listed(modules.filter((k) => k.startsWith(`${namespace}/${name}/`))));
+    if (!browse || !Array.isArray(browse['namespaces'])) continue;
+    if (!(browse['namespaces'] as unknown[]).includes(namespace)) problem(BROWSE_INDEX_FILE, `does not list the namespace ${namespace}`);
+    const rows = (await json(browseNamespaceFile(namespace)))?.['modules'];
+    const expected = modules.flatMap((key) => {
+      const state = view.state(key);
+      return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length)] : [];
+    });
+    if (rows !== undefined && JSON.stringify(rows) !== JSON.stringify(expected)) problem(browseNamespaceFile(namespace), 'disagrees with the module states');
   }
 }
 

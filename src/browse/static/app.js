@@ -427,10 +427,17 @@ async function route() {
   }
 }
 
+// A static mirror keeps its rows in a file per namespace (a write rewrites only its own); a private server sends them inline.
+async function withModules(loaded) {
+  if (loaded.modules) return loaded;
+  const files = await Promise.all(loaded.namespaces.map((ns) => getJson(`browse/modules/${encodeURIComponent(ns)}.json`)));
+  return { ...loaded, modules: files.flatMap((file) => file.modules) };
+}
+
 let listening = false;
 function start() {
   // A mirror built before providers has no providers index: it has none.
-  return Promise.all([getJson('browse/index.json'), getJson('providers-index.json').catch(() => providers)])
+  return Promise.all([getJson('browse/index.json').then(withModules), getJson('providers-index.json').catch(() => providers)])
     .then(([loaded, loadedProviders]) => {
       index = loaded;
       providers = loadedProviders;

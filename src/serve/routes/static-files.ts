@@ -3,13 +3,12 @@
 // the page itself (which holds no data) is open to all, so a browser can load
 // it and ask for a token; its module index is cut to what the caller may
 // read (READMEs come from the detail documents, guarded as the registry's),
-// and the whole-mirror files (manifest, search and versions indexes, deprecations) to site administrators;
+// and the mirror's truth (manifest, module states) and the browse page's namespace files to site administrators;
 // the provider network mirror and its index to any caller with a known
 // token, each cut to the providers that caller may read (providers.ts).
 
-import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE, BROWSE_RECENT_FILE, newestRows, RECENT_COUNT, type RecentRow } from '../../browse/index.js';
-import { MirrorError } from '../../errors.js';
-import { canReadNamespace } from '../../management/auth.js';
+import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE, browseRow, type RecentRow } from '../../browse/index.js';
+import { recentVersions } from '../../mirror/manifest.js';
 import { jsonPayload } from '../../http/payload.js';
 import { CACHE_PRIVATE, CACHE_SHORT } from '../../protocol/headers.js';
 import { PROVIDERS_INDEX_FILE } from '../../protocol/providers.js';
@@ -47,40 +46,25 @@ export async function staticFile(r: RouteRequest): Promise<Answer | undefined> {
 }
 
 interface BrowseIndex {
-  modules: unknown[][];
   recent: RecentRow[];
 }
 
 /**
- * The browse page's index with only the modules the caller may read (the rows
- * start with namespace, name, provider), and the caller's own most recent
- * versions: the newest of each readable namespace's (a mirror written before
- * those were kept has only the global list, then filtered).
+ * The browse page's index with only the modules the caller may read, rows
+ * inline rather than a file per namespace, and the caller's own most recent
+ * versions (a mirror written before modules had states has only the global
+ * list, then filtered).
  */
 async function browseIndexFor(r: RouteRequest) {
   const full = await r.registry.mirror.document(BROWSE_INDEX_FILE);
-  const recent = await optionalDocument(r, BROWSE_RECENT_FILE);
   return cachedAnswer(r, () => {
-    const index = JSON.parse(full.body.toString('utf8')) as BrowseIndex;
-    const readable = (row: readonly unknown[]) => r.index.byKey.has(row.slice(0, 3).join('/'));
-    const byNamespace = recent && (JSON.parse(recent.body.toString('utf8')) as { namespaces: Record<string, RecentRow[]> }).namespaces;
-    const rows = byNamespace
-      ? newestRows(
-          Object.entries(byNamespace)
-            .filter(([namespace]) => canReadNamespace(r.caller!.readers, namespace))
-            .map(([, list]) => list),
-          RECENT_COUNT,
-        )
-      : index.recent;
-    return jsonPayload({ ...index, modules: index.modules.filter(readable), recent: rows.filter(readable) });
+    const { namespaces: _all, modules: _rows, ...head } = JSON.parse(full.body.toString('utf8')) as BrowseIndex & { namespaces?: unknown; modules?: unknown };
+    const modules = r.index.modules;
+    const dated = modules.filter((m) => m.recent.length > 0);
+    const recent =
+      dated.length > 0
+        ? recentVersions(dated.map((m) => ({ module: m.key, versions: m.recent }))).map((v) => [...v.module.split('/'), v.version, v.published_at])
+        : head.recent.filter((row) => r.index.byKey.has(row.slice(0, 3).join('/')));
+    return jsonPayload({ ...head, modules: modules.map((m) => browseRow(m.summary, m.versions.length)), recent });
   });
-}
-
-async function optionalDocument(r: RouteRequest, path: string) {
-  try {
-    return await r.registry.mirror.document(path);
-  } catch (error) {
-    if (error instanceof MirrorError && error.code === 'NOT_FOUND') return undefined;
-    throw error;
-  }
 }

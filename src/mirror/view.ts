@@ -1,0 +1,72 @@
+// What a write sees of the modules of the mirror it is writing, for the
+// documents that list several of them (the listings' first pages, the browse
+// page's namespace files): every module, when a build holds them all; or the
+// modules the write rewrote, over the states of the rest as the staged mirror
+// has them, read only where a listing needs them. So a publish reads the
+// states of the modules it shows, never the whole mirror.
+
+import type { ModuleSummary } from '../protocol/documents.js';
+import { addressKey } from '../protocol/paths.js';
+import { moduleOfStateFile, moduleStateFile, moduleStatesIn, readModuleStateFile, stateNamespacesIn, type ModuleRecord, type ModuleState } from './manifest.js';
+import type { Staging } from './staging.js';
+
+export interface ModulesView {
+  /** Namespaces with at least one module state, sorted. */
+  namespaces(): string[];
+  /** The modules of a namespace (with a state, listed or not), sorted. */
+  modulesIn(namespace: string): string[];
+  /** A module's state as the write leaves it; undefined when it has none. */
+  state(key: string): Pick<ModuleState, 'versions' | 'latest'> | undefined;
+}
+
+/** A module's summary as listings show it: undefined for a module every version of which was removed. */
+export function listedSummary(view: ModulesView, key: string): ModuleSummary | undefined {
+  const state = view.state(key);
+  return state && state.versions.length > 0 ? state.latest : undefined;
+}
+
+/** Every module of the mirror is in `sorted` (a build, or a write that read them all). */
+export function recordsView(sorted: ModuleRecord[]): ModulesView {
+  const byKey = new Map(sorted.map((r) => [addressKey(r.address), r]));
+  const byNamespace = new Map<string, string[]>();
+  for (const key of byKey.keys()) {
+    const namespace = key.slice(0, key.indexOf('/'));
+    const keys = byNamespace.get(namespace);
+    if (keys) keys.push(key);
+    else byNamespace.set(namespace, [key]);
+  }
+  return {
+    namespaces: () => [...byNamespace.keys()].sort(),
+    modulesIn: (namespace) => [...(byNamespace.get(namespace) ?? [])].sort(),
+    state: (key) => {
+      const record = byKey.get(key);
+      return record && { versions: record.versions.map((v) => ({ ...v, archive: '' })), latest: record.latest };
+    },
+  };
+}
+
+/**
+ * The staged mirror: `rewritten` as this write made them, every other module
+ * from its state file where the staging (a whole new tree, or a change over
+ * the live mirror at `liveDir`) has it.
+ */
+export function stagedView(staging: Staging & { changed?: string[] }, liveDir: string, rewritten: ModuleRecord[]): ModulesView {
+  const records = recordsView(rewritten);
+  const own = new Set(rewritten.map((r) => addressKey(r.address)));
+  const listed = (dir: string | undefined, namespace?: string) => (dir === undefined ? [] : moduleStatesIn(dir, namespace));
+  const added = () => (staging.changed ?? []).map(moduleOfStateFile).filter((key) => key !== undefined);
+  const read = new Map<string, Pick<ModuleState, 'versions' | 'latest'> | undefined>();
+  return {
+    namespaces: () =>
+      [...new Set([...stateNamespacesIn(staging.root ?? liveDir), ...added().map((k) => k.slice(0, k.indexOf('/'))), ...records.namespaces()])].sort(),
+    modulesIn: (namespace) =>
+      [
+        ...new Set([...listed(staging.root ?? liveDir, namespace), ...added().filter((k) => k.startsWith(`${namespace}/`)), ...records.modulesIn(namespace)]),
+      ].sort(),
+    state: (key) => {
+      if (own.has(key)) return records.state(key);
+      if (!read.has(key)) read.set(key, readModuleStateFile(staging.at(moduleStateFile(key)), key));
+      return read.get(key);
+    },
+  };
+}
