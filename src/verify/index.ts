@@ -467,7 +467,7 @@ async function verifyListings(manifest: Manifest, keys: string[], mirror: Mirror
     const shown = ((doc['modules'] as Json[] | undefined) ?? []).map((m) => m['id']);
     if (
       !sameList(
-        shown as string[],
+        shown,
         expected.slice(0, LIST_DEFAULT_LIMIT).map((s) => s.id),
       )
     )
