@@ -1,5 +1,6 @@
 // Test helpers: temp folders, real git repositories, and the real CLI.
 
+import { readManifest } from '../src/mirror/manifest.js';
 import { execFile, execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs';
@@ -11,6 +12,13 @@ import { copyCertificates, makeCertificatesIn, type Certificates } from './certi
 import { runInProcess, type CliResult } from './in-process-cli.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
+
+/** A mirror's whole manifest (its root with every module's state), as modmirror reads it, untyped as JSON is; throws when there is none. */
+export function mirrorManifest(dir: string): ReturnType<typeof JSON.parse> {
+  const manifest = readManifest(dir);
+  if (!manifest) throw new Error(`no mirror at ${dir}`);
+  return manifest;
+}
 const CLI = join(ROOT, 'bin', 'modmirror.js');
 
 /**

@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { delimiter, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasTerraform, makeRepo, ROOT, tempDir, writeFiles } from './helpers.js';
+import { hasTerraform, makeRepo, ROOT, tempDir, writeFiles, mirrorManifest } from './helpers.js';
 import { testKey, signRelease } from './providers/keys.js';
 import { writeReleaseFolder } from './providers/zips.js';
 
@@ -216,7 +216,7 @@ describe("the README's quick start", () => {
     expect(result.code, result.output).toBe(0);
     // What each step left: the registry, checked; the server's answer; the module as Terraform installed it.
     expect(result.output).toContain('dist/ is consistent.');
-    const manifest = JSON.parse(readFileSync(join(folder, 'dist', 'manifest.json'), 'utf8')) as {
+    const manifest = mirrorManifest(join(folder, 'dist')) as {
       modules: Record<string, { versions: { version: string }[] }>;
     };
     expect(manifest.modules['acme/hello/null']?.versions.map((v) => v.version)).toEqual(['1.0.0']);

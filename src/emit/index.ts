@@ -180,25 +180,7 @@ export function createModuleWriter(
  */
 export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], options: IndexOptions & { view: ModulesView }): Promise<void> {
   const { only, view } = options;
-  const basePath = basePathOf(options.baseUrl);
-  const inHouse = Object.values(options.providers?.entries ?? {}).some((e) => e.versions.some((v) => v.registry));
-  await staging.writeJson(DISCOVERY_FILE, discoveryDocument(options.baseUrl, { providers: inHouse }));
-  await staging.writeJson(listingFile(), listingDocument(firstListed(view, view.namespaces()), 0, LIST_DEFAULT_LIMIT, basePath, ''));
-  const namespaces = only ? [...new Set(only.map((o) => o.namespace))] : view.namespaces();
-  for (const namespace of namespaces) {
-    await staging.writeJson(listingFile(namespace), listingDocument(firstListed(view, [namespace]), 0, LIST_DEFAULT_LIMIT, basePath, namespace));
-  }
-  const names = only ?? groupNames(view, namespaces);
-  for (const { namespace, name } of names) {
-    const summaries = view
-      .modulesIn(namespace)
-      .filter((key) => key.startsWith(`${namespace}/${name}/`))
-      .map((key) => listedSummary(view, key))
-      .filter((s) => s !== undefined);
-    await staging.writeJson(providersListingFile(namespace, name), listingDocument(summaries, 0, LIST_DEFAULT_LIMIT, basePath, `${namespace}/${name}`));
-  }
-  // Whole-mirror indexes an older mirror had: each module's state says what they said.
-  for (const legacy of LEGACY_INDEX_FILES) await staging.remove(legacy);
+  // The truth first, so the listings below read the states as this write leaves them (their order on disk is write-order.ts's).
   const providers = options.providers && Object.keys(options.providers.entries).length > 0 ? options.providers : undefined;
   await writeManifest(
     staging,
@@ -215,6 +197,28 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
     },
     options.deprecations ?? {},
   );
+  const basePath = basePathOf(options.baseUrl);
+  const inHouse = Object.values(options.providers?.entries ?? {}).some((e) => e.versions.some((v) => v.registry));
+  await staging.writeJson(DISCOVERY_FILE, discoveryDocument(options.baseUrl, { providers: inHouse }));
+  await staging.writeJson(listingFile(), listingDocument(firstListed(view, view.namespaces()), 0, LIST_DEFAULT_LIMIT, basePath, ''));
+  const namespaces = only ? [...new Set(only.map((o) => o.namespace))] : view.namespaces();
+  // A namespace or name with no module left has no listing (a removal takes its folder away).
+  for (const namespace of namespaces) {
+    const first = firstListed(view, [namespace]);
+    if (first.length > 0) await staging.writeJson(listingFile(namespace), listingDocument(first, 0, LIST_DEFAULT_LIMIT, basePath, namespace));
+  }
+  const names = only ?? groupNames(view, namespaces);
+  for (const { namespace, name } of names) {
+    const summaries = view
+      .modulesIn(namespace)
+      .filter((key) => key.startsWith(`${namespace}/${name}/`))
+      .map((key) => listedSummary(view, key))
+      .filter((s) => s !== undefined);
+    if (summaries.length > 0)
+      await staging.writeJson(providersListingFile(namespace, name), listingDocument(summaries, 0, LIST_DEFAULT_LIMIT, basePath, `${namespace}/${name}`));
+  }
+  // Whole-mirror indexes an older mirror had: each module's state says what they said.
+  for (const legacy of LEGACY_INDEX_FILES) await staging.remove(legacy);
 }
 
 /** Files older mirrors kept beside the manifest, listing every module; the states hold it now. */

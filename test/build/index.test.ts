@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFi
 import { join } from 'node:path';
 import { list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, ROOT, runCli, settled, spawnCli, tempDir, writeFiles, type CliResult, treeOf } from '../helpers.js';
+import { makeRepo, ROOT, runCli, settled, spawnCli, tempDir, writeFiles, type CliResult, treeOf, mirrorManifest } from '../helpers.js';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
@@ -243,7 +243,7 @@ describe('build from git repositories', () => {
       'variables.tf',
       'versions.tf',
     ]);
-    const manifest = readJson(join(out, 'manifest.json'));
+    const manifest = mirrorManifest(out);
     const entry = manifest.modules['acme/vpc/aws'].versions.find((v: { version: string }) => v.version === '2.0.0');
     const bytes = readFileSync(archive);
     expect(entry).toEqual({
@@ -402,7 +402,7 @@ describe('build of the bundled sample modules', () => {
     const byName = new Map<string, string[]>();
     for (const m of all.modules) byName.set(`${m.namespace}/${m.name}`, [...(byName.get(`${m.namespace}/${m.name}`) ?? []), m.provider]);
     expect([...byName.values()].some((providers) => providers.length >= 2)).toBe(true);
-    const manifest = readJson(join(out, 'manifest.json'));
+    const manifest = mirrorManifest(out);
     const counts = Object.values(manifest.modules as Record<string, { versions: unknown[] }>).map((m) => m.versions.length);
     expect(Math.max(...counts)).toBeGreaterThanOrEqual(3);
   });

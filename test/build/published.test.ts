@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { moduleFiles } from '../clients/install.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { runCli, tempDir, writeFiles, mirrorManifest } from '../helpers.js';
 import { writeReleaseFolder, writeZip } from '../providers/zips.js';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
@@ -31,7 +31,7 @@ describe('a build keeps what is published', () => {
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
     expect(JSON.parse(rebuilt.stdout).warnings).toEqual([expect.stringMatching(/keeping 1 published version .*: acme\/b\/aws@1\.0\.0/)]);
     expect(readFileSync(join(dir, 'dist/v1/modules/acme/b/aws/1.0.0/b-aws-1.0.0.tar.gz')).equals(archive)).toBe(true);
-    expect(Object.keys(readJson(join(dir, 'dist/manifest.json')).modules)).toEqual(['acme/a/aws', 'acme/b/aws']);
+    expect(Object.keys(mirrorManifest(join(dir, 'dist')).modules)).toEqual(['acme/a/aws', 'acme/b/aws']);
     // A clean build keeps it too, with the same documents.
     const before = readFileSync(join(dir, 'dist/v1/modules/acme/b/aws/1.0.0/index.json'), 'utf8');
     expect((await runCli(['build', '--clean'], dir)).code).toBe(0);
@@ -39,7 +39,7 @@ describe('a build keeps what is published', () => {
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
 
     expect((await runCli(['build', '--prune'], dir)).code).toBe(0);
-    const manifest = readJson(join(dir, 'dist/manifest.json'));
+    const manifest = mirrorManifest(join(dir, 'dist'));
     expect(Object.keys(manifest.modules)).toEqual(['acme/a/aws']);
     expect(manifest.removed).toEqual([
       { module: 'acme/b/aws', version: '1.0.0', sha256: createHash('sha256').update(archive).digest('hex'), at: expect.any(String), by: expect.any(String) },
@@ -49,7 +49,7 @@ describe('a build keeps what is published', () => {
     const back = await runCli(['publish', '--source', 'rel/acme/b/aws/1.0.0'], dir);
     expect(back.code).toBe(1);
     expect(back.stderr).toMatch(/acme\/b\/aws 1\.0\.0: removed with sha256 [0-9a-f]{64}, and this write brings it back as [0-9a-f]{64}/);
-    expect(Object.keys(readJson(join(dir, 'dist/manifest.json')).modules)).toEqual(['acme/a/aws']);
+    expect(Object.keys(mirrorManifest(join(dir, 'dist')).modules)).toEqual(['acme/a/aws']);
   });
 
   it('refuses a provider version offered again with other zip bytes, naming both digests, and keeps the published zip', async () => {
@@ -117,6 +117,6 @@ describe('publish never guesses', () => {
     expect(existsSync(join(dir, 'mirorr'))).toBe(false);
     const first = await runCli(['publish', '--source', 'rel/acme/a/aws/1.0.0', '--out', 'mirror/dist', '--new-mirror'], dir);
     expect(first.code, first.stderr).toBe(0);
-    expect(Object.keys(readJson(join(dir, 'mirror/dist/manifest.json')).modules)).toEqual(['acme/a/aws']);
+    expect(Object.keys(mirrorManifest(join(dir, 'mirror/dist')).modules)).toEqual(['acme/a/aws']);
   });
 });

@@ -4,11 +4,11 @@
 // bundle that would change a provider package the inside has is refused.
 
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { list } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir, treeOf } from '../helpers.js';
+import { runCli, tempDir, treeOf, mirrorManifest } from '../helpers.js';
 import { goHashProgram, writeProviderInputs, writeReleaseFolder, writeZip } from '../providers/zips.js';
 
 async function pathsIn(bundle: string): Promise<string[]> {
@@ -48,7 +48,7 @@ describe('bundle and unbundle with providers', () => {
     expect(unbundled.stdout).toContain('1 new provider package(s)');
     expect(treeOf(join(inside, 'mirror'))).toEqual(treeOf(join(outside, 'dist')));
     expect((await runCli(['verify', 'mirror'], inside)).code).toBe(0);
-    const manifest = JSON.parse(readFileSync(join(inside, 'mirror/manifest.json'), 'utf8'));
+    const manifest = mirrorManifest(join(inside, 'mirror'));
     expect(manifest.providers['registry.terraform.io/acme/widgets'].versions.map((v: { version: string }) => v.version)).toEqual(['0.5.0', '0.4.0']);
   }, 120_000);
 

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { runCli, tempDir, writeFiles, mirrorManifest } from '../helpers.js';
 import { goH1, goHashProgram, writeProviderInputs, writeZip } from './zips.js';
 
 const run = promisify(execFile);
@@ -54,7 +54,7 @@ describe('build with provider folders', () => {
       hashes: [await goH1(release), `zh:${await sha256sum(release)}`],
     });
 
-    const manifest = JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8'));
+    const manifest = mirrorManifest(join(dir, 'dist'));
     expect(manifest.providers_path).toBe('providers');
     expect(Object.keys(manifest.providers)).toEqual([
       'registry.opentofu.org/hashicorp/null',
@@ -152,13 +152,13 @@ describe('build with provider folders', () => {
     const dir = tempDir('mm-prov-');
     await makeInputs(dir);
     expect((await runCli(['build'], dir)).code).toBe(0);
-    const before = JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8'));
+    const before = mirrorManifest(join(dir, 'dist'));
     const index = readFileSync(join(dir, 'dist/providers-index.json'), 'utf8');
     writeFiles(dir, { 'new/acme/net/aws/1.1.0/main.tf': 'variable "y" {}\n' });
     const r = await runCli(['publish', '--source', 'new/acme/net/aws/1.1.0'], dir);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const after = JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8'));
+    const after = mirrorManifest(join(dir, 'dist'));
     expect(after.modules['acme/net/aws'].versions).toHaveLength(2);
     expect(after.providers).toEqual(before.providers);
     expect(after.providers_path).toBe('providers');
@@ -170,7 +170,7 @@ describe('build with provider folders', () => {
     const dir = tempDir('mm-prov-');
     writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n', 'mods/acme/net/aws/1.0.0/main.tf': '' });
     expect((await runCli(['build'], dir)).code).toBe(0);
-    const manifest = JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8'));
+    const manifest = mirrorManifest(join(dir, 'dist'));
     expect(manifest.providers).toBeUndefined();
     rmSync(join(dir, 'dist/providers-index.json'));
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);

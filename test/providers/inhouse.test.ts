@@ -8,7 +8,7 @@
 import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir, treeOf, writeFiles } from '../helpers.js';
+import { runCli, tempDir, treeOf, writeFiles, mirrorManifest } from '../helpers.js';
 import { testKey, signRelease, type TestKey } from './keys.js';
 import { writeReleaseFolder, writeZip } from './zips.js';
 
@@ -84,7 +84,7 @@ describe('in-house providers: build', () => {
       ),
     ).toBe(true);
     expect(Object.keys(json(join(dist, 'providers/registry.example.com/acme/widgets/1.2.0.json')).archives)).toEqual(['darwin_arm64', 'linux_amd64']);
-    expect(json(join(dist, 'manifest.json')).providers['registry.example.com/acme/widgets'].versions[0].registry).toMatchObject({
+    expect(mirrorManifest(dist).providers['registry.example.com/acme/widgets'].versions[0].registry).toMatchObject({
       protocols: ['5.0'],
       key_id: acme.keyId,
     });
@@ -154,7 +154,7 @@ describe('in-house providers: build', () => {
     const r = await runCli(['deprecate', 'acme/net/aws', '1.0.0', '--reason', 'use 2.x', '--out', 'dist'], dir);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(Object.keys(json(join(dir, 'dist/manifest.json')).providers)).toEqual(['registry.example.com/acme/widgets']);
+    expect(Object.keys(mirrorManifest(join(dir, 'dist')).providers)).toEqual(['registry.example.com/acme/widgets']);
     expect(json(join(dir, 'dist/.well-known/terraform.json'))['providers.v1']).toBe('https://registry.example.com/v1/providers/');
     expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
   }, 60_000);

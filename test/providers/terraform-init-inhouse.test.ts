@@ -14,7 +14,17 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { freePort } from '../hosting/nginx-server.js';
-import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, writeFiles, type CliResult, type TerraformResult } from '../helpers.js';
+import {
+  hasTerraform,
+  makeCertificates,
+  runCli,
+  tempDir,
+  terraformInit,
+  writeFiles,
+  type CliResult,
+  type TerraformResult,
+  mirrorManifest,
+} from '../helpers.js';
 import { testKey, signRelease, type TestKey } from './keys.js';
 import { startPrivateServer, userToken } from '../serve/private-site.js';
 import { writeReleaseFolder } from './zips.js';
@@ -71,7 +81,7 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     expect(ok.output).toContain(`Installed ${host}/acme/widgets v1.1.0 (self-signed, key ID ${acme.keyId})`);
     expect(ok.code).toBe(0);
     const lock = readFileSync(join(dir, 'good/infra/.terraform.lock.hcl'), 'utf8');
-    const manifest = JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8'));
+    const manifest = mirrorManifest(join(dir, 'dist'));
     const [h1, zh] = manifest.providers[`${host}/acme/widgets`].versions[0].archives[0].hashes;
     // From a registry (not a mirror) Terraform records the zh: of every platform SHA256SUMS lists, and the h1: it computed.
     expect(lock).toContain(h1);

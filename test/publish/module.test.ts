@@ -6,13 +6,13 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, liveGenerationName, makeRepo, mirrorLeftovers, ROOT, runCli, spawnCli, tempDir, writeFiles, treeOf } from '../helpers.js';
+import { git, liveGenerationName, makeRepo, mirrorLeftovers, ROOT, runCli, spawnCli, tempDir, writeFiles, treeOf, mirrorManifest } from '../helpers.js';
 
 /** Staging and old folders, or a lock, left beside the mirror. */
 const leftovers = (dir: string) => mirrorLeftovers(dir);
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
-const versionsOf = (dist: string, key: string) => readJson(join(dist, 'manifest.json')).modules[key]?.versions.map((v: { version: string }) => v.version);
+const versionsOf = (dist: string, key: string) => mirrorManifest(dist).modules[key]?.versions.map((v: { version: string }) => v.version);
 
 function moduleFiles(n: number): Record<string, string> {
   return {
@@ -126,13 +126,13 @@ describe('publish from a folder', () => {
       /acme\/thing\/aws 2\.0\.0 is already published with different content:\n\s+published: sha256 [0-9a-f]{64}\n\s+this one:\s+sha256 [0-9a-f]{64}/,
     );
     expect(refused.stderr).toMatch(/hint: .*--force/);
-    const oldSha = readJson(join(dist, 'manifest.json')).modules['acme/thing/aws'].versions[0].sha256;
+    const oldSha = mirrorManifest(dist).modules['acme/thing/aws'].versions[0].sha256;
 
     const forced = await runCli(['publish', '--source', 'mods/acme/thing/aws/2.0.0', '--force', '--json'], dir);
     expect(forced.code).toBe(0);
     const result = JSON.parse(forced.stdout);
     expect(result).toMatchObject({ outcome: 'replaced', previousSha256: oldSha });
-    const manifest = readJson(join(dist, 'manifest.json'));
+    const manifest = mirrorManifest(dist);
     expect(manifest.forced).toEqual([
       { module: 'acme/thing/aws', version: '2.0.0', previous_sha256: oldSha, sha256: result.sha256, at: expect.any(String), by: expect.any(String) },
     ]);
@@ -263,7 +263,7 @@ describe('publish under pressure', () => {
       const { 'manifest.json': _, ...files } = treeOf(dist);
       const { 'manifest.json': __, ...cleanFiles } = treeOf(join(dir, 'clean'));
       expect(files, point).toEqual(cleanFiles);
-      expect(readJson(join(dist, 'manifest.json')).modules, point).toEqual(readJson(join(dir, 'clean/manifest.json')).modules);
+      expect(mirrorManifest(dist).modules, point).toEqual(mirrorManifest(join(dir, 'clean')).modules);
       // Back to the start for the next point.
       rmSync(join(dir, 'mods/acme/m/aws/1.1.0'), { recursive: true });
       expect((await runCli(['build', '--prune'], dir)).code).toBe(0);
@@ -440,7 +440,7 @@ describe('incremental build', () => {
     const replaced = await runCli(['build', '--json', '--replace', 'acme/inc/aws@1.2.0'], dir);
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'dist/v1/modules/acme/inc/aws/1.2.0/index.json'), 'utf8')).root.inputs[0].default).toBe('5');
-    expect(JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8')).forced).toEqual([
+    expect(mirrorManifest(join(dir, 'dist')).forced).toEqual([
       {
         module: 'acme/inc/aws',
         version: '1.2.0',
@@ -458,7 +458,7 @@ describe('incremental build', () => {
     const pruned = JSON.parse((await runCli(['build', '--json', '--prune'], dir)).stdout);
     expect(pruned.warnings).toEqual([expect.stringMatching(/removing 1 version .*--prune.*: acme\/inc\/aws@1\.2\.0/)]);
     expect(versionsOf(join(dir, 'dist'), 'acme/inc/aws')).toEqual(['1.1.0', '1.0.0']);
-    expect(JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8')).removed).toEqual([
+    expect(mirrorManifest(join(dir, 'dist')).removed).toEqual([
       { module: 'acme/inc/aws', version: '1.2.0', sha256: expect.stringMatching(/^[0-9a-f]{64}$/), at: expect.any(String), by: expect.any(String) },
     ]);
   });
@@ -478,7 +478,7 @@ describe('a mirror whose manifest an older modmirror wrote (format 1)', () => {
     expect((await runCli(['deprecate', 'acme/a/aws', '1.0.0', '--reason', 'use 1.1'], dir)).code).toBe(0);
     // What a format-1 manifest holds: versions and digests only; deprecations.json, the search index and discovery held the rest.
     const dist = join(dir, 'dist');
-    const manifest = readJson(join(dist, 'manifest.json'));
+    const manifest = mirrorManifest(dist);
     manifest.format = 1;
     delete manifest.base_url;
     for (const entry of Object.values<{ latest?: unknown; versions: { deprecation?: unknown }[] }>(manifest.modules)) {
@@ -494,7 +494,7 @@ describe('a mirror whose manifest an older modmirror wrote (format 1)', () => {
       dir,
     );
     expect(published.code, published.stderr).toBe(0);
-    const upgraded = readJson(join(dist, 'manifest.json'));
+    const upgraded = mirrorManifest(dist);
     expect(upgraded).toMatchObject({ format: 2, base_url: '' });
     expect(upgraded.modules['acme/a/aws'].latest).toEqual(readJson(join(dist, 'search-index.json')).modules[0]);
     expect(upgraded.modules['acme/b/aws'].latest).toMatchObject({ id: 'acme/b/aws/0.2.0' });

@@ -6,9 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { removeModuleVersions } from '../../src/publish/remove.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { runCli, tempDir, writeFiles, mirrorManifest } from '../helpers.js';
 
-const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'dist/manifest.json'), 'utf8'));
+const manifest = (dir: string) => mirrorManifest(join(dir, 'dist'));
 
 async function mirror() {
   const dir = tempDir('mm-remove-');

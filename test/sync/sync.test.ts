@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/serve/index.js';
-import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import { ROOT, runCli, tempDir, writeFiles, mirrorManifest } from '../helpers.js';
 import { startUpstream } from './upstream.js';
 
 const upstreamDir = tempDir('mm-upstream-');
@@ -36,8 +36,7 @@ afterAll(async () => {
 });
 
 const archiveRequests = (version: string) => requests.filter((l) => l.startsWith('GET ') && l.includes(`/net-aws-${version}.tar.gz `)).length;
-const manifestOf = (dir: string) =>
-  JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { modules: Record<string, { versions: { version: string; sha256: string }[] }> };
+const manifestOf = (dir: string) => mirrorManifest(dir) as { modules: Record<string, { versions: { version: string; sha256: string }[] }> };
 
 describe('sync from a modmirror server', () => {
   it('copies the versions a constraint matches, as folders that build into the same archives', async () => {
