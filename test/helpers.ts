@@ -3,7 +3,7 @@
 import { readManifest } from '../src/mirror/manifest.js';
 import { execFile, execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,6 +12,13 @@ import { copyCertificates, makeCertificatesIn, type Certificates } from './certi
 import { runInProcess, type CliResult } from './in-process-cli.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
+
+/** What a receiver carries out for `bundle --since`: a copy of its mirror's truth (manifest.json and state/) in `into`. */
+export function copyTruth(dist: string, into: string): void {
+  mkdirSync(into, { recursive: true });
+  cpSync(join(dist, 'manifest.json'), join(into, 'manifest.json'));
+  if (existsSync(join(dist, 'state'))) cpSync(join(dist, 'state'), join(into, 'state'), { recursive: true });
+}
 
 /** A mirror's whole manifest (its root with every module's state), as modmirror reads it, untyped as JSON is; throws when there is none. */
 export function mirrorManifest(dir: string): ReturnType<typeof JSON.parse> {

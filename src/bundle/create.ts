@@ -8,15 +8,15 @@
 // one even when only metadata changed.
 
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Header, Pack, ReadEntry } from 'tar';
 import { writeFileAtomicWith } from '../atomic.js';
 import { MirrorError, messageOf } from '../errors.js';
-import { readManifest } from '../mirror/manifest.js';
-import type { Manifest } from '../mirror/manifest.js';
+import { moduleOfStateFile, parseManifest, readManifest, type Manifest } from '../mirror/manifest.js';
+import { jsonText } from '../mirror/staging.js';
 import { ARCHIVE_MTIME } from '../pack/index.js';
 import { problemLines, withMirrorRead } from '../mirror/transaction.js';
 import { verifyMirror } from '../verify/index.js';
@@ -118,8 +118,8 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
 
 /**
  * Files with the same bytes as one carried before them become copies of it,
- * but for archives and the mirror's manifest.json: unbundle reads those from
- * the bundle itself.
+ * but for archives and the mirror's truth (manifest.json and the module
+ * states): unbundle reads those from the bundle itself.
  */
 function carryOnce(files: BundleFile[], archives: Set<string>): { carried: BundleFile[]; copies: CopiedFile[] } {
   const first = new Map<string, BundleFile>();
@@ -127,7 +127,7 @@ function carryOnce(files: BundleFile[], archives: Set<string>): { carried: Bundl
   const copies: CopiedFile[] = [];
   for (const file of files) {
     const key = `${file.sha256}:${file.size}`;
-    const from = archives.has(file.path) || file.path === MANIFEST_FILE ? undefined : first.get(key);
+    const from = archives.has(file.path) || file.path === MANIFEST_FILE || moduleOfStateFile(file.path) !== undefined ? undefined : first.get(key);
     if (from) copies.push({ ...file, from: from.path });
     else {
       carried.push(file);
@@ -137,24 +137,26 @@ function carryOnce(files: BundleFile[], archives: Set<string>): { carried: Bundl
   return { carried, copies };
 }
 
-function readBase(file: string): { manifest: Manifest; sha256: string } {
-  let text: Buffer;
+/**
+ * What the receiver holds: its mirror's folder, or a copy of its truth
+ * (manifest.json and the state folder beside it), or the manifest.json of a
+ * mirror written before each module had its state (which lists every module).
+ */
+function readBase(path: string): { manifest: Manifest; sha256: string } {
+  const hint = "Pass a copy of the receiving mirror's manifest.json and state/ folder (the folder holding them), or its manifest.json alone if an older modmirror wrote it.";
+  let manifest: Manifest | undefined;
   try {
-    text = readFileSync(file);
+    if (statSync(path).isDirectory()) manifest = readManifest(path);
+    else {
+      manifest = parseManifest(readFileSync(path, 'utf8'));
+      // Its modules are in the state folder beside it; without one, the bundle carries every module's archives.
+      if (manifest.format >= 3) manifest = readManifest(dirname(path));
+    }
   } catch (error) {
-    throw new MirrorError('USAGE', `Cannot read the --since manifest ${file}: ${messageOf(error)}`, {
-      hint: "Copy the receiving mirror's manifest.json out and pass its path.",
-    });
+    throw new MirrorError('USAGE', `The --since base ${path} is unusable: ${messageOf(error)}`, { hint, cause: error });
   }
-  try {
-    const manifest = JSON.parse(text.toString('utf8')) as Manifest;
-    if (typeof manifest?.modules !== 'object' || manifest.modules === null) throw new Error('no "modules" object');
-    return { manifest, sha256: createHash('sha256').update(text).digest('hex') };
-  } catch (error) {
-    throw new MirrorError('USAGE', `The --since file ${file} is not a mirror manifest: ${messageOf(error)}`, {
-      hint: "Pass the receiving mirror's manifest.json.",
-    });
-  }
+  if (!manifest) throw new MirrorError('USAGE', `The --since base ${path} holds no manifest.json.`, { hint });
+  return { manifest, sha256: createHash('sha256').update(jsonText(manifest)).digest('hex') };
 }
 
 /** Every file of the mirror, sorted, less the archives (module and provider) the base already has with the same sha256. */

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
 import { MirrorError, messageOf } from '../errors.js';
-import { parseManifest, type Manifest } from '../mirror/manifest.js';
+import { moduleOfStateFile, parseManifest, parseModuleState, withModuleStates, type Manifest, type ModuleState } from '../mirror/manifest.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { BUNDLE_MANIFEST, parseBundleManifest, type BundleFile, type BundleManifest } from './format.js';
 
@@ -84,6 +84,9 @@ export async function verifyBundle(file: string): Promise<VerifiedBundle> {
   let expected = new Map<string, BundleFile>();
   const seen = new Set<string>();
   let mirrorManifestText = '';
+  // Format 3: the root and each module's state, read back as one manifest.
+  const states: ModuleState[] = [];
+  const truth = (path: string) => path === MANIFEST_FILE || moduleOfStateFile(path) !== undefined;
   await walkBundle(file, (header) => {
     if (manifest === undefined) {
       if (header.path !== BUNDLE_MANIFEST || header.type !== 'File') throw refuse(`its first entry is ${header.path}, not ${BUNDLE_MANIFEST}`);
@@ -109,7 +112,7 @@ export async function verifyBundle(file: string): Promise<VerifiedBundle> {
       data: (chunk) => {
         hash.update(chunk);
         size += chunk.length;
-        if (header.path === MANIFEST_FILE) keep.push(chunk);
+        if (truth(header.path)) keep.push(chunk);
       },
       end: () => {
         const sha256 = hash.digest('hex');
@@ -117,6 +120,14 @@ export async function verifyBundle(file: string): Promise<VerifiedBundle> {
           throw refuse(`${header.path} is damaged: sha256 ${sha256} (${size} bytes), its list says ${listed.sha256} (${listed.size} bytes)`);
         }
         if (header.path === MANIFEST_FILE) mirrorManifestText = Buffer.concat(keep).toString('utf8');
+        else if (truth(header.path)) {
+          const key = moduleOfStateFile(header.path)!;
+          try {
+            states.push(parseModuleState(Buffer.concat(keep).toString('utf8'), key));
+          } catch (error) {
+            throw refuse(`its ${header.path} is unusable (${messageOf(error)})`);
+          }
+        }
       },
     };
   });
@@ -126,6 +137,7 @@ export async function verifyBundle(file: string): Promise<VerifiedBundle> {
   let mirrorManifest: Manifest;
   try {
     mirrorManifest = parseManifest(mirrorManifestText);
+    if (mirrorManifest.format >= 3) mirrorManifest = withModuleStates(mirrorManifest, states.sort((a, b) => (a.module < b.module ? -1 : 1)));
   } catch (error) {
     throw refuse(`its ${MANIFEST_FILE} is unusable (${messageOf(error)})`);
   }

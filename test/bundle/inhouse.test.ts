@@ -49,7 +49,7 @@ describe('bundle and unbundle with in-house providers', () => {
     expect(published.stderr).toBe('');
     expect(published.code).toBe(0);
     const made = await runCli(['bundle', '--dir', 'dist', '--out', join(inside, 'delta.tar.gz'), '--since', join(inside, 'mirror/manifest.json')], outside);
-    expect(made.code).toBe(0);
+    expect(made.code, made.stderr).toBe(0);
     const delta = await pathsIn(join(inside, 'delta.tar.gz'));
     expect(delta.filter((p) => p.endsWith('.zip'))).toEqual(['providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.1.0_linux_amd64.zip']);
     expect(delta).toContain('providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.1.0_SHA256SUMS.sig');

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { entriesOf, packEntries } from './tar-entries.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { mirrorLeftovers, runCli, tempDir, writeFiles, treeOf, mirrorManifest } from '../helpers.js';
+import { mirrorLeftovers, runCli, tempDir, writeFiles, treeOf, mirrorManifest, copyTruth } from '../helpers.js';
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
@@ -52,14 +52,14 @@ describe('a full bundle', () => {
 
 describe('a --since bundle', () => {
   it('carries only the new archives, and the indexes that make the inside equal to the outside', async () => {
-    writeFileSync(join(outside, 'base.json'), readFileSync(join(mirror, 'manifest.json')));
+    copyTruth(mirror, join(outside, 'base'));
     writeFiles(outside, {
       'mods/acme/net/aws/1.2.0/main.tf': 'variable "new" {}\n',
       // Metadata changes too: the documents come along whole.
       'mirror.config.yaml': 'sources:\n  - folder: mods\nmodules:\n  beta/dns/google: { owner: dns-team, description: "Now described" }\n',
     });
     expect((await runCli(['build'], outside)).code).toBe(0);
-    const made = await runCli(['bundle', '--out', 'delta.tar.gz', '--since', 'base.json'], outside);
+    const made = await runCli(['bundle', '--out', 'delta.tar.gz', '--since', 'base'], outside);
     expect(made.code).toBe(0);
     expect(made.stdout).toMatch(/1 new or changed version\(s\); 3 archive\(s\) left out that the base has/);
     const archives = (await entriesOf(join(outside, 'delta.tar.gz'))).map(([p]) => p).filter((p) => p.endsWith('.tar.gz'));
@@ -83,10 +83,10 @@ describe('a --since bundle', () => {
     const other = join(inside, 'other');
     expect((await runCli(['unbundle', join(outside, 'full.tar.gz'), '--out', 'other'], inside)).code).toBe(0);
     // ... while this bundle's base already had 1.2.0, so its archive is left out.
-    writeFileSync(join(outside, 'base2.json'), readFileSync(join(dist, 'manifest.json')));
+    copyTruth(dist, join(outside, 'base2'));
     writeFiles(outside, { 'mods/acme/net/aws/1.3.0/main.tf': 'variable "newer" {}\n' });
     expect((await runCli(['build'], outside)).code).toBe(0);
-    expect((await runCli(['bundle', '--out', 'delta2.tar.gz', '--since', 'base2.json'], outside)).code).toBe(0);
+    expect((await runCli(['bundle', '--out', 'delta2.tar.gz', '--since', 'base2'], outside)).code).toBe(0);
     const before = treeOf(other);
     const r = await runCli(['unbundle', join(outside, 'delta2.tar.gz'), '--out', 'other'], inside);
     expect(r.code).toBe(1);

@@ -13,7 +13,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from
 import { join } from 'node:path';
 import { entriesOf, packEntries } from './tar-entries.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, mirrorLeftovers, runCli, tempDir, treeOf, writeFiles } from '../helpers.js';
+import { makeRepo, mirrorLeftovers, runCli, tempDir, treeOf, writeFiles, copyTruth } from '../helpers.js';
 
 const dir = tempDir('mm-since-');
 const repo = join(dir, 'terraform-aws-net');
@@ -62,14 +62,14 @@ beforeAll(async () => {
   writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - git: terraform-aws-net\n    namespace: acme\n' });
   expect((await runCli(['build'], dir)).code).toBe(0);
   cpSync(dist, snapshot, { recursive: true, dereference: true });
-  writeFileSync(join(dir, 'base.json'), readFileSync(join(dist, 'manifest.json')));
+  copyTruth(dist, join(dir, 'base'));
 
   makeRepo(repo, [{ date: '2024-04-01T00:00:00Z', files: release(4), tags: ['v1.3.0'] }]);
   expect((await runCli(['publish', '--git', 'terraform-aws-net', '--ref', 'v1.3.0'], dir)).code).toBe(0);
   // A change to an old version's detail besides `versions`: carried as that detail's own value.
   expect((await runCli(['deprecate', KEY, '1.0.0', '--reason', 'use 1.3', '--out', 'dist'], dir)).code).toBe(0);
 
-  const made = await runCli(['bundle', '--out', sinceBundle, '--since', 'base.json'], dir);
+  const made = await runCli(['bundle', '--out', sinceBundle, '--since', 'base'], dir);
   expect(made.stderr).toBe('');
   expect(made.code).toBe(0);
   expect(made.stdout).toMatch(
