@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { RecentVersion } from '../mirror/manifest.js';
-import { listedSummary, type ModulesView } from '../mirror/view.js';
+import type { ModulesView } from '../mirror/view.js';
 import type { ModuleSummary } from '../protocol/documents.js';
 import type { Staging } from '../mirror/staging.js';
 import { PACKAGE_ROOT } from '../version.js';
@@ -60,20 +60,23 @@ export async function emitBrowseSite(staging: Staging, view: ModulesView, option
     // The provider network mirror's URL is under it; '' when the mirror's locations are relative.
     baseUrl: options.baseUrl,
     fields: BROWSE_FIELDS,
-    namespaces: all.filter((namespace) => view.modulesIn(namespace).some((key) => listedSummary(view, key))),
+    namespaces: all,
     recent: options.recent.map((r) => [...r.module.split('/'), r.version, r.published_at]),
     // The README renderer shows these hosts' images (the page's Content-Security-Policy allows the same).
     imageHosts: imageOrigins,
   };
   await staging.write(BROWSE_INDEX_FILE, `${JSON.stringify(index)}\n`);
   for (const namespace of options.namespaces ?? all) {
-    const rows = view
-      .modulesIn(namespace)
-      .map((key) => view.state(key))
-      .filter((state) => state !== undefined && state.versions.length > 0 && state.latest)
-      .map((state) => browseRow(state!.latest!, state!.versions.length));
-    if (rows.length > 0) await staging.write(browseNamespaceFile(namespace), `${JSON.stringify({ modules: rows })}\n`);
-    else await staging.remove(browseNamespaceFile(namespace));
+    // A write of some modules keeps the rows of the others as the namespace's file has them (it was written with
+    // their states, and each row is written again with its module's): so a publish reads one state, not the namespace's.
+    const kept = options.namespaces ? rowsOf(staging.at(browseNamespaceFile(namespace))) : new Map<string, unknown[]>();
+    const rows = view.modulesIn(namespace).flatMap((key) => {
+      const row = view.rewritten(key) ? undefined : kept.get(key);
+      if (row) return [row];
+      const state = view.state(key);
+      return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length)] : [];
+    });
+    await staging.write(browseNamespaceFile(namespace), `${JSON.stringify({ modules: rows })}\n`);
   }
   for (const [target, source] of Object.entries(ASSETS)) {
     let text = readFileSync(source(), 'utf8');
@@ -83,6 +86,16 @@ export async function emitBrowseSite(staging: Staging, view: ModulesView, option
     await staging.write(target, text);
   }
   for (const dir of LEGACY_FILES) await staging.remove(dir);
+}
+
+/** The rows of a namespace's file by module key; none when it is missing or unreadable (then each row is made from its state). */
+function rowsOf(file: string): Map<string, unknown[]> {
+  try {
+    const { modules } = JSON.parse(readFileSync(file, 'utf8')) as { modules: unknown[][] };
+    return new Map(modules.map((row) => [row.slice(0, 3).join('/'), row]));
+  } catch {
+    return new Map();
+  }
 }
 
 export type RecentRow = readonly [namespace: string, name: string, provider: string, version: string, publishedAt: string];

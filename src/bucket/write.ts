@@ -28,7 +28,19 @@ import { dirname, join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { crashPoint } from '../mirror/crash.js';
 import { inWriteOrder, phaseOf } from '../mirror/write-order.js';
-import { manifestTextWithGeneration, nextGeneration, parseManifest, type Manifest } from '../mirror/manifest.js';
+import {
+  manifestTextWithGeneration,
+  MODULE_STATES_DIR,
+  moduleOfStateFile,
+  moduleStateFile,
+  nextGeneration,
+  parseManifest,
+  parseModuleState,
+  readManifest,
+  recentVersions,
+  type Manifest,
+} from '../mirror/manifest.js';
+import { browseNamespaceFile } from '../browse/index.js';
 import { MANIFEST_FILE, MODULES_BASE, parseAddressKey, V2_MODULES_BASE } from '../protocol/paths.js';
 import { describeBucket } from './location.js';
 import {
@@ -154,12 +166,13 @@ async function attemptWrite<R>(
   const record: ObjectRecord = parseRecord(recordBody) ?? { format: 1, objects: {} };
   const objectOptions = { terraformGet: record.options?.terraformGet === true };
 
-  return withFetched(bucket, remote, job.reads(manifest), options, objectOptions, async (mirror) => {
+  return withFetched(bucket, remote, manifest, job.modules, job.reads, options, objectOptions, async (mirror) => {
     const result = await job.write(mirror.dir, attempt);
     if (job.unchanged(result) || options.dryRun) return { done: true, result: { ...result, uploaded: [] } };
 
     const before: Upload[] = [];
     const after: Upload[] = [];
+    const states: Upload[] = [];
     // The generation of the manifest this write makes live, and so of what it derived.
     const generation = nextGeneration(manifest);
     const objects: Record<string, string> = { ...record.objects };
@@ -167,6 +180,11 @@ async function attemptWrite<R>(
     const known = new Map([...(options.distrustRecord ? [] : Object.entries(record.objects)), ...mirror.known]);
     for (const upload of mirror.written()) {
       const { rel, id } = upload;
+      if (moduleOfStateFile(rel) !== undefined) {
+        states.push(upload);
+        objects[rel] = id;
+        continue;
+      }
       const archive = phaseOf(rel) === 'archives';
       const isNew = !known.has(rel);
       if (isNew && (archive || phaseOf(rel) === 'documents')) {
@@ -182,36 +200,113 @@ async function attemptWrite<R>(
         delete objects[rel];
       }
     }
-    // Another writer won while this one worked: nothing uploaded yet, so the redo costs no more than it must.
-    if (remote && (await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { done: false };
+    const upgrade = manifest !== undefined && manifest.format < 3;
+    const written = parseManifest(readFileSync(mirror.at(MANIFEST_FILE), 'utf8'));
+    // Only modules changed: their states commit the change, and the manifest follows whatever is live then.
+    const modulesOnly = remote !== undefined && !upgrade && states.length > 0 && sameRoot(manifest!, written);
+    // Another writer changed the manifest while this one worked: nothing uploaded yet, so the redo costs no more than it must.
+    if (remote && !modulesOnly && (await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { done: false };
     await on.beforeUploads();
     await uploadInOrder(bucket, before, { concurrency: options.concurrency ?? 16, onDone: (u) => dirty.set(u.rel, u.id) });
-    const manifestBytes = manifestTextWithGeneration(parseManifest(readFileSync(mirror.at(MANIFEST_FILE), 'utf8')), generation);
-    await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
-    crashPoint('before-manifest');
-    const written = await bucket.putIf(
-      MANIFEST_FILE,
-      manifestBytes,
-      objectHeaders(MANIFEST_FILE, manifestBytes, objectOptions),
-      remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' },
-    );
-    let etag: string;
-    if (written !== 'lost') etag = written.etag;
-    else {
-      // A 500 may hide a write that landed: the manifest read back says.
-      const now = await bucket.get(MANIFEST_FILE);
-      if (!now?.body.equals(manifestBytes)) return { done: false };
-      etag = now.etag;
+
+    // The truth. Each module's state is stored only over the one this write read (or where there was none):
+    // that is the commit of its change, and writers of other modules never meet here. A mirror whose manifest
+    // is older than format 3 reads no states yet: they are stored as they are, and its manifest's write commits them.
+    for (const state of states) {
+      if (upgrade) {
+        await bucket.put(state.rel, state.body(), state.headers);
+        continue;
+      }
+      const etag = mirror.etags.get(state.rel);
+      crashPoint('before-state');
+      const stored = await bucket.putIf(state.rel, state.body(), state.headers, etag !== undefined ? { ifMatch: etag } : { ifNoneMatch: '*' });
+      // A 500 may hide a write that landed: the state read back says.
+      if (stored === 'lost' && !(await bucket.get(state.rel))?.body.equals(state.body())) return { done: false };
+      on.committed();
     }
-    on.committed();
-    // The record of the replaced manifest is no longer the live one's; a writer still reading it will lose its race.
-    if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
-    // Step 3 begins: what this writer derived from the manifest it made live, unless a later one is live
-    // already (then it derives again from that one, rather than replacing a later writer's documents).
-    if ((await bucket.etag(MANIFEST_FILE)) === etag) await uploadInOrder(bucket, after, { concurrency: options.concurrency ?? 16 });
-    else after.length = 0;
-    const uploaded = [...new Set([...inWriteOrder(before.map((u) => u.rel)), MANIFEST_FILE, ...inWriteOrder(after.map((u) => u.rel))])];
+    let etag: string;
+    let stamped = generation;
+    if (modulesOnly) {
+      ({ etag, generation: stamped } = await announce(bucket, states, record, objects, objectOptions));
+    } else {
+      const manifestBytes = manifestTextWithGeneration(written, generation);
+      await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
+      crashPoint('before-manifest');
+      const put = await bucket.putIf(
+        MANIFEST_FILE,
+        manifestBytes,
+        objectHeaders(MANIFEST_FILE, manifestBytes, objectOptions),
+        remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' },
+      );
+      if (put !== 'lost') etag = put.etag;
+      else {
+        // A 500 may hide a write that landed: the manifest read back says.
+        const now = await bucket.get(MANIFEST_FILE);
+        if (!now?.body.equals(manifestBytes)) return { done: false };
+        etag = now.etag;
+      }
+      on.committed();
+      // The record of the replaced manifest is no longer the live one's; a writer still reading it will lose its race.
+      if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
+    }
+    // Step 3 begins: what this writer derived, unless a later manifest is live already (then it derives
+    // again from that one, rather than replacing a later writer's documents).
+    if ((await bucket.etag(MANIFEST_FILE)) === etag) {
+      await uploadInOrder(
+        bucket,
+        after.map((u) => ({ ...u, generation: stamped })),
+        { concurrency: options.concurrency ?? 16 },
+      );
+    } else after.length = 0;
+    const uploaded = [
+      ...new Set([...inWriteOrder(before.map((u) => u.rel)), ...states.map((u) => u.rel), MANIFEST_FILE, ...inWriteOrder(after.map((u) => u.rel))]),
+    ];
     return { done: true, result: { ...result, uploaded }, committed: { etag } };
+  });
+}
+
+/** The same root but for what follows the modules: the recent versions and the generation. */
+function sameRoot(a: Manifest, b: Manifest): boolean {
+  const strip = ({ recent: _recent, generation: _generation, modules: _modules, forced: _forced, removed, ...rest }: Manifest) => ({
+    ...rest,
+    removed: removed?.filter((r) => r.module === undefined),
+  });
+  return JSON.stringify(strip(a)) === JSON.stringify(strip(b));
+}
+
+/**
+ * Makes the change of the modules whose `states` were just stored known in the manifest: its recent
+ * versions and a new generation, over whatever manifest is live (another writer's included), until
+ * one lands. Each try is cheap: the manifest is small, and nothing else is redone.
+ */
+async function announce(
+  bucket: Bucket,
+  states: Upload[],
+  record: ObjectRecord,
+  objects: Record<string, string>,
+  objectOptions: ObjectOptions,
+): Promise<{ etag: string; generation: number }> {
+  const modules = states.map((u) => parseModuleState(u.body().toString('utf8'), moduleOfStateFile(u.rel)!));
+  for (let attempt = 1; attempt <= 60; attempt++) {
+    const live = await bucket.get(MANIFEST_FILE);
+    if (!live) throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} is gone: the mirror was deleted while this write ran.`);
+    const root = parseRemoteManifest(bucket, live.body);
+    const generation = nextGeneration(root);
+    const bytes = manifestTextWithGeneration({ ...root, recent: recentVersions(modules, root.recent) }, generation);
+    await bucket.put(recordFile(bytes), recordText({ ...record, objects }), RECORD_HEADERS);
+    crashPoint('before-manifest');
+    const put = await bucket.putIf(MANIFEST_FILE, bytes, objectHeaders(MANIFEST_FILE, bytes, objectOptions), { ifMatch: live.etag });
+    if (put !== 'lost') {
+      await bucket.remove([recordFile(live.body)]).catch(() => undefined);
+      return { etag: put.etag, generation };
+    }
+    const now = await bucket.get(MANIFEST_FILE);
+    if (now?.body.equals(bytes)) return { etag: now.etag, generation };
+    await bucket.remove([recordFile(bytes)]).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, Math.random() * 20 * Math.min(attempt, 10)));
+  }
+  throw new MirrorError('LOCK_BUSY', `${bucket.name(MANIFEST_FILE)} kept changing: 60 tries to record this write's modules in it.`, {
+    hint: 'The change is live (its module states are stored); the next write into this mirror, or modmirror verify --repair, lists it.',
   });
 }
 
@@ -265,7 +360,7 @@ export async function refreshInBucket(
   const manifest = parseRemoteManifest(bucket, remote.body);
   const record = parseRecord((await bucket.get(recordFile(remote.body)))?.body);
   const objectOptions = { terraformGet: record?.options?.terraformGet === true };
-  return withFetched(bucket, remote, refreshReads(keys, manifest), options, objectOptions, async (mirror) => {
+  return withFetched(bucket, remote, manifest, keys, (part) => refreshReads(keys, part), options, objectOptions, async (mirror) => {
     await job.refresh(mirror.dir, keys);
     // What differs from the bucket's object where it was fetched; the rest always, but for the files no
     // writer derives from the truth (the browse page's own), which the record of the manifest vouches for.
@@ -274,7 +369,7 @@ export async function refreshInBucket(
     const generation = manifest.generation ?? 0;
     const uploads = mirror
       .written()
-      .filter((u) => u.rel !== MANIFEST_FILE && !unchanged(u))
+      .filter((u) => u.rel !== MANIFEST_FILE && moduleOfStateFile(u.rel) === undefined && !unchanged(u))
       .map((u) => ({ ...u, generation }));
     // Derived from a manifest that is no longer live: nothing is uploaded, and the caller derives again.
     if ((await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { etag: undefined, uploaded: [] };
@@ -284,7 +379,7 @@ export async function refreshInBucket(
 }
 
 /** What deriving the documents of `keys` again reads: each module's details and its archives' sizes. */
-function refreshReads(keys: string[], manifest: Manifest): BucketReads {
+function refreshReads(keys: string[], manifest: Manifest | undefined): BucketReads {
   const reads: BucketReads = { files: [], standIns: [] };
   for (const key of new Set(keys)) {
     const part = moduleReads(parseAddressKey(key), manifest, { siblings: false });
@@ -300,15 +395,23 @@ interface Fetched {
   at(rel: string): string;
   /** Object ids of what was fetched (the manifest included). */
   known: Map<string, string>;
+  /** ETags of the module states fetched: each is stored again only over the one read. */
+  etags: Map<string, string>;
   /** Every file the local writer wrote (a new file, not the fetched one), as an upload, in path order. */
   written(): Upload[];
 }
 
-/** The bucket's manifest and `reads` in a temporary folder for `fn`, removed afterwards. */
+/**
+ * The bucket's manifest and what a write of `modules` reads, in a temporary folder for `fn`, removed
+ * afterwards. Of a format-3 mirror, first the truth those modules' documents and listings are written
+ * from (truthReads), then what `reads` names given it (their documents, their archives as stand-ins).
+ */
 async function withFetched<T>(
   bucket: Bucket,
   remote: StoredObject | undefined,
-  reads: BucketReads,
+  manifest: Manifest | undefined,
+  modules: string[],
+  reads: (manifest: Manifest | undefined) => BucketReads,
   options: Pick<BucketWriteOptions, 'concurrency'>,
   objectOptions: ObjectOptions,
   fn: (mirror: Fetched) => Promise<T>,
@@ -317,25 +420,43 @@ async function withFetched<T>(
   try {
     const dir = join(temp, 'mirror');
     const known = new Map<string, string>();
+    const etags = new Map<string, string>();
     const fetched = new Map<string, number>();
+    const keep = (rel: string, object: StoredObject) => {
+      place(dir, rel, object.body);
+      known.set(rel, objectId(object.body, objectHeaders(rel, object.body, objectOptions)));
+      fetched.set(rel, statSync(join(dir, rel)).ino);
+      if (moduleOfStateFile(rel) !== undefined) etags.set(rel, object.etag);
+    };
+    const standIn = (rel: string, size: number) => {
+      if (fetched.has(rel)) return;
+      place(dir, rel, Buffer.alloc(0));
+      if (size > 0) truncateSync(join(dir, rel), size);
+      fetched.set(rel, statSync(join(dir, rel)).ino);
+    };
+    let standIns = new Set<string>();
+    let part = manifest;
     if (remote) {
-      const bodies = await fetchAll(bucket, reads.files, options.concurrency ?? 16);
-      for (const [rel, body] of [[MANIFEST_FILE, remote.body] as const, ...bodies]) {
-        place(dir, rel, body);
-        known.set(rel, objectId(body, objectHeaders(rel, body, objectOptions)));
-        fetched.set(rel, statSync(join(dir, rel)).ino);
+      keep(MANIFEST_FILE, remote);
+      if (manifest && manifest.format >= 3) {
+        const truth = await truthReads(bucket, modules, options.concurrency ?? 16, keep);
+        for (const namespace of truth.namespaces) mkdirSync(join(dir, MODULE_STATES_DIR, namespace), { recursive: true });
+        for (const rel of truth.listed) standIn(rel, 0);
+        standIns = new Set(truth.listed.filter((rel) => known.get(rel) === undefined));
+        part = readManifest(dir, truth.family);
       }
-      for (const { rel, size } of reads.standIns) {
-        place(dir, rel, Buffer.alloc(0));
-        truncateSync(join(dir, rel), size);
-        fetched.set(rel, statSync(join(dir, rel)).ino);
+      const plan = reads(part);
+      for (const [rel, object] of await fetchAll(bucket, plan.files, options.concurrency ?? 16)) keep(rel, object);
+      for (const { rel, size } of plan.standIns) {
+        standIn(rel, size);
+        standIns.add(rel);
       }
     }
-    const standIns = new Set(reads.standIns.map((s) => s.rel));
     return await fn({
       dir,
       at: (rel) => join(realpathSync(dir), rel),
       known,
+      etags,
       written() {
         // What the writer wrote is a new file; what it left is still the fetched one (a hard link to it).
         const root = realpathSync(dir);
@@ -354,6 +475,72 @@ async function withFetched<T>(
   } finally {
     rmSync(temp, { recursive: true, force: true, maxRetries: 5 });
   }
+}
+
+/** As many module states as the first page of a listing can need: more than it shows, for modules with no version left. */
+const LISTING_STATES = 32;
+
+/**
+ * What a write of `modules` reads of a format-3 mirror's truth: the namespaces, the names of the states
+ * in each namespace it writes (stand-ins, so listings know every module), the states of each module's
+ * family (its name's providers) and of the first modules of its namespace and of the mirror (the
+ * listings' first pages), and the browse page's file of each namespace with the states of the modules
+ * it lacks rows for. `keep` stores each object fetched.
+ */
+async function truthReads(
+  bucket: Bucket,
+  modules: string[],
+  concurrency: number,
+  keep: (rel: string, object: StoredObject) => void,
+): Promise<{ namespaces: string[]; listed: string[]; family: string[] }> {
+  const namespaces = await bucket.folders(`${MODULE_STATES_DIR}/`);
+  const touched = [...new Set(modules.map((key) => key.slice(0, key.indexOf('/'))))];
+  const listed: string[] = [];
+  const real = new Set<string>();
+  const family: string[] = [];
+  for (const namespace of touched) {
+    const inNamespace: string[] = [];
+    for await (const rel of bucket.list(`${MODULE_STATES_DIR}/${namespace}/`)) if (moduleOfStateFile(rel) !== undefined) inNamespace.push(rel);
+    inNamespace.sort();
+    listed.push(...inNamespace);
+    inNamespace.slice(0, LISTING_STATES).forEach((rel) => real.add(rel));
+    for (const key of modules.filter((k) => k.startsWith(`${namespace}/`))) {
+      const prefix = `${key.split('/').slice(0, 2).join('/')}/`;
+      for (const rel of inNamespace) {
+        const other = moduleOfStateFile(rel)!;
+        if (other.startsWith(prefix)) family.push(other);
+      }
+      family.push(key);
+    }
+  }
+  // The mirror's first modules, for its own listing: a listing is in key order, as the bucket lists.
+  let first = 0;
+  for await (const rel of bucket.list(`${MODULE_STATES_DIR}/`)) {
+    if (moduleOfStateFile(rel) === undefined) continue;
+    listed.push(rel);
+    real.add(rel);
+    if (++first >= LISTING_STATES) break;
+  }
+  for (const key of family) real.add(moduleStateFile(key));
+  const shards = await fetchAll(bucket, touched.map(browseNamespaceFile), concurrency);
+  for (const [rel, object] of shards) {
+    keep(rel, object);
+    try {
+      const rows = (JSON.parse(object.body.toString('utf8')) as { modules: unknown[][] }).modules;
+      const held = new Set(rows.map((row) => row.slice(0, 3).join('/')));
+      const namespace = rel.slice('browse/modules/'.length, -'.json'.length);
+      for (const state of listed) if (state.startsWith(`${MODULE_STATES_DIR}/${namespace}/`) && !held.has(moduleOfStateFile(state)!)) real.add(state);
+    } catch {
+      // An unreadable file is written again from every state of its namespace.
+      for (const state of listed) real.add(state);
+    }
+  }
+  // A namespace without its browse file (a mirror upgraded, a file lost): its rows come from every state.
+  for (const namespace of touched)
+    if (!shards.some(([rel]) => rel === browseNamespaceFile(namespace)))
+      for (const state of listed) if (state.startsWith(`${MODULE_STATES_DIR}/${namespace}/`)) real.add(state);
+  for (const [rel, object] of await fetchAll(bucket, [...real], concurrency)) keep(rel, object);
+  return { namespaces, listed: [...new Set(listed)], family: [...new Set(family)] };
 }
 
 function parseRemoteManifest(bucket: Bucket, body: Buffer): Manifest {
@@ -414,14 +601,14 @@ function place(dir: string, rel: string, body: Buffer): void {
   writeFileSync(join(dir, rel), body);
 }
 
-async function fetchAll(bucket: Bucket, rels: string[], concurrency: number): Promise<[string, Buffer][]> {
-  const out: [string, Buffer][] = [];
+async function fetchAll(bucket: Bucket, rels: string[], concurrency: number): Promise<[string, StoredObject][]> {
+  const out: [string, StoredObject][] = [];
   let next = 0;
   const worker = async () => {
     while (next < rels.length) {
       const rel = rels[next++]!;
       const object = await bucket.get(rel);
-      if (object) out.push([rel, object.body]);
+      if (object) out.push([rel, object]);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, rels.length) }, worker));

@@ -50,7 +50,7 @@ import {
 } from '../protocol/paths.js';
 import { jsonText, type Staging } from '../mirror/staging.js';
 import { latestVersion } from '../version-order.js';
-import { listedSummary, type ModulesView } from '../mirror/view.js';
+import { firstListed, listedSummary, type ModulesView } from '../mirror/view.js';
 
 export interface IndexOptions {
   baseUrl: string;
@@ -223,19 +223,6 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
 
 /** Files older mirrors kept beside the manifest, listing every module; the states hold it now. */
 const LEGACY_INDEX_FILES = [SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE, DEPRECATIONS_FILE];
-
-/** The summaries a listing's first page shows (one more, so it knows there is a next page), from `namespaces` in order. */
-function firstListed(view: ModulesView, namespaces: string[]): ModuleSummary[] {
-  const found: ModuleSummary[] = [];
-  for (const namespace of namespaces) {
-    for (const key of view.modulesIn(namespace)) {
-      const summary = listedSummary(view, key);
-      if (summary) found.push(summary);
-      if (found.length > LIST_DEFAULT_LIMIT) return found;
-    }
-  }
-  return found;
-}
 
 /** Each namespace/name pair of `namespaces`, once. */
 function groupNames(view: ModulesView, namespaces: string[]): { namespace: string; name: string }[] {

@@ -6,7 +6,7 @@
 // states of the modules it shows, never the whole mirror.
 
 import type { ModuleSummary } from '../protocol/documents.js';
-import { addressKey } from '../protocol/paths.js';
+import { addressKey, LIST_DEFAULT_LIMIT } from '../protocol/paths.js';
 import { moduleOfStateFile, moduleStateFile, moduleStatesIn, readModuleStateFile, stateNamespacesIn, type ModuleRecord, type ModuleState } from './manifest.js';
 import type { Staging } from './staging.js';
 
@@ -17,12 +17,27 @@ export interface ModulesView {
   modulesIn(namespace: string): string[];
   /** A module's state as the write leaves it; undefined when it has none. */
   state(key: string): Pick<ModuleState, 'versions' | 'latest'> | undefined;
+  /** True for a module this write rewrote (every module, for a build). */
+  rewritten(key: string): boolean;
 }
 
 /** A module's summary as listings show it: undefined for a module every version of which was removed. */
 export function listedSummary(view: ModulesView, key: string): ModuleSummary | undefined {
   const state = view.state(key);
   return state && state.versions.length > 0 ? state.latest : undefined;
+}
+
+/** The summaries a listing's first page shows, and one more (so it knows there is a next page), from `namespaces` in order. */
+export function firstListed(view: ModulesView, namespaces: string[]): ModuleSummary[] {
+  const found: ModuleSummary[] = [];
+  for (const namespace of namespaces) {
+    for (const key of view.modulesIn(namespace)) {
+      const summary = listedSummary(view, key);
+      if (summary) found.push(summary);
+      if (found.length > LIST_DEFAULT_LIMIT) return found;
+    }
+  }
+  return found;
 }
 
 /** Every module of the mirror is in `sorted` (a build, or a write that read them all). */
@@ -42,6 +57,7 @@ export function recordsView(sorted: ModuleRecord[]): ModulesView {
       const record = byKey.get(key);
       return record && { versions: record.versions.map((v) => ({ ...v, archive: '' })), latest: record.latest };
     },
+    rewritten: (key) => byKey.has(key),
   };
 }
 
@@ -68,5 +84,6 @@ export function stagedView(staging: Staging & { changed?: string[] }, liveDir: s
       if (!read.has(key)) read.set(key, readModuleStateFile(staging.at(moduleStateFile(key)), key));
       return read.get(key);
     },
+    rewritten: (key) => own.has(key),
   };
 }
