@@ -11,7 +11,16 @@ import { MirrorError } from '../errors.js';
 import { crashPoint } from '../mirror/crash.js';
 import { phaseOf } from '../mirror/write-order.js';
 import { ledgerRefusal, ledgerViolations } from '../mirror/ledger.js';
-import { manifestTextWithGeneration, parseManifest, type Manifest } from '../mirror/manifest.js';
+import {
+  manifestTextWithGeneration,
+  MODULE_STATES_DIR,
+  moduleOfStateFile,
+  parseManifest,
+  parseModuleState,
+  readManifest,
+  withModuleStates,
+  type Manifest,
+} from '../mirror/manifest.js';
 import { problemLines, withMirrorRead } from '../mirror/transaction.js';
 import { MANIFEST_FILE, MODULES_BASE } from '../protocol/paths.js';
 import { refreshModules } from '../publish/refresh.js';
@@ -31,7 +40,7 @@ import {
   type ObjectOptions,
   type ObjectRecord,
 } from './objects.js';
-import type { Bucket } from './store.js';
+import type { Bucket, StoredObject } from './store.js';
 import { uploadInOrder, type Upload } from './upload.js';
 import { deriveAfterCommit, pendingMarker } from './write.js';
 
@@ -84,10 +93,22 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   const { bucket } = options;
   let manifestBytes: Buffer = readFileSync(join(root, MANIFEST_FILE));
   const remote = await bucket.get(MANIFEST_FILE);
+  // The bucket's module states, with their ETags: each is replaced only over the one read here.
+  const remoteStates = new Map<string, StoredObject>();
   if (remote) {
     let before: Manifest;
     try {
       before = parseManifest(remote.body.toString('utf8'));
+      if (before.format >= 3) {
+        for await (const rel of bucket.list(`${MODULE_STATES_DIR}/`)) {
+          const object = moduleOfStateFile(rel) !== undefined ? await bucket.get(rel) : undefined;
+          if (object) remoteStates.set(rel, object);
+        }
+        before = withModuleStates(
+          before,
+          [...remoteStates].map(([rel, object]) => parseModuleState(object.body.toString('utf8'), moduleOfStateFile(rel)!)),
+        );
+      }
     } catch (error) {
       throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} is not a modmirror manifest: ${(error as Error).message}`, {
         hint: 'Push to an empty prefix, or delete that object if the prefix holds no mirror.',
@@ -96,7 +117,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     }
     // The bucket is a published mirror too: what it published stays, unless the mirror records replacing or removing it.
     const local = parseManifest(manifestBytes.toString('utf8'));
-    const violations = ledgerViolations(before, local, { replace: true, remove: true });
+    const violations = ledgerViolations(before, readManifest(root)!, { replace: true, remove: true });
     if (violations.length > 0) throw ledgerRefusal(violations);
     manifestBytes = afterGeneration(local, manifestBytes, before, remote.body);
   }
@@ -106,12 +127,18 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
 
   const objects: Record<string, string> = {};
   const uploads: Upload[] = [];
+  const states: Upload[] = [];
   for (const rel of filesOf(root)) {
     if (rel === MANIFEST_FILE) continue;
     const body = readFileSync(join(root, rel));
     const headers = objectHeaders(rel, body, options);
     const id = objectId(body, headers);
     objects[rel] = id;
+    // The truth goes up last, each state only over the one read (a publish into the bucket may have changed it meanwhile).
+    if (moduleOfStateFile(rel) !== undefined) {
+      if (options.full || !remoteStates.get(rel)?.body.equals(body)) states.push({ rel, headers, id, body: () => readFileSync(join(root, rel)) });
+      continue;
+    }
     if (known[rel] !== id)
       uploads.push({ rel, headers, id, body: () => readFileSync(join(root, rel)), create: phaseOf(rel) === 'archives' && !(rel in known) });
   }
@@ -132,10 +159,11 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     seconds: (performance.now() - started) / 1000,
     ...extra,
   });
-  const count = uploads.length + (manifestChanged ? 1 : 0);
-  if (options.dryRun) return result(count, 0, { objects: [...uploads.map((u) => u.rel), ...(manifestChanged ? [MANIFEST_FILE] : [])] });
+  const count = uploads.length + states.length + (manifestChanged ? 1 : 0);
+  if (options.dryRun)
+    return result(count, 0, { objects: [...uploads.map((u) => u.rel), ...states.map((u) => u.rel), ...(manifestChanged ? [MANIFEST_FILE] : [])] });
 
-  const progress = { total: uploads.length, done: 0 };
+  const progress = { total: uploads.length + states.length, done: 0 };
   const upload = (batch: Upload[]) =>
     uploadInOrder(bucket, batch, {
       concurrency: options.concurrency ?? 16,
@@ -157,8 +185,21 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   let committed: string | undefined;
   // What lists versions goes up after the manifest: a push killed in between is finished by the next writer.
   const marker = pendingMarker(bucket, modulesOf(after));
+  if (after.length > 0 && (manifestChanged || states.length > 0)) await marker.put();
+  for (const state of states) {
+    const read = remoteStates.get(state.rel);
+    const stored = await bucket.putIf(state.rel, state.body(), state.headers, read ? { ifMatch: read.etag } : { ifNoneMatch: '*' });
+    if (stored === 'lost' && !(await bucket.get(state.rel))?.body.equals(state.body())) {
+      await marker.remove();
+      throw new MirrorError('OUTPUT_FAILED', `${bucket.name(state.rel)} changed while this push ran (a publish into the bucket); the bucket keeps that one.`, {
+        hint: 'Push again once the mirror has that publish too (bundle it, or publish it here); a push never replaces what the bucket published.',
+      });
+    }
+    journal.add(state.rel, state.id);
+    progress.done++;
+    options.progress?.(`uploaded ${progress.done}/${progress.total} objects`);
+  }
   if (manifestChanged) {
-    if (after.length > 0) await marker.put();
     const headers = objectHeaders(MANIFEST_FILE, manifestBytes, options);
     crashPoint('before-manifest');
     const outcome = await bucket.putIf(MANIFEST_FILE, manifestBytes, headers, remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' });
@@ -189,6 +230,8 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     await marker.remove();
     await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
   }
+  // Nothing left to derive: the same states and manifest pushed again (--full), or derived above.
+  await marker.remove();
   journal.finish();
   options.progress?.('');
   if (!options.prune || gone.length === 0) return result(count, 0);

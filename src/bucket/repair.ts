@@ -29,6 +29,7 @@ export async function repairBucket(bucket: Bucket, options: { imageHosts: string
       write: (dir) => refresh(dir, 'all'),
       unchanged: () => false,
       modules: [],
+      whole: true,
       refresh,
     },
     { ...options, distrustRecord: true },

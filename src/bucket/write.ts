@@ -79,6 +79,8 @@ export interface BucketWrite<R> {
   unchanged(result: R): boolean;
   /** The modules (`ns/name/provider`) the write changes: what its pending marker names, and what it derives again. */
   modules: string[];
+  /** The write reads every module (a repair): every state is fetched. */
+  whole?: boolean;
   /** Derives the documents of `keys` and every index again from the truth in the fetched mirror in `dir` (refreshModules). */
   refresh(dir: string, keys: string[]): Promise<unknown>;
 }
@@ -119,7 +121,9 @@ export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, opti
       if (outcome.done) {
         const { result, committed } = outcome;
         // Lost a race to a writer of the very same change: what this one stored before losing may have landed after the winner's.
-        const derived = committed || dirty.size > 0 ? await deriveAfterCommit(bucket, job, committed, options, marker.rel) : [];
+        // A write that finds its change made (by itself, killed after its commit, or another writer) heals what markers name.
+        const heal = committed || dirty.size > 0 || (await pendingMarkers(bucket)).length > 0;
+        const derived = heal ? await deriveAfterCommit(bucket, job, committed, options, marker.rel) : [];
         await marker.remove();
         return { ...result, uploaded: [...result.uploaded, ...derived], attempts: attempt };
       }
@@ -166,103 +170,117 @@ async function attemptWrite<R>(
   const record: ObjectRecord = parseRecord(recordBody) ?? { format: 1, objects: {} };
   const objectOptions = { terraformGet: record.options?.terraformGet === true };
 
-  return withFetched(bucket, remote, manifest, job.modules, job.reads, options, objectOptions, async (mirror) => {
-    const result = await job.write(mirror.dir, attempt);
-    if (job.unchanged(result) || options.dryRun) return { done: true, result: { ...result, uploaded: [] } };
+  return withFetched(
+    bucket,
+    remote,
+    manifest,
+    job.whole ? 'all' : job.modules,
+    (part) => job.reads(part),
+    options,
+    objectOptions,
+    async (mirror) => {
+      const result = await job.write(mirror.dir, attempt);
+      if (job.unchanged(result) || options.dryRun) return { done: true, result: { ...result, uploaded: [] } };
 
-    const before: Upload[] = [];
-    const after: Upload[] = [];
-    const states: Upload[] = [];
-    // The generation of the manifest this write makes live, and so of what it derived.
-    const generation = nextGeneration(manifest);
-    const objects: Record<string, string> = { ...record.objects };
-    // What the bucket holds: what was fetched, and what the manifest's record says was stored.
-    const known = new Map([...(options.distrustRecord ? [] : Object.entries(record.objects)), ...mirror.known]);
-    for (const upload of mirror.written()) {
-      const { rel, id } = upload;
-      if (moduleOfStateFile(rel) !== undefined) {
-        states.push(upload);
-        objects[rel] = id;
-        continue;
+      const before: Upload[] = [];
+      const after: Upload[] = [];
+      const states: Upload[] = [];
+      // The generation of the manifest this write makes live, and so of what it derived.
+      const generation = nextGeneration(manifest);
+      const objects: Record<string, string> = { ...record.objects };
+      // What the bucket holds: what was fetched, and what the manifest's record says was stored.
+      const known = new Map([...(options.distrustRecord ? [] : Object.entries(record.objects)), ...mirror.known]);
+      for (const upload of mirror.written()) {
+        const { rel, id } = upload;
+        if (moduleOfStateFile(rel) !== undefined) {
+          states.push(upload);
+          objects[rel] = id;
+          continue;
+        }
+        const archive = phaseOf(rel) === 'archives';
+        const isNew = !known.has(rel);
+        if (isNew && (archive || phaseOf(rel) === 'documents')) {
+          // A new object no listing names yet. An archive is stored only if new (upload.ts), so one this
+          // writer stored in a lost attempt is still its bytes; a document is stored again.
+          if (!(archive && dirty.get(rel) === id)) before.push({ ...upload, create: archive });
+          objects[rel] = id;
+          // Its own documents are written again after the commit: a writer of the same change that lost may have replaced them.
+          if (!archive) after.push({ ...upload, generation });
+        } else if (known.get(rel) !== id) {
+          after.push({ ...upload, generation });
+          // Not known to be in the bucket until it is derived after the commit: a push uploads it again.
+          delete objects[rel];
+        }
       }
-      const archive = phaseOf(rel) === 'archives';
-      const isNew = !known.has(rel);
-      if (isNew && (archive || phaseOf(rel) === 'documents')) {
-        // A new object no listing names yet. An archive is stored only if new (upload.ts), so one this
-        // writer stored in a lost attempt is still its bytes; a document is stored again.
-        if (!(archive && dirty.get(rel) === id)) before.push({ ...upload, create: archive });
-        objects[rel] = id;
-        // Its own documents are written again after the commit: a writer of the same change that lost may have replaced them.
-        if (!archive) after.push({ ...upload, generation });
-      } else if (known.get(rel) !== id) {
-        after.push({ ...upload, generation });
-        // Not known to be in the bucket until it is derived after the commit: a push uploads it again.
-        delete objects[rel];
-      }
-    }
-    const upgrade = manifest !== undefined && manifest.format < 3;
-    const written = parseManifest(readFileSync(mirror.at(MANIFEST_FILE), 'utf8'));
-    // Only modules changed: their states commit the change, and the manifest follows whatever is live then.
-    const modulesOnly = remote !== undefined && !upgrade && states.length > 0 && sameRoot(manifest!, written);
-    // Another writer changed the manifest while this one worked: nothing uploaded yet, so the redo costs no more than it must.
-    if (remote && !modulesOnly && (await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { done: false };
-    await on.beforeUploads();
-    await uploadInOrder(bucket, before, { concurrency: options.concurrency ?? 16, onDone: (u) => dirty.set(u.rel, u.id) });
+      const upgrade = manifest !== undefined && manifest.format < 3;
+      const written = parseManifest(readFileSync(mirror.at(MANIFEST_FILE), 'utf8'));
+      // Only modules changed: their states commit the change, and the manifest follows whatever is live then.
+      const modulesOnly = remote !== undefined && !upgrade && states.length > 0 && sameRoot(manifest!, written);
+      // Another writer changed the manifest while this one worked: nothing uploaded yet, so the redo costs no more than it must.
+      if (remote && !modulesOnly && (await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { done: false };
+      await on.beforeUploads();
+      await uploadInOrder(bucket, before, { concurrency: options.concurrency ?? 16, onDone: (u) => dirty.set(u.rel, u.id) });
 
-    // The truth. Each module's state is stored only over the one this write read (or where there was none):
-    // that is the commit of its change, and writers of other modules never meet here. A mirror whose manifest
-    // is older than format 3 reads no states yet: they are stored as they are, and its manifest's write commits them.
-    for (const state of states) {
-      if (upgrade) {
-        await bucket.put(state.rel, state.body(), state.headers);
-        continue;
+      // The truth. Each module's state is stored only over the one this write read (or where there was none):
+      // that is the commit of its change, and writers of other modules never meet here. A mirror whose manifest
+      // is older than format 3 reads no states yet: they are stored as they are, and its manifest's write commits them.
+      for (const state of states) {
+        if (upgrade) {
+          await bucket.put(state.rel, state.body(), state.headers);
+          continue;
+        }
+        const etag = mirror.etags.get(state.rel);
+        crashPoint('before-state');
+        const stored = await bucket.putIf(state.rel, state.body(), state.headers, etag !== undefined ? { ifMatch: etag } : { ifNoneMatch: '*' });
+        // A 500 may hide a write that landed: the state read back says.
+        if (stored === 'lost' && !(await bucket.get(state.rel))?.body.equals(state.body())) return { done: false };
+        on.committed();
       }
-      const etag = mirror.etags.get(state.rel);
-      crashPoint('before-state');
-      const stored = await bucket.putIf(state.rel, state.body(), state.headers, etag !== undefined ? { ifMatch: etag } : { ifNoneMatch: '*' });
-      // A 500 may hide a write that landed: the state read back says.
-      if (stored === 'lost' && !(await bucket.get(state.rel))?.body.equals(state.body())) return { done: false };
-      on.committed();
-    }
-    let etag: string;
-    let stamped = generation;
-    if (modulesOnly) {
-      ({ etag, generation: stamped } = await announce(bucket, states, record, objects, objectOptions));
-    } else {
-      const manifestBytes = manifestTextWithGeneration(written, generation);
-      await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
-      crashPoint('before-manifest');
-      const put = await bucket.putIf(
-        MANIFEST_FILE,
-        manifestBytes,
-        objectHeaders(MANIFEST_FILE, manifestBytes, objectOptions),
-        remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' },
-      );
-      if (put !== 'lost') etag = put.etag;
-      else {
-        // A 500 may hide a write that landed: the manifest read back says.
-        const now = await bucket.get(MANIFEST_FILE);
-        if (!now?.body.equals(manifestBytes)) return { done: false };
-        etag = now.etag;
+      let etag: string;
+      let stamped = generation;
+      // False when others' changes were recorded after this write read the bucket: what it derived misses them.
+      let current = true;
+      if (modulesOnly) {
+        let over: string;
+        ({ etag, generation: stamped, over } = await announce(bucket, states, record, objects, objectOptions));
+        current = over === remote!.etag;
+      } else {
+        const manifestBytes = manifestTextWithGeneration(written, generation);
+        await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
+        crashPoint('before-manifest');
+        const put = await bucket.putIf(
+          MANIFEST_FILE,
+          manifestBytes,
+          objectHeaders(MANIFEST_FILE, manifestBytes, objectOptions),
+          remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' },
+        );
+        if (put !== 'lost') etag = put.etag;
+        else {
+          // A 500 may hide a write that landed: the manifest read back says.
+          const now = await bucket.get(MANIFEST_FILE);
+          if (!now?.body.equals(manifestBytes)) return { done: false };
+          etag = now.etag;
+        }
+        on.committed();
+        // The record of the replaced manifest is no longer the live one's; a writer still reading it will lose its race.
+        if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
       }
-      on.committed();
-      // The record of the replaced manifest is no longer the live one's; a writer still reading it will lose its race.
-      if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
-    }
-    // Step 3 begins: what this writer derived, unless a later manifest is live already (then it derives
-    // again from that one, rather than replacing a later writer's documents).
-    if ((await bucket.etag(MANIFEST_FILE)) === etag) {
-      await uploadInOrder(
-        bucket,
-        after.map((u) => ({ ...u, generation: stamped })),
-        { concurrency: options.concurrency ?? 16 },
-      );
-    } else after.length = 0;
-    const uploaded = [
-      ...new Set([...inWriteOrder(before.map((u) => u.rel)), ...states.map((u) => u.rel), MANIFEST_FILE, ...inWriteOrder(after.map((u) => u.rel))]),
-    ];
-    return { done: true, result: { ...result, uploaded }, committed: { etag } };
-  });
+      // Step 3 begins: what this writer derived, unless a later manifest is live already (then it derives
+      // again from that one, rather than replacing a later writer's documents).
+      if (current && (await bucket.etag(MANIFEST_FILE)) === etag) {
+        await uploadInOrder(
+          bucket,
+          after.map((u) => ({ ...u, generation: stamped })),
+          { concurrency: options.concurrency ?? 16 },
+        );
+      } else after.length = 0;
+      const uploaded = [
+        ...new Set([...inWriteOrder(before.map((u) => u.rel)), ...states.map((u) => u.rel), MANIFEST_FILE, ...inWriteOrder(after.map((u) => u.rel))]),
+      ];
+      // Derived again from the truth as it is now (deriveAfterCommit) when this write's was not the latest.
+      return { done: true, result: { ...result, uploaded }, committed: current ? { etag } : { etag: '' } };
+    },
+  );
 }
 
 /** The same root but for what follows the modules: the recent versions and the generation. */
@@ -285,7 +303,7 @@ async function announce(
   record: ObjectRecord,
   objects: Record<string, string>,
   objectOptions: ObjectOptions,
-): Promise<{ etag: string; generation: number }> {
+): Promise<{ etag: string; generation: number; over: string }> {
   const modules = states.map((u) => parseModuleState(u.body().toString('utf8'), moduleOfStateFile(u.rel)!));
   for (let attempt = 1; attempt <= 60; attempt++) {
     const live = await bucket.get(MANIFEST_FILE);
@@ -298,10 +316,10 @@ async function announce(
     const put = await bucket.putIf(MANIFEST_FILE, bytes, objectHeaders(MANIFEST_FILE, bytes, objectOptions), { ifMatch: live.etag });
     if (put !== 'lost') {
       await bucket.remove([recordFile(live.body)]).catch(() => undefined);
-      return { etag: put.etag, generation };
+      return { etag: put.etag, generation, over: live.etag };
     }
     const now = await bucket.get(MANIFEST_FILE);
-    if (now?.body.equals(bytes)) return { etag: now.etag, generation };
+    if (now?.body.equals(bytes)) return { etag: now.etag, generation, over: live.etag };
     await bucket.remove([recordFile(bytes)]).catch(() => undefined);
     await new Promise((r) => setTimeout(r, Math.random() * 20 * Math.min(attempt, 10)));
   }
@@ -360,22 +378,31 @@ export async function refreshInBucket(
   const manifest = parseRemoteManifest(bucket, remote.body);
   const record = parseRecord((await bucket.get(recordFile(remote.body)))?.body);
   const objectOptions = { terraformGet: record?.options?.terraformGet === true };
-  return withFetched(bucket, remote, manifest, keys, (part) => refreshReads(keys, part), options, objectOptions, async (mirror) => {
-    await job.refresh(mirror.dir, keys);
-    // What differs from the bucket's object where it was fetched; the rest always, but for the files no
-    // writer derives from the truth (the browse page's own), which the record of the manifest vouches for.
-    const derived = (rel: string) => rel.startsWith(MODULES_BASE) || rel.startsWith(V2_MODULES_BASE) || phaseOf(rel) === 'indexes';
-    const unchanged = (u: Upload) => (mirror.known.has(u.rel) ? mirror.known.get(u.rel) === u.id : !derived(u.rel) && record?.objects[u.rel] === u.id);
-    const generation = manifest.generation ?? 0;
-    const uploads = mirror
-      .written()
-      .filter((u) => u.rel !== MANIFEST_FILE && moduleOfStateFile(u.rel) === undefined && !unchanged(u))
-      .map((u) => ({ ...u, generation }));
-    // Derived from a manifest that is no longer live: nothing is uploaded, and the caller derives again.
-    if ((await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { etag: undefined, uploaded: [] };
-    await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16 });
-    return { etag: remote.etag, uploaded: uploads.map((u) => u.rel) };
-  });
+  return withFetched(
+    bucket,
+    remote,
+    manifest,
+    keys,
+    (part) => refreshReads(keys, part),
+    options,
+    objectOptions,
+    async (mirror) => {
+      await job.refresh(mirror.dir, keys);
+      // What differs from the bucket's object where it was fetched; the rest always, but for the files no
+      // writer derives from the truth (the browse page's own), which the record of the manifest vouches for.
+      const derived = (rel: string) => rel.startsWith(MODULES_BASE) || rel.startsWith(V2_MODULES_BASE) || phaseOf(rel) === 'indexes';
+      const unchanged = (u: Upload) => (mirror.known.has(u.rel) ? mirror.known.get(u.rel) === u.id : !derived(u.rel) && record?.objects[u.rel] === u.id);
+      const generation = manifest.generation ?? 0;
+      const uploads = mirror
+        .written()
+        .filter((u) => u.rel !== MANIFEST_FILE && moduleOfStateFile(u.rel) === undefined && !unchanged(u))
+        .map((u) => ({ ...u, generation }));
+      // Derived from a manifest that is no longer live: nothing is uploaded, and the caller derives again.
+      if ((await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { etag: undefined, uploaded: [] };
+      await uploadInOrder(bucket, uploads, { concurrency: options.concurrency ?? 16 });
+      return { etag: remote.etag, uploaded: uploads.map((u) => u.rel) };
+    },
+  );
 }
 
 /** What deriving the documents of `keys` again reads: each module's details and its archives' sizes. */
@@ -410,7 +437,7 @@ async function withFetched<T>(
   bucket: Bucket,
   remote: StoredObject | undefined,
   manifest: Manifest | undefined,
-  modules: string[],
+  modules: string[] | 'all',
   reads: (manifest: Manifest | undefined) => BucketReads,
   options: Pick<BucketWriteOptions, 'concurrency'>,
   objectOptions: ObjectOptions,
@@ -489,11 +516,17 @@ const LISTING_STATES = 32;
  */
 async function truthReads(
   bucket: Bucket,
-  modules: string[],
+  modules: string[] | 'all',
   concurrency: number,
   keep: (rel: string, object: StoredObject) => void,
 ): Promise<{ namespaces: string[]; listed: string[]; family: string[] }> {
   const namespaces = await bucket.folders(`${MODULE_STATES_DIR}/`);
+  if (modules === 'all') {
+    const every: string[] = [];
+    for await (const rel of bucket.list(`${MODULE_STATES_DIR}/`)) if (moduleOfStateFile(rel) !== undefined) every.push(rel);
+    for (const [rel, object] of await fetchAll(bucket, [...every, ...namespaces.map(browseNamespaceFile)], concurrency)) keep(rel, object);
+    return { namespaces, listed: every, family: every.map((rel) => moduleOfStateFile(rel)!) };
+  }
   const touched = [...new Set(modules.map((key) => key.slice(0, key.indexOf('/'))))];
   const listed: string[] = [];
   const real = new Set<string>();

@@ -143,7 +143,8 @@ function carryOnce(files: BundleFile[], archives: Set<string>): { carried: Bundl
  * mirror written before each module had its state (which lists every module).
  */
 function readBase(path: string): { manifest: Manifest; sha256: string } {
-  const hint = "Pass a copy of the receiving mirror's manifest.json and state/ folder (the folder holding them), or its manifest.json alone if an older modmirror wrote it.";
+  const hint =
+    "Pass a copy of the receiving mirror's manifest.json and state/ folder (the folder holding them), or its manifest.json alone if an older modmirror wrote it.";
   let manifest: Manifest | undefined;
   try {
     if (statSync(path).isDirectory()) manifest = readManifest(path);

@@ -137,7 +137,11 @@ export async function verifyBundle(file: string): Promise<VerifiedBundle> {
   let mirrorManifest: Manifest;
   try {
     mirrorManifest = parseManifest(mirrorManifestText);
-    if (mirrorManifest.format >= 3) mirrorManifest = withModuleStates(mirrorManifest, states.sort((a, b) => (a.module < b.module ? -1 : 1)));
+    if (mirrorManifest.format >= 3)
+      mirrorManifest = withModuleStates(
+        mirrorManifest,
+        states.sort((a, b) => (a.module < b.module ? -1 : 1)),
+      );
   } catch (error) {
     throw refuse(`its ${MANIFEST_FILE} is unusable (${messageOf(error)})`);
   }

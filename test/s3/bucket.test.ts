@@ -117,6 +117,11 @@ describe('push', () => {
   });
 });
 
+/** The module's state in the bucket: its truth. */
+const STATE = 'state/acme/hello.null.json';
+const stateIn = async (prefix: string) =>
+  json<{ versions: { version: string; sha256: string }[] }>((await rgw.get('mirror', `${prefix}/${STATE}`))!.body.toString());
+
 describe('publish into a bucket', () => {
   it('uploads only what it changed: the archive first, its documents, the manifest, then what lists versions', async () => {
     const before = await rgw.list('mirror', 'reg/');
@@ -128,11 +133,13 @@ describe('publish into a bucket', () => {
     const changed = [...after].filter(([key, etag]) => before.get(key) !== etag && !key.startsWith('reg/.modmirror/')).map(([key]) => key.slice(4));
     expect([...uploaded].sort()).toEqual(changed.sort());
     expect(uploaded[0]).toBe('v1/modules/acme/hello/null/2.1.0/hello-null-2.1.0.tar.gz');
-    // The new version's own documents before the manifest, which is the truth; what lists versions is derived from it, after.
+    // The new version's own documents before the module's state, which is the truth, then the manifest that
+    // records the change; what lists versions is derived from them, after.
     const at = (rel: string) => uploaded.indexOf(rel);
-    expect(at('v1/modules/acme/hello/null/2.1.0/download')).toBeLessThan(at('manifest.json'));
+    expect(at('v1/modules/acme/hello/null/2.1.0/download')).toBeLessThan(at(STATE));
+    expect(at(STATE)).toBeLessThan(at('manifest.json'));
     expect(at('manifest.json')).toBeLessThan(at('v1/modules/acme/hello/null/versions'));
-    expect(at('manifest.json')).toBeLessThan(at('search-index.json'));
+    expect(at('manifest.json')).toBeLessThan(at('v1/modules/acme/index.json'));
     expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
   });
 
@@ -150,8 +157,7 @@ describe('publish into a bucket', () => {
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const attempts = results.map((r) => json<{ attempts: number }>(r.stdout).attempts);
     console.log(`8 concurrent publishes: attempts ${attempts.join(', ')}`);
-    const manifest = json<{ modules: Record<string, { versions: { version: string }[] }> }>((await rgw.get('mirror', 'reg/manifest.json'))!.body.toString());
-    const listed = manifest.modules['acme/hello/null']!.versions.map((v) => v.version);
+    const listed = (await stateIn('reg')).versions.map((v) => v.version);
     for (const v of versions) expect(listed.filter((x) => x === v)).toEqual([v]);
     const verify = await cli(['verify', 's3://mirror/reg', ...rgw.flags]);
     expect(verify.code, verify.stderr).toBe(0);
@@ -161,10 +167,7 @@ describe('publish into a bucket', () => {
     const results = await Promise.all([spawned(publishArgs('6.0.0', 's3://mirror/reg')), spawned(publishArgs('6.0.0', 's3://mirror/reg', 'other'))]);
     expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
     expect(results.find((r) => r.code === 1)!.stderr).toMatch(/other bytes|different content/);
-    const manifest = json<{ modules: Record<string, { versions: { version: string; sha256: string }[] }> }>(
-      (await rgw.get('mirror', 'reg/manifest.json'))!.body.toString(),
-    );
-    const entry = manifest.modules['acme/hello/null']!.versions.find((v) => v.version === '6.0.0')!;
+    const entry = (await stateIn('reg')).versions.find((v) => v.version === '6.0.0')!;
     const archive = (await rgw.get('mirror', 'reg/v1/modules/acme/hello/null/6.0.0/hello-null-6.0.0.tar.gz'))!.body;
     expect(createHash('sha256').update(archive).digest('hex')).toBe(entry.sha256);
   });
@@ -233,7 +236,7 @@ describe('verify s3:// and where the store is found', () => {
   });
 });
 
-describe('a bucket whose indexes disagree with its manifest (as concurrent publishes of an older modmirror left them)', () => {
+describe('a bucket whose listings disagree with its module states (a writer killed before it derived them)', () => {
   const other = (name: string, version: string) => [
     'publish',
     '--source',
@@ -258,19 +261,19 @@ describe('a bucket whose indexes disagree with its manifest (as concurrent publi
       .modules.map((m) => m.name)
       .sort();
 
-  it('takes the next publish, which writes the indexes from the manifest; verify --repair writes every derived document again', async () => {
+  it('takes the next publish, which writes the listings from the states; verify --repair writes every derived document again', async () => {
     expect((await cli(['push', 'dist', 's3://mirror/wedged', ...rgw.flags])).code).toBe(0);
     const stale = await Promise.all(
-      ['search-index.json', 'versions-index.json', 'v1/modules/acme/index.json'].map(async (k) => [k, (await rgw.get('mirror', `wedged/${k}`))!.body] as const),
+      ['browse/modules/acme.json', 'v1/modules/acme/index.json'].map(async (k) => [k, (await rgw.get('mirror', `wedged/${k}`))!.body] as const),
     );
     expect((await cli(other('first', '1.0.0'))).code).toBe(0);
-    // The search index, versions index and namespace listing of before: the manifest lists a module they do not.
+    // The browse page's rows and the namespace listing of before: the states hold a module they do not.
     for (const [key, body] of stale) await put(key, body);
     expect((await cli(['verify', 's3://mirror/wedged', ...rgw.flags])).code).toBe(1);
 
     const next = await cli(other('second', '1.0.0'));
     expect(next.code, next.stderr).toBe(0);
-    expect(await modulesOf('search-index.json')).toEqual(['first', 'hello', 'second']);
+    expect(await modulesOf('v1/modules/acme/index.json')).toEqual(['first', 'hello', 'second']);
     expect((await cli(['verify', 's3://mirror/wedged', ...rgw.flags])).code).toBe(0);
 
     for (const [key, body] of stale) await put(key, body);
@@ -278,11 +281,11 @@ describe('a bucket whose indexes disagree with its manifest (as concurrent publi
     expect(repaired.code, repaired.stderr).toBe(0);
     expect(json<{ ok: boolean; repaired: string[] }>(repaired.stdout)).toMatchObject({
       ok: true,
-      repaired: expect.arrayContaining(['search-index.json', 'versions-index.json', 'v1/modules/acme/index.json']),
+      repaired: expect.arrayContaining(['browse/modules/acme.json', 'v1/modules/acme/index.json']),
     });
     expect(await modulesOf('v1/modules/acme/index.json')).toEqual(['first', 'hello', 'second']);
-    const manifest = json<{ modules: Record<string, unknown> }>((await rgw.get('mirror', 'wedged/manifest.json'))!.body.toString());
-    expect(Object.keys(manifest.modules).sort()).toEqual(['acme/first/null', 'acme/hello/null', 'acme/second/null']);
+    const states = (await rgw.list('mirror', 'wedged/state/')).keys();
+    expect([...states].sort()).toEqual(['wedged/state/acme/first.null.json', 'wedged/state/acme/hello.null.json', 'wedged/state/acme/second.null.json']);
   });
 });
 
@@ -317,7 +320,6 @@ describe('derived documents', () => {
     // Its generation is the manifest's, which counts the writes made live there.
     const manifest = json<{ generation: number }>((await rgw.get('mirror', 'gen/manifest.json'))!.body.toString());
     expect(manifest.generation).toBe(1);
-    expect(json<{ modules: { versions: { version: string }[] }[] }>((await rgw.get('mirror', 'gen/search-index.json'))!.body.toString())).toBeDefined();
 
     // Once that object is gone, a repair (a write of its own) derives it from the manifest.
     await rgw.client.send(new DeleteObjectCommand({ Bucket: 'mirror', Key: key }));

@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moduleOfStateFile, parseModuleState, withModuleStates, type Manifest as MirrorManifest } from '../../src/mirror/manifest.js';
 import { ROOT, runCli, tempDir, writeFiles, type CliResult } from '../helpers.js';
 import { startRgw, type Rgw } from './rgw.js';
 
@@ -63,7 +64,6 @@ const spawned = (args: string[]) => spawnKillable(args).done;
 const cli = (args: string[]) => runCli(args, dir, rgw.env);
 
 const url = (prefix: string) => `s3://${BUCKET}/${prefix}`;
-const key = (ns: string, name: string, provider: string) => `${ns}/${name}/${provider}`;
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 /** The first lines of what a process printed to stderr, for a problem line. */
 const said = (r: CliResult) => r.stderr.trim().split('\n').slice(0, 3).join(' | ') || '(nothing on stderr)';
@@ -105,7 +105,15 @@ async function readJson<T>(rel: string): Promise<T | undefined> {
   const object = await rgw.get(BUCKET, rel);
   return object && (JSON.parse(object.body.toString()) as T);
 }
-const manifestOf = async (prefix: string) => (await readJson<Manifest>(`${prefix}manifest.json`)) ?? { modules: {} };
+/** The bucket's whole manifest: its root and every module's state, as modmirror reads them. */
+async function manifestOf(prefix: string): Promise<Manifest> {
+  const root = await readJson<Manifest>(`${prefix}manifest.json`);
+  if (!root) return { modules: {} };
+  const states = [];
+  for (const rel of (await rgw.list(BUCKET, `${prefix}state/`)).keys())
+    states.push(parseModuleState((await rgw.get(BUCKET, rel))!.body.toString(), moduleOfStateFile(rel.slice(prefix.length))!));
+  return withModuleStates({ ...(root as unknown as MirrorManifest), modules: {} }, states);
+}
 const versionsOf = (manifest: Manifest, module: string) => manifest.modules[module]?.versions.map((v) => v.version) ?? [];
 
 async function verify(prefix: string, problems: string[], when: string): Promise<void> {
@@ -143,12 +151,12 @@ describe('writers racing for one prefix', () => {
       const manifest = await manifestOf(prefix);
       for (const m of [...landed, ...modules])
         if (!versionsOf(manifest, m).includes('1.0.0'))
-          problems.push(`round ${round}: manifest.json lacks ${m} 1.0.0${landed.has(m) ? ' (it was there after the round before)' : ''}`);
+          problems.push(`round ${round}: the states lack ${m} 1.0.0${landed.has(m) ? ' (it was there after the round before)' : ''}`);
       await verify(prefix, problems, `round ${round}`);
-      const search = await readJson<{ modules: { namespace: string; name: string; provider: string }[] }>(`${prefix}search-index.json`);
-      const searchable = new Set(search?.modules.map((s) => key(s.namespace, s.name, s.provider)));
+      const browse = await readJson<{ modules: string[][] }>(`${prefix}browse/modules/acme.json`);
+      const searchable = new Set(browse?.modules.map((row) => row.slice(0, 3).join('/')));
       for (const m of Object.keys(manifest.modules))
-        if (!searchable.has(m)) problems.push(`round ${round}: search-index.json lacks ${m}, which manifest.json lists`);
+        if (!searchable.has(m)) problems.push(`round ${round}: browse/modules/acme.json lacks ${m}, which its state lists`);
       landed = new Set([...landed, ...Object.keys(manifest.modules)]);
     }
     expect(problems).toEqual([]);
@@ -308,7 +316,7 @@ describe('writers racing for one prefix', () => {
         const { module, version } = jobs[i]!;
         if (r.signal) continue;
         if (r.code !== 0) problems.push(`round ${round}: unkilled publish ${module} ${version} exit ${r.code}: ${said(r)}`);
-        else if (!versionsOf(manifest, module).includes(version)) problems.push(`round ${round}: ${module} ${version} exited 0 but manifest.json lacks it`);
+        else if (!versionsOf(manifest, module).includes(version)) problems.push(`round ${round}: ${module} ${version} exited 0 but its state lacks it`);
         else if (!everListed.get(module)?.has(version))
           problems.push(`round ${round}: ${module} ${version} exited 0 but its versions document never listed it`);
       }
@@ -365,7 +373,7 @@ describe('writers racing for one prefix', () => {
       await verify(prefix, problems, `round ${round}`);
       const manifest = await manifestOf(prefix);
       for (const [m, { versions }] of Object.entries(manifest.modules))
-        if (versions.length === 0) problems.push(`round ${round}: manifest.json has ${m} with no versions`);
+        if (versions.length === 0) problems.push(`round ${round}: ${m} has a state with no versions`);
     }
     // The premise: at least one round's push lost its manifest write to the publish.
     if (!pushOutcomes.includes('lost')) problems.push(`no push lost to the publish (${pushOutcomes.join(', ')}): the race was not reproduced`);
