@@ -42,7 +42,7 @@ import {
 } from './objects.js';
 import type { Bucket, StoredObject } from './store.js';
 import { uploadInOrder, type Upload } from './upload.js';
-import { deriveAfterCommit, pendingMarker } from './write.js';
+import { deriveAfterCommit, pendingMarker, recordModulesInManifest, sameRoot } from './write.js';
 
 export interface PushOptions extends ObjectOptions {
   dir: string;
@@ -163,6 +163,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   if (options.dryRun)
     return result(count, 0, { objects: [...uploads.map((u) => u.rel), ...states.map((u) => u.rel), ...(manifestChanged ? [MANIFEST_FILE] : [])] });
 
+  const refreshIn = (dir: string, keys: string[]) => refreshModules(keys, { outDir: dir, imageHosts: options.imageHosts ?? [], hashArchives: false });
   const progress = { total: uploads.length + states.length, done: 0 };
   const upload = (batch: Upload[]) =>
     uploadInOrder(bucket, batch, {
@@ -205,7 +206,22 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     const outcome = await bucket.putIf(MANIFEST_FILE, manifestBytes, headers, remote ? { ifMatch: remote.etag } : { ifNoneMatch: '*' });
     if (outcome !== 'lost') committed = outcome.etag;
     else if ((await bucket.get(MANIFEST_FILE))?.body.equals(manifestBytes)) committed = await bucket.etag(MANIFEST_FILE);
-    else {
+    else if (states.length > 0) {
+      // The module states it stored are live (each over the one it read): the manifest records them, and their
+      // documents are derived from the bucket's truth, which has the other writer's change too.
+      const keys = states.map((u) => moduleOfStateFile(u.rel)!);
+      await recordModulesInManifest(bucket, keys);
+      await deriveAfterCommit(bucket, { modules: keys, refresh: refreshIn }, undefined, options, marker.rel);
+      await marker.remove();
+      journal.finish();
+      const live = await bucket.get(MANIFEST_FILE);
+      if (live && sameRoot(parseManifest(live.body.toString('utf8')), parseManifest(manifestBytes.toString('utf8')))) return result(count, 0);
+      throw new MirrorError(
+        'OUTPUT_FAILED',
+        `${bucket.name(MANIFEST_FILE)} changed while this push ran (another push or publish): its modules are pushed, its providers and base URL are not.`,
+        { hint: 'Push again: it uploads only what still differs.' },
+      );
+    } else {
       await marker.remove();
       throw new MirrorError(
         'OUTPUT_FAILED',
@@ -224,7 +240,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   if (committed !== undefined) {
     const job = {
       modules: modulesOf(after),
-      refresh: (dir: string, keys: string[]) => refreshModules(keys, { outDir: dir, imageHosts: options.imageHosts ?? [], hashArchives: false }),
+      refresh: refreshIn,
     };
     await deriveAfterCommit(bucket, job, { etag: committed }, options, marker.rel);
     await marker.remove();

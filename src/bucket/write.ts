@@ -39,6 +39,7 @@ import {
   readManifest,
   recentVersions,
   type Manifest,
+  type ModuleState,
 } from '../mirror/manifest.js';
 import { browseNamespaceFile } from '../browse/index.js';
 import { MANIFEST_FILE, MODULES_BASE, parseAddressKey, V2_MODULES_BASE } from '../protocol/paths.js';
@@ -243,7 +244,7 @@ async function attemptWrite<R>(
       if (modulesOnly) {
         let over: string;
         ({ etag, generation: stamped, over } = await announce(bucket, states, record, objects, objectOptions));
-        current = over === remote!.etag;
+        current = over === remote.etag;
       } else {
         const manifestBytes = manifestTextWithGeneration(written, generation);
         await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
@@ -284,7 +285,7 @@ async function attemptWrite<R>(
 }
 
 /** The same root but for what follows the modules: the recent versions and the generation. */
-function sameRoot(a: Manifest, b: Manifest): boolean {
+export function sameRoot(a: Manifest, b: Manifest): boolean {
   const strip = ({ recent: _recent, generation: _generation, modules: _modules, forced: _forced, removed, ...rest }: Manifest) => ({
     ...rest,
     removed: removed?.filter((r) => r.module === undefined),
@@ -305,13 +306,43 @@ async function announce(
   objectOptions: ObjectOptions,
 ): Promise<{ etag: string; generation: number; over: string }> {
   const modules = states.map((u) => parseModuleState(u.body().toString('utf8'), moduleOfStateFile(u.rel)!));
+  return recordInManifest(bucket, modules, async () => recordText({ ...record, objects }), objectOptions);
+}
+
+/**
+ * What a dead writer's marker names, once its states may be stored and not yet in the manifest: the
+ * manifest records them (and gets a new generation, so what is derived again replaces what is there).
+ */
+export async function recordModulesInManifest(bucket: Bucket, keys: string[]): Promise<void> {
+  const modules: ModuleState[] = [];
+  for (const [rel, object] of await fetchAll(bucket, [...new Set(keys)].map(moduleStateFile), 16)) {
+    try {
+      modules.push(parseModuleState(object.body.toString('utf8'), moduleOfStateFile(rel)!));
+    } catch {
+      // An unreadable state is verify's to report; the others are recorded.
+    }
+  }
+  const live = await bucket.get(MANIFEST_FILE);
+  const record = live ? parseRecord((await bucket.get(recordFile(live.body)))?.body) : undefined;
+  await recordInManifest(bucket, modules, async (body) => (await bucket.get(recordFile(body)))?.body ?? recordText(record ?? { format: 1, objects: {} }), {
+    terraformGet: record?.options?.terraformGet === true,
+  });
+}
+
+/** The manifest as it is live, with `modules`' versions among its recent ones and a new generation, until one such lands. */
+async function recordInManifest(
+  bucket: Bucket,
+  modules: ModuleState[],
+  recordOf: (liveBody: Buffer) => Promise<Buffer>,
+  objectOptions: ObjectOptions,
+): Promise<{ etag: string; generation: number; over: string }> {
   for (let attempt = 1; attempt <= 60; attempt++) {
     const live = await bucket.get(MANIFEST_FILE);
     if (!live) throw new MirrorError('OUTPUT_FAILED', `${bucket.name(MANIFEST_FILE)} is gone: the mirror was deleted while this write ran.`);
     const root = parseRemoteManifest(bucket, live.body);
     const generation = nextGeneration(root);
     const bytes = manifestTextWithGeneration({ ...root, recent: recentVersions(modules, root.recent) }, generation);
-    await bucket.put(recordFile(bytes), recordText({ ...record, objects }), RECORD_HEADERS);
+    await bucket.put(recordFile(bytes), await recordOf(live.body), RECORD_HEADERS);
     crashPoint('before-manifest');
     const put = await bucket.putIf(MANIFEST_FILE, bytes, objectHeaders(MANIFEST_FILE, bytes, objectOptions), { ifMatch: live.etag });
     if (put !== 'lost') {
@@ -345,6 +376,7 @@ export async function deriveAfterCommit(
   let derivedFrom = committed?.etag;
   const markers = (await pendingMarkers(bucket)).filter((m) => m.rel !== ownMarker);
   let heal = markers.flatMap((m) => m.modules);
+  if (heal.length > 0) await recordModulesInManifest(bucket, heal);
   for (let round = 1; ; round++) {
     if (heal.length === 0 && derivedFrom !== undefined && (await bucket.etag(MANIFEST_FILE)) === derivedFrom) break;
     if (round > 30) {
