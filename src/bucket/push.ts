@@ -32,7 +32,7 @@ import {
   type ObjectRecord,
 } from './objects.js';
 import type { Bucket } from './store.js';
-import { uploadInOrder, type Upload } from './upload.js';
+import { progressLine, uploadInOrder, type Upload } from './upload.js';
 import { deriveAfterCommit, pendingMarker } from './write.js';
 
 export interface PushOptions extends ObjectOptions {
@@ -135,7 +135,8 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   const count = uploads.length + (manifestChanged ? 1 : 0);
   if (options.dryRun) return result(count, 0, { objects: [...uploads.map((u) => u.rel), ...(manifestChanged ? [MANIFEST_FILE] : [])] });
 
-  const progress = { total: uploads.length, done: 0 };
+  // The manifest is one of the objects counted, as in the result: the last line and the summary agree.
+  const progress = { total: count, done: 0 };
   const upload = (batch: Upload[]) =>
     uploadInOrder(bucket, batch, {
       concurrency: options.concurrency ?? 16,
@@ -176,6 +177,8 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     }
     // The previous manifest's record is no longer the live one's.
     if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
+    progress.done += 1;
+    options.progress?.(progressLine(progress));
   }
   // Derived from the manifest pushed, of its generation; the same manifest pushed again (--full) stores them as they are.
   const generation = committed !== undefined ? parseManifest(manifestBytes.toString('utf8')).generation : undefined;
