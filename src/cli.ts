@@ -4,6 +4,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Values } from './commands/args.js';
 import { BUCKET_OPTIONS, BUCKET_USAGE } from './commands/bucket-flags.js';
+import { MIRROR_OPTION } from './commands/mirror-flag.js';
 import { exitCodeFor, MirrorError } from './errors.js';
 import { EDITIONS } from './management/types.js';
 import { VERSION } from './version.js';
@@ -22,12 +23,12 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   build: {
     summary: 'Build the static registry from the configured module sources',
-    usage: `modmirror build [--config FILE] [--modules DIR] [--out DIR] [--base-url URL] [--clean] [--strict]
+    usage: `modmirror build [--config FILE] [--modules DIR] [--mirror DIR] [--base-url URL] [--clean] [--strict]
                  [--prune] [--replace NS/NAME/PROVIDER@VERSION ...] [--json]
 
   --config FILE    config file (default: ./mirror.config.yaml)
   --modules DIR    build a folder laid out as <namespace>/<name>/<provider>/<version>/, no config needed
-  --out DIR        output folder (default: the config's "out", else ./dist)
+  --mirror DIR     the mirror to write (default: the config's "out", else ./dist)
   --base-url URL   absolute URL the mirror is served at (default: relative download locations)
   --clean          ignore the cache and rebuild every version (the result is the same, byte for byte)
   --strict         leave out a version with a file that cannot be read, and exit 1 (default: mirror it
@@ -47,6 +48,7 @@ const COMMANDS: Record<string, Command> = {
       replace: { type: 'string', multiple: true },
       config: { type: 'string' },
       modules: { type: 'string' },
+      ...MIRROR_OPTION,
       out: { type: 'string' },
       'base-url': { type: 'string' },
       json: { type: 'boolean' },
@@ -55,11 +57,11 @@ const COMMANDS: Record<string, Command> = {
   },
   serve: {
     summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
-    usage: `modmirror serve [--dir dist] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--config FILE]
+    usage: `modmirror serve [--mirror DIR] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--config FILE]
                 [--access public|private] [--archive-url-ttl SECONDS] [--read-only] [--max-upload-mib N] [--quiet]
                 [--log-format text|json] [--metrics-listen HOST:PORT] [--metrics-download-series N] [--usage-max-mib N]
 
-  --dir DIR        the built mirror (default: dist)
+  --mirror DIR     the built mirror (default: the config's "out", else ./dist)
   --host HOST      address to listen on (default: 127.0.0.1)
   --port PORT      port (default: 8080; 0 picks a free one)
   --tls-cert FILE  PEM certificate: serve HTTPS (Terraform's discovery needs HTTPS)
@@ -67,7 +69,7 @@ const COMMANDS: Record<string, Command> = {
   --base-url URL   URL clients use to reach this server; discovery answers with it
   --data DIR       folder for download counts and management data (default: data)
   --config FILE    the config whose access, baseUrl, out and module settings apply (default:
-                   ./mirror.config.yaml when there is one, even with --dir)
+                   ./mirror.config.yaml when there is one, even with --mirror)
   --access MODE    public: anyone reads the registry (default); private: every registry request needs a
                    token the management data knows, and each caller sees its organizations' modules
                    and in-house providers and those shared with them (default: the config's "access",
@@ -86,6 +88,7 @@ const COMMANDS: Record<string, Command> = {
   --usage-max-mib N  private: the bound of the usage record in the data folder (modmirror usage), in MiB
                    (default: 64); the oldest days go first`,
     options: {
+      ...MIRROR_OPTION,
       dir: { type: 'string' },
       host: { type: 'string' },
       port: { type: 'string' },
@@ -108,19 +111,20 @@ const COMMANDS: Record<string, Command> = {
   },
   deprecate: {
     summary: 'Mark a published version deprecated (with a reason and a link), or lift that with --undo',
-    usage: `modmirror deprecate NAMESPACE/NAME/PROVIDER VERSION (--reason TEXT [--link URL] | --undo) [--out DIR] [--config FILE]
+    usage: `modmirror deprecate NAMESPACE/NAME/PROVIDER VERSION (--reason TEXT [--link URL] | --undo) [--mirror DIR] [--config FILE]
 
   --reason TEXT   why, shown by the browse page and in the versions and detail documents
   --link URL      where to read more (http or https)
   --undo          the version is no longer deprecated
-  --out DIR       the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror
-                  in a bucket, changed as publish --out s3:// changes it (with --endpoint, --region, --path-style)
+  --mirror DIR    the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror
+                  in a bucket, changed as publish --mirror s3:// changes it (with --endpoint, --region, --path-style)
 
   Kept in the mirror's deprecations.json: build, publish, bundle and unbundle carry it.`,
     options: {
       reason: { type: 'string' },
       link: { type: 'string' },
       undo: { type: 'boolean' },
+      ...MIRROR_OPTION,
       out: { type: 'string' },
       config: { type: 'string' },
       ...BUCKET_OPTIONS,
@@ -130,7 +134,7 @@ const COMMANDS: Record<string, Command> = {
   },
   usage: {
     summary: 'Private registry: who downloaded which module version, and which deprecated versions are still used',
-    usage: `modmirror usage [--since YYYY-MM-DD] [--module NS/NAME/PROVIDER] [--deprecated] [--json] [--data DIR] [--dir DIR]
+    usage: `modmirror usage [--since YYYY-MM-DD] [--module NS/NAME/PROVIDER] [--deprecated] [--json] [--data DIR] [--mirror DIR]
                 [--from-log FILE]
 
   --since DAY      only downloads on that day (UTC) or later
@@ -139,7 +143,7 @@ const COMMANDS: Record<string, Command> = {
   --json           print {"filter", "usage": [{module, version, organization, team, user, downloads, firstDay,
                    lastDay, deprecation}]}
   --data DIR       the data folder serve --access private records usage in (default: data)
-  --dir DIR        the mirror whose deprecations to show (default: dist)
+  --mirror DIR     the mirror whose deprecations to show (default: the config's "out", else ./dist)
   --from-log FILE  report from a static host's nginx access log (combined format) instead, by client network
                    (IPv4 /24, IPv6 /48)`,
     options: {
@@ -148,6 +152,7 @@ const COMMANDS: Record<string, Command> = {
       deprecated: { type: 'boolean' },
       json: { type: 'boolean' },
       data: { type: 'string' },
+      ...MIRROR_OPTION,
       dir: { type: 'string' },
       'from-log': { type: 'string' },
     },
@@ -185,9 +190,9 @@ const COMMANDS: Record<string, Command> = {
   publish: {
     summary: 'Add one version to an existing mirror, atomically; refuses to change a published version',
     usage: `modmirror publish (--source DIR | --git REPO --ref REF) [--namespace NS --name NAME --provider P] [--version X.Y.Z]
-                 [--out DIR] [--config FILE] [--base-url URL] [--new-mirror] [--force] [--dry-run] [--no-spare] [--json]
+                 [--mirror DIR|s3://BUCKET/PREFIX] [--config FILE] [--base-url URL] [--new-mirror] [--force] [--dry-run] [--no-spare] [--json]
        modmirror publish --provider-release DIR --namespace NS --type TYPE [--public-key FILE ...] [--hostname HOST]
-                 [--signing-key FILE] [--out DIR] [--config FILE] [--base-url URL] [--new-mirror] [--dry-run] [--no-spare] [--json]
+                 [--signing-key FILE] [--mirror DIR] [--config FILE] [--base-url URL] [--new-mirror] [--dry-run] [--no-spare] [--json]
 
   --source DIR     a folder holding the version's files; a folder .../<namespace>/<name>/<provider>/<version>
                    whose last part is a version names its address, anything else needs the address flags
@@ -195,13 +200,13 @@ const COMMANDS: Record<string, Command> = {
   --ref REF        the tag (or commit) to publish; its name gives the version unless --version is set
   --namespace, --name, --provider   the module address, when the source does not say it
   --version X.Y.Z  the version, when the tag or folder name does not say it
-  --out DIR        the mirror (default: the config's "out", else ./dist); it must exist
-  --out s3://BUCKET/PREFIX   a mirror in a bucket: publish reads its manifest and the documents the
+  --mirror DIR     the mirror (default: the config's "out", else ./dist); it must exist
+  --mirror s3://BUCKET/PREFIX   a mirror in a bucket: publish reads its manifest and the documents the
                    version changes, uploads what changed (archive first, manifest last) and writes the
                    manifest only if nobody else changed it meanwhile, else reads again and redoes the
                    change; many pipelines can publish into one bucket at once. With --endpoint URL,
                    --region REGION, --path-style (see modmirror push --help)
-  --new-mirror     start a new mirror at --out when there is none (without it, a missing mirror is an error)
+  --new-mirror     start a new mirror at --mirror when there is none (without it, a missing mirror is an error)
   --base-url URL   a new mirror's base URL (an existing mirror keeps its own)
   --force          replace a published version whose content differs (recorded in the manifest)
   --dry-run        say what would change, change nothing
@@ -231,6 +236,7 @@ const COMMANDS: Record<string, Command> = {
       name: { type: 'string' },
       provider: { type: 'string' },
       version: { type: 'string' },
+      ...MIRROR_OPTION,
       out: { type: 'string' },
       config: { type: 'string' },
       'base-url': { type: 'string' },
@@ -245,10 +251,11 @@ const COMMANDS: Record<string, Command> = {
   },
   push: {
     summary: 'Upload a built mirror to an S3-compatible bucket: only what changed, archives first, the manifest last',
-    usage: `modmirror push DIR s3://BUCKET[/PREFIX] [--endpoint URL] [--region REGION] [--path-style] [--prune]
+    usage: `modmirror push s3://BUCKET[/PREFIX] [--mirror DIR] [--endpoint URL] [--region REGION] [--path-style] [--prune]
                 [--full] [--download-header] [--concurrency N] [--dry-run] [--json] [--config FILE]
 
-  DIR              the built mirror (e.g. dist)
+  s3://BUCKET/PREFIX  the bucket (and the prefix in it) to upload to
+  --mirror DIR     the built mirror to upload (default: the config's "out", else ./dist)
   --config FILE    the config whose cacheDir keeps what an interrupted push stored (default:
                    ./mirror.config.yaml when there is one)
   --prune          delete the objects the mirror no longer has, once the new manifest is in place
@@ -267,6 +274,7 @@ ${BUCKET_USAGE}
   push uploads nothing. The manifest is written only if the bucket's is still the one read. An
   interrupted push resumes where it stopped when run again.`,
     options: {
+      ...MIRROR_OPTION,
       ...BUCKET_OPTIONS,
       prune: { type: 'boolean' },
       full: { type: 'boolean' },
@@ -276,7 +284,12 @@ ${BUCKET_USAGE}
       json: { type: 'boolean' },
       config: { type: 'string' },
     },
-    positionals: { names: ['DIR', 's3://BUCKET/PREFIX'], required: 2, missing: 'Name the mirror and the bucket: modmirror push dist s3://BUCKET/PREFIX.' },
+    // Two arguments are the form before --mirror: push DIR s3://BUCKET/PREFIX (runPush says so).
+    positionals: {
+      names: ['s3://BUCKET/PREFIX', 's3://BUCKET/PREFIX'],
+      required: 1,
+      missing: 'Name the bucket: modmirror push s3://BUCKET/PREFIX [--mirror DIR].',
+    },
     run: async (values, positionals) => (await import('./commands/push.js')).runPush(values, positionals),
   },
   user: {
@@ -386,32 +399,41 @@ ${BUCKET_USAGE}
   },
   verify: {
     summary: 'Check that a mirror agrees with itself and its archives match the manifest',
-    usage: `modmirror verify [DIR | s3://BUCKET/PREFIX] [--complete] [--repair] [--config FILE] [--json]
+    usage: `modmirror verify [--mirror DIR|s3://BUCKET/PREFIX] [--complete] [--repair] [--config FILE] [--json]
 
-  DIR         the mirror (default: dist); or a mirror in a bucket, with --endpoint URL, --region REGION
-              and --path-style as for modmirror push
+  --mirror DIR  the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror in a
+              bucket, with --endpoint URL, --region REGION and --path-style as for modmirror push
   --complete  also report module versions whose required providers the mirror lacks
               for one of the config's platforms (default linux_amd64)
   --repair    first write every derived document (listings, indexes, each module's versions and
               details) again from the manifest, then check; changes no published version
   --config    the config file naming the platforms (default: mirror.config.yaml when present)
   --json      print {"ok", "problems": [{"path", "message"}]}`,
-    options: { json: { type: 'boolean' }, complete: { type: 'boolean' }, repair: { type: 'boolean' }, config: { type: 'string' }, ...BUCKET_OPTIONS },
+    options: {
+      ...MIRROR_OPTION,
+      json: { type: 'boolean' },
+      complete: { type: 'boolean' },
+      repair: { type: 'boolean' },
+      config: { type: 'string' },
+      ...BUCKET_OPTIONS,
+    },
+    // A positional mirror is the form before --mirror (runVerify says so).
     positionals: { names: ['DIR'], required: 0 },
     run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },
   hosting: {
     summary: 'Print a host configuration (nginx server block, Caddyfile site, CloudFront function) that serves a mirror with no modmirror process',
-    usage: `modmirror hosting nginx|caddy|cloudfront [--dir DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE]
+    usage: `modmirror hosting nginx|caddy|cloudfront [--mirror DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE]
 
   nginx|caddy       the host to configure
   cloudfront        the CloudFront viewer-response function that adds the download header in front of a
                     bucket filled by modmirror push (--listen does not apply)
-  --dir DIR         the built mirror the host serves (default: dist)
+  --mirror DIR      the built mirror the host serves (default: the config's "out", else ./dist)
   --listen ADDR:PORT  where the host listens (default: 80, every address)
   --base-url URL    absolute download locations under URL (default: what the mirror was built with)
-  --config FILE     config whose baseUrl to use when DIR is not built yet`,
+  --config FILE     config whose baseUrl to use when the mirror is not built yet`,
     options: {
+      ...MIRROR_OPTION,
       dir: { type: 'string' },
       listen: { type: 'string' },
       'base-url': { type: 'string' },
@@ -422,12 +444,13 @@ ${BUCKET_USAGE}
   },
   bundle: {
     summary: 'Pack a mirror (or what changed since a manifest) into one .tar.gz with sha256 sums, to carry it in',
-    usage: `modmirror bundle [--dir DIR] --out FILE.tar.gz [--since MANIFEST]
+    usage: `modmirror bundle [--mirror DIR] --out FILE.tar.gz [--since MANIFEST]
 
-  --dir DIR          the mirror to pack (default: dist)
+  --mirror DIR       the mirror to pack (default: the config's "out", else ./dist)
   --out FILE         the bundle to write
   --since MANIFEST   a manifest.json of the receiving mirror: carry only the archives it lacks (and every index)`,
     options: {
+      ...MIRROR_OPTION,
       dir: { type: 'string' },
       out: { type: 'string' },
       since: { type: 'string' },
@@ -436,16 +459,17 @@ ${BUCKET_USAGE}
   },
   unbundle: {
     summary: 'Check every sha256 of a bundle, then merge it into a mirror atomically',
-    usage: `modmirror unbundle FILE.tar.gz [--out DIR] [--no-spare]
+    usage: `modmirror unbundle FILE.tar.gz [--mirror DIR] [--no-spare]
 
-  FILE        a bundle made by modmirror bundle
-  --out DIR   the mirror to merge into (default: dist; created if missing)
-  --no-spare  no effect, accepted for scripts that pass it (as publish --no-spare)`,
+  FILE           a bundle made by modmirror bundle
+  --mirror DIR   the mirror to merge into (default: the config's "out", else ./dist; created if missing)
+  --no-spare     no effect, accepted for scripts that pass it (as publish --no-spare)`,
     options: {
+      ...MIRROR_OPTION,
       out: { type: 'string' },
       'no-spare': { type: 'boolean' },
     },
-    positionals: { names: ['FILE.tar.gz'], required: 1, missing: 'Name the bundle: modmirror unbundle FILE.tar.gz [--out DIR].' },
+    positionals: { names: ['FILE.tar.gz'], required: 1, missing: 'Name the bundle: modmirror unbundle FILE.tar.gz [--mirror DIR].' },
     run: async (values, positionals) => (await import('./commands/unbundle.js')).runUnbundle(values, positionals),
   },
   sync: {
@@ -515,6 +539,9 @@ Options:
   --help        show help (also: modmirror <command> --help)
   --version     print the version
   --debug       print stack traces on errors
+
+Every command names its mirror with --mirror DIR (or s3://BUCKET/PREFIX where it takes a bucket); the
+spellings before it (--out, --dir, a DIR argument) still work, with a note.
 
 Exit codes: 0 ok, 1 failure, 2 usage error.`;
 

@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { build, type BuildResult } from '../build/index.js';
 import { baseUrlFlag, resolveConfig } from '../config/index.js';
 import { plural, stringFlag, usageError, type Values } from './args.js';
+import { mirrorFlag } from './mirror-flag.js';
 import { addressKey, isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
 
@@ -10,7 +11,7 @@ export async function runBuild(values: Values): Promise<number> {
   const config = resolveConfig({
     config: stringFlag(values, 'config'),
     modules: stringFlag(values, 'modules'),
-    out: stringFlag(values, 'out'),
+    out: mirrorFlag(values, 'build', 'out'),
     baseUrl: baseUrlFlag(stringFlag(values, 'base-url'), 'build'),
   });
   const progress = !json && process.stderr.isTTY;

@@ -2,11 +2,12 @@ import { relative } from 'node:path';
 import { createBundle } from '../bundle/create.js';
 import { resolveMirrorConfig } from '../config/index.js';
 import { stringFlag, usageError, type Values } from './args.js';
+import { mirrorFlag } from './mirror-flag.js';
 
 export async function runBundle(values: Values): Promise<number> {
   const out = stringFlag(values, 'out');
   if (out === undefined) throw usageError('bundle', 'Name the bundle to write with --out FILE.tar.gz.');
-  const dir = resolveMirrorConfig({ out: stringFlag(values, 'dir') }).outDir;
+  const dir = resolveMirrorConfig({ out: mirrorFlag(values, 'bundle', 'dir') }).outDir;
   const result = await createBundle({ dir, out, since: stringFlag(values, 'since') });
   const providers = result.providerPackages > 0 ? `, ${result.providerPackages} provider package(s)` : '';
   const what =

@@ -5,6 +5,7 @@ import { checkDeprecationLink } from '../mirror/deprecations.js';
 import { isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
 import { stringFlag, usageError, type Values } from './args.js';
+import { mirrorFlag } from './mirror-flag.js';
 import { describeBucket, isBucketUrl } from '../bucket/location.js';
 import { bucketLocation, refuseBucketFlags } from './bucket-flags.js';
 
@@ -21,14 +22,14 @@ export async function runDeprecate(values: Values, positionals: string[]): Promi
     throw usageError('deprecate', 'Say why with --reason TEXT (or pass --undo to lift a deprecation).');
   const linkProblem = link === undefined ? undefined : checkDeprecationLink(link);
   if (linkProblem) throw usageError('deprecate', `--link ${linkProblem}, got "${link}".`);
-  const out = stringFlag(values, 'out');
+  const out = mirrorFlag(values, 'deprecate', 'out');
   const [namespace, name, provider] = parts as [string, string, string];
   const module = { namespace, name, provider };
   const deprecation = undo ? null : { reason: reason!, link: link ?? null };
   let result;
   let where: string;
   if (isBucketUrl(out)) {
-    const location = bucketLocation(out, values, '--out');
+    const location = bucketLocation(out, values, '--mirror');
     const { openBucket } = await import('../bucket/store.js');
     const { deprecateInBucket } = await import('../bucket/deprecate.js');
     const bucket = openBucket(location);
@@ -40,7 +41,7 @@ export async function runDeprecate(values: Values, positionals: string[]): Promi
     }
     where = describeBucket(location);
   } else {
-    refuseBucketFlags(values, 'deprecate --out');
+    refuseBucketFlags(values, 'deprecate --mirror');
     const { outDir } = resolveMirrorConfig({ out, config: stringFlag(values, 'config') });
     result = await setDeprecation(outDir, module, version, deprecation);
     where = `${relative(process.cwd(), outDir) || '.'}/`;

@@ -8,6 +8,7 @@ import { cloudfrontFunction } from '../hosting/cloudfront.js';
 import { readBaseUrl } from '../mirror/read.js';
 import { assertSafeForConfig, parseListen, type HostingOptions } from '../hosting/rules.js';
 import { stringFlag, usageError, type Values } from './args.js';
+import { mirrorFlag } from './mirror-flag.js';
 
 const HOSTS: Record<string, (options: HostingOptions) => string> = { nginx: nginxServerBlock, caddy: caddySiteBlock, cloudfront: cloudfrontFunction };
 
@@ -16,7 +17,7 @@ export async function runHosting(values: Values, positionals: string[]): Promise
   const make = HOSTS[host];
   if (!make) throw usageError('hosting', `Unknown host "${host}": expected ${Object.keys(HOSTS).join(' or ')}.`);
 
-  const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: stringFlag(values, 'dir') });
+  const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: mirrorFlag(values, 'hosting', 'dir') });
   const dir = config.outDir;
   assertSafeForConfig(dir, 'The mirror folder');
   if (!existsSync(join(dir, MANIFEST_FILE))) {

@@ -9,7 +9,9 @@ import { MANIFEST_FILE } from '../protocol/paths.js';
 import { filterProblem, usageReport, whoOf, type UsageEntry, type UsageFilter } from '../usage/report.js';
 import { downloadsFromLog } from '../usage/nginx-log.js';
 import { aggregate, readUsage } from '../usage/store.js';
+import { resolveMirrorConfig } from '../config/index.js';
 import { plural, stringFlag, usageError, type Values } from './args.js';
+import { mirrorFlag } from './mirror-flag.js';
 
 export function runUsage(values: Values): Promise<number> {
   const filter: UsageFilter = {
@@ -20,10 +22,10 @@ export function runUsage(values: Values): Promise<number> {
   const problem = filterProblem(filter);
   // `since must be ...` as `--since must be ...`: the flag as the user typed it.
   if (problem) throw usageError('usage', `Invalid --${problem}.`);
-  const dir = resolve(stringFlag(values, 'dir') ?? 'dist');
+  const dir = resolveMirrorConfig({ out: mirrorFlag(values, 'usage', 'dir') }).outDir;
   if (filter.deprecated && !existsSync(join(dir, MANIFEST_FILE))) {
     throw new MirrorError('OUTPUT_FAILED', `--deprecated reads the mirror's deprecations, and "${dir}" holds no built mirror.`, {
-      hint: 'Pass --dir with the mirror serve serves.',
+      hint: 'Pass --mirror with the mirror serve serves.',
     });
   }
   const fromLog = stringFlag(values, 'from-log');

@@ -8,14 +8,16 @@ import { signingKeyWarnings } from '../providers/verify.js';
 import { verifyMirror } from '../verify/index.js';
 import { refreshModules } from '../publish/refresh.js';
 import { stringFlag, type Values } from './args.js';
+import { mirrorArgument } from './mirror-flag.js';
 import { describeBucket, isBucketUrl } from '../bucket/location.js';
 import { MirrorError } from '../errors.js';
 import { bucketLocation, refuseBucketFlags } from './bucket-flags.js';
 
 export async function runVerify(values: Values, positionals: string[] = []): Promise<number> {
-  if (isBucketUrl(positionals[0])) return verifyInBucket(values, positionals[0]);
-  refuseBucketFlags(values, 'verify');
-  const config = resolveMirrorConfig({ out: positionals[0], config: stringFlag(values, 'config') });
+  const given = mirrorArgument(values, 'verify', positionals[0], `modmirror verify ${positionals[0]}`, `modmirror verify --mirror ${positionals[0]}`);
+  if (isBucketUrl(given)) return verifyInBucket(values, given);
+  refuseBucketFlags(values, 'verify --mirror');
+  const config = resolveMirrorConfig({ out: given, config: stringFlag(values, 'config') });
   const dir = homeOf(config.outDir);
   // A reader's half of always finding a mirror: a mirror set aside by a writer that died mid-swap is put back first,
   // and a change a writer died applying is finished (under the lock, as the next writer would).
@@ -42,7 +44,7 @@ export async function runVerify(values: Values, positionals: string[] = []): Pro
 async function verifyInBucket(values: Values, url: string): Promise<number> {
   if (values['complete'] === true)
     throw new MirrorError('USAGE', '--complete reads the mirror as a folder: verify the folder you pushed, or sync the bucket to one first.');
-  const location = bucketLocation(url, values, 'The mirror');
+  const location = bucketLocation(url, values, '--mirror');
   const { openBucket } = await import('../bucket/store.js');
   const { verifyBucket } = await import('../bucket/verify.js');
   const bucket = openBucket(location);

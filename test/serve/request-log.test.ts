@@ -119,7 +119,7 @@ describe('the line formats', () => {
 });
 
 it('leaves the default text line as it was, from the process', async () => {
-  const { child, url, stdout, exited } = await spawnServe(['--port', '0', '--dir', site.dist, '--data', site.data, '--access', 'private'], site.dir);
+  const { child, url, stdout, exited } = await spawnServe(['--port', '0', '--mirror', site.dist, '--data', site.data, '--access', 'private'], site.dir);
   await (await request(new URL('.well-known/terraform.json', url), { headers: { authorization: `Bearer ${site.tokens.user}` } })).body.dump();
   child.kill('SIGTERM');
   await exited;

@@ -208,7 +208,7 @@ describe('sync --for a configuration, then terraform init from the mirror', () =
   });
 
   it("serves the closure so the client, with the host override, installs A and then B from A's call", async () => {
-    const built = await runCli(['build', '--modules', 'closure', '--out', 'closure-dist', '--json'], here);
+    const built = await runCli(['build', '--modules', 'closure', '--mirror', 'closure-dist', '--json'], here);
     expect(built.code, built.stderr).toBe(0);
     mirror = await startServer({ dir: join(here, 'closure-dist'), host: '127.0.0.1', port: 0, dataDir: join(here, 'closure-data'), log: () => {} });
     // `host "registry.terraform.io" { services = { "modules.v1" = ".../v1/modules/" } }` in a CLI config.

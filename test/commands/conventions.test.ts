@@ -1,0 +1,95 @@
+// What every command has in common, through the CLI as a user meets it:
+// the mirror is named with --mirror (the spellings before it still work,
+// with a one-line note).
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempDir, writeFiles } from '../helpers.js';
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = tempDir();
+  writeFiles(dir, {
+    'mods/acme/hello/null/1.0.0/main.tf': 'variable "name" {}\n',
+    // Not the same bytes as 1.0.0: two versions sharing one cached archive (one inode) make bundle hang, a bug of its own.
+    'mods/acme/hello/null/1.1.0/main.tf': 'variable "name" {\n  type = string\n}\n',
+    'next/main.tf': 'variable "name" {}\n',
+  });
+  const built = await runCli(['build', '--modules', 'mods', '--mirror', 'dist'], dir);
+  expect(built.code, built.stderr).toBe(0);
+  expect(built.stderr).toBe('');
+});
+
+describe('--mirror names the mirror on every command', () => {
+  it('is taken by every command that reads or writes a mirror, with no note', async () => {
+    const results = [
+      await runCli(['build', '--modules', 'mods', '--mirror', 'second'], dir),
+      await runCli(
+        ['publish', '--source', 'next', '--namespace', 'acme', '--name', 'next', '--provider', 'null', '--version', '1.0.0', '--mirror', 'second'],
+        dir,
+      ),
+      await runCli(['deprecate', 'acme/hello/null', '1.0.0', '--reason', 'use 1.1.0', '--mirror', 'second'], dir),
+      await runCli(['verify', '--mirror', 'second'], dir),
+      await runCli(['hosting', 'nginx', '--mirror', 'second'], dir),
+      await runCli(['bundle', '--mirror', 'second', '--out', 'second.tar.gz'], dir),
+      await runCli(['unbundle', 'second.tar.gz', '--mirror', 'third'], dir),
+      await runCli(['usage', '--deprecated', '--mirror', 'third'], dir),
+    ];
+    for (const r of results) expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(results[3]!.stdout).toBe('second/ is consistent.\n');
+    expect(results[4]!.stdout).toContain(`root "${join(dir, 'second')}";`);
+    expect(existsSync(join(dir, 'third/v1/modules/acme/next/null/1.0.0/download'))).toBe(true);
+  });
+
+  it('keeps the spellings before it working, each with a one-line note on stderr', async () => {
+    const cases: [string[], string][] = [
+      [['build', '--modules', 'mods', '--out', 'old'], 'note: modmirror build --out is now --mirror; --out still works.'],
+      [
+        ['publish', '--source', 'next', '--namespace', 'acme', '--name', 'next', '--provider', 'null', '--version', '1.0.0', '--out', 'old'],
+        'note: modmirror publish --out is now --mirror; --out still works.',
+      ],
+      [['deprecate', 'acme/hello/null', '1.0.0', '--reason', 'old', '--out', 'old'], 'note: modmirror deprecate --out is now --mirror; --out still works.'],
+      [['verify', 'old'], 'note: modmirror verify old is now modmirror verify --mirror old; the old form still works.'],
+      [['hosting', 'caddy', '--dir', 'old'], 'note: modmirror hosting --dir is now --mirror; --dir still works.'],
+      [['bundle', '--dir', 'old', '--out', 'old.tar.gz'], 'note: modmirror bundle --dir is now --mirror; --dir still works.'],
+      [['unbundle', 'old.tar.gz', '--out', 'older'], 'note: modmirror unbundle --out is now --mirror; --out still works.'],
+      [['usage', '--dir', 'older'], 'note: modmirror usage --dir is now --mirror; --dir still works.'],
+    ];
+    for (const [args, note] of cases) {
+      const r = await runCli(args, dir);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stderr, args.join(' ')).toBe(`${note}\n`);
+    }
+    // serve and push take their old spellings too (here they then stop at a mirror that is not there).
+    const serve = await runCli(['serve', '--dir', 'nowhere'], dir);
+    expect(serve.stderr.split('\n')[0]).toBe('note: modmirror serve --dir is now --mirror; --dir still works.');
+    const push = await runCli(['push', 'nowhere', 's3://bucket/prefix'], dir);
+    expect(push.stderr.split('\n')[0]).toBe(
+      'note: modmirror push nowhere s3://bucket/prefix is now modmirror push s3://bucket/prefix --mirror nowhere; the old form still works.',
+    );
+  });
+
+  it('refuses two names for the mirror at once', async () => {
+    for (const args of [
+      ['build', '--modules', 'mods', '--mirror', 'a', '--out', 'b'],
+      ['serve', '--mirror', 'dist', '--dir', 'dist'],
+      ['verify', 'dist', '--mirror', 'dist'],
+      ['push', 'dist', 's3://bucket/prefix', '--mirror', 'dist'],
+    ]) {
+      const r = await runCli(args, dir);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/both name the mirror: give --mirror only/);
+    }
+  });
+
+  it('lists --mirror in the help of every command that takes a mirror', async () => {
+    for (const command of ['build', 'publish', 'deprecate', 'verify', 'serve', 'hosting', 'bundle', 'unbundle', 'usage', 'push']) {
+      const help = await runCli([command, '--help']);
+      expect(help.stdout, command).toMatch(/^ {2}--mirror (DIR|s3)/m);
+      expect(help.stdout, command).not.toMatch(/^ {2}--dir /m);
+      if (command !== 'bundle') expect(help.stdout, command).not.toMatch(/^ {2}--out /m);
+    }
+  });
+});
