@@ -543,7 +543,7 @@ Options:
 Every command names its mirror with --mirror DIR (or s3://BUCKET/PREFIX where it takes a bucket); the
 spellings before it (--out, --dir, a DIR argument) still work, with a note.
 
-Exit codes: 0 ok, 1 failure, 2 usage error.`;
+Exit codes: 0 ok, 1 failure, 2 usage error (a path given, or the default, that is not there among them).`;
 
 export async function main(argv: string[]): Promise<number> {
   const debug = argv.includes('--debug');

@@ -119,7 +119,7 @@ describe('the installed package', () => {
     expect(spares()).toEqual([]);
     expect((await modmirror(['verify', '--mirror', 'plain'])).code).toBe(0);
     const missing = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v9.9.9', '--namespace', 'acme', '--mirror', 'plain']);
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('has no commit "v9.9.9"');
   });
 

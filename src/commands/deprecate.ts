@@ -5,7 +5,7 @@ import { checkDeprecationLink } from '../mirror/deprecations.js';
 import { isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
 import { stringFlag, usageError, type Values } from './args.js';
-import { mirrorFlag } from './mirror-flag.js';
+import { mirrorFlag, requireMirror } from './mirror-flag.js';
 import { describeBucket, isBucketUrl } from '../bucket/location.js';
 import { bucketLocation, refuseBucketFlags } from './bucket-flags.js';
 
@@ -43,6 +43,7 @@ export async function runDeprecate(values: Values, positionals: string[]): Promi
   } else {
     refuseBucketFlags(values, 'deprecate --mirror');
     const { outDir } = resolveMirrorConfig({ out, config: stringFlag(values, 'config') });
+    await requireMirror(outDir, 'deprecate');
     result = await setDeprecation(outDir, module, version, deprecation);
     where = `${relative(process.cwd(), outDir) || '.'}/`;
   }

@@ -3,6 +3,10 @@
 // spellings commands had before (--out, --dir, a positional DIR) still work,
 // with a one-line note on stderr, so scripts keep running while they move.
 
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { MirrorError } from '../errors.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
 import { stringFlag, usageError, type Values } from './args.js';
 
 export const MIRROR_OPTION = { mirror: { type: 'string' } } as const;
@@ -24,6 +28,27 @@ export function mirrorArgument(values: Values, command: string, argument: string
   if (mirror !== undefined) throw usageError(command, `--mirror and the argument "${argument}" both name the mirror: give --mirror only.`);
   note(`${was} is now ${now}; the old form still works.`);
   return argument;
+}
+
+/**
+ * A command that needs a built mirror, given one that is not there: a path
+ * that does not exist, as every command reports it (exit 2), before any work.
+ * A mirror a writer that died mid-swap set aside is put back first, as every
+ * reader does.
+ */
+export async function requireMirror(dir: string, command: string): Promise<void> {
+  // Loaded here, not with the command table (cli.ts imports MIRROR_OPTION from this file).
+  const { homeOf, putBackSetAside } = await import('../mirror/home.js');
+  await putBackSetAside(homeOf(dir));
+  if (existsSync(join(dir, MANIFEST_FILE))) return;
+  const shown = relative(process.cwd(), dir) || '.';
+  throw new MirrorError(
+    'PATH_NOT_FOUND',
+    existsSync(dir) ? `${shown} holds no built mirror (no ${MANIFEST_FILE}).` : `There is no built mirror at ${shown}: the folder does not exist.`,
+    {
+      hint: `Did you build the mirror? Run modmirror build, or name the folder it wrote: modmirror ${command} --mirror DIR (default: the config's out, else dist).`,
+    },
+  );
 }
 
 function note(text: string): void {

@@ -1,13 +1,9 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { isBucketUrl } from '../bucket/location.js';
 import { openBucket } from '../bucket/store.js';
 import { resolveMirrorConfig } from '../config/index.js';
-import { MirrorError } from '../errors.js';
 import { homeOf } from '../mirror/home.js';
-import { MANIFEST_FILE } from '../protocol/paths.js';
 import { stringFlag, usageError, type Values } from './args.js';
-import { mirrorArgument } from './mirror-flag.js';
+import { mirrorArgument, requireMirror } from './mirror-flag.js';
 import { bucketLocation } from './bucket-flags.js';
 
 export async function runPush(values: Values, positionals: string[]): Promise<number> {
@@ -26,12 +22,8 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
     throw usageError('push', `--concurrency "${concurrencyFlag}" is not a whole number from 1 to 256.`);
   const location = bucketLocation(url, values, 'The target');
   const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: dirArg });
+  await requireMirror(config.outDir, 'push');
   const dir = homeOf(config.outDir);
-  if (!existsSync(join(dir, MANIFEST_FILE))) {
-    throw new MirrorError('USAGE', `There is no built mirror at ${dir} (no ${MANIFEST_FILE}).`, {
-      hint: 'Name the folder modmirror build wrote (default dist): modmirror push s3://BUCKET/PREFIX --mirror dist.',
-    });
-  }
   const json = values['json'] === true;
   const { push } = await import('../bucket/push.js');
   const { terminalProgress } = await import('../bucket/upload.js');

@@ -5,7 +5,7 @@ import { startServer } from '../serve/index.js';
 import { DEFAULT_DOWNLOAD_SERIES } from '../serve/metrics.js';
 import { LOG_FORMATS, type LogFormat } from '../serve/request-log.js';
 import { stringFlag, type Values } from './args.js';
-import { mirrorFlag } from './mirror-flag.js';
+import { mirrorFlag, requireMirror } from './mirror-flag.js';
 
 export async function runServe(values: Values): Promise<number> {
   const port = Number(values['port'] ?? 8080);
@@ -41,6 +41,7 @@ export async function runServe(values: Values): Promise<number> {
   const usageMib = Number(values['usage-max-mib'] ?? 64);
   if (!Number.isFinite(usageMib) || usageMib <= 0)
     throw new MirrorError('USAGE', `Invalid --usage-max-mib "${values['usage-max-mib']}": expected a positive number of MiB.`);
+  await requireMirror(dir, 'serve');
   const server = await startServer({
     dir,
     host: String(values['host'] ?? '127.0.0.1'),

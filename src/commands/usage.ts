@@ -24,11 +24,16 @@ export function runUsage(values: Values): Promise<number> {
   if (problem) throw usageError('usage', `Invalid --${problem}.`);
   const dir = resolveMirrorConfig({ out: mirrorFlag(values, 'usage', 'dir') }).outDir;
   if (filter.deprecated && !existsSync(join(dir, MANIFEST_FILE))) {
-    throw new MirrorError('OUTPUT_FAILED', `--deprecated reads the mirror's deprecations, and "${dir}" holds no built mirror.`, {
+    throw new MirrorError('PATH_NOT_FOUND', `--deprecated reads the mirror's deprecations, and "${dir}" holds no built mirror.`, {
       hint: 'Pass --mirror with the mirror serve serves.',
     });
   }
   const fromLog = stringFlag(values, 'from-log');
+  if (fromLog !== undefined && !existsSync(fromLog)) {
+    throw new MirrorError('PATH_NOT_FOUND', `The access log "${fromLog}" (--from-log) does not exist.`, {
+      hint: 'Name the nginx access log of the host that serves the mirror (its access_log).',
+    });
+  }
   const rows = fromLog !== undefined ? rowsFromLog(fromLog) : readUsage(resolve(stringFlag(values, 'data') ?? 'data'));
   const entries = usageReport(rows, filter, existsSync(dir) ? dir : undefined);
   if (values['json'] === true) console.log(JSON.stringify({ filter, usage: entries }, null, 2));

@@ -8,7 +8,8 @@ import { signingKeyWarnings } from '../providers/verify.js';
 import { verifyMirror } from '../verify/index.js';
 import { refreshModules } from '../publish/refresh.js';
 import { stringFlag, type Values } from './args.js';
-import { mirrorArgument } from './mirror-flag.js';
+import { mirrorArgument, requireMirror } from './mirror-flag.js';
+import { existsSync } from 'node:fs';
 import { describeBucket, isBucketUrl } from '../bucket/location.js';
 import { MirrorError } from '../errors.js';
 import { bucketLocation, refuseBucketFlags } from './bucket-flags.js';
@@ -22,6 +23,8 @@ export async function runVerify(values: Values, positionals: string[] = []): Pro
   // A reader's half of always finding a mirror: a mirror set aside by a writer that died mid-swap is put back first,
   // and a change a writer died applying is finished (under the lock, as the next writer would).
   await putBackSetAside(dir);
+  // A folder that is there is judged (no manifest is a problem found, exit 1); a path that is not, is a usage error.
+  if (!existsSync(dir)) await requireMirror(dir, 'verify');
   if (hasLeftChanges(dir)) await withMirrorRead(dir, async () => {});
   const repaired = values['repair'] === true ? (await refreshModules('all', { outDir: dir, imageHosts: config.imageHosts })).changed : undefined;
   const problems = await verifyMirror(dir);

@@ -490,7 +490,7 @@ describe('the summary line', () => {
 describe('first contact', () => {
   it('names a --modules folder that does not exist as such, not as a config key', async () => {
     const r = await runCli(['build', '--modules', './nope'], tempDir());
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/error: The folder ".*\/nope" \(--modules\) does not exist\.\nhint: --modules takes a folder/);
     expect(r.stderr).not.toMatch(/config|sources\[0\]/);
   });

@@ -1,6 +1,7 @@
 // What every command has in common, through the CLI as a user meets it:
 // the mirror is named with --mirror (the spellings before it still work,
-// with a one-line note).
+// with a one-line note); and a path that is not there is a usage error,
+// exit 2, whichever command meets it.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -91,5 +92,47 @@ describe('--mirror names the mirror on every command', () => {
       expect(help.stdout, command).not.toMatch(/^ {2}--dir /m);
       if (command !== 'bundle') expect(help.stdout, command).not.toMatch(/^ {2}--out /m);
     }
+  });
+});
+
+describe('a path that is not there', () => {
+  it('is a usage error (exit 2) on every command, before any work', async () => {
+    const cases: [string[], RegExp][] = [
+      [['build', '--modules', 'nope'], /"\S*nope" \(--modules\) does not exist/],
+      [['build', '--config', 'nope.yaml'], /The config file "\S*nope\.yaml" does not exist/],
+      [['publish', '--source', 'nope', '--namespace', 'a', '--name', 'b', '--provider', 'c', '--version', '1.0.0'], /The folder "\S*nope" does not exist/],
+      [
+        ['publish', '--source', 'next', '--namespace', 'a', '--name', 'b', '--provider', 'c', '--version', '1.0.0', '--mirror', 'nope'],
+        /There is no mirror at/,
+      ],
+      [['publish', '--provider-release', 'nope', '--namespace', 'a', '--type', 'b'], /The folder "\S*nope" does not exist/],
+      [['deprecate', 'acme/hello/null', '1.0.0', '--reason', 'x', '--mirror', 'nope'], /There is no built mirror at nope/],
+      [['verify', '--mirror', 'nope'], /There is no built mirror at nope/],
+      [['serve', '--mirror', 'nope', '--port', '0'], /There is no built mirror at nope/],
+      [['bundle', '--mirror', 'nope', '--out', 'x.tar.gz'], /There is no built mirror at nope/],
+      [['bundle', '--out', 'x.tar.gz', '--since', 'nope.json'], /Cannot read the --since manifest/],
+      [['bundle', '--out', 'nope/x.tar.gz'], /The folder of --out \S* does not exist/],
+      [['unbundle', 'nope.tar.gz'], /The bundle \S*nope\.tar\.gz does not exist/],
+      [['push', 's3://bucket/prefix', '--mirror', 'nope'], /There is no built mirror at nope/],
+      [['usage', '--deprecated', '--mirror', 'nope'], /holds no built mirror/],
+      [['usage', '--from-log', 'nope.log'], /The access log "nope\.log" \(--from-log\) does not exist/],
+      [
+        ['user', 'create', '--username', 'bo', '--email', 'bo@example.com', '--password-file', 'nope', '--data', join(dir, 'data')],
+        /Cannot read --password-file "nope"/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(args, dir);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+      expect(r.stderr, args.join(' ')).toMatch(/^hint: /m);
+    }
+    expect(existsSync(join(dir, 'nope'))).toBe(false);
+  });
+
+  it('is told apart from a failure: a folder verify can read but holds no mirror is a problem it found (exit 1)', async () => {
+    const r = await runCli(['verify', '--mirror', 'mods'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/manifest\.json: missing: this is not a built mirror/);
   });
 });

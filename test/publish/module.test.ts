@@ -48,7 +48,8 @@ describe('publish from git', () => {
     const before = treeOf(join(dir, 'dist'));
     for (const ref of ['v9.9.9', 'v1.1.0\nv1.0.0']) {
       const missing = await runCli(['publish', '--git', 'terraform-aws-thing', '--ref', ref], dir);
-      expect(missing.code).toBe(1);
+      // A ref named on the command line that is not there, as a path that is not: a usage error.
+      expect(missing.code).toBe(2);
       expect(missing.stderr).toContain(`has no commit "${ref}"`);
     }
     expect(treeOf(join(dir, 'dist'))).toEqual(before);

@@ -24,7 +24,7 @@ it('prints the URL, logs each request and stops on SIGTERM with exit 0', async (
   expect(stdout()).toMatch(/GET \/v1\/modules\/a\/b\/c\/versions 200 \d+\.\dms/);
 });
 
-it('rejects bad flags with exit 2 and a missing mirror with exit 1', async () => {
+it('rejects bad flags and a missing mirror with exit 2', async () => {
   const badPort = await runCli(['serve', '--port', 'http'], dir);
   expect(badPort.code).toBe(2);
   expect(badPort.stderr).toMatch(/Invalid --port "http"/);
@@ -32,7 +32,7 @@ it('rejects bad flags with exit 2 and a missing mirror with exit 1', async () =>
   expect(halfTls.code).toBe(2);
   expect(halfTls.stderr).toMatch(/both --tls-cert and --tls-key/);
   const noMirror = await runCli(['serve', '--mirror', 'nothing-here'], dir);
-  expect(noMirror.code).toBe(1);
+  expect(noMirror.code).toBe(2);
   expect(noMirror.stderr).toMatch(/does not exist[\s\S]*hint: Did you build the mirror\?/);
 });
 

@@ -100,7 +100,7 @@ describe('recorded by serve --access private', () => {
       expect(result.stderr).toMatch(/^error: Invalid --(since|module) must be/m);
     }
     const noMirror = await runCli(['usage', '--deprecated', '--mirror', 'nothing'], site.dir);
-    expect(noMirror.code).toBe(1);
+    expect(noMirror.code).toBe(2);
     expect(noMirror.stderr).toMatch(/holds no built mirror/);
   });
 
