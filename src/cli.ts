@@ -111,13 +111,14 @@ const COMMANDS: Record<string, Command> = {
   },
   deprecate: {
     summary: 'Mark a published version deprecated (with a reason and a link), or lift that with --undo',
-    usage: `modmirror deprecate NAMESPACE/NAME/PROVIDER VERSION (--reason TEXT [--link URL] | --undo) [--mirror DIR] [--config FILE]
+    usage: `modmirror deprecate NAMESPACE/NAME/PROVIDER VERSION (--reason TEXT [--link URL] | --undo) [--mirror DIR] [--config FILE] [--json]
 
   --reason TEXT   why, shown by the browse page and in the versions and detail documents
   --link URL      where to read more (http or https)
   --undo          the version is no longer deprecated
   --mirror DIR    the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror
                   in a bucket, changed as publish --mirror s3:// changes it (with --endpoint, --region, --path-style)
+  --json          print {"mirror", "module", "version", "deprecation", "changed"}
 
   Kept in the mirror's deprecations.json: build, publish, bundle and unbundle carry it.`,
     options: {
@@ -127,6 +128,7 @@ const COMMANDS: Record<string, Command> = {
       ...MIRROR_OPTION,
       out: { type: 'string' },
       config: { type: 'string' },
+      json: { type: 'boolean' },
       ...BUCKET_OPTIONS,
     },
     positionals: { names: ['NAMESPACE/NAME/PROVIDER', 'VERSION'], required: 2 },
@@ -160,29 +162,32 @@ const COMMANDS: Record<string, Command> = {
   },
   'signing-key': {
     summary: 'Private registry: replace the key that signs archive URLs (every URL signed before stops working)',
-    usage: `modmirror signing-key rotate [--data DIR]
+    usage: `modmirror signing-key rotate [--data DIR] [--json]
 
-  --data DIR   the data folder serve uses (default: data); a running server takes the new key within a second`,
-    options: { data: { type: 'string' } },
+  --data DIR   the data folder serve uses (default: data); a running server takes the new key within a second
+  --json       print {"file"}: the key file written`,
+    options: { data: { type: 'string' }, json: { type: 'boolean' } },
     positionals: { names: ['rotate'], required: 1 },
     run: async (values, positionals) => (await import('./commands/signing-key.js')).runSigningKey(values, positionals),
   },
   'provider-key': {
     summary: 'Make an OpenPGP key pair for signing in-house provider releases',
-    usage: `modmirror provider-key create --name NAME [--email ADDRESS] [--out DIR] [--expires-days N] [--passphrase-env VAR]
+    usage: `modmirror provider-key create --name NAME [--email ADDRESS] [--out DIR] [--expires-days N] [--passphrase-env VAR] [--json]
 
   --name NAME        who signs, e.g. "Acme Release" (the key's user ID; also names the files)
   --email ADDRESS    the user ID's e-mail address
   --out DIR          where to write NAME.pub.asc and NAME.key.asc (default: keys); never overwritten
   --expires-days N   the key expires after N days (default: never)
   --passphrase-env VAR   the variable holding the passphrase that locks the private key
-                     (default: MODMIRROR_SIGNING_PASSPHRASE, what signing: passphraseEnv reads)`,
+                     (default: MODMIRROR_SIGNING_PASSPHRASE, what signing: passphraseEnv reads)
+  --json             print {"keyId", "publicKey", "privateKey"} (the two files written)`,
     options: {
       name: { type: 'string' },
       email: { type: 'string' },
       out: { type: 'string' },
       'expires-days': { type: 'string' },
       'passphrase-env': { type: 'string' },
+      json: { type: 'boolean' },
     },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/provider-key.js')).runProviderKey(values, positionals),
@@ -294,12 +299,13 @@ ${BUCKET_USAGE}
   },
   user: {
     summary: 'Management data: create a user (modmirror user create)',
-    usage: `modmirror user create --username NAME --email ADDR [--password-file FILE | --password-env VAR] [--site-admin] [--data DIR]
+    usage: `modmirror user create --username NAME --email ADDR [--password-file FILE | --password-env VAR] [--site-admin] [--data DIR] [--json]
 
   --password-file FILE   read the password from FILE's first line (- for standard input)
   --password-env VAR     read the password from the environment variable VAR
-  Without either, the account has a random password and signs in with tokens only. A password is
-  never taken on the command line, where ps and shell history would show it.`,
+  --json                 accepted, as on every command: the user's id is printed as JSON anyway
+  Without either password flag, the account has a random password and signs in with tokens only. A
+  password is never taken on the command line, where ps and shell history would show it.`,
     options: {
       username: { type: 'string' },
       email: { type: 'string' },
@@ -307,19 +313,21 @@ ${BUCKET_USAGE}
       'password-env': { type: 'string' },
       'site-admin': { type: 'boolean' },
       data: { type: 'string' },
+      json: { type: 'boolean' },
     },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runUser(values, positionals),
   },
   org: {
     summary: 'Management data: create an organization, or set what it shares with others',
-    usage: `modmirror org create --name NAME --email ADDR [--owner USERNAME] [--data DIR]
+    usage: `modmirror org create --name NAME --email ADDR [--owner USERNAME] [--data DIR] [--json]
        modmirror org share --name NAME [--module-consumers ORG,ORG] [--global-module-sharing true|false]
                            [--provider-consumers ORG,ORG] [--global-provider-sharing true|false] [--data DIR]
 
   share: who reads the organization's modules and in-house providers in serve --access private.
   Consumers (a comma list, "" for none) turn that kind's global sharing off; global sharing on
-  clears that kind's consumers. Prints the organization's sharing as JSON.`,
+  clears that kind's consumers. Prints the organization's sharing as JSON (create: its id); --json is
+  accepted, as on every command.`,
     options: {
       name: { type: 'string' },
       email: { type: 'string' },
@@ -329,45 +337,49 @@ ${BUCKET_USAGE}
       'provider-consumers': { type: 'string' },
       'global-module-sharing': { type: 'string' },
       'global-provider-sharing': { type: 'string' },
+      json: { type: 'boolean' },
     },
     positionals: { names: ['create|share'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runOrg(values, positionals),
   },
   team: {
     summary: 'Management data: create a team in an organization',
-    usage: `modmirror team create --org ORG --name NAME [--members USER,USER] [--data DIR]
+    usage: `modmirror team create --org ORG --name NAME [--members USER,USER] [--data DIR] [--json]
 
   --org ORG            the organization the team is in (made with modmirror org create)
   --name NAME          the team's name, unique in its organization
   --members USER,USER  the users in the team, by username (a comma list; default: none)
-  --data DIR           the management data folder serve reads (default: data)`,
-    options: { org: { type: 'string' }, name: { type: 'string' }, members: { type: 'string' }, data: { type: 'string' } },
+  --data DIR           the management data folder serve reads (default: data)
+  --json               accepted, as on every command: the team's id is printed as JSON anyway`,
+    options: { org: { type: 'string' }, name: { type: 'string' }, members: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runTeam(values, positionals),
   },
   token: {
     summary: 'Management data: create an API token; prints it once, keeps only its hash',
-    usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR]
+    usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR] [--json]
 
   --user NAME      a token that acts as this user (by username)
   --team NAME      with --org ORG: a token that acts as this team of ORG (a service user)
   --org NAME       alone: the organization's token, which acts as the organization (a service user)
   --data DIR       the management data folder serve reads (default: data)
+  --json           print {"token"} rather than the token alone
 
   Prints the token once, on standard output; the data folder keeps only its hash.`,
-    options: { user: { type: 'string' }, team: { type: 'string' }, org: { type: 'string' }, data: { type: 'string' } },
+    options: { user: { type: 'string' }, team: { type: 'string' }, org: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runToken(values, positionals),
   },
   edition: {
     summary: `Management data: declare the edition (${EDITIONS.join(', ')})`,
-    usage: `modmirror edition set NAME [--data DIR]
+    usage: `modmirror edition set NAME [--data DIR] [--json]
 
   NAME        one of ${EDITIONS.join(', ')} (default: self-hosted); the site-admin endpoints
               answer on self-hosted only; free allows one run task integration per organization,
               on at most ten workspaces
-  --data DIR  the management data folder serve reads (default: data)`,
-    options: { data: { type: 'string' } },
+  --data DIR  the management data folder serve reads (default: data)
+  --json      print {"edition"} once it is set (without it, nothing is printed)`,
+    options: { data: { type: 'string' }, json: { type: 'boolean' } },
     positionals: { names: ['set', 'NAME'], required: 2 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runEdition(values, positionals),
   },
@@ -375,10 +387,11 @@ ${BUCKET_USAGE}
     summary: "Management data: record a run task's result (creates the run and stage if needed); prints the ids",
     usage: `modmirror run-task record --run RUN_ID --task NAME --status STATUS [--org ORG --workspace NAME] [--stage post_plan]
                          [--stage-status STATUS] [--message TEXT] [--url URL] [--task-url URL] [--enforcement mandatory|advisory]
-                         [--speculative] [--data DIR]
+                         [--speculative] [--data DIR] [--json]
 
   statuses: pending, running, passed, failed, errored, canceled, unreachable; the stage's status follows
-  its results unless --stage-status says otherwise (for example awaiting_override)`,
+  its results unless --stage-status says otherwise (for example awaiting_override). Prints the ids as
+  JSON (--json is accepted, as on every command).`,
     options: {
       run: { type: 'string' },
       org: { type: 'string' },
@@ -393,6 +406,7 @@ ${BUCKET_USAGE}
       enforcement: { type: 'string' },
       speculative: { type: 'boolean' },
       data: { type: 'string' },
+      json: { type: 'boolean' },
     },
     positionals: { names: ['record'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runRunTask(values, positionals),
@@ -423,7 +437,7 @@ ${BUCKET_USAGE}
   },
   hosting: {
     summary: 'Print a host configuration (nginx server block, Caddyfile site, CloudFront function) that serves a mirror with no modmirror process',
-    usage: `modmirror hosting nginx|caddy|cloudfront [--mirror DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE]
+    usage: `modmirror hosting nginx|caddy|cloudfront [--mirror DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE] [--json]
 
   nginx|caddy       the host to configure
   cloudfront        the CloudFront viewer-response function that adds the download header in front of a
@@ -431,10 +445,12 @@ ${BUCKET_USAGE}
   --mirror DIR      the built mirror the host serves (default: the config's "out", else ./dist)
   --listen ADDR:PORT  where the host listens (default: 80, every address)
   --base-url URL    absolute download locations under URL (default: what the mirror was built with)
-  --config FILE     config whose baseUrl to use when the mirror is not built yet`,
+  --config FILE     config whose baseUrl to use when the mirror is not built yet
+  --json            print {"host", "mirror", "listen", "baseUrl", "config" (the text), "warnings"}`,
     options: {
       ...MIRROR_OPTION,
       dir: { type: 'string' },
+      json: { type: 'boolean' },
       listen: { type: 'string' },
       'base-url': { type: 'string' },
       config: { type: 'string' },
@@ -444,30 +460,35 @@ ${BUCKET_USAGE}
   },
   bundle: {
     summary: 'Pack a mirror (or what changed since a manifest) into one .tar.gz with sha256 sums, to carry it in',
-    usage: `modmirror bundle [--mirror DIR] --out FILE.tar.gz [--since MANIFEST]
+    usage: `modmirror bundle [--mirror DIR] --out FILE.tar.gz [--since MANIFEST] [--json]
 
   --mirror DIR       the mirror to pack (default: the config's "out", else ./dist)
   --out FILE         the bundle to write
-  --since MANIFEST   a manifest.json of the receiving mirror: carry only the archives it lacks (and every index)`,
+  --since MANIFEST   a manifest.json of the receiving mirror: carry only the archives it lacks (and every index)
+  --json             print {"mirror", "out", "files", "bytes", "versions", "providerPackages", "skipped", "derived",
+                     "sha256"}`,
     options: {
       ...MIRROR_OPTION,
       dir: { type: 'string' },
       out: { type: 'string' },
       since: { type: 'string' },
+      json: { type: 'boolean' },
     },
     run: async (values) => (await import('./commands/bundle.js')).runBundle(values),
   },
   unbundle: {
     summary: 'Check every sha256 of a bundle, then merge it into a mirror atomically',
-    usage: `modmirror unbundle FILE.tar.gz [--mirror DIR] [--no-spare]
+    usage: `modmirror unbundle FILE.tar.gz [--mirror DIR] [--no-spare] [--json]
 
   FILE           a bundle made by modmirror bundle
   --mirror DIR   the mirror to merge into (default: the config's "out", else ./dist; created if missing)
-  --no-spare     no effect, accepted for scripts that pass it (as publish --no-spare)`,
+  --no-spare     no effect, accepted for scripts that pass it (as publish --no-spare)
+  --json         print {"mirror", "files", "added", "addedProviderPackages", "replaced", "versions", "modules"}`,
     options: {
       ...MIRROR_OPTION,
       out: { type: 'string' },
       'no-spare': { type: 'boolean' },
+      json: { type: 'boolean' },
     },
     positionals: { names: ['FILE.tar.gz'], required: 1, missing: 'Name the bundle: modmirror unbundle FILE.tar.gz [--mirror DIR].' },
     run: async (values, positionals) => (await import('./commands/unbundle.js')).runUnbundle(values, positionals),

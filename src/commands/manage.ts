@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { usageError, type Values } from './args.js';
+import { printJson, usageError, type Values } from './args.js';
 import { createOrganization, createTeam, createToken, createUser, recordRunTask, setEdition } from '../management/bootstrap.js';
 import { setConsumers, setGlobalSharing, type Shared } from '../management/sharing.js';
 import { Store } from '../management/store.js';
@@ -129,14 +129,17 @@ export async function runToken(values: Values, positionals: string[]): Promise<n
   else if (team !== undefined && org !== undefined && user === undefined) subject = { team, organization: org };
   else if (org !== undefined && user === undefined && team === undefined) subject = { organization: org };
   else throw usageError('token', 'Give one of --user NAME, --team NAME --org ORG, or --org NAME.');
-  // The token alone on stdout, once: only its hash is kept.
-  console.log(await createToken(storeOf(values), subject));
+  // The token alone on stdout (or in JSON), once: only its hash is kept.
+  const token = await createToken(storeOf(values), subject);
+  if (values['json'] === true) printJson({ token });
+  else console.log(token);
   return 0;
 }
 
 export async function runEdition(values: Values, positionals: string[]): Promise<number> {
   expectSub(positionals, 'set', 'edition');
   await setEdition(storeOf(values), positionals[1]!);
+  if (values['json'] === true) printJson({ edition: positionals[1]! });
   return 0;
 }
 

@@ -24,7 +24,7 @@ import { scanGitRef } from '../scan/git.js';
 import { GitReaders } from '../scan/git-objects.js';
 import type { ModuleAddress, VersionSource } from '../types.js';
 import { validVersion } from '../version-order.js';
-import { stringFlag, usageError, type Values } from './args.js';
+import { printJson, stringFlag, usageError, type Values } from './args.js';
 import { mirrorFlag } from './mirror-flag.js';
 
 const usage = (message: string) => usageError('publish', message);
@@ -69,7 +69,7 @@ export async function runPublish(values: Values): Promise<number> {
   } finally {
     git.closeAll();
   }
-  if (values['json'] === true) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
+  if (values['json'] === true) printJson(result);
   else printHuman(result);
   return 0;
 }
@@ -205,7 +205,7 @@ async function runProviderPublish(values: Values): Promise<number> {
     newMirror: values['new-mirror'] === true,
     dryRun: values['dry-run'] === true,
   });
-  if (values['json'] === true) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
+  if (values['json'] === true) printJson(result);
   else printProvider(result);
   return 0;
 }

@@ -2,7 +2,7 @@ import { isBucketUrl } from '../bucket/location.js';
 import { openBucket } from '../bucket/store.js';
 import { resolveMirrorConfig } from '../config/index.js';
 import { homeOf } from '../mirror/home.js';
-import { stringFlag, usageError, type Values } from './args.js';
+import { printJson, stringFlag, usageError, type Values } from './args.js';
 import { mirrorArgument, requireMirror } from './mirror-flag.js';
 import { bucketLocation } from './bucket-flags.js';
 
@@ -41,7 +41,7 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
       concurrency,
       progress: terminalProgress(!json),
     });
-    if (json) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
+    if (json) printJson(result);
     else if (result.dryRun) {
       console.log(
         `Would upload ${result.uploaded} objects to ${result.target} (${result.unchanged} unchanged)${result.stale ? `; ${result.stale} objects the mirror no longer has${values['prune'] === true ? ' would be deleted' : ''}` : ''}:`,

@@ -10,7 +10,7 @@ import { filterProblem, usageReport, whoOf, type UsageEntry, type UsageFilter } 
 import { downloadsFromLog } from '../usage/nginx-log.js';
 import { aggregate, readUsage } from '../usage/store.js';
 import { resolveMirrorConfig } from '../config/index.js';
-import { plural, stringFlag, usageError, type Values } from './args.js';
+import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
 import { mirrorFlag } from './mirror-flag.js';
 
 export function runUsage(values: Values): Promise<number> {
@@ -36,7 +36,7 @@ export function runUsage(values: Values): Promise<number> {
   }
   const rows = fromLog !== undefined ? rowsFromLog(fromLog) : readUsage(resolve(stringFlag(values, 'data') ?? 'data'));
   const entries = usageReport(rows, filter, existsSync(dir) ? dir : undefined);
-  if (values['json'] === true) console.log(JSON.stringify({ filter, usage: entries }, null, 2));
+  if (values['json'] === true) printJson({ filter, usage: entries });
   else console.log(usageText(entries, filter));
   return Promise.resolve(0);
 }

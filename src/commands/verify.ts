@@ -7,7 +7,7 @@ import { readManifest } from '../mirror/manifest.js';
 import { signingKeyWarnings } from '../providers/verify.js';
 import { verifyMirror } from '../verify/index.js';
 import { refreshModules } from '../publish/refresh.js';
-import { stringFlag, type Values } from './args.js';
+import { printJson, stringFlag, type Values } from './args.js';
 import { mirrorArgument, requireMirror } from './mirror-flag.js';
 import { existsSync } from 'node:fs';
 import { describeBucket, isBucketUrl } from '../bucket/location.js';
@@ -33,7 +33,7 @@ export async function runVerify(values: Values, positionals: string[] = []): Pro
   const current = problems.length === 0 ? readManifest(dir) : undefined;
   const warnings = current ? await signingKeyWarnings(dir, current) : [];
   if (values['json'] === true)
-    console.log(JSON.stringify({ dir, ok: problems.length === 0, problems, ...(warnings.length > 0 ? { warnings } : {}), ...(repaired ? { repaired } : {}) }));
+    printJson({ dir, ok: problems.length === 0, problems, ...(warnings.length > 0 ? { warnings } : {}), ...(repaired ? { repaired } : {}) });
   else {
     const shown = relative(process.cwd(), dir) || '.';
     if (repaired) console.log(repairedLine(repaired, `${shown}/`));
@@ -64,7 +64,7 @@ async function verifyInBucket(values: Values, url: string): Promise<number> {
     bucket.close();
   }
   const shown = describeBucket(location);
-  if (values['json'] === true) console.log(JSON.stringify({ dir: shown, ok: problems.length === 0, problems, ...(repaired ? { repaired } : {}) }));
+  if (values['json'] === true) printJson({ dir: shown, ok: problems.length === 0, problems, ...(repaired ? { repaired } : {}) });
   else {
     if (repaired) console.log(repairedLine(repaired, shown));
     for (const p of problems) console.error(`${shown}${p.path}: ${p.message}`);

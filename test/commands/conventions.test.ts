@@ -1,7 +1,7 @@
 // What every command has in common, through the CLI as a user meets it:
 // the mirror is named with --mirror (the spellings before it still work,
-// with a one-line note); and a path that is not there is a usage error,
-// exit 2, whichever command meets it.
+// with a one-line note); --json prints one JSON object on one line; and a
+// path that is not there is a usage error, exit 2, whichever command meets it.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +22,15 @@ beforeAll(async () => {
   expect(built.code, built.stderr).toBe(0);
   expect(built.stderr).toBe('');
 });
+
+/** The one JSON object a --json command prints: alone on its one line of stdout, nothing on stderr. */
+function onlyJson(result: { code: number; stdout: string; stderr: string }): Record<string, unknown> {
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  expect(result.stdout.endsWith('\n')).toBe(true);
+  expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}
 
 describe('--mirror names the mirror on every command', () => {
   it('is taken by every command that reads or writes a mirror, with no note', async () => {
@@ -92,6 +101,48 @@ describe('--mirror names the mirror on every command', () => {
       expect(help.stdout, command).not.toMatch(/^ {2}--dir /m);
       if (command !== 'bundle') expect(help.stdout, command).not.toMatch(/^ {2}--out /m);
     }
+  });
+});
+
+describe('--json', () => {
+  it('prints one JSON object on one line for bundle, unbundle, deprecate and hosting', async () => {
+    const bundled = onlyJson(await runCli(['bundle', '--mirror', 'dist', '--out', 'json.tar.gz', '--json'], dir));
+    expect(bundled).toMatchObject({ mirror: join(dir, 'dist'), out: join(dir, 'json.tar.gz'), versions: 2, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+
+    const unbundled = onlyJson(await runCli(['unbundle', 'json.tar.gz', '--mirror', 'json-inside', '--json'], dir));
+    expect(unbundled).toMatchObject({ mirror: join(dir, 'json-inside'), added: 2, versions: 2, modules: 1 });
+
+    const deprecated = onlyJson(await runCli(['deprecate', 'acme/hello/null', '1.1.0', '--reason', 'try 1.0.0', '--mirror', 'json-inside', '--json'], dir));
+    expect(deprecated).toEqual({
+      mirror: join(dir, 'json-inside'),
+      module: 'acme/hello/null',
+      version: '1.1.0',
+      deprecation: { reason: 'try 1.0.0', link: null },
+      changed: true,
+    });
+    const again = onlyJson(await runCli(['deprecate', 'acme/hello/null', '1.1.0', '--undo', '--mirror', 'json-inside', '--json'], dir));
+    expect(again).toMatchObject({ deprecation: null, changed: true });
+
+    const nginx = onlyJson(await runCli(['hosting', 'nginx', '--mirror', 'json-inside', '--listen', '127.0.0.1:8080', '--json'], dir));
+    expect(nginx).toMatchObject({ host: 'nginx', mirror: join(dir, 'json-inside'), listen: { host: '127.0.0.1', port: 8080 }, baseUrl: '', warnings: [] });
+    expect(nginx['config']).toBe((await runCli(['hosting', 'nginx', '--mirror', 'json-inside', '--listen', '127.0.0.1:8080'], dir)).stdout);
+  });
+
+  it("puts hosting's warnings in the object rather than on stderr", async () => {
+    const unbuilt = onlyJson(await runCli(['hosting', 'cloudfront', '--mirror', 'not-built-yet', '--json'], dir));
+    expect(unbuilt['warnings']).toEqual([expect.stringMatching(/holds no built mirror yet/)]);
+    expect(unbuilt).not.toHaveProperty('listen');
+  });
+
+  it('is taken by the management and key commands too', async () => {
+    const data = join(dir, 'data');
+    expect(onlyJson(await runCli(['user', 'create', '--username', 'ann', '--email', 'ann@example.com', '--data', data, '--json'], dir))).toHaveProperty('id');
+    expect(
+      onlyJson(await runCli(['org', 'create', '--name', 'acme', '--email', 'ops@example.com', '--owner', 'ann', '--data', data, '--json'], dir)),
+    ).toHaveProperty('id');
+    expect(onlyJson(await runCli(['token', 'create', '--user', 'ann', '--data', data, '--json'], dir))).toEqual({ token: expect.any(String) });
+    expect(onlyJson(await runCli(['edition', 'set', 'free', '--data', data, '--json'], dir))).toEqual({ edition: 'free' });
+    expect(onlyJson(await runCli(['signing-key', 'rotate', '--data', data, '--json'], dir))).toEqual({ file: expect.stringContaining(data) });
   });
 });
 
