@@ -497,7 +497,7 @@ ${BUCKET_USAGE}
     summary: 'Copy module versions (with the modules they call) and provider packages from an upstream registry into folders the build reads',
     usage: `modmirror sync --from URL (--module NS/NAME/PROVIDER[@CONSTRAINT] | --provider [HOST/]NS/TYPE[@CONSTRAINT] | --for DIR)...
                [--into DIR] [--providers-into DIR] [--platform OS_ARCH]... [--token-env VAR]
-               [--no-dependencies] [--dependency-versions newest|every] [--stands-in-for HOST]... [--json]
+               [--no-dependencies] [--dependency-versions newest|every] [--stands-in-for HOST]... [--json] [--verbose]
 
   --from URL        the upstream registry (its /.well-known/terraform.json names modules.v1)
   --module ADDR     copy every version matching the constraint: acme/vpc/aws@"~> 2.0" (repeatable)
@@ -520,6 +520,8 @@ ${BUCKET_USAGE}
                     upstream's own host is followed too, others are reported as "other host"
   --json            print one JSON summary (fetched, present, failures, notMirrored, cycles, providers,
                     providerVersions, providerUnavailable), no progress
+  --verbose         list every call not mirrored, each with its caller (default: the calls to a caller's own
+                    folders, ./modules/..., counted on one line; the others once per source, constraint and reason)
 
   git::, local and URL sources, cycles and unsatisfiable calls are reported, never fatal to the rest; so is a
   platform the upstream has no provider package for. A provider package is kept only when its SHA256SUMS is
@@ -539,6 +541,7 @@ ${BUCKET_USAGE}
       'dependency-versions': { type: 'string' },
       'stands-in-for': { type: 'string', multiple: true },
       json: { type: 'boolean' },
+      verbose: { type: 'boolean' },
     },
     run: async (values) => (await import('./commands/sync.js')).runSync(values),
   },

@@ -54,7 +54,7 @@ export async function runSync(values: Values): Promise<number> {
       ...(plan.providersInto === undefined ? {} : { providersInto: plan.providersInto }),
       result,
     });
-    if (!json) printSummary(summaries.at(-1)!);
+    if (!json) printSummary(summaries.at(-1)!, values['verbose'] === true);
   }
   const failures = summaries.reduce((n, s) => n + s.result.failures.length, 0);
   if (json) console.log(JSON.stringify(summaryJson(summaries), null, 2));
