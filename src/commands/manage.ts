@@ -47,7 +47,7 @@ export async function runUser(values: Values, positionals: string[]): Promise<nu
     password: passwordOf(values),
     siteAdmin: values['site-admin'] === true,
   });
-  console.log(JSON.stringify({ id }));
+  printJson({ id });
   return 0;
 }
 
@@ -59,7 +59,7 @@ export async function runOrg(values: Values, positionals: string[]): Promise<num
     email: required(values, 'email', 'org'),
     owner: values['owner'] as string | undefined,
   });
-  console.log(JSON.stringify({ id }));
+  printJson({ id });
   return 0;
 }
 
@@ -99,15 +99,13 @@ async function runOrgShare(values: Values): Promise<number> {
     throw usageError('org', 'Say what to share: --module-consumers, --provider-consumers, --global-module-sharing or --global-provider-sharing.');
   for (const change of changes) await change();
   const org = store.read().organizations.find((o) => o.name === name)!;
-  console.log(
-    JSON.stringify({
-      name,
-      'global-module-sharing': org.globalModuleSharing,
-      'module-consumers': org.moduleConsumers,
-      'global-provider-sharing': org.globalProviderSharing,
-      'provider-consumers': org.providerConsumers,
-    }),
-  );
+  printJson({
+    name,
+    'global-module-sharing': org.globalModuleSharing,
+    'module-consumers': org.moduleConsumers,
+    'global-provider-sharing': org.globalProviderSharing,
+    'provider-consumers': org.providerConsumers,
+  });
   return 0;
 }
 
@@ -115,7 +113,7 @@ export async function runTeam(values: Values, positionals: string[]): Promise<nu
   expectSub(positionals, 'create', 'team');
   const members = typeof values['members'] === 'string' ? values['members'].split(',').filter(Boolean) : [];
   const { id } = await createTeam(storeOf(values), { organization: required(values, 'org', 'team'), name: required(values, 'name', 'team'), members });
-  console.log(JSON.stringify({ id }));
+  printJson({ id });
   return 0;
 }
 
@@ -159,6 +157,6 @@ export async function runRunTask(values: Values, positionals: string[]): Promise
     enforcement: (values['enforcement'] as string | undefined) ?? 'mandatory',
     speculative: values['speculative'] === true,
   });
-  console.log(JSON.stringify(ids));
+  printJson(ids);
   return 0;
 }

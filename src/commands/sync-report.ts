@@ -93,7 +93,7 @@ function notMirroredSummary(entries: NotMirrored[]): string[] {
 }
 
 /** The --json document: `ok` is false when something wanted could not be found or fetched. */
-export function summaryJson(summaries: UpstreamSummary[]): unknown {
+export function summaryJson(summaries: UpstreamSummary[]): object {
   return {
     ok: summaries.every((s) => s.result.failures.length === 0),
     upstreams: summaries.map(({ from, into, providersInto, result }) => ({
