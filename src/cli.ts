@@ -4,6 +4,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Values } from './commands/args.js';
 import { BUCKET_OPTIONS, BUCKET_USAGE } from './commands/bucket-flags.js';
+import { MIRROR_OPTION } from './commands/mirror-flag.js';
 import { exitCodeFor, MirrorError } from './errors.js';
 import { EDITIONS } from './management/types.js';
 import { VERSION } from './version.js';
@@ -22,12 +23,12 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   build: {
     summary: 'Build the static registry from the configured module sources',
-    usage: `modmirror build [--config FILE] [--modules DIR] [--out DIR] [--base-url URL] [--clean] [--strict]
+    usage: `modmirror build [--config FILE] [--modules DIR] [--mirror DIR] [--base-url URL] [--clean] [--strict]
                  [--prune] [--replace NS/NAME/PROVIDER@VERSION ...] [--json]
 
   --config FILE    config file (default: ./mirror.config.yaml)
   --modules DIR    build a folder laid out as <namespace>/<name>/<provider>/<version>/, no config needed
-  --out DIR        output folder (default: the config's "out", else ./dist)
+  --mirror DIR     the mirror to write (default: the config's "out", else ./dist)
   --base-url URL   absolute URL the mirror is served at (default: relative download locations)
   --clean          ignore the cache and rebuild every version (the result is the same, byte for byte)
   --strict         leave out a version with a file that cannot be read, and exit 1 (default: mirror it
@@ -47,6 +48,7 @@ const COMMANDS: Record<string, Command> = {
       replace: { type: 'string', multiple: true },
       config: { type: 'string' },
       modules: { type: 'string' },
+      ...MIRROR_OPTION,
       out: { type: 'string' },
       'base-url': { type: 'string' },
       json: { type: 'boolean' },
@@ -55,11 +57,11 @@ const COMMANDS: Record<string, Command> = {
   },
   serve: {
     summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
-    usage: `modmirror serve [--dir dist] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--config FILE]
+    usage: `modmirror serve [--mirror DIR] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--config FILE]
                 [--access public|private] [--archive-url-ttl SECONDS] [--read-only] [--max-upload-mib N] [--quiet]
                 [--log-format text|json] [--metrics-listen HOST:PORT] [--metrics-download-series N] [--usage-max-mib N]
 
-  --dir DIR        the built mirror (default: dist)
+  --mirror DIR     the built mirror (default: the config's "out", else ./dist)
   --host HOST      address to listen on (default: 127.0.0.1)
   --port PORT      port (default: 8080; 0 picks a free one)
   --tls-cert FILE  PEM certificate: serve HTTPS (Terraform's discovery needs HTTPS)
@@ -67,7 +69,7 @@ const COMMANDS: Record<string, Command> = {
   --base-url URL   URL clients use to reach this server; discovery answers with it
   --data DIR       folder for download counts and management data (default: data)
   --config FILE    the config whose access, baseUrl, out and module settings apply (default:
-                   ./mirror.config.yaml when there is one, even with --dir)
+                   ./mirror.config.yaml when there is one, even with --mirror)
   --access MODE    public: anyone reads the registry (default); private: every registry request needs a
                    token the management data knows, and each caller sees its organizations' modules
                    and in-house providers and those shared with them (default: the config's "access",
@@ -86,6 +88,7 @@ const COMMANDS: Record<string, Command> = {
   --usage-max-mib N  private: the bound of the usage record in the data folder (modmirror usage), in MiB
                    (default: 64); the oldest days go first`,
     options: {
+      ...MIRROR_OPTION,
       dir: { type: 'string' },
       host: { type: 'string' },
       port: { type: 'string' },
@@ -108,21 +111,24 @@ const COMMANDS: Record<string, Command> = {
   },
   deprecate: {
     summary: 'Mark a published version deprecated (with a reason and a link), or lift that with --undo',
-    usage: `modmirror deprecate NAMESPACE/NAME/PROVIDER VERSION (--reason TEXT [--link URL] | --undo) [--out DIR] [--config FILE]
+    usage: `modmirror deprecate NAMESPACE/NAME/PROVIDER VERSION (--reason TEXT [--link URL] | --undo) [--mirror DIR] [--config FILE] [--json]
 
   --reason TEXT   why, shown by the browse page and in the versions and detail documents
   --link URL      where to read more (http or https)
   --undo          the version is no longer deprecated
-  --out DIR       the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror
-                  in a bucket, changed as publish --out s3:// changes it (with --endpoint, --region, --path-style)
+  --mirror DIR    the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror
+                  in a bucket, changed as publish --mirror s3:// changes it (with --endpoint, --region, --path-style)
+  --json          print {"mirror", "module", "version", "deprecation", "changed"}
 
   Kept in the mirror's deprecations.json: build, publish, bundle and unbundle carry it.`,
     options: {
       reason: { type: 'string' },
       link: { type: 'string' },
       undo: { type: 'boolean' },
+      ...MIRROR_OPTION,
       out: { type: 'string' },
       config: { type: 'string' },
+      json: { type: 'boolean' },
       ...BUCKET_OPTIONS,
     },
     positionals: { names: ['NAMESPACE/NAME/PROVIDER', 'VERSION'], required: 2 },
@@ -130,7 +136,7 @@ const COMMANDS: Record<string, Command> = {
   },
   usage: {
     summary: 'Private registry: who downloaded which module version, and which deprecated versions are still used',
-    usage: `modmirror usage [--since YYYY-MM-DD] [--module NS/NAME/PROVIDER] [--deprecated] [--json] [--data DIR] [--dir DIR]
+    usage: `modmirror usage [--since YYYY-MM-DD] [--module NS/NAME/PROVIDER] [--deprecated] [--json] [--data DIR] [--mirror DIR]
                 [--from-log FILE]
 
   --since DAY      only downloads on that day (UTC) or later
@@ -139,7 +145,7 @@ const COMMANDS: Record<string, Command> = {
   --json           print {"filter", "usage": [{module, version, organization, team, user, downloads, firstDay,
                    lastDay, deprecation}]}
   --data DIR       the data folder serve --access private records usage in (default: data)
-  --dir DIR        the mirror whose deprecations to show (default: dist)
+  --mirror DIR     the mirror whose deprecations to show (default: the config's "out", else ./dist)
   --from-log FILE  report from a static host's nginx access log (combined format) instead, by client network
                    (IPv4 /24, IPv6 /48)`,
     options: {
@@ -148,6 +154,7 @@ const COMMANDS: Record<string, Command> = {
       deprecated: { type: 'boolean' },
       json: { type: 'boolean' },
       data: { type: 'string' },
+      ...MIRROR_OPTION,
       dir: { type: 'string' },
       'from-log': { type: 'string' },
     },
@@ -155,29 +162,32 @@ const COMMANDS: Record<string, Command> = {
   },
   'signing-key': {
     summary: 'Private registry: replace the key that signs archive URLs (every URL signed before stops working)',
-    usage: `modmirror signing-key rotate [--data DIR]
+    usage: `modmirror signing-key rotate [--data DIR] [--json]
 
-  --data DIR   the data folder serve uses (default: data); a running server takes the new key within a second`,
-    options: { data: { type: 'string' } },
+  --data DIR   the data folder serve uses (default: data); a running server takes the new key within a second
+  --json       print {"file"}: the key file written`,
+    options: { data: { type: 'string' }, json: { type: 'boolean' } },
     positionals: { names: ['rotate'], required: 1 },
     run: async (values, positionals) => (await import('./commands/signing-key.js')).runSigningKey(values, positionals),
   },
   'provider-key': {
     summary: 'Make an OpenPGP key pair for signing in-house provider releases',
-    usage: `modmirror provider-key create --name NAME [--email ADDRESS] [--out DIR] [--expires-days N] [--passphrase-env VAR]
+    usage: `modmirror provider-key create --name NAME [--email ADDRESS] [--out DIR] [--expires-days N] [--passphrase-env VAR] [--json]
 
   --name NAME        who signs, e.g. "Acme Release" (the key's user ID; also names the files)
   --email ADDRESS    the user ID's e-mail address
   --out DIR          where to write NAME.pub.asc and NAME.key.asc (default: keys); never overwritten
   --expires-days N   the key expires after N days (default: never)
   --passphrase-env VAR   the variable holding the passphrase that locks the private key
-                     (default: MODMIRROR_SIGNING_PASSPHRASE, what signing: passphraseEnv reads)`,
+                     (default: MODMIRROR_SIGNING_PASSPHRASE, what signing: passphraseEnv reads)
+  --json             print {"keyId", "publicKey", "privateKey"} (the two files written)`,
     options: {
       name: { type: 'string' },
       email: { type: 'string' },
       out: { type: 'string' },
       'expires-days': { type: 'string' },
       'passphrase-env': { type: 'string' },
+      json: { type: 'boolean' },
     },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/provider-key.js')).runProviderKey(values, positionals),
@@ -185,9 +195,9 @@ const COMMANDS: Record<string, Command> = {
   publish: {
     summary: 'Add one version to an existing mirror, atomically; refuses to change a published version',
     usage: `modmirror publish (--source DIR | --git REPO --ref REF) [--namespace NS --name NAME --provider P] [--version X.Y.Z]
-                 [--out DIR] [--config FILE] [--base-url URL] [--new-mirror] [--force] [--dry-run] [--no-spare] [--json]
+                 [--mirror DIR|s3://BUCKET/PREFIX] [--config FILE] [--base-url URL] [--new-mirror] [--force] [--dry-run] [--no-spare] [--json]
        modmirror publish --provider-release DIR --namespace NS --type TYPE [--public-key FILE ...] [--hostname HOST]
-                 [--signing-key FILE] [--out DIR] [--config FILE] [--base-url URL] [--new-mirror] [--dry-run] [--no-spare] [--json]
+                 [--signing-key FILE] [--mirror DIR] [--config FILE] [--base-url URL] [--new-mirror] [--dry-run] [--no-spare] [--json]
 
   --source DIR     a folder holding the version's files; a folder .../<namespace>/<name>/<provider>/<version>
                    whose last part is a version names its address, anything else needs the address flags
@@ -195,13 +205,13 @@ const COMMANDS: Record<string, Command> = {
   --ref REF        the tag (or commit) to publish; its name gives the version unless --version is set
   --namespace, --name, --provider   the module address, when the source does not say it
   --version X.Y.Z  the version, when the tag or folder name does not say it
-  --out DIR        the mirror (default: the config's "out", else ./dist); it must exist
-  --out s3://BUCKET/PREFIX   a mirror in a bucket: publish reads its manifest and the documents the
+  --mirror DIR     the mirror (default: the config's "out", else ./dist); it must exist
+  --mirror s3://BUCKET/PREFIX   a mirror in a bucket: publish reads its manifest and the documents the
                    version changes, uploads what changed (archive first, manifest last) and writes the
                    manifest only if nobody else changed it meanwhile, else reads again and redoes the
                    change; many pipelines can publish into one bucket at once. With --endpoint URL,
                    --region REGION, --path-style (see modmirror push --help)
-  --new-mirror     start a new mirror at --out when there is none (without it, a missing mirror is an error)
+  --new-mirror     start a new mirror at --mirror when there is none (without it, a missing mirror is an error)
   --base-url URL   a new mirror's base URL (an existing mirror keeps its own)
   --force          replace a published version whose content differs (recorded in the manifest)
   --dry-run        say what would change, change nothing
@@ -231,6 +241,7 @@ const COMMANDS: Record<string, Command> = {
       name: { type: 'string' },
       provider: { type: 'string' },
       version: { type: 'string' },
+      ...MIRROR_OPTION,
       out: { type: 'string' },
       config: { type: 'string' },
       'base-url': { type: 'string' },
@@ -245,10 +256,11 @@ const COMMANDS: Record<string, Command> = {
   },
   push: {
     summary: 'Upload a built mirror to an S3-compatible bucket: only what changed, archives first, the manifest last',
-    usage: `modmirror push DIR s3://BUCKET[/PREFIX] [--endpoint URL] [--region REGION] [--path-style] [--prune]
+    usage: `modmirror push s3://BUCKET[/PREFIX] [--mirror DIR] [--endpoint URL] [--region REGION] [--path-style] [--prune]
                 [--full] [--download-header] [--concurrency N] [--dry-run] [--json] [--config FILE]
 
-  DIR              the built mirror (e.g. dist)
+  s3://BUCKET/PREFIX  the bucket (and the prefix in it) to upload to
+  --mirror DIR     the built mirror to upload (default: the config's "out", else ./dist)
   --config FILE    the config whose cacheDir keeps what an interrupted push stored (default:
                    ./mirror.config.yaml when there is one)
   --prune          delete the objects the mirror no longer has, once the new manifest is in place
@@ -267,6 +279,7 @@ ${BUCKET_USAGE}
   push uploads nothing. The manifest is written only if the bucket's is still the one read. An
   interrupted push resumes where it stopped when run again.`,
     options: {
+      ...MIRROR_OPTION,
       ...BUCKET_OPTIONS,
       prune: { type: 'boolean' },
       full: { type: 'boolean' },
@@ -276,17 +289,23 @@ ${BUCKET_USAGE}
       json: { type: 'boolean' },
       config: { type: 'string' },
     },
-    positionals: { names: ['DIR', 's3://BUCKET/PREFIX'], required: 2, missing: 'Name the mirror and the bucket: modmirror push dist s3://BUCKET/PREFIX.' },
+    // Two arguments are the form before --mirror: push DIR s3://BUCKET/PREFIX (runPush says so).
+    positionals: {
+      names: ['s3://BUCKET/PREFIX', 's3://BUCKET/PREFIX'],
+      required: 1,
+      missing: 'Name the bucket: modmirror push s3://BUCKET/PREFIX [--mirror DIR].',
+    },
     run: async (values, positionals) => (await import('./commands/push.js')).runPush(values, positionals),
   },
   user: {
     summary: 'Management data: create a user (modmirror user create)',
-    usage: `modmirror user create --username NAME --email ADDR [--password-file FILE | --password-env VAR] [--site-admin] [--data DIR]
+    usage: `modmirror user create --username NAME --email ADDR [--password-file FILE | --password-env VAR] [--site-admin] [--data DIR] [--json]
 
   --password-file FILE   read the password from FILE's first line (- for standard input)
   --password-env VAR     read the password from the environment variable VAR
-  Without either, the account has a random password and signs in with tokens only. A password is
-  never taken on the command line, where ps and shell history would show it.`,
+  --json                 accepted, as on every command: the user's id is printed as JSON anyway
+  Without either password flag, the account has a random password and signs in with tokens only. A
+  password is never taken on the command line, where ps and shell history would show it.`,
     options: {
       username: { type: 'string' },
       email: { type: 'string' },
@@ -294,19 +313,21 @@ ${BUCKET_USAGE}
       'password-env': { type: 'string' },
       'site-admin': { type: 'boolean' },
       data: { type: 'string' },
+      json: { type: 'boolean' },
     },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runUser(values, positionals),
   },
   org: {
     summary: 'Management data: create an organization, or set what it shares with others',
-    usage: `modmirror org create --name NAME --email ADDR [--owner USERNAME] [--data DIR]
+    usage: `modmirror org create --name NAME --email ADDR [--owner USERNAME] [--data DIR] [--json]
        modmirror org share --name NAME [--module-consumers ORG,ORG] [--global-module-sharing true|false]
                            [--provider-consumers ORG,ORG] [--global-provider-sharing true|false] [--data DIR]
 
   share: who reads the organization's modules and in-house providers in serve --access private.
   Consumers (a comma list, "" for none) turn that kind's global sharing off; global sharing on
-  clears that kind's consumers. Prints the organization's sharing as JSON.`,
+  clears that kind's consumers. Prints the organization's sharing as JSON (create: its id); --json is
+  accepted, as on every command.`,
     options: {
       name: { type: 'string' },
       email: { type: 'string' },
@@ -316,45 +337,49 @@ ${BUCKET_USAGE}
       'provider-consumers': { type: 'string' },
       'global-module-sharing': { type: 'string' },
       'global-provider-sharing': { type: 'string' },
+      json: { type: 'boolean' },
     },
     positionals: { names: ['create|share'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runOrg(values, positionals),
   },
   team: {
     summary: 'Management data: create a team in an organization',
-    usage: `modmirror team create --org ORG --name NAME [--members USER,USER] [--data DIR]
+    usage: `modmirror team create --org ORG --name NAME [--members USER,USER] [--data DIR] [--json]
 
   --org ORG            the organization the team is in (made with modmirror org create)
   --name NAME          the team's name, unique in its organization
   --members USER,USER  the users in the team, by username (a comma list; default: none)
-  --data DIR           the management data folder serve reads (default: data)`,
-    options: { org: { type: 'string' }, name: { type: 'string' }, members: { type: 'string' }, data: { type: 'string' } },
+  --data DIR           the management data folder serve reads (default: data)
+  --json               accepted, as on every command: the team's id is printed as JSON anyway`,
+    options: { org: { type: 'string' }, name: { type: 'string' }, members: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runTeam(values, positionals),
   },
   token: {
     summary: 'Management data: create an API token; prints it once, keeps only its hash',
-    usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR]
+    usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR] [--json]
 
   --user NAME      a token that acts as this user (by username)
   --team NAME      with --org ORG: a token that acts as this team of ORG (a service user)
   --org NAME       alone: the organization's token, which acts as the organization (a service user)
   --data DIR       the management data folder serve reads (default: data)
+  --json           print {"token"} rather than the token alone
 
   Prints the token once, on standard output; the data folder keeps only its hash.`,
-    options: { user: { type: 'string' }, team: { type: 'string' }, org: { type: 'string' }, data: { type: 'string' } },
+    options: { user: { type: 'string' }, team: { type: 'string' }, org: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } },
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runToken(values, positionals),
   },
   edition: {
     summary: `Management data: declare the edition (${EDITIONS.join(', ')})`,
-    usage: `modmirror edition set NAME [--data DIR]
+    usage: `modmirror edition set NAME [--data DIR] [--json]
 
   NAME        one of ${EDITIONS.join(', ')} (default: self-hosted); the site-admin endpoints
               answer on self-hosted only; free allows one run task integration per organization,
               on at most ten workspaces
-  --data DIR  the management data folder serve reads (default: data)`,
-    options: { data: { type: 'string' } },
+  --data DIR  the management data folder serve reads (default: data)
+  --json      print {"edition"} once it is set (without it, nothing is printed)`,
+    options: { data: { type: 'string' }, json: { type: 'boolean' } },
     positionals: { names: ['set', 'NAME'], required: 2 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runEdition(values, positionals),
   },
@@ -362,10 +387,11 @@ ${BUCKET_USAGE}
     summary: "Management data: record a run task's result (creates the run and stage if needed); prints the ids",
     usage: `modmirror run-task record --run RUN_ID --task NAME --status STATUS [--org ORG --workspace NAME] [--stage post_plan]
                          [--stage-status STATUS] [--message TEXT] [--url URL] [--task-url URL] [--enforcement mandatory|advisory]
-                         [--speculative] [--data DIR]
+                         [--speculative] [--data DIR] [--json]
 
   statuses: pending, running, passed, failed, errored, canceled, unreachable; the stage's status follows
-  its results unless --stage-status says otherwise (for example awaiting_override)`,
+  its results unless --stage-status says otherwise (for example awaiting_override). Prints the ids as
+  JSON (--json is accepted, as on every command).`,
     options: {
       run: { type: 'string' },
       org: { type: 'string' },
@@ -380,39 +406,51 @@ ${BUCKET_USAGE}
       enforcement: { type: 'string' },
       speculative: { type: 'boolean' },
       data: { type: 'string' },
+      json: { type: 'boolean' },
     },
     positionals: { names: ['record'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runRunTask(values, positionals),
   },
   verify: {
     summary: 'Check that a mirror agrees with itself and its archives match the manifest',
-    usage: `modmirror verify [DIR | s3://BUCKET/PREFIX] [--complete] [--repair] [--config FILE] [--json]
+    usage: `modmirror verify [--mirror DIR|s3://BUCKET/PREFIX] [--complete] [--repair] [--config FILE] [--json]
 
-  DIR         the mirror (default: dist); or a mirror in a bucket, with --endpoint URL, --region REGION
-              and --path-style as for modmirror push
+  --mirror DIR  the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror in a
+              bucket, with --endpoint URL, --region REGION and --path-style as for modmirror push
   --complete  also report module versions whose required providers the mirror lacks
               for one of the config's platforms (default linux_amd64)
   --repair    first write every derived document (listings, indexes, each module's versions and
               details) again from the manifest, then check; changes no published version
   --config    the config file naming the platforms (default: mirror.config.yaml when present)
   --json      print {"ok", "problems": [{"path", "message"}]}`,
-    options: { json: { type: 'boolean' }, complete: { type: 'boolean' }, repair: { type: 'boolean' }, config: { type: 'string' }, ...BUCKET_OPTIONS },
+    options: {
+      ...MIRROR_OPTION,
+      json: { type: 'boolean' },
+      complete: { type: 'boolean' },
+      repair: { type: 'boolean' },
+      config: { type: 'string' },
+      ...BUCKET_OPTIONS,
+    },
+    // A positional mirror is the form before --mirror (runVerify says so).
     positionals: { names: ['DIR'], required: 0 },
     run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },
   hosting: {
     summary: 'Print a host configuration (nginx server block, Caddyfile site, CloudFront function) that serves a mirror with no modmirror process',
-    usage: `modmirror hosting nginx|caddy|cloudfront [--dir DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE]
+    usage: `modmirror hosting nginx|caddy|cloudfront [--mirror DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE] [--json]
 
   nginx|caddy       the host to configure
   cloudfront        the CloudFront viewer-response function that adds the download header in front of a
                     bucket filled by modmirror push (--listen does not apply)
-  --dir DIR         the built mirror the host serves (default: dist)
+  --mirror DIR      the built mirror the host serves (default: the config's "out", else ./dist)
   --listen ADDR:PORT  where the host listens (default: 80, every address)
   --base-url URL    absolute download locations under URL (default: what the mirror was built with)
-  --config FILE     config whose baseUrl to use when DIR is not built yet`,
+  --config FILE     config whose baseUrl to use when the mirror is not built yet
+  --json            print {"host", "mirror", "listen", "baseUrl", "config" (the text), "warnings"}`,
     options: {
+      ...MIRROR_OPTION,
       dir: { type: 'string' },
+      json: { type: 'boolean' },
       listen: { type: 'string' },
       'base-url': { type: 'string' },
       config: { type: 'string' },
@@ -422,37 +460,44 @@ ${BUCKET_USAGE}
   },
   bundle: {
     summary: 'Pack a mirror (or what changed since a manifest) into one .tar.gz with sha256 sums, to carry it in',
-    usage: `modmirror bundle [--dir DIR] --out FILE.tar.gz [--since MANIFEST]
+    usage: `modmirror bundle [--mirror DIR] --out FILE.tar.gz [--since MANIFEST] [--json]
 
-  --dir DIR          the mirror to pack (default: dist)
+  --mirror DIR       the mirror to pack (default: the config's "out", else ./dist)
   --out FILE         the bundle to write
-  --since MANIFEST   a manifest.json of the receiving mirror: carry only the archives it lacks (and every index)`,
+  --since MANIFEST   a manifest.json of the receiving mirror: carry only the archives it lacks (and every index)
+  --json             print {"mirror", "out", "files", "bytes", "versions", "providerPackages", "skipped", "derived",
+                     "sha256"}`,
     options: {
+      ...MIRROR_OPTION,
       dir: { type: 'string' },
       out: { type: 'string' },
       since: { type: 'string' },
+      json: { type: 'boolean' },
     },
     run: async (values) => (await import('./commands/bundle.js')).runBundle(values),
   },
   unbundle: {
     summary: 'Check every sha256 of a bundle, then merge it into a mirror atomically',
-    usage: `modmirror unbundle FILE.tar.gz [--out DIR] [--no-spare]
+    usage: `modmirror unbundle FILE.tar.gz [--mirror DIR] [--no-spare] [--json]
 
-  FILE        a bundle made by modmirror bundle
-  --out DIR   the mirror to merge into (default: dist; created if missing)
-  --no-spare  no effect, accepted for scripts that pass it (as publish --no-spare)`,
+  FILE           a bundle made by modmirror bundle
+  --mirror DIR   the mirror to merge into (default: the config's "out", else ./dist; created if missing)
+  --no-spare     no effect, accepted for scripts that pass it (as publish --no-spare)
+  --json         print {"mirror", "files", "added", "addedProviderPackages", "replaced", "versions", "modules"}`,
     options: {
+      ...MIRROR_OPTION,
       out: { type: 'string' },
       'no-spare': { type: 'boolean' },
+      json: { type: 'boolean' },
     },
-    positionals: { names: ['FILE.tar.gz'], required: 1, missing: 'Name the bundle: modmirror unbundle FILE.tar.gz [--out DIR].' },
+    positionals: { names: ['FILE.tar.gz'], required: 1, missing: 'Name the bundle: modmirror unbundle FILE.tar.gz [--mirror DIR].' },
     run: async (values, positionals) => (await import('./commands/unbundle.js')).runUnbundle(values, positionals),
   },
   sync: {
     summary: 'Copy module versions (with the modules they call) and provider packages from an upstream registry into folders the build reads',
     usage: `modmirror sync --from URL (--module NS/NAME/PROVIDER[@CONSTRAINT] | --provider [HOST/]NS/TYPE[@CONSTRAINT] | --for DIR)...
                [--into DIR] [--providers-into DIR] [--platform OS_ARCH]... [--token-env VAR]
-               [--no-dependencies] [--dependency-versions newest|every] [--stands-in-for HOST]... [--json]
+               [--no-dependencies] [--dependency-versions newest|every] [--stands-in-for HOST]... [--json] [--verbose]
 
   --from URL        the upstream registry (its /.well-known/terraform.json names modules.v1)
   --module ADDR     copy every version matching the constraint: acme/vpc/aws@"~> 2.0" (repeatable)
@@ -475,6 +520,8 @@ ${BUCKET_USAGE}
                     upstream's own host is followed too, others are reported as "other host"
   --json            print one JSON summary (fetched, present, failures, notMirrored, cycles, providers,
                     providerVersions, providerUnavailable), no progress
+  --verbose         list every call not mirrored, each with its caller (default: the calls to a caller's own
+                    folders, ./modules/..., counted on one line; the others once per source, constraint and reason)
 
   git::, local and URL sources, cycles and unsatisfiable calls are reported, never fatal to the rest; so is a
   platform the upstream has no provider package for. A provider package is kept only when its SHA256SUMS is
@@ -494,6 +541,7 @@ ${BUCKET_USAGE}
       'dependency-versions': { type: 'string' },
       'stands-in-for': { type: 'string', multiple: true },
       json: { type: 'boolean' },
+      verbose: { type: 'boolean' },
     },
     run: async (values) => (await import('./commands/sync.js')).runSync(values),
   },
@@ -516,7 +564,10 @@ Options:
   --version     print the version
   --debug       print stack traces on errors
 
-Exit codes: 0 ok, 1 failure, 2 usage error.`;
+Every command names its mirror with --mirror DIR (or s3://BUCKET/PREFIX where it takes a bucket); the
+spellings before it (--out, --dir, a DIR argument) still work, with a note.
+
+Exit codes: 0 ok, 1 failure, 2 usage error (a path given, or the default, that is not there among them).`;
 
 export async function main(argv: string[]): Promise<number> {
   const debug = argv.includes('--debug');

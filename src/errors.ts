@@ -5,9 +5,13 @@
 
 export type ErrorCode =
   | 'USAGE'
+  /** The config file named (or the default ./mirror.config.yaml, when the command needs one) is not there. */
   | 'CONFIG_NOT_FOUND'
   | 'CONFIG_INVALID'
+  /** A module source, ref or key file named on the command line is not there. */
   | 'SOURCE_NOT_FOUND'
+  /** Another path a command was given, or defaults to, is not there: a mirror, a bundle, a log, a manifest. */
+  | 'PATH_NOT_FOUND'
   | 'GIT_FAILED'
   | 'HCL_SYNTAX'
   | 'VERSION_READ_FAILED'
@@ -68,9 +72,16 @@ export class MirrorError extends Error {
   }
 }
 
-/** Exit codes the CLI promises: 0 ok, 1 failure, 2 usage error. */
+/**
+ * The errors that say the command as given cannot run, before any work: a
+ * wrong argument, or a path it was given (or defaults to) that is not there.
+ * A path a config file names is the config's problem (CONFIG_INVALID, 1).
+ */
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['USAGE', 'CONFIG_NOT_FOUND', 'SOURCE_NOT_FOUND', 'PATH_NOT_FOUND']);
+
+/** Exit codes the CLI promises (README's table): 0 ok, 1 failure, 2 usage error, a missing path among them. */
 export function exitCodeFor(error: unknown): number {
-  return error instanceof MirrorError && error.code === 'USAGE' ? 2 : 1;
+  return error instanceof MirrorError && USAGE_CODES.has(error.code) ? 2 : 1;
 }
 
 export function messageOf(error: unknown): string {

@@ -17,8 +17,8 @@ it('gives what the binary gives: output, errors and exit codes, in the folder an
     [['--version'], {}],
     [['build', '--frob'], {}],
     [['biuld'], {}],
-    [['verify', 'nowhere'], {}],
-    [['hosting', 'nginx', '--dir', 'dist', '--listen', '127.0.0.1:8080'], {}],
+    [['verify', '--mirror', 'nowhere'], {}],
+    [['hosting', 'nginx', '--mirror', 'dist', '--listen', '127.0.0.1:8080'], {}],
     // A passphrase variable that is not set (usage error), then a password variable that is set for the call.
     [['provider-key', 'create', '--name', 'Someone', '--out', 'keys', '--passphrase-env', 'MM_TEST_PASSPHRASE'], {}],
     [
@@ -49,7 +49,7 @@ it('gives what the binary gives: output, errors and exit codes, in the folder an
   expect(readFileSync(join(dir, 'data-out/users.json'), 'utf8')).toContain('alice');
 
   const built = await runCli(['build', '--modules', 'mods', '--json'], dir);
-  const again = await spawnCli(['build', '--modules', 'mods', '--out', 'dist2', '--json'], dir);
+  const again = await spawnCli(['build', '--modules', 'mods', '--mirror', 'dist2', '--json'], dir);
   expect(built.code).toBe(0);
   expect(again.code).toBe(0);
   expect(built.stderr).toBe(again.stderr);

@@ -68,7 +68,8 @@ describe('commands and flags', () => {
     for (const file of COMMAND_DOCS) {
       // A command continued with a trailing backslash is one command line.
       for (const line of read(file).replace(/\\\n/g, ' ').split('\n')) {
-        for (const [, name, rest] of line.matchAll(/modmirror ([a-z][\w-]*)((?: +(?:[^\s|`]+))*)/g)) {
+        // A command ends where the shell's next one starts (`&&`, `;`, `|`).
+        for (const [, name, rest] of line.matchAll(/modmirror ([a-z][\w-]*)((?: +(?:[^\s|`&;]+))*)/g)) {
           const flags = all.get(name!);
           if (!flags) continue;
           lines++;

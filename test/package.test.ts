@@ -79,18 +79,20 @@ describe('the installed package', () => {
   });
 
   it('builds the bundled samples with the shipped config, and a plain folder, each verified', async () => {
-    const samples = await timed('build samples', () => modmirror(['build', '--config', join(installed, 'mirror.config.yaml'), '--out', 'samples', '--json']));
+    const samples = await timed('build samples', () =>
+      modmirror(['build', '--config', join(installed, 'mirror.config.yaml'), '--mirror', 'samples', '--json']),
+    );
     expect(samples.stderr).toBe('');
     expect(samples.code).toBe(0);
     expect(JSON.parse(samples.stdout)).toMatchObject({ modules: 4, versions: 7, errors: [] });
-    const plain = await modmirror(['build', '--modules', 'mods', '--out', 'plain', '--json']);
+    const plain = await modmirror(['build', '--modules', 'mods', '--mirror', 'plain', '--json']);
     expect(plain.stderr).toBe('');
     expect(JSON.parse(plain.stdout)).toMatchObject({ modules: 1, versions: 1, errors: [] });
     for (const out of ['samples', 'plain']) {
       // The browse page's files, which come from the package (markdown-it's from its dependency) rather than from the modules.
       expect(readFileSync(join(work, out, 'index.html'), 'utf8')).toContain('<html');
       expect(readFileSync(join(work, out, 'browse/markdown-it.min.js'), 'utf8')).toMatch(/^\/\*! markdown-it /);
-      expect((await modmirror(['verify', out])).code, `verify ${out}`).toBe(0);
+      expect((await modmirror(['verify', '--mirror', out])).code, `verify ${out}`).toBe(0);
     }
   });
 
@@ -99,15 +101,15 @@ describe('the installed package', () => {
       { date: '2024-03-01T00:00:00Z', files: { 'main.tf': 'variable "cidr" {}\n', 'README.md': '# net\n' }, tags: ['v1.2.0'] },
       { date: '2024-04-01T00:00:00Z', files: { 'main.tf': 'variable "cidr" {}\nvariable "name" {}\n' }, tags: ['v1.3.0'] },
     ]);
-    const published = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v1.2.0', '--namespace', 'acme', '--out', 'plain', '--json']);
+    const published = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v1.2.0', '--namespace', 'acme', '--mirror', 'plain', '--json']);
     expect(published.stderr).toBe('');
     const result = JSON.parse(published.stdout);
     expect(result).toMatchObject({ module: 'acme/net/aws', version: '1.2.0', outcome: 'published' });
     const archive = readFileSync(join(work, 'plain/v1/modules/acme/net/aws/1.2.0/net-aws-1.2.0.tar.gz'));
     expect(createHash('sha256').update(archive).digest('hex')).toBe(result.sha256);
-    expect((await modmirror(['verify', 'plain'])).code).toBe(0);
+    expect((await modmirror(['verify', '--mirror', 'plain'])).code).toBe(0);
     // --no-spare: the next publish leaves nothing being copied beside the mirror.
-    const next = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v1.3.0', '--namespace', 'acme', '--out', 'plain', '--no-spare']);
+    const next = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v1.3.0', '--namespace', 'acme', '--mirror', 'plain', '--no-spare']);
     expect(next.stderr).toBe('');
     expect(next.code).toBe(0);
     const spares = () => readdirSync(work).filter((name) => name.startsWith('.plain.spare'));
@@ -115,14 +117,14 @@ describe('the installed package', () => {
     // Still none a moment later: a detached copy would have shown by now.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(spares()).toEqual([]);
-    expect((await modmirror(['verify', 'plain'])).code).toBe(0);
-    const missing = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v9.9.9', '--namespace', 'acme', '--out', 'plain']);
-    expect(missing.code).toBe(1);
+    expect((await modmirror(['verify', '--mirror', 'plain'])).code).toBe(0);
+    const missing = await modmirror(['publish', '--git', 'terraform-aws-net', '--ref', 'v9.9.9', '--namespace', 'acme', '--mirror', 'plain']);
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('has no commit "v9.9.9"');
   });
 
   it('prints an nginx config for the mirror', async () => {
-    const nginx = await modmirror(['hosting', 'nginx', '--dir', 'samples']);
+    const nginx = await modmirror(['hosting', 'nginx', '--mirror', 'samples']);
     expect(nginx.code).toBe(0);
     expect(nginx.stdout).toContain(join(work, 'samples'));
     expect(nginx.stdout).toContain('X-Terraform-Get');
@@ -164,7 +166,7 @@ describe('the installed package', () => {
     const built = await modmirror(['build', '--config', 'providers.yaml', '--json']);
     expect(built.stderr).toBe('');
     expect(JSON.parse(built.stdout)).toMatchObject({ providerPackages: 1, errors: [] });
-    expect((await modmirror(['verify', 'with-providers'])).code).toBe(0);
+    expect((await modmirror(['verify', '--mirror', 'with-providers'])).code).toBe(0);
     const server = await startInstalledServe('with-providers');
     try {
       const get = (path: string) => fetch(new URL(path, server.url), { headers: { 'accept-encoding': 'gzip' } });
@@ -188,7 +190,7 @@ describe('the installed package', () => {
     const before = readFileSync(join(work, 'plain', 'manifest.json'));
     renameSync(worker, `${worker}.gone`);
     try {
-      const failed = await modmirror(['build', '--clean', '--modules', 'mods', '--out', 'plain']);
+      const failed = await modmirror(['build', '--clean', '--modules', 'mods', '--mirror', 'plain']);
       expect(failed.code).toBe(1);
       expect(failed.stderr).toContain('error: The archive packing thread failed:');
       expect(failed.stderr).toContain('worker.js');
@@ -196,7 +198,7 @@ describe('the installed package', () => {
       renameSync(`${worker}.gone`, worker);
     }
     expect(readFileSync(join(work, 'plain', 'manifest.json')).equals(before)).toBe(true);
-    expect((await modmirror(['verify', 'plain'])).code).toBe(0);
+    expect((await modmirror(['verify', '--mirror', 'plain'])).code).toBe(0);
   });
 });
 
@@ -284,7 +286,7 @@ async function runScript(script: string, cwd: string): Promise<{ code: number; o
 async function startInstalledServe(out: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const child: ChildProcess = spawn(
     join(prefix, 'bin', 'modmirror'),
-    ['serve', '--dir', out, '--host', '127.0.0.1', '--port', '0', '--data', 'data', '--quiet'],
+    ['serve', '--mirror', out, '--host', '127.0.0.1', '--port', '0', '--data', 'data', '--quiet'],
     { cwd: work, env: { ...cleanEnv(), NO_COLOR: '1' } },
   );
   let output = '';

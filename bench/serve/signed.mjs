@@ -149,7 +149,9 @@ export async function benchUsage({ quick = false, runs } = {}) {
     ];
     const runsOf = await alternate(targets, { runs, seconds, warmUpSeconds: quick ? 0.3 : 2 });
 
-    // The switch took: the server with usage on recorded every archive it sent, the other none.
+    // The switch took: the server with usage on recorded every archive it sent, the other none. Counted once
+    // both have stopped (SIGTERM: serve writes what it has recorded, which it batches for a few ms, then exits).
+    await Promise.all([on.server.stop(), off.server.stop()]);
     const { readUsage } = await import(new URL('../../lib/usage/store.js', import.meta.url).href);
     const recorded = (data) => readUsage(data).reduce((sum, row) => sum + row.count, 0);
     const sent = runsOf.on.reduce((sum, r) => sum + r.requests, 0);

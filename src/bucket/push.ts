@@ -41,7 +41,7 @@ import {
   type ObjectRecord,
 } from './objects.js';
 import type { Bucket, StoredObject } from './store.js';
-import { uploadInOrder, type Upload } from './upload.js';
+import { progressLine, uploadInOrder, type Upload } from './upload.js';
 import { deriveAfterCommit, pendingMarker, recordModulesInManifest, sameRoot } from './write.js';
 
 export interface PushOptions extends ObjectOptions {
@@ -164,7 +164,8 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     return result(count, 0, { objects: [...uploads.map((u) => u.rel), ...states.map((u) => u.rel), ...(manifestChanged ? [MANIFEST_FILE] : [])] });
 
   const refreshIn = (dir: string, keys: string[]) => refreshModules(keys, { outDir: dir, imageHosts: options.imageHosts ?? [], hashArchives: false });
-  const progress = { total: uploads.length + states.length, done: 0 };
+  // The manifest is one of the objects counted, as in the result: the last line and the summary agree.
+  const progress = { total: count, done: 0 };
   const upload = (batch: Upload[]) =>
     uploadInOrder(bucket, batch, {
       concurrency: options.concurrency ?? 16,
@@ -198,7 +199,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     }
     journal.add(state.rel, state.id);
     progress.done++;
-    options.progress?.(`uploaded ${progress.done}/${progress.total} objects`);
+    options.progress?.(progressLine(progress));
   }
   if (manifestChanged) {
     const headers = objectHeaders(MANIFEST_FILE, manifestBytes, options);
@@ -233,6 +234,8 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     }
     // The previous manifest's record is no longer the live one's.
     if (remote) await bucket.remove([recordFile(remote.body)]).catch(() => undefined);
+    progress.done += 1;
+    options.progress?.(progressLine(progress));
   }
   // Derived from the manifest pushed, of its generation; the same manifest pushed again (--full) stores them as they are.
   const generation = committed !== undefined ? parseManifest(manifestBytes.toString('utf8')).generation : undefined;

@@ -38,9 +38,14 @@ export interface UploadOptions {
   counted?: { total: number; done: number };
 }
 
+/** The progress line of a write's uploads, its manifest among them when the write counts it. */
+export function progressLine(count: { total: number; done: number }): string {
+  return `uploaded ${count.done}/${count.total} objects`;
+}
+
 export async function uploadInOrder(bucket: Bucket, uploads: Upload[], options: UploadOptions): Promise<void> {
   const count = options.counted ?? { total: uploads.length, done: 0 };
-  const show = () => options.progress?.(`uploaded ${count.done}/${count.total} objects`);
+  const show = () => options.progress?.(progressLine(count));
   let done = 0;
   for (const phase of PHASES) {
     const batch = uploads.filter((u) => phaseOf(u.rel) === phase);

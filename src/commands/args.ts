@@ -20,3 +20,13 @@ export function usageError(command: string, message: string): MirrorError {
 export function plural(count: number, noun: string, nouns = `${noun}s`): string {
   return `${count} ${count === 1 ? noun : nouns}`;
 }
+
+/**
+ * A command's --json answer, as every command prints it: one JSON object on
+ * one line of stdout (a script reads it whole), `seconds` to the millisecond.
+ * Human lines, progress and warnings are not printed beside it.
+ */
+export function printJson(result: object): void {
+  const { seconds } = result as { seconds?: unknown };
+  console.log(JSON.stringify(typeof seconds === 'number' ? { ...result, seconds: Number(seconds.toFixed(3)) } : result));
+}

@@ -1,5 +1,5 @@
 // The flags every command that reads or writes a bucket takes (push, publish
-// --out s3://, verify s3://): the rest comes the AWS SDK's way, from the
+// --mirror s3://, deprecate --mirror s3://, verify --mirror s3://): the rest comes the AWS SDK's way, from the
 // environment and the shared config files.
 
 import { parseBucketUrl, type BucketLocation } from '../bucket/location.js';

@@ -1,7 +1,8 @@
 import { relative } from 'node:path';
 import { build, type BuildResult } from '../build/index.js';
 import { baseUrlFlag, resolveConfig } from '../config/index.js';
-import { plural, stringFlag, usageError, type Values } from './args.js';
+import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
+import { mirrorFlag } from './mirror-flag.js';
 import { addressKey, isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
 
@@ -10,7 +11,7 @@ export async function runBuild(values: Values): Promise<number> {
   const config = resolveConfig({
     config: stringFlag(values, 'config'),
     modules: stringFlag(values, 'modules'),
-    out: stringFlag(values, 'out'),
+    out: mirrorFlag(values, 'build', 'out'),
     baseUrl: baseUrlFlag(stringFlag(values, 'base-url'), 'build'),
   });
   const progress = !json && process.stderr.isTTY;
@@ -26,7 +27,7 @@ export async function runBuild(values: Values): Promise<number> {
         }
       : undefined,
   });
-  if (json) console.log(JSON.stringify(summaryOf(result)));
+  if (json) printJson(summaryOf(result));
   else printHuman(result);
   return result.errors.length > 0 ? 1 : 0;
 }

@@ -1,13 +1,19 @@
 import { relative } from 'node:path';
 import { createBundle } from '../bundle/create.js';
 import { resolveMirrorConfig } from '../config/index.js';
-import { stringFlag, usageError, type Values } from './args.js';
+import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { mirrorFlag, requireMirror } from './mirror-flag.js';
 
 export async function runBundle(values: Values): Promise<number> {
   const out = stringFlag(values, 'out');
   if (out === undefined) throw usageError('bundle', 'Name the bundle to write with --out FILE.tar.gz.');
-  const dir = resolveMirrorConfig({ out: stringFlag(values, 'dir') }).outDir;
+  const dir = resolveMirrorConfig({ out: mirrorFlag(values, 'bundle', 'dir') }).outDir;
+  await requireMirror(dir, 'bundle');
   const result = await createBundle({ dir, out, since: stringFlag(values, 'since') });
+  if (values['json'] === true) {
+    printJson({ mirror: dir, ...result });
+    return 0;
+  }
   const providers = result.providerPackages > 0 ? `, ${result.providerPackages} provider package(s)` : '';
   const what =
     result.skipped > 0

@@ -7,7 +7,8 @@ import { nginxServerBlock } from '../hosting/nginx.js';
 import { cloudfrontFunction } from '../hosting/cloudfront.js';
 import { readBaseUrl } from '../mirror/read.js';
 import { assertSafeForConfig, parseListen, type HostingOptions } from '../hosting/rules.js';
-import { stringFlag, usageError, type Values } from './args.js';
+import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { mirrorFlag } from './mirror-flag.js';
 
 const HOSTS: Record<string, (options: HostingOptions) => string> = { nginx: nginxServerBlock, caddy: caddySiteBlock, cloudfront: cloudfrontFunction };
 
@@ -16,16 +17,24 @@ export async function runHosting(values: Values, positionals: string[]): Promise
   const make = HOSTS[host];
   if (!make) throw usageError('hosting', `Unknown host "${host}": expected ${Object.keys(HOSTS).join(' or ')}.`);
 
-  const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: stringFlag(values, 'dir') });
+  const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: mirrorFlag(values, 'hosting', 'dir') });
   const dir = config.outDir;
   assertSafeForConfig(dir, 'The mirror folder');
+  // The configuration may be written before the mirror is built (its base URL then comes from the config): a warning, not an error.
+  const warnings: string[] = [];
   if (!existsSync(join(dir, MANIFEST_FILE))) {
-    console.error(`warning: ${dir} holds no built mirror yet (no ${MANIFEST_FILE}); run modmirror build (or unbundle) before serving it.`);
+    warnings.push(`${dir} holds no built mirror yet (no ${MANIFEST_FILE}); run modmirror build (or unbundle) before serving it.`);
   }
-  const baseUrl = chooseBaseUrl(dir, baseUrlFlag(stringFlag(values, 'base-url'), 'hosting'), config.baseUrl);
+  const baseUrl = chooseBaseUrl(dir, baseUrlFlag(stringFlag(values, 'base-url'), 'hosting'), config.baseUrl, warnings);
   assertSafeForConfig(baseUrl, 'The base URL');
   const listen = parseListen(stringFlag(values, 'listen') ?? '80');
-  process.stdout.write(make({ dir, listen, baseUrl }));
+  const text = make({ dir, listen, baseUrl });
+  if (values['json'] === true) {
+    printJson({ host, mirror: dir, ...(host === 'cloudfront' ? {} : { listen }), baseUrl, config: text, warnings });
+    return 0;
+  }
+  for (const warning of warnings) console.error(`warning: ${warning}`);
+  process.stdout.write(text);
   return 0;
 }
 
@@ -35,12 +44,12 @@ export async function runHosting(values: Values, positionals: string[]): Promise
  * (what the build will use); --base-url overrides both, with a warning when
  * it disagrees with the files.
  */
-function chooseBaseUrl(dir: string, flag: string | undefined, configured: string): string {
+function chooseBaseUrl(dir: string, flag: string | undefined, configured: string, warnings: string[]): string {
   const built = readBaseUrl(dir);
   if (flag !== undefined) {
     if (built !== undefined && built !== flag) {
-      console.error(
-        `warning: ${dir} was built with ${built === '' ? 'relative locations' : `base URL ${built}`}; the download header will not match its download files. Rebuild with --base-url ${flag || '""'}.`,
+      warnings.push(
+        `${dir} was built with ${built === '' ? 'relative locations' : `base URL ${built}`}; the download header will not match its download files. Rebuild with --base-url ${flag || '""'}.`,
       );
     }
     return flag;

@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { usageError, type Values } from './args.js';
+import { printJson, usageError, type Values } from './args.js';
 import { createOrganization, createTeam, createToken, createUser, recordRunTask, setEdition } from '../management/bootstrap.js';
 import { setConsumers, setGlobalSharing, type Shared } from '../management/sharing.js';
 import { Store } from '../management/store.js';
@@ -47,7 +47,7 @@ export async function runUser(values: Values, positionals: string[]): Promise<nu
     password: passwordOf(values),
     siteAdmin: values['site-admin'] === true,
   });
-  console.log(JSON.stringify({ id }));
+  printJson({ id });
   return 0;
 }
 
@@ -59,7 +59,7 @@ export async function runOrg(values: Values, positionals: string[]): Promise<num
     email: required(values, 'email', 'org'),
     owner: values['owner'] as string | undefined,
   });
-  console.log(JSON.stringify({ id }));
+  printJson({ id });
   return 0;
 }
 
@@ -99,15 +99,13 @@ async function runOrgShare(values: Values): Promise<number> {
     throw usageError('org', 'Say what to share: --module-consumers, --provider-consumers, --global-module-sharing or --global-provider-sharing.');
   for (const change of changes) await change();
   const org = store.read().organizations.find((o) => o.name === name)!;
-  console.log(
-    JSON.stringify({
-      name,
-      'global-module-sharing': org.globalModuleSharing,
-      'module-consumers': org.moduleConsumers,
-      'global-provider-sharing': org.globalProviderSharing,
-      'provider-consumers': org.providerConsumers,
-    }),
-  );
+  printJson({
+    name,
+    'global-module-sharing': org.globalModuleSharing,
+    'module-consumers': org.moduleConsumers,
+    'global-provider-sharing': org.globalProviderSharing,
+    'provider-consumers': org.providerConsumers,
+  });
   return 0;
 }
 
@@ -115,7 +113,7 @@ export async function runTeam(values: Values, positionals: string[]): Promise<nu
   expectSub(positionals, 'create', 'team');
   const members = typeof values['members'] === 'string' ? values['members'].split(',').filter(Boolean) : [];
   const { id } = await createTeam(storeOf(values), { organization: required(values, 'org', 'team'), name: required(values, 'name', 'team'), members });
-  console.log(JSON.stringify({ id }));
+  printJson({ id });
   return 0;
 }
 
@@ -129,14 +127,17 @@ export async function runToken(values: Values, positionals: string[]): Promise<n
   else if (team !== undefined && org !== undefined && user === undefined) subject = { team, organization: org };
   else if (org !== undefined && user === undefined && team === undefined) subject = { organization: org };
   else throw usageError('token', 'Give one of --user NAME, --team NAME --org ORG, or --org NAME.');
-  // The token alone on stdout, once: only its hash is kept.
-  console.log(await createToken(storeOf(values), subject));
+  // The token alone on stdout (or in JSON), once: only its hash is kept.
+  const token = await createToken(storeOf(values), subject);
+  if (values['json'] === true) printJson({ token });
+  else console.log(token);
   return 0;
 }
 
 export async function runEdition(values: Values, positionals: string[]): Promise<number> {
   expectSub(positionals, 'set', 'edition');
   await setEdition(storeOf(values), positionals[1]!);
+  if (values['json'] === true) printJson({ edition: positionals[1]! });
   return 0;
 }
 
@@ -156,6 +157,6 @@ export async function runRunTask(values: Values, positionals: string[]): Promise
     enforcement: (values['enforcement'] as string | undefined) ?? 'mandatory',
     speculative: values['speculative'] === true,
   });
-  console.log(JSON.stringify(ids));
+  printJson(ids);
   return 0;
 }

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_PASSPHRASE_ENV } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { generateSigningKey } from '../providers/signature.js';
-import { stringFlag, usageError, type Values } from './args.js';
+import { printJson, stringFlag, usageError, type Values } from './args.js';
 
 const usage = (message: string) => usageError('provider-key', message);
 
@@ -38,6 +38,10 @@ export async function runProviderKey(values: Values, positionals: string[]): Pro
   mkdirSync(out, { recursive: true });
   writeFileSync(publicFile, key.publicArmor, { mode: 0o644, flag: 'wx' });
   writeFileSync(privateFile, key.privateArmor, { mode: 0o600, flag: 'wx' });
+  if (values['json'] === true) {
+    printJson({ keyId: key.keyId, publicKey: publicFile, privateKey: privateFile });
+    return 0;
+  }
   console.log(`Key ID ${key.keyId}
   public:  ${publicFile}   (list it under keys: of the providers entry, or pass it as --public-key)
   private: ${privateFile}   (locked with ${envName}; keep it out of the mirror and the repository; name it in signing: key)`);

@@ -24,7 +24,8 @@ import { scanGitRef } from '../scan/git.js';
 import { GitReaders } from '../scan/git-objects.js';
 import type { ModuleAddress, VersionSource } from '../types.js';
 import { validVersion } from '../version-order.js';
-import { stringFlag, usageError, type Values } from './args.js';
+import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { mirrorFlag } from './mirror-flag.js';
 
 const usage = (message: string) => usageError('publish', message);
 
@@ -43,9 +44,10 @@ export async function runPublish(values: Values): Promise<number> {
   if (version === null) throw usage(`--version "${versionFlag}" is not a semver version.`);
 
   // The config, when there is one, gives module addresses, metadata and git settings; publish needs none.
-  const bucketUrl = isBucketUrl(str('out')) ? str('out') : undefined;
-  if (bucketUrl === undefined) refuseBucketFlags(values, 'publish --out');
-  const config = resolveMirrorConfig({ config: str('config'), out: bucketUrl ? undefined : str('out'), baseUrl: baseUrlFlag(str('base-url'), 'publish') });
+  const mirror = mirrorFlag(values, 'publish', 'out');
+  const bucketUrl = isBucketUrl(mirror) ? mirror : undefined;
+  if (bucketUrl === undefined) refuseBucketFlags(values, 'publish --mirror');
+  const config = resolveMirrorConfig({ config: str('config'), out: bucketUrl ? undefined : mirror, baseUrl: baseUrlFlag(str('base-url'), 'publish') });
   // One `git cat-file` reads the ref and then the version's files; it must end however the publish does.
   const git = new GitReaders();
   let result: PublishResult;
@@ -62,12 +64,12 @@ export async function runPublish(values: Values): Promise<number> {
       git,
     };
     if (bucketUrl !== undefined) {
-      result = await publishIntoBucket(bucketLocation(bucketUrl, values, '--out'), source, common);
+      result = await publishIntoBucket(bucketLocation(bucketUrl, values, '--mirror'), source, common);
     } else result = await publish(source, { ...common, outDir: config.outDir });
   } finally {
     git.closeAll();
   }
-  if (values['json'] === true) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
+  if (values['json'] === true) printJson(result);
   else printHuman(result);
   return 0;
 }
@@ -161,10 +163,11 @@ async function runProviderPublish(values: Values): Promise<number> {
         `--${flag} is for modules; --provider-release takes the version from the release's file names, and published provider versions are never replaced.`,
       );
   }
-  if (isBucketUrl(str('out'))) {
+  const mirror = mirrorFlag(values, 'publish', 'out');
+  if (isBucketUrl(mirror)) {
     throw usage('--provider-release publishes into a mirror in a folder, not a bucket yet: publish into the folder, then modmirror push it to the bucket.');
   }
-  refuseBucketFlags(values, 'publish --out');
+  refuseBucketFlags(values, 'publish --mirror');
   const dir = resolve(str('provider-release')!);
   if (!existsSync(dir)) throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${dir}" does not exist.`, { hint: 'Check the --provider-release path.' });
   const namespace = str('namespace');
@@ -175,7 +178,7 @@ async function runProviderPublish(values: Values): Promise<number> {
     throw usage(`--type ${type === undefined ? 'is missing' : `"${type}" is not a provider type`} (lower-case letters, digits and "-").`);
   const hostname = str('hostname')?.toLowerCase();
   if (hostname !== undefined && !isProviderHostname(hostname)) throw usage(`--hostname "${hostname}" is not a host name such as registry.example.com.`);
-  const config = resolveMirrorConfig({ config: str('config'), out: str('out'), baseUrl: baseUrlFlag(str('base-url'), 'publish') });
+  const config = resolveMirrorConfig({ config: str('config'), out: mirror, baseUrl: baseUrlFlag(str('base-url'), 'publish') });
   // The config's in-house entry for this namespace gives the keys and host name unless the flags do.
   const entry = config.providerFolders.find(
     (f): f is Extract<ProviderFolder, { kind: 'releases' }> => f.kind === 'releases' && f.registry !== undefined && f.namespace === namespace,
@@ -202,7 +205,7 @@ async function runProviderPublish(values: Values): Promise<number> {
     newMirror: values['new-mirror'] === true,
     dryRun: values['dry-run'] === true,
   });
-  if (values['json'] === true) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
+  if (values['json'] === true) printJson(result);
   else printProvider(result);
   return 0;
 }

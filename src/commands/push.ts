@@ -1,29 +1,29 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { isBucketUrl } from '../bucket/location.js';
 import { openBucket } from '../bucket/store.js';
 import { resolveMirrorConfig } from '../config/index.js';
-import { MirrorError } from '../errors.js';
 import { homeOf } from '../mirror/home.js';
-import { MANIFEST_FILE } from '../protocol/paths.js';
-import { stringFlag, usageError, type Values } from './args.js';
+import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { mirrorArgument, requireMirror } from './mirror-flag.js';
 import { bucketLocation } from './bucket-flags.js';
 
 export async function runPush(values: Values, positionals: string[]): Promise<number> {
-  const [dirArg, url] = positionals as [string, string];
-  if (!isBucketUrl(url)) throw usageError('push', `"${url}" is not a bucket URL: modmirror push DIR s3://BUCKET/PREFIX.`);
+  // `push DIR s3://...` is the form before --mirror: the bucket is then the second argument.
+  const [first, second] = positionals as [string, string | undefined];
+  const url = second ?? first;
+  if (!isBucketUrl(url)) throw usageError('push', `"${url}" is not a bucket URL: modmirror push s3://BUCKET/PREFIX [--mirror DIR].`);
+  const dirArg =
+    second === undefined
+      ? stringFlag(values, 'mirror')
+      : mirrorArgument(values, 'push', first, `modmirror push ${first} ${url}`, `modmirror push ${url} --mirror ${first}`);
+  if (isBucketUrl(dirArg)) throw usageError('push', `push uploads a mirror in a folder to a bucket: --mirror names the folder, the argument the bucket.`);
   const concurrencyFlag = stringFlag(values, 'concurrency');
   const concurrency = concurrencyFlag === undefined ? 16 : Number(concurrencyFlag);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
     throw usageError('push', `--concurrency "${concurrencyFlag}" is not a whole number from 1 to 256.`);
   const location = bucketLocation(url, values, 'The target');
   const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: dirArg });
+  await requireMirror(config.outDir, 'push');
   const dir = homeOf(config.outDir);
-  if (!existsSync(join(dir, MANIFEST_FILE))) {
-    throw new MirrorError('USAGE', `There is no built mirror at ${dir} (no ${MANIFEST_FILE}).`, {
-      hint: 'Name the folder modmirror build wrote (default dist): modmirror push dist s3://BUCKET/PREFIX.',
-    });
-  }
   const json = values['json'] === true;
   const { push } = await import('../bucket/push.js');
   const { terminalProgress } = await import('../bucket/upload.js');
@@ -41,7 +41,7 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
       concurrency,
       progress: terminalProgress(!json),
     });
-    if (json) console.log(JSON.stringify({ ...result, seconds: Number(result.seconds.toFixed(3)) }));
+    if (json) printJson(result);
     else if (result.dryRun) {
       console.log(
         `Would upload ${result.uploaded} objects to ${result.target} (${result.unchanged} unchanged)${result.stale ? `; ${result.stale} objects the mirror no longer has${values['prune'] === true ? ' would be deleted' : ''}` : ''}:`,

@@ -5,6 +5,7 @@ import { startServer } from '../serve/index.js';
 import { DEFAULT_DOWNLOAD_SERIES } from '../serve/metrics.js';
 import { LOG_FORMATS, type LogFormat } from '../serve/request-log.js';
 import { stringFlag, type Values } from './args.js';
+import { mirrorFlag, requireMirror } from './mirror-flag.js';
 
 export async function runServe(values: Values): Promise<number> {
   const port = Number(values['port'] ?? 8080);
@@ -18,8 +19,8 @@ export async function runServe(values: Values): Promise<number> {
   }
   const baseUrl = baseUrlFlag(stringFlag(values, 'base-url'), 'serve');
   const quiet = values['quiet'] === true;
-  // The mirror the config's `out` names, as build and publish write it, unless --dir says otherwise.
-  const config = servedConfig(stringFlag(values, 'dir'), stringFlag(values, 'config'));
+  // The mirror the config's `out` names, as build and publish write it, unless --mirror says otherwise.
+  const config = servedConfig(mirrorFlag(values, 'serve', 'dir'), stringFlag(values, 'config'));
   const dir = config.outDir;
   const access = stringFlag(values, 'access') ?? config.access;
   if (!ACCESS_MODES.includes(access as Access))
@@ -40,6 +41,7 @@ export async function runServe(values: Values): Promise<number> {
   const usageMib = Number(values['usage-max-mib'] ?? 64);
   if (!Number.isFinite(usageMib) || usageMib <= 0)
     throw new MirrorError('USAGE', `Invalid --usage-max-mib "${values['usage-max-mib']}": expected a positive number of MiB.`);
+  await requireMirror(dir, 'serve');
   const server = await startServer({
     dir,
     host: String(values['host'] ?? '127.0.0.1'),
@@ -81,7 +83,7 @@ export async function runServe(values: Values): Promise<number> {
 }
 
 /**
- * The config serve reads even with --dir: it may set `access: private`, so a
+ * The config serve reads even with --mirror: it may set `access: private`, so a
  * config that cannot be read stops serve rather than serving the mirror
  * publicly; the message says why serve reads it.
  */
@@ -90,7 +92,7 @@ function servedConfig(dir: string | undefined, file: string | undefined) {
     return resolveMirrorConfig({ out: dir, config: file });
   } catch (error) {
     if (!(error instanceof MirrorError) || !error.code.startsWith('CONFIG')) throw error;
-    const why = 'serve reads the config (even with --dir) for its access mode, base URL and module settings, so it does not start without it';
+    const why = 'serve reads the config (even with --mirror) for its access mode, base URL and module settings, so it does not start without it';
     throw new MirrorError(error.code, error.message, {
       hint: `${error.hint ? `${error.hint} ` : ''}${why}; fix it, or pass --config FILE naming another.`,
       cause: error,

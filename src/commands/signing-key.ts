@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
 import { rotateSigningKey } from '../serve/signing.js';
-import { usageError, type Values } from './args.js';
+import { printJson, usageError, type Values } from './args.js';
 
 export async function runSigningKey(values: Values, positionals: string[]): Promise<number> {
   if (positionals[0] !== 'rotate') throw usageError('signing-key', 'Expected "modmirror signing-key rotate".');
   const file = await rotateSigningKey(resolve(String(values['data'] ?? 'data')));
-  console.log(`New archive signing key in ${file}; archive URLs signed with the old key no longer work.`);
+  if (values['json'] === true) printJson({ file });
+  else console.log(`New archive signing key in ${file}; archive URLs signed with the old key no longer work.`);
   return 0;
 }

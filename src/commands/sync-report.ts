@@ -4,7 +4,10 @@
 // --json, one document a pipeline can read.
 
 import { relative } from 'node:path';
+import { LOCAL_CALL_FOLLOWED } from '../sync/closure.js';
 import type { SyncResult } from '../sync/index.js';
+import type { NotMirrored } from '../sync/types.js';
+import { plural } from './args.js';
 
 export interface UpstreamSummary {
   from: string;
@@ -15,7 +18,8 @@ export interface UpstreamSummary {
   result: SyncResult;
 }
 
-export function printSummary({ from, into, providersInto, result }: UpstreamSummary): void {
+/** With `verbose`, every call not mirrored has a line; without, the calls to the callers' own folders are counted on one. */
+export function printSummary({ from, into, providersInto, result }: UpstreamSummary, verbose = false): void {
   const shown = (dir: string) => relative(process.cwd(), dir) || '.';
   const packages = result.providerVersions.reduce((n, v) => n + v.fetched.length, 0);
   const next = result.fetched.length + packages > 0 ? ' Run modmirror build to serve them.' : '';
@@ -36,10 +40,7 @@ export function printSummary({ from, into, providersInto, result }: UpstreamSumm
     'Added',
     result.fetched.map((f) => `${f.module} ${f.version}${via(f.calledFrom)}`),
   );
-  section(
-    'Not mirrored',
-    result.notMirrored.map((n) => `${n.source}${n.version === '' ? '' : ` "${n.version}"`} (${n.calledFrom}): ${n.message}`),
-  );
+  section('Not mirrored', verbose ? result.notMirrored.map((n) => notMirroredLine(n)) : notMirroredSummary(result.notMirrored));
   section(
     'Cycles (each version is mirrored once)',
     result.cycles.map((c) => c.join(' -> ')),
@@ -65,8 +66,34 @@ export function printSummary({ from, into, providersInto, result }: UpstreamSumm
   console.log(lines.join('\n'));
 }
 
+function notMirroredLine(n: NotMirrored, callers = 1): string {
+  const more = callers > 1 ? `, and ${plural(callers - 1, 'other caller')}` : '';
+  return `${n.source}${n.version === '' ? '' : ` "${n.version}"`} (${n.calledFrom}${more}): ${n.message}`;
+}
+
+/**
+ * A module's own folders (`./modules/vpc`) are called from every version of
+ * it: hundreds of lines that ask nothing of the user. They are counted on one
+ * line; every other call is listed once per source, constraint and reason.
+ */
+function notMirroredSummary(entries: NotMirrored[]): string[] {
+  const followed = entries.filter((n) => n.message === LOCAL_CALL_FOLLOWED);
+  const groups = new Map<string, { first: NotMirrored; callers: number }>();
+  for (const n of entries) {
+    if (n.message === LOCAL_CALL_FOLLOWED) continue;
+    const key = JSON.stringify([n.source, n.version, n.message]);
+    const group = groups.get(key);
+    if (group) group.callers += 1;
+    else groups.set(key, { first: n, callers: 1 });
+  }
+  const lines = [...groups.values()].map(({ first, callers }) => notMirroredLine(first, callers));
+  if (followed.length > 0)
+    lines.unshift(`${plural(followed.length, 'call')} to a local folder (./..., ../...): part of the caller, its calls are followed (--verbose lists them)`);
+  return lines;
+}
+
 /** The --json document: `ok` is false when something wanted could not be found or fetched. */
-export function summaryJson(summaries: UpstreamSummary[]): unknown {
+export function summaryJson(summaries: UpstreamSummary[]): object {
   return {
     ok: summaries.every((s) => s.result.failures.length === 0),
     upstreams: summaries.map(({ from, into, providersInto, result }) => ({

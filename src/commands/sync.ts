@@ -8,7 +8,7 @@ import { sync, type DependencyOptions } from '../sync/index.js';
 import { normalizeHost, PUBLIC_REGISTRY_HOSTS, servedHosts } from '../protocol/source-address.js';
 import { parseProviderSpec, type ProviderSpec } from '../protocol/provider-address.js';
 import { isPlatform } from '../protocol/providers.js';
-import { stringFlag, type Values } from './args.js';
+import { printJson, stringFlag, type Values } from './args.js';
 import { printSummary, summaryJson, type UpstreamSummary } from './sync-report.js';
 
 const usage = (message: string, hint = 'Run modmirror sync --help.') => new MirrorError('USAGE', message, { hint });
@@ -54,10 +54,10 @@ export async function runSync(values: Values): Promise<number> {
       ...(plan.providersInto === undefined ? {} : { providersInto: plan.providersInto }),
       result,
     });
-    if (!json) printSummary(summaries.at(-1)!);
+    if (!json) printSummary(summaries.at(-1)!, values['verbose'] === true);
   }
   const failures = summaries.reduce((n, s) => n + s.result.failures.length, 0);
-  if (json) console.log(JSON.stringify(summaryJson(summaries), null, 2));
+  if (json) printJson(summaryJson(summaries));
   else if (failures > 0)
     console.error(`${failures} module(s), version(s) or provider package(s) failed (see the errors above); run sync again to retry them: the others are kept.`);
   return failures > 0 ? 1 : 0;

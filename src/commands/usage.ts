@@ -9,7 +9,9 @@ import { MANIFEST_FILE } from '../protocol/paths.js';
 import { filterProblem, usageReport, whoOf, type UsageEntry, type UsageFilter } from '../usage/report.js';
 import { downloadsFromLog } from '../usage/nginx-log.js';
 import { aggregate, readUsage } from '../usage/store.js';
-import { plural, stringFlag, usageError, type Values } from './args.js';
+import { resolveMirrorConfig } from '../config/index.js';
+import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
+import { mirrorFlag } from './mirror-flag.js';
 
 export function runUsage(values: Values): Promise<number> {
   const filter: UsageFilter = {
@@ -20,16 +22,21 @@ export function runUsage(values: Values): Promise<number> {
   const problem = filterProblem(filter);
   // `since must be ...` as `--since must be ...`: the flag as the user typed it.
   if (problem) throw usageError('usage', `Invalid --${problem}.`);
-  const dir = resolve(stringFlag(values, 'dir') ?? 'dist');
+  const dir = resolveMirrorConfig({ out: mirrorFlag(values, 'usage', 'dir') }).outDir;
   if (filter.deprecated && !existsSync(join(dir, MANIFEST_FILE))) {
-    throw new MirrorError('OUTPUT_FAILED', `--deprecated reads the mirror's deprecations, and "${dir}" holds no built mirror.`, {
-      hint: 'Pass --dir with the mirror serve serves.',
+    throw new MirrorError('PATH_NOT_FOUND', `--deprecated reads the mirror's deprecations, and "${dir}" holds no built mirror.`, {
+      hint: 'Pass --mirror with the mirror serve serves.',
     });
   }
   const fromLog = stringFlag(values, 'from-log');
+  if (fromLog !== undefined && !existsSync(fromLog)) {
+    throw new MirrorError('PATH_NOT_FOUND', `The access log "${fromLog}" (--from-log) does not exist.`, {
+      hint: 'Name the nginx access log of the host that serves the mirror (its access_log).',
+    });
+  }
   const rows = fromLog !== undefined ? rowsFromLog(fromLog) : readUsage(resolve(stringFlag(values, 'data') ?? 'data'));
   const entries = usageReport(rows, filter, existsSync(dir) ? dir : undefined);
-  if (values['json'] === true) console.log(JSON.stringify({ filter, usage: entries }, null, 2));
+  if (values['json'] === true) printJson({ filter, usage: entries });
   else console.log(usageText(entries, filter));
   return Promise.resolve(0);
 }

@@ -155,15 +155,17 @@ export async function throwAway(outDir: string, dir: string): Promise<void> {
 }
 
 /**
- * A replaced mirror is removed by a detached `rm -rf`, so a write returns
- * without waiting for it; whatever it has not removed by the next write is
- * removed then (recoverInterruptedSwap).
+ * A replaced mirror is removed by an `rm -rf` child that runs while the
+ * command finishes (lets go of the lock, prints its result); the process
+ * waits for it before it exits (the child is neither detached nor
+ * unreferenced), so nothing is left writing beside the mirror once a command
+ * returns. What a killed command had not removed, the next write removes
+ * (recoverInterruptedSwap).
  */
 export function removeInBackground(dir: string): void {
   try {
-    const child = spawn('rm', ['-rf', dir], { stdio: 'ignore', detached: true });
+    const child = spawn('rm', ['-rf', dir], { stdio: 'ignore' });
     child.on('error', () => void rm(dir, { recursive: true, force: true }).catch(() => {}));
-    child.unref();
   } catch {
     void rm(dir, { recursive: true, force: true }).catch(() => {});
   }

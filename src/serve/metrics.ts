@@ -1,20 +1,19 @@
 // `GET /metrics`: what serve has done, in Prometheus's text exposition format,
-// through prom-client. Names are in base units with their unit as suffix and
-// every label value comes from a bounded set: route classes (never a path),
-// status codes, and module versions up to a set number of series, beyond
-// which they count under "other". The process's own metrics (prom-client's
-// defaults) are collected once per process, however many servers it runs.
+// through prom-client, but for the per-request families (request-metrics.ts),
+// which every request updates. Names are in base units with their unit as
+// suffix and every label value comes from a bounded set: route classes (never
+// a path), status codes, and module versions up to a set number of series,
+// beyond which they count under "other". The process's own metrics
+// (prom-client's defaults) are collected once per process, however many
+// servers it runs.
 
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { Mirror } from './mirror.js';
+import { RequestMetrics } from './request-metrics.js';
 
 /** Archive download series (module and version pairs) before the rest count as "other". */
 export const DEFAULT_DOWNLOAD_SERIES = 1000;
 export const OTHER = 'other';
-
-/** Registry answers take milliseconds, archives up to seconds: buckets from 1 ms to 10 s. */
-const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** What the outcome of an upload (the publish API's PUT) was, by its status. */
 export function publishOutcome(status: number): string {
@@ -28,9 +27,7 @@ const MISNAMED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_request
 
 export class ServeMetrics {
   private readonly registry = new Registry();
-  private readonly requests: Counter<'route' | 'method' | 'status'>;
-  private readonly latency: Histogram<'route'>;
-  private readonly bytes: Counter<'route'>;
+  private readonly requests = new RequestMetrics();
   private readonly downloads: Counter<'module' | 'version'>;
   private readonly series = new Set<string>();
   private readonly publishes: Counter<'outcome'>;
@@ -41,25 +38,6 @@ export class ServeMetrics {
     private readonly maxDownloadSeries = DEFAULT_DOWNLOAD_SERIES,
   ) {
     const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'modmirror_http_requests_total',
-      help: 'HTTP requests answered, by route class, method and status code.',
-      labelNames: ['route', 'method', 'status'],
-      registers,
-    });
-    this.latency = new Histogram({
-      name: 'modmirror_http_request_duration_seconds',
-      help: 'Time from a request to its last byte handed to the connection (or its close), by route class.',
-      labelNames: ['route'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.bytes = new Counter({
-      name: 'modmirror_http_response_body_bytes_total',
-      help: 'Response body bytes sent (after compression, without headers), by route class.',
-      labelNames: ['route'],
-      registers,
-    });
     this.downloads = new Counter({
       name: 'modmirror_archive_downloads_total',
       help: `Module archives sent whole, by module and version; past ${maxDownloadSeries} pairs the rest count under module="${OTHER}", version="${OTHER}".`,
@@ -105,9 +83,7 @@ export class ServeMetrics {
   }
 
   request(route: string, method: string, status: number, seconds: number, bodyBytes: number): void {
-    this.requests.inc({ route, method: METHODS.has(method) ? method : OTHER, status: String(status) });
-    this.latency.observe({ route }, seconds);
-    if (bodyBytes > 0) this.bytes.inc({ route }, bodyBytes);
+    this.requests.add(route, method, status, seconds, bodyBytes);
   }
 
   archiveSent(moduleKey: string, version: string): void {
@@ -125,7 +101,7 @@ export class ServeMetrics {
     this.refusals.inc({ status: String(status) });
   }
 
-  /** The exposition: the process's metrics, then the server's. */
+  /** The exposition: the process's metrics, then the server's, then its requests'. */
   async text(): Promise<string> {
     if (!processRegistry) {
       processRegistry = new Registry();
@@ -133,7 +109,7 @@ export class ServeMetrics {
       // Gauges named as counters, which Prometheus's linter (promtool check metrics) refuses; each has an unsuffixed twin by type.
       for (const name of MISNAMED_DEFAULTS) processRegistry.removeSingleMetric(name);
     }
-    return `${await processRegistry.metrics()}\n${await this.registry.metrics()}`;
+    return `${await processRegistry.metrics()}\n${await this.registry.metrics()}\n${this.requests.text()}`;
   }
 
   readonly contentType = this.registry.contentType;

@@ -2,7 +2,10 @@
 // and the log line made of it: the text line serve has always written, or
 // with `--log-format json` one JSON object per line. Neither carries a token
 // (only who it stands for) nor a raw control character from the request: a
-// client cannot start a line or forge a field of its own.
+// client cannot start a line or forge a field of its own. Each request has
+// an id, sent back as X-Request-Id: the one a proxy or client sent, when it
+// looks like an id, so a request can be followed from the proxy's log to
+// serve's; else one of serve's own.
 
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,7 +15,7 @@ export type LogFormat = 'text' | 'json';
 export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
 
 export interface RequestRecord {
-  /** Unique in this process's life, and across restarts: a random prefix and a sequence number. */
+  /** The request's X-Request-Id when it is one (REQUEST_ID); else unique in this process's life, and across restarts: a random prefix and a sequence number. */
   id: string;
   method: string;
   /** The request target, with any archive URL signature masked. */
@@ -32,10 +35,21 @@ export interface RequestRecord {
 const PREFIX = randomBytes(4).toString('hex');
 let sequence = 0;
 
-/** A request's record; wraps the response's write and end to count the body bytes it sends. */
+/**
+ * An incoming X-Request-Id kept as the request's id: 1 to 128 letters, digits and `._~:/+=@-` (UUIDs, nginx's
+ * `$request_id`, base64 and most trace ids). Anything else (longer, with a space, a quote, a control character,
+ * or two headers joined by a comma) is replaced by serve's own id rather than cleaned: an id is either the
+ * caller's, whole, or not theirs at all.
+ */
+export const REQUEST_ID = /^[A-Za-z0-9._~:/+=@-]{1,128}$/;
+
+/** A request's record, and its X-Request-Id header set on the response; wraps the response's write and end to count the body bytes it sends. */
 export function startRecord(req: IncomingMessage, res: ServerResponse, target: string): RequestRecord {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : `${PREFIX}-${(++sequence).toString(36)}`;
+  res.setHeader('X-Request-Id', id);
   const record: RequestRecord = {
-    id: `${PREFIX}-${(++sequence).toString(36)}`,
+    id,
     method: req.method ?? 'GET',
     target: target.replace(/([?&]signature=)[^&]*/, '$1...'),
     route: 'unrouted',

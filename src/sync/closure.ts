@@ -77,7 +77,7 @@ export async function mirrorCalls(walk: Walk, calls: FolderCalls, label: (folder
       report(walk, { source: call.source, version: call.version, calledFrom, reason, message });
     const source = parseModuleSource(call.source);
     if (source.kind === 'local') {
-      notMirrored('local', 'local path: part of the caller, its calls are followed');
+      notMirrored('local', LOCAL_CALL_FOLLOWED);
     } else if (source.kind === 'remote') {
       notMirrored(
         source.getter,
@@ -149,6 +149,9 @@ async function chooseVersions(walk: Walk, need: Need): Promise<string[]> {
   }
   return need.pick === 'newest' ? matching.slice(-1) : matching;
 }
+
+/** A call to a folder of the caller's own: nothing to mirror and nothing wrong (sync's summary counts these, --verbose lists them). */
+export const LOCAL_CALL_FOLLOWED = 'local path: part of the caller, its calls are followed';
 
 function callLabel(folder: string, name: string): string {
   return `${folder}: module "${name}"`;

@@ -18,7 +18,7 @@ beforeAll(async () => {
   writeFiles(dir, { 'mirror.config.yaml': `sources:\n  - folder: ${JSON.stringify(join(ROOT, 'modules'))}\n` });
   expect((await runCli(['build', '--json'], dir)).code).toBe(0);
   const port = await freePort();
-  const block = await runCli(['hosting', 'nginx', '--dir', 'dist', '--listen', `127.0.0.1:${port}`], dir);
+  const block = await runCli(['hosting', 'nginx', '--mirror', 'dist', '--listen', `127.0.0.1:${port}`], dir);
   expect(block.code, block.stderr).toBe(0);
   nginx = await startNginx(join(dir, 'nginx'), [block.stdout], [port]);
   url = `http://127.0.0.1:${port}/`;

@@ -48,7 +48,7 @@ it('keeps READMEs by reference and reads them back from git and from folders on 
     expect(JSON.parse(text).content.root.readme).toEqual({ path: 'README.md', id: expect.stringMatching(/^[0-9a-f]{40}$/) });
   }
 
-  const again = JSON.parse((await runCli(['build', '--out', 'again', '--json'], dir)).stdout);
+  const again = JSON.parse((await runCli(['build', '--mirror', 'again', '--json'], dir)).stdout);
   expect(again).toMatchObject({ versions: 3, cached: 3, errors: [] });
   expect(treeOf(join(dir, 'again'))).toEqual(treeOf(join(dir, 'dist')));
   const detail = JSON.parse(readFileSync(join(dir, 'again/v1/modules/acme/net/aws/1.1.0/index.json'), 'utf8'));
@@ -61,7 +61,7 @@ it('keeps READMEs by reference and reads them back from git and from folders on 
     entry.content.root.readme.id = '0'.repeat(40);
     writeFileSync(path, JSON.stringify(entry));
   }
-  const rebuilt = JSON.parse((await runCli(['build', '--out', 'rebuilt', '--json'], dir)).stdout);
+  const rebuilt = JSON.parse((await runCli(['build', '--mirror', 'rebuilt', '--json'], dir)).stdout);
   expect(rebuilt).toMatchObject({ versions: 3, cached: 0, errors: [] });
   expect(treeOf(join(dir, 'rebuilt'))).toEqual(treeOf(join(dir, 'dist')));
 });

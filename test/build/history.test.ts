@@ -35,7 +35,7 @@ describe('a history with HCL1, symlinks and a broken version', () => {
       { date: '2024-01-01T00:00:00Z', files: V1, remove: ['local.tf'], links: V1_LINKS, tags: ['v1.0.0'] },
       { date: '2024-02-01T00:00:00Z', files: { 'main.tf': 'resource "null_resource" "this" {\n  count =\n}\n' }, tags: ['v1.1.0'] },
     ]);
-    const r = await runCli(['build', '--json', '--out', out], dir);
+    const r = await runCli(['build', '--json', '--mirror', out], dir);
     code = r.code;
     if (!r.stdout) throw new Error(r.stderr);
     summary = JSON.parse(r.stdout);
@@ -148,9 +148,9 @@ describe('a history with HCL1, symlinks and a broken version', () => {
   });
 
   it('gives the same archives from the cache, from a clean build, and when up to date (repeating its report)', async () => {
-    const again = await runCli(['build', '--json', '--out', join(dir, 'dist-clean'), '--clean'], dir);
+    const again = await runCli(['build', '--json', '--mirror', join(dir, 'dist-clean'), '--clean'], dir);
     expect(treeOf(join(dir, 'dist-clean'))).toEqual(treeOf(out));
-    const upToDate = JSON.parse((await runCli(['build', '--json', '--out', out], dir)).stdout);
+    const upToDate = JSON.parse((await runCli(['build', '--json', '--mirror', out], dir)).stdout);
     expect(upToDate.upToDate).toBe(true);
     expect(upToDate.partial).toEqual(summary.partial);
     expect(upToDate.warnings).toEqual(summary.warnings);
@@ -159,14 +159,14 @@ describe('a history with HCL1, symlinks and a broken version', () => {
 
   it('with --strict, leaves the broken version out and exits 1, as before', async () => {
     const strictOut = join(dir, 'dist-strict');
-    const r = await runCli(['build', '--strict', '--json', '--out', strictOut], dir);
+    const r = await runCli(['build', '--strict', '--json', '--mirror', strictOut], dir);
     expect(r.code).toBe(1);
     const strict = JSON.parse(r.stdout);
     expect(strict.partial).toEqual([]);
     expect(strict.errors).toEqual([{ code: 'HCL_SYNTAX', message: expect.stringMatching(/acme\/eks\/aws 1\.1\.0 .*main\.tf:2:10: Expected an expression/) }]);
     expect(readJson(join(strictOut, versionsFile(EKS))).modules[0].versions.map((v: { version: string }) => v.version)).toEqual(['1.0.0', '0.1.0']);
     // And a strict build over the lenient mirror is not "up to date": it has work to do.
-    expect((await runCli(['build', '--strict', '--json', '--out', out], dir)).code).toBe(1);
+    expect((await runCli(['build', '--strict', '--json', '--mirror', out], dir)).code).toBe(1);
   });
 
   it('publish stays strict', async () => {
@@ -183,7 +183,7 @@ describe('a history with HCL1, symlinks and a broken version', () => {
         'eks',
         '--provider',
         'aws',
-        '--out',
+        '--mirror',
         join(dir, 'dist-pub'),
         '--new-mirror',
       ],
@@ -194,7 +194,7 @@ describe('a history with HCL1, symlinks and a broken version', () => {
   });
 
   it('prints the partial version and the links in its human summary', async () => {
-    const r = await runCli(['build', '--out', join(dir, 'dist-human')], dir);
+    const r = await runCli(['build', '--mirror', join(dir, 'dist-human')], dir);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('warning: acme/eks/aws 1.1.0');
     expect(r.stderr).toContain('main.tf:2:10: Expected an expression');

@@ -105,7 +105,7 @@ describe('build from git repositories', () => {
       ].join('\n'),
     });
     // --strict keeps the behaviour these tests describe: a version with a syntax error is left out (see history.test.ts for the default).
-    result = await runCli(['build', '--strict', '--json', '--out', out], dir);
+    result = await runCli(['build', '--strict', '--json', '--mirror', out], dir);
     if (!result.stdout) throw new Error(result.stderr);
     summary = JSON.parse(result.stdout);
   });
@@ -303,7 +303,7 @@ describe('build from git repositories', () => {
 
   it('gives identical trees and archive bytes on a second build', async () => {
     const again = join(dir, 'dist-again');
-    await runCli(['build', '--strict', '--json', '--out', again], dir);
+    await runCli(['build', '--strict', '--json', '--mirror', again], dir);
     expect(treeOf(again)).toEqual(treeOf(out));
   });
 
@@ -311,7 +311,7 @@ describe('build from git repositories', () => {
     writeFileSync(join(out, 'stale-file'), 'x');
     const again = await runCli(['build', '--strict', '--json'], dir);
     expect(JSON.parse(again.stdout).versions).toBe(7);
-    const second = await runCli(['build', '--strict', '--json', '--out', out], dir);
+    const second = await runCli(['build', '--strict', '--json', '--mirror', out], dir);
     expect(second.code).toBe(1);
     expect(existsSync(join(out, 'stale-file'))).toBe(false);
     expect(await settled(() => readdirSync(dir).filter((n) => n.includes('staging') || n.includes('.old-')))).toEqual([]);
@@ -319,7 +319,7 @@ describe('build from git repositories', () => {
 
   it('uses absolute locations under --base-url', async () => {
     const abs = join(dir, 'dist-abs');
-    await runCli(['build', '--json', '--out', abs, '--base-url', 'https://registry.example.com/mirror'], dir);
+    await runCli(['build', '--json', '--mirror', abs, '--base-url', 'https://registry.example.com/mirror'], dir);
     expect(readJson(join(abs, '.well-known/terraform.json'))).toEqual({ 'modules.v1': 'https://registry.example.com/mirror/v1/modules/' });
     expect(readJson(join(abs, 'v1/modules/acme/vpc/aws/1.0.0/download'))).toEqual({
       location: 'https://registry.example.com/mirror/v1/modules/acme/vpc/aws/1.0.0/vpc-aws-1.0.0.tar.gz',
@@ -349,7 +349,7 @@ describe('build from the folder layout', () => {
       'drop/corp/queue/aws/nightly/main.tf': 'variable "name" {}\n',
       'drop/corp/queue/aws/0.2.0/.git/config': 'not part of the module',
     });
-    const r = await runCli(['build', '--modules', 'drop', '--out', 'site/nested/out', '--json'], dir);
+    const r = await runCli(['build', '--modules', 'drop', '--mirror', 'site/nested/out', '--json'], dir);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({ modules: 1, versions: 2, errors: [] });
@@ -370,7 +370,7 @@ describe('build from the folder layout', () => {
     expect(human.code).toBe(0);
     expect(human.stderr).toBe(`warning: ${warning}\n`);
     expect(human.stdout).toMatch(/^Built 0 modules, 0 versions/);
-    const json = await runCli(['build', '--modules', 'modules', '--out', 'dist-json', '--json'], dir);
+    const json = await runCli(['build', '--modules', 'modules', '--mirror', 'dist-json', '--json'], dir);
     expect(JSON.parse(json.stdout)).toMatchObject({ modules: 0, warnings: [warning] });
   });
 
@@ -392,7 +392,7 @@ describe('build from the folder layout', () => {
 describe('build of the bundled sample modules', () => {
   it('builds every sample module with its hard HCL cases and no errors', async () => {
     const out = join(tempDir(), 'dist');
-    const r = await runCli(['build', '--out', out, '--json'], ROOT);
+    const r = await runCli(['build', '--mirror', out, '--json'], ROOT);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
@@ -450,10 +450,14 @@ describe('build progress', () => {
     expect(onTty).toMatch(/\[1\/2\] a\/b\/c \d\.\d\.0/);
     expect(onTty).toMatch(/\[2\/2\]/);
     expect(onTty).toMatch(/Built 1 module, 2 versions/);
-    const json = execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} build --modules mods --out d2 --json`, '/dev/null'], {
-      cwd: dir,
-      encoding: 'utf8',
-    });
+    const json = execFileSync(
+      'script',
+      ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} build --modules mods --mirror d2 --json`, '/dev/null'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+      },
+    );
     expect(json).not.toMatch(/\[1\/2\]/);
     expect(JSON.parse(json.trim()).versions).toBe(2);
   });
@@ -486,7 +490,7 @@ describe('the summary line', () => {
 describe('first contact', () => {
   it('names a --modules folder that does not exist as such, not as a config key', async () => {
     const r = await runCli(['build', '--modules', './nope'], tempDir());
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/error: The folder ".*\/nope" \(--modules\) does not exist\.\nhint: --modules takes a folder/);
     expect(r.stderr).not.toMatch(/config|sources\[0\]/);
   });

@@ -39,7 +39,7 @@ describe('build with limits', () => {
     // 1.0.0: a large file under the bounds, streamed. many 1.0.0: three such files, over the per-version bound.
     writeFileSync(join(dir, 'modules/acme/app/aws/1.0.0/lambda.zip'), big);
     for (const n of [1, 2, 3]) writeFileSync(join(dir, `modules/acme/many/aws/1.0.0/part${n}.bin`), big);
-    result = await runCli(['build', '--json', '--out', join(dir, 'dist')], dir);
+    result = await runCli(['build', '--json', '--mirror', join(dir, 'dist')], dir);
     if (!result.stdout) throw new Error(result.stderr);
     summary = JSON.parse(result.stdout);
   });
@@ -87,7 +87,7 @@ describe('build with limits', () => {
     const config = ['sources:', `  - git: ${repo}`, '    namespace: acme', 'limits:', '  fileSize: 16MiB', ''].join('\n');
     writeFileSync(join(repo, '..', 'mirror.config.yaml'), config);
     const out = join(repo, '..', 'dist');
-    const run = await runCli(['build', '--json', '--out', out], join(repo, '..'));
+    const run = await runCli(['build', '--json', '--mirror', out], join(repo, '..'));
     const built: Summary = JSON.parse(run.stdout);
     expect(run.code).toBe(1);
     expect(built.errors.map((e) => e.message)).toEqual([
@@ -114,13 +114,13 @@ describe('publish with limits', () => {
     writeFileSync(join(dir, 'modules/acme/pub/aws/1.0.0/lambda.zip'), big);
     writeFileSync(join(dir, 'modules/acme/pub/aws/2.0.0/lambda.zip'), Buffer.concat([big, big]));
     const out = join(dir, 'dist');
-    const refused = await runCli(['publish', '--source', 'modules/acme/pub/aws/2.0.0', '--out', out, '--new-mirror'], dir);
+    const refused = await runCli(['publish', '--source', 'modules/acme/pub/aws/2.0.0', '--mirror', out, '--new-mirror'], dir);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/lambda\.zip is 18 MiB \(18874368 bytes\), over the per-file bound of 10 MiB \(10485760 bytes\) \(limits\.fileSize\)/);
-    const dry = await runCli(['publish', '--source', 'modules/acme/pub/aws/1.0.0', '--out', out, '--new-mirror', '--dry-run'], dir);
+    const dry = await runCli(['publish', '--source', 'modules/acme/pub/aws/1.0.0', '--mirror', out, '--new-mirror', '--dry-run'], dir);
     expect(dry.code, dry.stderr).toBe(0);
     expect(readdirSync(join(dir, '.modmirror-cache/versions/incoming'))).toEqual([]);
-    const done = await runCli(['publish', '--source', 'modules/acme/pub/aws/1.0.0', '--out', out, '--new-mirror'], dir);
+    const done = await runCli(['publish', '--source', 'modules/acme/pub/aws/1.0.0', '--mirror', out, '--new-mirror'], dir);
     expect(done.code, done.stderr).toBe(0);
     const archive = readFileSync(join(out, archiveFile({ namespace: 'acme', name: 'pub', provider: 'aws' }, '1.0.0')));
     const expected = packVersion([

@@ -36,7 +36,7 @@ describe('a build keeps what is published', () => {
     const before = readFileSync(join(dir, 'dist/v1/modules/acme/b/aws/1.0.0/index.json'), 'utf8');
     expect((await runCli(['build', '--clean'], dir)).code).toBe(0);
     expect(readFileSync(join(dir, 'dist/v1/modules/acme/b/aws/1.0.0/index.json'), 'utf8')).toBe(before);
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
 
     expect((await runCli(['build', '--prune'], dir)).code).toBe(0);
     const manifest = mirrorManifest(join(dir, 'dist'));
@@ -81,7 +81,7 @@ describe('a build keeps what is published', () => {
     ]);
     expect(r.stdout).toContain(`linux_amd64: published sha256 ${published}, the provider folder's ${offered}`);
     expect(sha256(join(dir, 'dist', ZIP))).toBe(published);
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
 
     // A provider folder that no longer has the version keeps it published.
     writeFileSync(join(dir, 'mirror.config.yaml'), 'sources:\n  - folder: mods\n');
@@ -90,7 +90,7 @@ describe('a build keeps what is published', () => {
     expect(JSON.parse(kept.stdout).warnings).toEqual([expect.stringMatching(/keeping 1 published version .*registry\.terraform\.io\/hashicorp\/aws@5\.31\.0/)]);
     expect(sha256(join(dir, 'dist', ZIP))).toBe(published);
     expect(readJson(join(dir, 'dist/providers/registry.terraform.io/hashicorp/aws/index.json'))).toEqual({ versions: { '5.31.0': {} } });
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   });
 });
 
@@ -111,11 +111,11 @@ describe('publish never guesses', () => {
   it('refuses a mirror that does not exist unless --new-mirror says to start one', async () => {
     const dir = tempDir();
     writeFiles(join(dir, 'rel/acme/a/aws/1.0.0'), moduleFiles('1.0.0'));
-    const typo = await runCli(['publish', '--source', 'rel/acme/a/aws/1.0.0', '--out', 'mirorr/dist'], dir);
+    const typo = await runCli(['publish', '--source', 'rel/acme/a/aws/1.0.0', '--mirror', 'mirorr/dist'], dir);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/There is no mirror at .*mirorr\/dist\.[\s\S]*--new-mirror/);
     expect(existsSync(join(dir, 'mirorr'))).toBe(false);
-    const first = await runCli(['publish', '--source', 'rel/acme/a/aws/1.0.0', '--out', 'mirror/dist', '--new-mirror'], dir);
+    const first = await runCli(['publish', '--source', 'rel/acme/a/aws/1.0.0', '--mirror', 'mirror/dist', '--new-mirror'], dir);
     expect(first.code, first.stderr).toBe(0);
     expect(Object.keys(mirrorManifest(join(dir, 'mirror/dist')).modules)).toEqual(['acme/a/aws']);
   });

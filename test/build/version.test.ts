@@ -122,7 +122,7 @@ describe('file names that are not UTF-8', () => {
     git(repo, ['commit', '-qm', 'names']);
     git(repo, ['tag', 'v1.0.0']);
     writeFiles(dir, { 'git.config.yaml': 'sources:\n  - git: repo\n    namespace: n\n    name: g\n    provider: aws\n' });
-    const result = await runCli(['build', '--config', 'git.config.yaml', '--out', 'dist-git', '--json'], dir);
+    const result = await runCli(['build', '--config', 'git.config.yaml', '--mirror', 'dist-git', '--json'], dir);
     expect(result.code).toBe(0);
     expect(archiveEntries(ARCHIVE(join(dir, 'dist-git'), 'n/g/aws', '1.0.0'))).toEqual(EXPECTED_ENTRIES);
   });
@@ -158,13 +158,13 @@ describe('a version that would be mirrored empty', () => {
   it('fails when its folder holds no file at all, in a build and in a publish alike', async () => {
     writeFiles(dir, { 'bare/n/ok/aws/1.0.0/main.tf': 'variable "a" {}\n' });
     mkdirSync(join(dir, 'bare/n/bare/aws/1.0.0/modules'), { recursive: true });
-    const built = await runCli(['build', '--modules', 'bare', '--out', 'dist-bare', '--json'], dir);
+    const built = await runCli(['build', '--modules', 'bare', '--mirror', 'dist-bare', '--json'], dir);
     expect(built.code).toBe(1);
     expect(JSON.parse(built.stdout).errors).toEqual([
       { code: 'VERSION_READ_FAILED', message: expect.stringMatching(/^n\/bare\/aws 1\.0\.0 .*holds no files: its archive would be empty\./) },
     ]);
 
-    const published = await runCli(['publish', '--source', 'bare/n/bare/aws/1.0.0', '--out', 'dist-bare'], dir);
+    const published = await runCli(['publish', '--source', 'bare/n/bare/aws/1.0.0', '--mirror', 'dist-bare'], dir);
     expect(published.code).toBe(1);
     expect(published.stderr).toBe(
       `error: ${join(dir, 'bare/n/bare/aws/1.0.0')} holds no files: its archive would be empty.\n` +
@@ -175,12 +175,12 @@ describe('a version that would be mirrored empty', () => {
 
   it('is mirrored with a warning when its folder has files but no .tf file at its root', async () => {
     writeFiles(dir, { 'readme-only/n/docs/aws/1.0.0/README.md': '# Docs\n', 'readme-only/n/docs/aws/1.0.0/modules/a/main.tf': 'variable "a" {}\n' });
-    const result = await runCli(['build', '--modules', 'readme-only', '--out', 'dist-readme'], dir);
+    const result = await runCli(['build', '--modules', 'readme-only', '--mirror', 'dist-readme'], dir);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^warning: \S+\/readme-only\/n\/docs\/aws\/1\.0\.0: holds no \.tf or \.tf\.json file at its root: mirrored all the same/m);
     expect(archiveEntries(ARCHIVE(join(dir, 'dist-readme'), 'n/docs/aws', '1.0.0')).map((e) => e.name)).toEqual(['README.md', 'modules/a/main.tf']);
     // From the cache too.
-    const again = await runCli(['build', '--modules', 'readme-only', '--out', 'dist-readme2', '--json'], dir);
+    const again = await runCli(['build', '--modules', 'readme-only', '--mirror', 'dist-readme2', '--json'], dir);
     expect(JSON.parse(again.stdout)).toMatchObject({ cached: 1, warnings: [expect.stringMatching(/holds no \.tf or \.tf\.json file at its root/)] });
   });
 });
@@ -219,7 +219,7 @@ describe('files nested deeper than the readers go', () => {
   });
 
   it('are left out with --strict, naming file:line:column; the other modules are built', async () => {
-    const result = await runCli(['build', '--modules', 'mods', '--strict', '--out', 'strict', '--json'], dir);
+    const result = await runCli(['build', '--modules', 'mods', '--strict', '--mirror', 'strict', '--json'], dir);
     expect(result.code).toBe(1);
     const summary = JSON.parse(result.stdout);
     expect(summary.errors.map((e: { message: string }) => e.message.split(' ')[0]).sort()).toEqual(Object.keys(PROBLEMS).sort());

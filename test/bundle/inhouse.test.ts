@@ -30,7 +30,7 @@ describe('bundle and unbundle with in-house providers', () => {
     await signRelease(join(outside, 'releases'), 'widgets', '1.0.0', acme);
     expect((await runCli(['build'], outside)).code).toBe(0);
 
-    expect((await runCli(['bundle', '--dir', 'dist', '--out', join(inside, 'full.tar.gz')], outside)).code).toBe(0);
+    expect((await runCli(['bundle', '--mirror', 'dist', '--out', join(inside, 'full.tar.gz')], outside)).code).toBe(0);
     const full = await pathsIn(join(inside, 'full.tar.gz'));
     for (const file of [
       'v1/providers/acme/widgets/versions',
@@ -39,23 +39,23 @@ describe('bundle and unbundle with in-house providers', () => {
     ]) {
       expect(full).toContain(file);
     }
-    expect((await runCli(['unbundle', 'full.tar.gz', '--out', 'mirror'], inside)).code).toBe(0);
+    expect((await runCli(['unbundle', 'full.tar.gz', '--mirror', 'mirror'], inside)).code).toBe(0);
     expect(treeOf(join(inside, 'mirror'))).toEqual(treeOf(join(outside, 'dist')));
-    expect((await runCli(['verify', 'mirror'], inside)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'mirror'], inside)).code).toBe(0);
 
     await writeReleaseFolder(join(outside, 'next'), 'widgets', '1.1.0', ['linux_amd64']);
     await signRelease(join(outside, 'next'), 'widgets', '1.1.0', acme);
     const published = await runCli(['publish', '--provider-release', 'next', '--namespace', 'acme', '--type', 'widgets'], outside);
     expect(published.stderr).toBe('');
     expect(published.code).toBe(0);
-    const made = await runCli(['bundle', '--dir', 'dist', '--out', join(inside, 'delta.tar.gz'), '--since', join(inside, 'mirror/manifest.json')], outside);
+    const made = await runCli(['bundle', '--mirror', 'dist', '--out', join(inside, 'delta.tar.gz'), '--since', join(inside, 'mirror/manifest.json')], outside);
     expect(made.code, made.stderr).toBe(0);
     const delta = await pathsIn(join(inside, 'delta.tar.gz'));
     expect(delta.filter((p) => p.endsWith('.zip'))).toEqual(['providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.1.0_linux_amd64.zip']);
     expect(delta).toContain('providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.1.0_SHA256SUMS.sig');
-    expect((await runCli(['unbundle', 'delta.tar.gz', '--out', 'mirror'], inside)).code).toBe(0);
+    expect((await runCli(['unbundle', 'delta.tar.gz', '--mirror', 'mirror'], inside)).code).toBe(0);
     expect(treeOf(join(inside, 'mirror'))).toEqual(treeOf(join(outside, 'dist')));
-    expect((await runCli(['verify', 'mirror'], inside)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'mirror'], inside)).code).toBe(0);
     expect(
       JSON.parse(readFileSync(join(inside, 'mirror/v1/providers/acme/widgets/versions'), 'utf8')).versions.map((v: { version: string }) => v.version),
     ).toEqual(['1.1.0', '1.0.0']);

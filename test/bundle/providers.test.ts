@@ -28,26 +28,26 @@ beforeAll(async () => {
 
 describe('bundle and unbundle with providers', () => {
   it('carries the network mirror whole, then only the new provider zips --since the inside manifest', async () => {
-    expect((await runCli(['bundle', '--dir', 'dist', '--out', join(inside, 'full.tar.gz')], outside)).code).toBe(0);
+    expect((await runCli(['bundle', '--mirror', 'dist', '--out', join(inside, 'full.tar.gz')], outside)).code).toBe(0);
     const full = await pathsIn(join(inside, 'full.tar.gz'));
     expect(full.filter((p) => p.endsWith('.zip'))).toHaveLength(6);
-    expect((await runCli(['unbundle', 'full.tar.gz', '--out', 'mirror'], inside)).code).toBe(0);
+    expect((await runCli(['unbundle', 'full.tar.gz', '--mirror', 'mirror'], inside)).code).toBe(0);
     expect(treeOf(join(inside, 'mirror'))).toEqual(treeOf(join(outside, 'dist')));
-    expect((await runCli(['verify', 'mirror'], inside)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'mirror'], inside)).code).toBe(0);
 
     // A new release outside: only its zips cross.
     await writeReleaseFolder(join(outside, 'releases'), 'widgets', '0.5.0', ['linux_amd64']);
     expect((await runCli(['build'], outside)).code).toBe(0);
-    const made = await runCli(['bundle', '--dir', 'dist', '--out', join(inside, 'delta.tar.gz'), '--since', join(inside, 'mirror/manifest.json')], outside);
+    const made = await runCli(['bundle', '--mirror', 'dist', '--out', join(inside, 'delta.tar.gz'), '--since', join(inside, 'mirror/manifest.json')], outside);
     expect(made.code).toBe(0);
     expect(made.stdout).toMatch(/0 new or changed version\(s\), 1 provider package\(s\); 7 archive\(s\) left out that the base has/);
     const delta = await pathsIn(join(inside, 'delta.tar.gz'));
     expect(delta.filter((p) => p.endsWith('.zip'))).toEqual(['providers/registry.terraform.io/acme/widgets/terraform-provider-widgets_0.5.0_linux_amd64.zip']);
-    const unbundled = await runCli(['unbundle', 'delta.tar.gz', '--out', 'mirror'], inside);
+    const unbundled = await runCli(['unbundle', 'delta.tar.gz', '--mirror', 'mirror'], inside);
     expect(unbundled.code).toBe(0);
     expect(unbundled.stdout).toContain('1 new provider package(s)');
     expect(treeOf(join(inside, 'mirror'))).toEqual(treeOf(join(outside, 'dist')));
-    expect((await runCli(['verify', 'mirror'], inside)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'mirror'], inside)).code).toBe(0);
     const manifest = mirrorManifest(join(inside, 'mirror'));
     expect(manifest.providers['registry.terraform.io/acme/widgets'].versions.map((v: { version: string }) => v.version)).toEqual(['0.5.0', '0.4.0']);
   }, 120_000);
@@ -62,9 +62,9 @@ describe('bundle and unbundle with providers', () => {
     const zips = ['terraform-provider-widgets_0.4.0_linux_amd64.zip', 'terraform-provider-widgets_0.4.0_darwin_arm64.zip'];
     writeFileSync(join(releases, 'terraform-provider-widgets_0.4.0_SHA256SUMS'), execFileSync('sha256sum', zips, { cwd: releases, encoding: 'utf8' }));
     expect((await runCli(['build'], other)).code).toBe(0);
-    expect((await runCli(['bundle', '--dir', 'dist', '--out', join(inside, 'changed.tar.gz')], other)).code).toBe(0);
+    expect((await runCli(['bundle', '--mirror', 'dist', '--out', join(inside, 'changed.tar.gz')], other)).code).toBe(0);
     const before = treeOf(join(inside, 'mirror'));
-    const r = await runCli(['unbundle', 'changed.tar.gz', '--out', 'mirror'], inside);
+    const r = await runCli(['unbundle', 'changed.tar.gz', '--mirror', 'mirror'], inside);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/holds different content for 1 version\(s\) .* already has: provider:registry\.terraform\.io\/acme\/widgets@0\.4\.0:linux_amd64/);
     expect(treeOf(join(inside, 'mirror'))).toEqual(before);

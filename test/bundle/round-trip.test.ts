@@ -40,12 +40,12 @@ describe('a full bundle', () => {
     const names = (await entriesOf(join(outside, 'full.tar.gz'))).map(([path]) => path);
     expect(names[0]).toBe('modmirror-bundle.json');
 
-    const r = await runCli(['unbundle', join(outside, 'full.tar.gz'), '--out', 'mirror'], inside);
+    const r = await runCli(['unbundle', join(outside, 'full.tar.gz'), '--mirror', 'mirror'], inside);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/3 new version\(s\); the mirror has 3 versions of 2 modules/);
     expect(treeOf(mirror)).toEqual(treeOf(dist));
-    expect((await runCli(['verify', 'mirror'], inside)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'mirror'], inside)).code).toBe(0);
     expect(await leftovers(inside, 'mirror')).toEqual([]);
   });
 });
@@ -65,7 +65,7 @@ describe('a --since bundle', () => {
     const archives = (await entriesOf(join(outside, 'delta.tar.gz'))).map(([p]) => p).filter((p) => p.endsWith('.tar.gz'));
     expect(archives).toEqual(['v1/modules/acme/net/aws/1.2.0/net-aws-1.2.0.tar.gz']);
 
-    const r = await runCli(['unbundle', join(outside, 'delta.tar.gz'), '--out', 'mirror'], inside);
+    const r = await runCli(['unbundle', join(outside, 'delta.tar.gz'), '--mirror', 'mirror'], inside);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/1 new version\(s\); the mirror has 4 versions/);
@@ -74,21 +74,21 @@ describe('a --since bundle', () => {
     expect(await leftovers(inside, 'mirror')).toEqual([]);
 
     // Unbundling it again changes nothing and succeeds.
-    expect((await runCli(['unbundle', join(outside, 'delta.tar.gz'), '--out', 'mirror'], inside)).code).toBe(0);
+    expect((await runCli(['unbundle', join(outside, 'delta.tar.gz'), '--mirror', 'mirror'], inside)).code).toBe(0);
     expect(treeOf(mirror)).toEqual(treeOf(dist));
   });
 
   it('is refused by a mirror that lacks versions its base had, changing nothing', async () => {
     // A fresh inside mirror from the first full bundle has 1.0.0 and 1.1.0 but not 1.2.0 ...
     const other = join(inside, 'other');
-    expect((await runCli(['unbundle', join(outside, 'full.tar.gz'), '--out', 'other'], inside)).code).toBe(0);
+    expect((await runCli(['unbundle', join(outside, 'full.tar.gz'), '--mirror', 'other'], inside)).code).toBe(0);
     // ... while this bundle's base already had 1.2.0, so its archive is left out.
     copyTruth(dist, join(outside, 'base2'));
     writeFiles(outside, { 'mods/acme/net/aws/1.3.0/main.tf': 'variable "newer" {}\n' });
     expect((await runCli(['build'], outside)).code).toBe(0);
     expect((await runCli(['bundle', '--out', 'delta2.tar.gz', '--since', 'base2'], outside)).code).toBe(0);
     const before = treeOf(other);
-    const r = await runCli(['unbundle', join(outside, 'delta2.tar.gz'), '--out', 'other'], inside);
+    const r = await runCli(['unbundle', join(outside, 'delta2.tar.gz'), '--mirror', 'other'], inside);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/was made --since a manifest .* that lists versions .* lacks, so it leaves out their archives: acme\/net\/aws@1\.2\.0/);
     expect(r.stderr).toMatch(/hint: Make the bundle --since this mirror's own manifest\.json/);
@@ -99,10 +99,10 @@ describe('a --since bundle', () => {
   it('is refused when it would remove versions the inside mirror has', async () => {
     // The inside published a version of its own that the outside never had.
     writeFiles(inside, { 'local/acme/net/aws/9.0.0/main.tf': 'variable "local" {}\n' });
-    expect((await runCli(['publish', '--source', 'local/acme/net/aws/9.0.0', '--out', 'mirror'], inside)).code).toBe(0);
+    expect((await runCli(['publish', '--source', 'local/acme/net/aws/9.0.0', '--mirror', 'mirror'], inside)).code).toBe(0);
     expect((await runCli(['bundle', '--out', 'full2.tar.gz'], outside)).code).toBe(0);
     const before = treeOf(mirror);
-    const r = await runCli(['unbundle', join(outside, 'full2.tar.gz'), '--out', 'mirror'], inside);
+    const r = await runCli(['unbundle', join(outside, 'full2.tar.gz'), '--mirror', 'mirror'], inside);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/would remove 1 version\(s\) .* acme\/net\/aws@9\.0\.0\. Nothing was changed\./);
     expect(treeOf(mirror)).toEqual(before);
@@ -115,12 +115,12 @@ describe('a damaged bundle', () => {
 
   beforeAll(async () => {
     expect((await runCli(['bundle', '--out', 'good.tar.gz'], outside)).code).toBe(0);
-    expect((await runCli(['unbundle', join(outside, 'full.tar.gz'), '--out', 'target'], inside)).code).toBe(0);
+    expect((await runCli(['unbundle', join(outside, 'full.tar.gz'), '--mirror', 'target'], inside)).code).toBe(0);
     before = treeOf(target);
   });
 
   async function refused(bundle: string, message: RegExp): Promise<void> {
-    const r = await runCli(['unbundle', bundle, '--out', 'target'], inside);
+    const r = await runCli(['unbundle', bundle, '--mirror', 'target'], inside);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).toMatch(/^hint: /m);
@@ -207,7 +207,7 @@ describe('a damaged bundle', () => {
     await refused(plain, /its first entry is main\.tf, not modmirror-bundle\.json/);
 
     writeFiles(inside, { 'notamirror/keep.txt': 'mine\n' });
-    const r = await runCli(['unbundle', join(outside, 'good.tar.gz'), '--out', 'notamirror'], inside);
+    const r = await runCli(['unbundle', join(outside, 'good.tar.gz'), '--mirror', 'notamirror'], inside);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/is not empty and holds no modmirror mirror/);
     expect(readFileSync(join(inside, 'notamirror/keep.txt'), 'utf8')).toBe('mine\n');
@@ -225,13 +225,13 @@ describe('a removal made on purpose outside', () => {
     });
     expect((await runCli(['build'], out)).code).toBe(0);
     expect((await runCli(['bundle', '--out', 'one.tar.gz'], out)).code).toBe(0);
-    expect((await runCli(['unbundle', join(out, 'one.tar.gz'), '--out', 'mirror'], into)).code).toBe(0);
+    expect((await runCli(['unbundle', join(out, 'one.tar.gz'), '--mirror', 'mirror'], into)).code).toBe(0);
 
     rmSync(join(out, 'mods/acme/net/aws/1.0.0'), { recursive: true });
     // Without --prune the outside keeps 1.0.0, and so would a bundle of it.
     expect((await runCli(['build', '--prune'], out)).code).toBe(0);
     expect((await runCli(['bundle', '--out', 'two.tar.gz'], out)).code).toBe(0);
-    const r = await runCli(['unbundle', join(out, 'two.tar.gz'), '--out', 'mirror'], into);
+    const r = await runCli(['unbundle', join(out, 'two.tar.gz'), '--mirror', 'mirror'], into);
     expect(r.code, r.stderr).toBe(0);
     expect(treeOf(join(into, 'mirror'))).toEqual(treeOf(join(out, 'dist')));
     expect(mirrorManifest(join(into, 'mirror')).removed).toEqual([expect.objectContaining({ module: 'acme/net/aws', version: '1.0.0' })]);

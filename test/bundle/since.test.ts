@@ -67,7 +67,7 @@ beforeAll(async () => {
   makeRepo(repo, [{ date: '2024-04-01T00:00:00Z', files: release(4), tags: ['v1.3.0'] }]);
   expect((await runCli(['publish', '--git', 'terraform-aws-net', '--ref', 'v1.3.0'], dir)).code).toBe(0);
   // A change to an old version's detail besides `versions`: carried as that detail's own value.
-  expect((await runCli(['deprecate', KEY, '1.0.0', '--reason', 'use 1.3', '--out', 'dist'], dir)).code).toBe(0);
+  expect((await runCli(['deprecate', KEY, '1.0.0', '--reason', 'use 1.3', '--mirror', 'dist'], dir)).code).toBe(0);
 
   const made = await runCli(['bundle', '--out', sinceBundle, '--since', 'base'], dir);
   expect(made.stderr).toBe('');
@@ -118,18 +118,18 @@ describe('a --since bundle of one new version', () => {
 
   it("makes the receiver byte for byte the sender's mirror, and verify accepts it", async () => {
     const inside = receiver('inside');
-    const r = await runCli(['unbundle', sinceBundle, '--out', inside], dir);
+    const r = await runCli(['unbundle', sinceBundle, '--mirror', inside], dir);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/1 new version\(s\); the mirror has 4 versions of 1 modules/);
     expect(treeOf(inside)).toEqual(treeOf(dist));
-    expect((await runCli(['verify', inside], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', inside], dir)).code).toBe(0);
     expect(await mirrorLeftovers(dir, 'inside')).toEqual([]);
   });
 
   async function refused(inside: string, message: RegExp): Promise<void> {
     const before = treeOf(inside);
-    const r = await runCli(['unbundle', sinceBundle, '--out', inside], dir);
+    const r = await runCli(['unbundle', sinceBundle, '--mirror', inside], dir);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).toMatch(
@@ -163,14 +163,14 @@ describe('a --since bundle of one new version', () => {
 
     const lacking = receiver('kept-missing');
     const before = treeOf(lacking);
-    const refusedRun = await runCli(['unbundle', earlier, '--out', lacking], dir);
+    const refusedRun = await runCli(['unbundle', earlier, '--mirror', lacking], dir);
     expect(refusedRun.code).toBe(1);
     expect(refusedRun.stderr).toMatch(/should have but does not: browse\/readme\/old\.json is missing/);
     expect(treeOf(lacking)).toEqual(before);
 
     const holding = receiver('kept-present');
     writeFiles(holding, { [keptFile]: content.toString() });
-    const r = await runCli(['unbundle', earlier, '--out', holding], dir);
+    const r = await runCli(['unbundle', earlier, '--mirror', holding], dir);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     // Kept as it was; the next write of the mirror drops the legacy folder (test/publish.test.ts).
@@ -186,7 +186,7 @@ describe('older and full bundles', () => {
     const full1 = join(dir, 'full1.tar.gz');
     await packEntries(full1, [['modmirror-bundle.json', Buffer.from(JSON.stringify({ ...listed, format: 1 }))], ...rest]);
     const fresh = join(dir, 'fresh');
-    expect((await runCli(['unbundle', full1, '--out', fresh], dir)).code).toBe(0);
+    expect((await runCli(['unbundle', full1, '--mirror', fresh], dir)).code).toBe(0);
     expect(treeOf(fresh)).toEqual(treeOf(dist));
 
     // Format 1 --since: every file but the archives the base has.
@@ -196,7 +196,7 @@ describe('older and full bundles', () => {
     const body = { ...listed, format: 1, base: { sha256: 'ab'.repeat(32), versions: 3 }, files };
     await packEntries(since1, [['modmirror-bundle.json', Buffer.from(JSON.stringify(body))], ...rest.filter(([path]) => !baseArchives.includes(path))]);
     const inside = receiver('inside-format1');
-    const r = await runCli(['unbundle', since1, '--out', inside], dir);
+    const r = await runCli(['unbundle', since1, '--mirror', inside], dir);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(treeOf(inside)).toEqual(treeOf(dist));

@@ -28,11 +28,11 @@ beforeAll(async () => {
   await moduleInstallClient();
   writeModules(dir);
   for (const k of Object.keys(ports) as (keyof typeof ports)[]) ports[k] = await freePort();
-  await cli(['build', '--modules', 'mods', '--out', 'dist', '--json']);
-  await cli(['build', '--modules', 'mods', '--out', 'dist-abs', '--base-url', `${url(ports.absolute)}registry/`, '--json']);
+  await cli(['build', '--modules', 'mods', '--mirror', 'dist', '--json']);
+  await cli(['build', '--modules', 'mods', '--mirror', 'dist-abs', '--base-url', `${url(ports.absolute)}registry/`, '--json']);
   // Carried in: a bundle of the whole mirror, merged into an empty folder.
-  await cli(['bundle', '--dir', 'dist', '--out', 'carry.tar.gz']);
-  await cli(['unbundle', 'carry.tar.gz', '--out', 'unbundled']);
+  await cli(['bundle', '--mirror', 'dist', '--out', 'carry.tar.gz']);
+  await cli(['unbundle', 'carry.tar.gz', '--mirror', 'unbundled']);
 
   const blocks: string[] = [];
   for (const [out, port] of [
@@ -40,7 +40,7 @@ beforeAll(async () => {
     ['dist-abs', ports.absolute],
     ['unbundled', ports.unbundled],
   ] as const) {
-    const printed = await runCli(['hosting', 'nginx', '--dir', out, '--listen', `127.0.0.1:${port}`], dir);
+    const printed = await runCli(['hosting', 'nginx', '--mirror', out, '--listen', `127.0.0.1:${port}`], dir);
     expect(printed.code).toBe(0);
     blocks.push(printed.stdout);
   }
@@ -90,7 +90,7 @@ describe('module-install against a module copied by sync', () => {
   it('installs from a serve of the synced folder what the upstream serve held', async () => {
     upstream = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data-up'), log: () => {} });
     await cli(['sync', '--from', upstream.url, '--module', 'acme/hello/null@~> 1.2', '--into', 'synced']);
-    await cli(['build', '--modules', 'synced', '--out', 'dist-synced', '--json']);
+    await cli(['build', '--modules', 'synced', '--mirror', 'dist-synced', '--json']);
     mirror = await startServer({ dir: join(dir, 'dist-synced'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data-synced'), log: () => {} });
     const modules = `${mirror.url}v1/modules/`;
     const got = await installFrom(modules, '~> 1.2', 's-range');

@@ -30,10 +30,10 @@ beforeAll(async () => {
   certs = makeCertificates(dir);
   writeModules(dir);
   absolutePort = await freePort();
-  expect((await runCli(['build', '--modules', 'mods', '--out', 'dist', '--json'], dir)).code).toBe(0);
-  expect((await runCli(['build', '--modules', 'mods', '--out', 'dist-tls', '--json'], dir)).code).toBe(0);
+  expect((await runCli(['build', '--modules', 'mods', '--mirror', 'dist', '--json'], dir)).code).toBe(0);
+  expect((await runCli(['build', '--modules', 'mods', '--mirror', 'dist-tls', '--json'], dir)).code).toBe(0);
   const base = `http://127.0.0.1:${absolutePort}/`;
-  expect((await runCli(['build', '--modules', 'mods', '--out', 'dist-abs', '--base-url', base, '--json'], dir)).code).toBe(0);
+  expect((await runCli(['build', '--modules', 'mods', '--mirror', 'dist-abs', '--base-url', base, '--json'], dir)).code).toBe(0);
   const common = { host: '127.0.0.1', log: () => {} };
   plain = await startServer({ ...common, dir: join(dir, 'dist'), port: 0, dataDir: join(dir, 'data') });
   secure = await startServer({ ...common, dir: join(dir, 'dist-tls'), port: 0, dataDir: join(dir, 'data-tls'), tls: { cert: certs.cert, key: certs.key } });
@@ -157,7 +157,7 @@ describe('module-install against modmirror serve with an absolute baseUrl', () =
 describe('module-install against a mirror changed by publish while served', () => {
   it('installs the newly published version', async () => {
     writeModules(dir, ['1.4.0'], 'incoming');
-    const published = await runCli(['publish', '--source', 'incoming/acme/hello/null/1.4.0', '--out', 'dist', '--json'], dir);
+    const published = await runCli(['publish', '--source', 'incoming/acme/hello/null/1.4.0', '--mirror', 'dist', '--json'], dir);
     expect(published.stderr).toBe('');
     expect(published.code).toBe(0);
     const got = await install({ source: `${hostOf(plain)}/acme/hello/null`, version: '~> 1.2', dest: join(dir, 'i-published'), modulesUrl: modulesUrl(plain) });
@@ -167,7 +167,7 @@ describe('module-install against a mirror changed by publish while served', () =
     // The same mirror, changed in place, from a real nginx configured by `hosting nginx`; and curl --compressed
     // gets each document the publish wrote: from nginx as it is on disk, from serve the same but for its live download counts.
     const port = await freePort();
-    const block = await runCli(['hosting', 'nginx', '--dir', 'dist', '--listen', `127.0.0.1:${port}`], dir);
+    const block = await runCli(['hosting', 'nginx', '--mirror', 'dist', '--listen', `127.0.0.1:${port}`], dir);
     expect(block.code, block.stderr).toBe(0);
     const nginx = await startNginx(join(dir, 'nginx'), [block.stdout], [port]);
     try {

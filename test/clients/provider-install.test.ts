@@ -113,7 +113,7 @@ describe('provider-install against a mirror with a wrong h1:', () => {
     const stderr = await installFails(new URL('providers/', tampered.url).href, 'registry.terraform.io/hashicorp/random@3.6.0:linux_amd64');
     expect(stderr).toContain("doesn't match the checksum h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
     // verify names the same problem in the tree.
-    const verify = await runCli(['verify', 'dist-bad'], dir);
+    const verify = await runCli(['verify', '--mirror', 'dist-bad'], dir);
     expect(verify.code).toBe(1);
     expect(verify.stdout + verify.stderr).toContain('providers/registry.terraform.io/hashicorp/random/3.6.0.json: archives.linux_amd64.hashes');
   });

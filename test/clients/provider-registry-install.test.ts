@@ -163,7 +163,7 @@ describe('provider-registry-install against a tampered mirror', () => {
     expect(await installFails(host(), '2.0.0:linux_amd64')).toContain('error checking signature');
   });
   it('verify names each of the three files', async () => {
-    const r = await runCli(['verify', 'dist-bad'], dir);
+    const r = await runCli(['verify', '--mirror', 'dist-bad'], dir);
     expect(r.code).toBe(1);
     const out = r.stdout + r.stderr;
     expect(out).toContain('providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.0.0_linux_amd64.zip: sha256');
@@ -171,7 +171,7 @@ describe('provider-registry-install against a tampered mirror', () => {
       'providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.1.0_SHA256SUMS.sig: authentication signature from unknown issuer',
     );
     expect(out).toContain('providers/registry.example.com/acme/widgets/terraform-provider-widgets_2.0.0_SHA256SUMS: sha256');
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   });
 });
 

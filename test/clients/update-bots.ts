@@ -65,7 +65,7 @@ export async function startBotMirror(prefix: string): Promise<BotMirror> {
     ['dist-nginx', ['--base-url', `https://127.0.0.1:${nginxPorts.tlsPort}/`]],
   ];
   for (const [out, extra] of builds) {
-    const built = await runCli(['build', '--out', out, ...extra], dir);
+    const built = await runCli(['build', '--mirror', out, ...extra], dir);
     expect(built.stderr, out).toBe('');
     expect(built.code, out).toBe(0);
   }

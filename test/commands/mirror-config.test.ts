@@ -23,7 +23,7 @@ describe('the base-URL rule', () => {
     const dir = tempDir();
     writeFiles(dir, { 'drop/acme/thing/aws/1.0.0/main.tf': 'variable "x" {}\n' });
     const published = await runCli(
-      ['publish', '--source', 'drop/acme/thing/aws/1.0.0', '--base-url', 'https://x.example.com', '--out', 'dist', '--new-mirror', '--json'],
+      ['publish', '--source', 'drop/acme/thing/aws/1.0.0', '--base-url', 'https://x.example.com', '--mirror', 'dist', '--new-mirror', '--json'],
       dir,
     );
     expect(published.stderr).toBe('');
@@ -31,7 +31,7 @@ describe('the base-URL rule', () => {
     expect(readJson(join(dir, 'dist/v1/modules/acme/thing/aws/1.0.0/download'))).toEqual({
       location: 'https://x.example.com/v1/modules/acme/thing/aws/1.0.0/thing-aws-1.0.0.tar.gz',
     });
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   });
 });
 

@@ -69,10 +69,11 @@ describe('config problems', () => {
 
   it('says how to start when there is no config', async () => {
     const r = await runCli(['build'], tempDir());
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/error: No mirror\.config\.yaml in /);
     expect(r.stderr).toMatch(/hint: Pass --config FILE, or --modules DIR/);
     const missing = await runCli(['build', '--config', 'nope.yaml'], tempDir());
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/The config file ".*nope\.yaml" does not exist/);
   });
   it('checks the providers list, platforms and providersPath with file, line and key', async () => {

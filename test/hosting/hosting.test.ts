@@ -18,7 +18,7 @@ beforeAll(async () => {
     'drop/acme/net/aws/1.2.0/main.tf': 'variable "d" {}\n',
   });
   expect((await runCli(['build'], dir)).code).toBe(0);
-  expect((await runCli(['build', '--out', 'abs', '--base-url', 'https://mirror.example.com/tf/'], dir)).code).toBe(0);
+  expect((await runCli(['build', '--mirror', 'abs', '--base-url', 'https://mirror.example.com/tf/'], dir)).code).toBe(0);
 });
 
 /** The rule blocks of a _headers file, path -> headers. */
@@ -70,13 +70,13 @@ describe('the _headers file', () => {
     expect(published.code).toBe(0);
     const text = readFileSync(join(dir, 'dist/_headers'), 'utf8');
     expect(rules(text).get('/v1/modules/acme/net/aws/1.2.0/download')?.['X-Terraform-Get']).toBe('./net-aws-1.2.0.tar.gz');
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   });
 });
 
 describe('modmirror hosting', () => {
   it('prints an nginx server block for the mirror, with the download rule and the locations the mirror was built with', async () => {
-    const relative = await runCli(['hosting', 'nginx', '--dir', 'dist', '--listen', '127.0.0.1:8088'], dir);
+    const relative = await runCli(['hosting', 'nginx', '--mirror', 'dist', '--listen', '127.0.0.1:8088'], dir);
     expect(relative.code).toBe(0);
     expect(relative.stdout).toMatch(/^server \{$/m);
     expect(relative.stdout).toContain('listen 127.0.0.1:8088;');
@@ -84,7 +84,7 @@ describe('modmirror hosting', () => {
     expect(relative.stdout).toContain('add_header X-Terraform-Get "./$mm_name-$mm_provider-$mm_version.tar.gz";');
     expect(relative.stdout).toContain('try_files $uri $uri/index.json $uri/index.html =404;');
 
-    const absolute = await runCli(['hosting', 'nginx', '--dir', 'abs'], dir);
+    const absolute = await runCli(['hosting', 'nginx', '--mirror', 'abs'], dir);
     expect(absolute.stdout).toContain('listen 80;');
     expect(absolute.stdout).toContain(
       'add_header X-Terraform-Get "https://mirror.example.com/tf/v1/modules/$mm_namespace/$mm_name/$mm_provider/$mm_version/$mm_name-$mm_provider-$mm_version.tar.gz";',
@@ -111,7 +111,7 @@ describe('modmirror hosting', () => {
       ['dist', `/${file.slice(3)}`],
       ['abs', `/${file}`],
     ] as const) {
-      const printed = await runCli(['hosting', 'cloudfront', '--dir', mirror], dir);
+      const printed = await runCli(['hosting', 'cloudfront', '--mirror', mirror], dir);
       expect(printed.code, printed.stderr).toBe(0);
       expect(printed.stdout).toMatch(/^function handler\(event\) \{$/m);
       // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the printed function as CloudFront would
@@ -124,12 +124,12 @@ describe('modmirror hosting', () => {
 
   it('takes the base URL from the config before the mirror is built, and warns when a flag disagrees with the files', async () => {
     writeFiles(dir, { 'other.yaml': 'baseUrl: https://cfg.example.com/\nsources:\n  - folder: mods\n' });
-    const fromConfig = await runCli(['hosting', 'nginx', '--dir', 'not-built', '--config', 'other.yaml'], dir);
+    const fromConfig = await runCli(['hosting', 'nginx', '--mirror', 'not-built', '--config', 'other.yaml'], dir);
     expect(fromConfig.code).toBe(0);
     expect(fromConfig.stderr).toMatch(/holds no built mirror yet/);
     expect(fromConfig.stdout).toContain('"https://cfg.example.com/v1/modules/$mm_namespace');
 
-    const disagreeing = await runCli(['hosting', 'nginx', '--dir', 'dist', '--base-url', 'https://elsewhere.example.com'], dir);
+    const disagreeing = await runCli(['hosting', 'nginx', '--mirror', 'dist', '--base-url', 'https://elsewhere.example.com'], dir);
     expect(disagreeing.code).toBe(0);
     expect(disagreeing.stderr).toMatch(/was built with relative locations; the download header will not match/);
   });
@@ -140,7 +140,7 @@ describe('modmirror hosting', () => {
       [['hosting', 'apache'], /Unknown host "apache"/],
       [['hosting', 'nginx', '--listen', 'localhost:99999'], /Invalid --listen/],
       [['hosting', 'nginx', '--listen', '1.2.3.4:80; evil'], /Invalid --listen/],
-      [['hosting', 'nginx', '--dir', 'di$st'], /cannot quote/],
+      [['hosting', 'nginx', '--mirror', 'di$st'], /cannot quote/],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(args, dir);

@@ -97,7 +97,7 @@ export async function startPrintedNginx(
 ): Promise<{ stop: () => void; plainPort: number; tlsPort: number }> {
   // Given ports serve a mirror built with a baseUrl naming one of them.
   const { plainPort, tlsPort } = ports ?? { plainPort: await freePort(), tlsPort: await freePort() };
-  const printed = await runCli(['hosting', 'nginx', '--dir', mirrorDir, '--listen', `127.0.0.1:${plainPort}`], dirname(prefix));
+  const printed = await runCli(['hosting', 'nginx', '--mirror', mirrorDir, '--listen', `127.0.0.1:${plainPort}`], dirname(prefix));
   if (printed.code !== 0) throw new Error(`hosting nginx failed: ${printed.stderr}`);
   const tlsBlock = printed.stdout.replace(
     `listen 127.0.0.1:${plainPort};`,

@@ -33,14 +33,14 @@ beforeAll(async () => {
   relative = `http://127.0.0.1:${port1}`;
   absolute = `http://127.0.0.1:${port2}`;
   expect((await runCli(['build', '--json'], dir)).code).toBe(0);
-  expect((await runCli(['build', '--json', '--out', 'dist-abs', '--base-url', `${absolute}/registry/`], dir)).code).toBe(0);
+  expect((await runCli(['build', '--json', '--mirror', 'dist-abs', '--base-url', `${absolute}/registry/`], dir)).code).toBe(0);
 
   const blocks: string[] = [];
   for (const [out, port] of [
     ['dist', port1],
     ['dist-abs', port2],
   ] as const) {
-    const printed = await runCli(['hosting', 'nginx', '--dir', out, '--listen', `127.0.0.1:${port}`], dir);
+    const printed = await runCli(['hosting', 'nginx', '--mirror', out, '--listen', `127.0.0.1:${port}`], dir);
     expect(printed.stderr).toBe('');
     expect(printed.code).toBe(0);
     blocks.push(printed.stdout);

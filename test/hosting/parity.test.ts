@@ -58,7 +58,7 @@ beforeAll(async () => {
   expect((await runCli(['build', '--json'], dir)).code).toBe(0);
   serve = await startServer({ dir: dist, host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
   const port = await freePort();
-  const block = await runCli(['hosting', 'nginx', '--dir', 'dist', '--listen', `127.0.0.1:${port}`], dir);
+  const block = await runCli(['hosting', 'nginx', '--mirror', 'dist', '--listen', `127.0.0.1:${port}`], dir);
   expect(block.code).toBe(0);
   nginx = await startNginx(join(dir, 'nginx'), [block.stdout], [port]);
   hosts = { serve: serve.url.replace(/\/$/, ''), nginx: `http://127.0.0.1:${port}` };

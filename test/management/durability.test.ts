@@ -63,7 +63,7 @@ describe('crashes', () => {
     const initial = betaLimit();
     let acknowledged = initial;
     for (let round = 0; round < 8; round++) {
-      const { child, url, exited } = await spawnServe(['--dir', dist, '--data', h.data, '--port', '0', '--quiet']);
+      const { child, url, exited } = await spawnServe(['--mirror', dist, '--data', h.data, '--port', '0', '--quiet']);
       // A stream of writes; the kill lands at a different moment each round, counted from
       // the round's first acknowledged write so that a slow machine still kills mid-stream.
       let killScheduled = false;
@@ -104,16 +104,16 @@ describe('malformed data', () => {
     const h = await startHarness();
     await h.server.close();
     writeFileSync(join(h.data, 'users.json'), '[{"id": "user-1", "username": "x"');
-    const torn = await runCli(['serve', '--dir', 'dist', '--data', 'data', '--port', '0'], h.dir);
+    const torn = await runCli(['serve', '--mirror', 'dist', '--data', 'data', '--port', '0'], h.dir);
     expect(torn.code).toBe(1);
     expect(torn.stderr).toMatch(/The data file ".*users\.json" is not valid JSON/);
     writeFileSync(join(h.data, 'users.json'), '[{"id": "user-1"}]');
-    expect((await runCli(['serve', '--dir', 'dist', '--data', 'data', '--port', '0'], h.dir)).stderr).toMatch(
+    expect((await runCli(['serve', '--mirror', 'dist', '--data', 'data', '--port', '0'], h.dir)).stderr).toMatch(
       /users\.json" is malformed: entry 0 lacks one of id, username, email, passwordHash/,
     );
     writeFileSync(join(h.data, 'users.json'), '[]');
     writeFileSync(join(h.data, 'settings.json'), '{"edition": "enterprise-plus"}');
-    expect((await runCli(['serve', '--dir', 'dist', '--data', 'data', '--port', '0'], h.dir)).stderr).toMatch(
+    expect((await runCli(['serve', '--mirror', 'dist', '--data', 'data', '--port', '0'], h.dir)).stderr).toMatch(
       /"edition" must be one of self-hosted, free, standard, plus/,
     );
   });

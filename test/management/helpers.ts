@@ -33,7 +33,7 @@ export interface Harness {
 export async function startHarness(options: Partial<ServeOptions> = {}): Promise<Harness> {
   const dir = tempDir('mm-mgmt-');
   writeFiles(dir, { 'mods/a/b/c/1.0.0/main.tf': 'variable "x" {}\n' });
-  const built = await runCli(['build', '--modules', 'mods', '--out', 'dist', '--json'], dir);
+  const built = await runCli(['build', '--modules', 'mods', '--mirror', 'dist', '--json'], dir);
   if (built.code !== 0) throw new Error(built.stderr);
   const data = join(dir, 'data');
   cpSync(join(ROOT, 'data'), data, { recursive: true, filter: (src) => !src.endsWith('downloads.json') });

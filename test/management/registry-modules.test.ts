@@ -116,7 +116,7 @@ describe('a version published through the API, as go-tfe v1.110 does it', () => 
     expect((await h.call('none', 'GET', '/v1/modules/acme/vpc/aws/1.1.0')).status).toBe(404);
     expect((await goTfe(h, 'user', 'GET', `${MODULE}/version?module_version=1.1.0`)).status).toBe(404);
     expect((await goTfe(h, 'user', 'DELETE', `${MODULE}/1.1.0`)).status).toBe(404);
-    const verify = await runCli(['verify', 'dist'], h.dir);
+    const verify = await runCli(['verify', '--mirror', 'dist'], h.dir);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 
@@ -136,7 +136,7 @@ describe('a version published through the API, as go-tfe v1.110 does it', () => 
     ]);
     expect((await goTfe(h, 'user', 'GET', MODULE)).status).toBe(404);
     expect((await h.call('none', 'GET', '/v1/modules/acme')).json.modules).toEqual([]);
-    const verify = await runCli(['verify', 'dist'], h.dir);
+    const verify = await runCli(['verify', '--mirror', 'dist'], h.dir);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 });
@@ -151,7 +151,7 @@ describe('the paths go-tfe calls besides the documented ones', () => {
     // A module only the mirror holds (published by the CLI) has a stable id that reads the same way.
     writeFiles(h.dir, { 'cli-src/main.tf': 'variable "y" {}\n' });
     const cli = await runCli(
-      ['publish', '--source', 'cli-src', '--namespace', 'acme', '--name', 'fromcli', '--provider', 'aws', '--version', '1.0.0', '--out', 'dist'],
+      ['publish', '--source', 'cli-src', '--namespace', 'acme', '--name', 'fromcli', '--provider', 'aws', '--version', '1.0.0', '--mirror', 'dist'],
       h.dir,
     );
     expect(cli.code, cli.stderr).toBe(0);
@@ -191,7 +191,7 @@ describe('the paths go-tfe calls besides the documented ones', () => {
     expect((await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/acme/act')).status).toBe(204);
     expect((await goTfe(h, 'user', 'GET', '/api/v2/organizations/acme/registry-modules/private/acme/act/google')).status).toBe(404);
     expect((await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/acme/act')).status).toBe(404);
-    const verify = await runCli(['verify', 'dist'], h.dir);
+    const verify = await runCli(['verify', '--mirror', 'dist'], h.dir);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 });

@@ -85,7 +85,7 @@ async function readersSee(whole = true): Promise<string[]> {
       expect(createHash('sha256').update(archive.body).digest('hex')).toBe(entry.sha256);
     }
   }
-  expect((await runCli(['verify', 'dist', '--json'], dir)).code).toBe(0);
+  expect((await runCli(['verify', '--mirror', 'dist', '--json'], dir)).code).toBe(0);
   return versions;
 }
 
@@ -149,7 +149,7 @@ it('a mirror written before links becomes one at its first write, and a crash in
   const old = tempDir();
   writeFiles(old, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
   writeFiles(join(old, 'mods/acme/m/aws/1.0.0'), moduleFiles('1.0.0'));
-  expect((await runCli(['build', '--out', 'built'], old)).code).toBe(0);
+  expect((await runCli(['build', '--mirror', 'built'], old)).code).toBe(0);
   // A plain folder, as earlier versions of modmirror wrote it.
   cpSync(join(old, 'built'), join(old, 'dist'), { recursive: true, dereference: true });
   const manifest = readFileSync(join(old, 'dist/manifest.json'));
@@ -157,7 +157,7 @@ it('a mirror written before links becomes one at its first write, and a crash in
   expect((await runCli(['build'], old, { MODMIRROR_CRASH_AT: 'between-renames' })).code).not.toBe(0);
   expect(existsSync(join(old, 'dist'))).toBe(false);
   // verify (like serve) puts the set-aside mirror back before it reads.
-  const verified = await runCli(['verify', 'dist'], old);
+  const verified = await runCli(['verify', '--mirror', 'dist'], old);
   expect(verified.code, verified.stderr).toBe(0);
   expect(readFileSync(join(old, 'dist/manifest.json')).equals(manifest)).toBe(true);
   expect((await runCli(['build'], old)).code).toBe(0);

@@ -69,7 +69,7 @@ describe('build with provider folders', () => {
       size: statSync(join(dir, 'releases/terraform-provider-widgets_0.4.0_linux_amd64.zip')).size,
       hashes: expect.arrayContaining([expect.stringMatching(/^h1:/), expect.stringMatching(/^zh:/)]),
     });
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
     // Hosts that read _headers match no suffix pattern: each zip gets its own rule with its type and a long cache life.
     expect(readFileSync(join(dir, 'dist/_headers'), 'utf8')).toContain(
       '\n/providers/registry.terraform.io/acme/widgets/terraform-provider-widgets_0.4.0_linux_amd64.zip\n  Content-Type: application/zip\n  Cache-Control: public, max-age=31536000, immutable\n',
@@ -139,7 +139,7 @@ describe('build with provider folders', () => {
     const doc = JSON.parse(readFileSync(versionFile, 'utf8'));
     doc.archives.linux_amd64.url = '../random/other.zip';
     writeFileSync(versionFile, JSON.stringify(doc));
-    const r = await runCli(['verify', 'dist'], dir);
+    const r = await runCli(['verify', '--mirror', 'dist'], dir);
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain(`${rel}: zh: from its bytes is zh:${await sha256sum(zip)}, the manifest lists zh:`);
     expect(r.stdout + r.stderr).toMatch(new RegExp(`${rel.replace(/\./g, '\\.')}: (h1: from its entries is h1:|not a readable zip)`));
@@ -163,7 +163,7 @@ describe('build with provider folders', () => {
     expect(after.providers).toEqual(before.providers);
     expect(after.providers_path).toBe('providers');
     expect(readFileSync(join(dir, 'dist/providers-index.json'), 'utf8')).toBe(index);
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   }, 120_000);
 
   it('reads a mirror built before providers (no providers in the manifest, no providers index)', async () => {
@@ -173,6 +173,6 @@ describe('build with provider folders', () => {
     const manifest = mirrorManifest(join(dir, 'dist'));
     expect(manifest.providers).toBeUndefined();
     rmSync(join(dir, 'dist/providers-index.json'));
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   }, 60_000);
 });

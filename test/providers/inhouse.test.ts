@@ -89,7 +89,7 @@ describe('in-house providers: build', () => {
       key_id: acme.keyId,
     });
     expect(json(join(dist, 'providers-index.json')).providers[0]).toMatchObject({ registry: true, versions: [{ version: '1.2.0', key_id: acme.keyId }] });
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
     // Static hosts: _headers types the documents (no extension) and the release files; Caddy's block matches them.
     const headers = readFileSync(join(dist, '_headers'), 'utf8');
     expect(headers).toContain('\n/v1/providers/acme/widgets/versions\n  Content-Type: application/json\n');
@@ -100,7 +100,7 @@ describe('in-house providers: build', () => {
     expect(headers).toContain(
       '\n/providers/registry.example.com/acme/widgets/terraform-provider-widgets_1.2.0_SHA256SUMS.sig\n  Content-Type: application/pgp-signature\n',
     );
-    const caddy = await runCli(['hosting', 'caddy', '--dir', 'dist'], dir);
+    const caddy = await runCli(['hosting', 'caddy', '--mirror', 'dist'], dir);
     expect(caddy.stdout).toContain('\t@release_signature path *_SHA256SUMS.sig\n\theader @release_signature Content-Type application/pgp-signature\n');
   }, 60_000);
 
@@ -130,7 +130,7 @@ describe('in-house providers: build', () => {
     await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.1.0', ['linux_amd64']);
     expect((await runCli(['build'], dir, env)).code).toBe(0);
     expect(readFileSync(sig).equals(first)).toBe(true);
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
     // Nothing new to sign: a rebuild needs no passphrase (the key's public half is read without it).
     writeFiles(dir, { 'mirror.config.yaml': CONFIG(`signing:\n  key: ${site.privateFile}\n  passphraseEnv: SITE_PASS\n`) + '# touched again\n' });
     const unattended = await runCli(['build'], dir);
@@ -151,12 +151,12 @@ describe('in-house providers: build', () => {
     await signedInputs(dir);
     writeFiles(dir, { 'mirror.config.yaml': `sources:\n  - folder: mods\n${CONFIG()}`, 'mods/acme/net/aws/1.0.0/main.tf': 'variable "x" {}\n' });
     expect((await runCli(['build'], dir)).code).toBe(0);
-    const r = await runCli(['deprecate', 'acme/net/aws', '1.0.0', '--reason', 'use 2.x', '--out', 'dist'], dir);
+    const r = await runCli(['deprecate', 'acme/net/aws', '1.0.0', '--reason', 'use 2.x', '--mirror', 'dist'], dir);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(Object.keys(mirrorManifest(join(dir, 'dist')).providers)).toEqual(['registry.example.com/acme/widgets']);
     expect(json(join(dir, 'dist/.well-known/terraform.json'))['providers.v1']).toBe('https://registry.example.com/v1/providers/');
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   }, 60_000);
 
   it('keeps a release signed while its key was valid after the key expires, and verify warns about the key', async () => {
@@ -170,12 +170,12 @@ describe('in-house providers: build', () => {
     const built = await runCli(['build'], dir);
     expect(built.stderr).toBe('');
     expect(built.code).toBe(0);
-    const verify = await runCli(['verify', 'dist', '--json'], dir);
+    const verify = await runCli(['verify', '--mirror', 'dist', '--json'], dir);
     expect(verify.code).toBe(0);
     expect(JSON.parse(verify.stdout).warnings).toEqual([
       expect.stringMatching(new RegExp(`^v1/providers/acme/widgets/0\\.9\\.0/download/linux/amd64: signing key ${old.keyId} expired on \\d{4}-`)),
     ]);
-    expect((await runCli(['verify', 'dist'], dir)).stderr).toContain(
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).stderr).toContain(
       `warning: dist/v1/providers/acme/widgets/0.9.0/download/linux/amd64: signing key ${old.keyId} expired on`,
     );
   }, 60_000);
@@ -253,7 +253,7 @@ describe('in-house providers: provider-key create', () => {
     const built = await runCli(['build'], dir, env);
     expect(built.stderr).toBe('');
     expect(json(join(dir, 'dist/v1/providers/acme/widgets/1.0.0/download/linux/amd64')).signing_keys.gpg_public_keys[0].key_id).toBe(keyId);
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
     await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.1.0', ['linux_amd64']);
     const wrong = await runCli(['build'], dir, { MODMIRROR_SIGNING_PASSPHRASE: 'wrong' });
     expect(wrong.code).toBe(1);
@@ -279,7 +279,7 @@ describe('in-house providers: publish --provider-release', () => {
     'widgets',
     '--hostname',
     'registry.example.com',
-    '--out',
+    '--mirror',
     'dist',
     '--new-mirror',
     ...extra,
@@ -312,7 +312,7 @@ describe('in-house providers: publish --provider-release', () => {
       outcome: 'published',
     });
     expect(json(join(dir, 'dist/.well-known/terraform.json'))['providers.v1']).toBe('/v1/providers/');
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
     const before = treeOf(join(dir, 'dist'));
 
     // A pipeline retried: the same bytes, exit 0, nothing written.
@@ -346,20 +346,20 @@ describe('in-house providers: publish --provider-release', () => {
     expect(json(join(dir, 'dist/v1/providers/acme/widgets/2.0.0/download/linux/amd64')).signing_keys.gpg_public_keys[0].key_id).toBe(site.keyId);
     expect(json(join(dir, 'dist/v1/providers/acme/widgets/1.0.0/download/linux/amd64')).signing_keys.gpg_public_keys[0].key_id).toBe(acme.keyId);
     expect(json(join(dir, 'dist/v1/providers/acme/widgets/versions')).versions.map((v: { version: string }) => v.version)).toEqual(['2.0.0', '1.0.0']);
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
 
     // A build keeps what is published: a version published from a folder the config does not list stays, whole and signed as it was.
     const published = treeOf(join(dir, 'dist/providers/registry.example.com/acme/widgets'));
     writeFiles(dir, { 'mirror.config.yaml': CONFIG() });
     await writeReleaseFolder(join(dir, 'releases'), 'widgets', '1.0.0', ['linux_amd64', 'darwin_arm64']);
     await signRelease(join(dir, 'releases'), 'widgets', '1.0.0', acme);
-    const build = await runCli(['build', '--config', 'mirror.config.yaml', '--out', 'dist'], dir);
+    const build = await runCli(['build', '--config', 'mirror.config.yaml', '--mirror', 'dist'], dir);
     expect(build.code).toBe(0);
     expect(build.stderr).toMatch(/keeping 1 published version the sources no longer have .*: registry\.example\.com\/acme\/widgets@2\.0\.0/);
     expect(treeOf(join(dir, 'dist/providers/registry.example.com/acme/widgets'))).toEqual(published);
     expect(json(join(dir, 'dist/v1/providers/acme/widgets/2.0.0/download/linux/amd64')).signing_keys.gpg_public_keys[0].key_id).toBe(site.keyId);
     expect(json(join(dir, 'dist/v1/providers/acme/widgets/versions')).versions.map((v: { version: string }) => v.version)).toEqual(['2.0.0', '1.0.0']);
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   }, 90_000);
 
   it('signs an unsigned release with --signing-key, the passphrase from the environment', async () => {
@@ -370,7 +370,7 @@ describe('in-house providers: publish --provider-release', () => {
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toMatchObject({ keyId: site.keyId, signedHere: true, outcome: 'published' });
     expect(existsSync(join(release, 'terraform-provider-widgets_0.1.0_SHA256SUMS.sig'))).toBe(false);
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   }, 60_000);
 
   const refusals: [string, (release: string) => Promise<string>][] = [

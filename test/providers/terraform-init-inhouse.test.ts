@@ -99,7 +99,7 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     expect(refused.code).toBe(1);
     expect(refused.output).toMatch(/authentication\s+signature\s+from\s+unknown\s+issuer/);
     // verify says the same of the mirror.
-    const verify = await runCli(['verify', 'dist'], dir);
+    const verify = await runCli(['verify', '--mirror', 'dist'], dir);
     expect(verify.code).toBe(1);
     expect(verify.stderr + verify.stdout).toContain('terraform-provider-widgets_1.1.0_SHA256SUMS.sig');
   }, 180_000);
@@ -123,7 +123,7 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     const ok = await init(join(dir, 'good'), host, certs.ca);
     expect(ok.output).toContain(`Installed ${host}/acme/widgets v1.0.0 (self-signed, key ID ${old.keyId})`);
     expect(ok.code).toBe(0);
-    expect((await runCli(['verify', 'dist'], dir)).stderr).toContain(`signing key ${old.keyId} expired on`);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).stderr).toContain(`signing key ${old.keyId} expired on`);
   }, 180_000);
 
   it("private mode: sends the host's credentials for discovery and the documents, and fetches the zip, SHA256SUMS and signature by signed URLs; refused without credentials", async () => {

@@ -67,14 +67,14 @@ describe('modmirror deprecate', () => {
     writeFileSync(join(dropped, `${mod}/versions`), JSON.stringify(versions));
     const detail = read(`${mod}/1.1.0/index.json`, 'dist-dropped');
     writeFileSync(join(dropped, `${mod}/1.1.0/index.json`), JSON.stringify({ ...detail, deprecation: { reason: 'made up', link: null } }));
-    const a = await cli(['verify', dropped], 1);
+    const a = await cli(['verify', '--mirror', dropped], 1);
     const said = a.stdout + a.stderr;
     expect(said).toContain(`${mod}/versions: version 1.0.0: deprecation null differs from the recorded {"reason":"Use 1.1`);
     expect(said).toContain(`${mod}/1.1.0/index.json: deprecation {"reason":"made up","link":null} differs from the recorded null`);
 
     const stray = copy('dist-stray');
     writeFileSync(join(stray, 'deprecations.json'), JSON.stringify({ 'acme/thing/aws': { '1.0.0': OLD, '9.9.9': { reason: 'x', link: null } } }));
-    const b = await cli(['verify', stray], 1);
+    const b = await cli(['verify', '--mirror', stray], 1);
     // deprecations.json is derived from the manifest, which records each deprecation.
     expect(b.stdout + b.stderr).toContain('deprecations.json: differs from the deprecations the manifest records');
   });
@@ -102,7 +102,7 @@ describe('modmirror deprecate', () => {
 
   it('crosses an air gap in a bundle, into a mirror that had none', async () => {
     await cli(['bundle', '--out', 'full.tar.gz']);
-    await cli(['unbundle', 'full.tar.gz', '--out', 'inside']);
+    await cli(['unbundle', 'full.tar.gz', '--mirror', 'inside']);
     expect(deprecationsIn('inside')['1.0.0']).toEqual(OLD);
     expect(read('deprecations.json', 'inside')).toEqual(read('deprecations.json'));
     expect(read(`${mod}/1.0.0/index.json`, 'inside').deprecation).toEqual(OLD);

@@ -38,17 +38,18 @@ describe('publish from git', () => {
     expect(published.code).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({ module: 'acme/thing/aws', version: '1.1.0', outcome: 'published' });
 
-    const clean = await runCli(['build', '--clean', '--json', '--out', 'clean'], dir);
+    const clean = await runCli(['build', '--clean', '--json', '--mirror', 'clean'], dir);
     expect(clean.code).toBe(0);
     expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
     expect(readJson(join(dir, 'dist/v1/modules/acme/thing/aws/index.json')).version).toBe('1.1.0');
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
 
     // The ref is looked up through the git process the version would be read with: a missing one ends it too.
     const before = treeOf(join(dir, 'dist'));
     for (const ref of ['v9.9.9', 'v1.1.0\nv1.0.0']) {
       const missing = await runCli(['publish', '--git', 'terraform-aws-thing', '--ref', ref], dir);
-      expect(missing.code).toBe(1);
+      // A ref named on the command line that is not there, as a path that is not: a usage error.
+      expect(missing.code).toBe(2);
       expect(missing.stderr).toContain(`has no commit "${ref}"`);
     }
     expect(treeOf(join(dir, 'dist'))).toEqual(before);
@@ -94,7 +95,7 @@ describe('publish from a folder', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^Published acme\/thing\/aws 2\.0\.0 \(sha256 [0-9a-f]{64}\)/);
     expect(versionsOf(dist, 'acme/thing/aws')).toEqual(['2.0.0', '1.1.0', '1.0.0']);
-    expect((await runCli(['build', '--clean', '--json', '--out', 'clean'], dir)).code).toBe(0);
+    expect((await runCli(['build', '--clean', '--json', '--mirror', 'clean'], dir)).code).toBe(0);
     expect(treeOf(dist)).toEqual(treeOf(join(dir, 'clean')));
 
     const after = treeOf(dist);
@@ -137,7 +138,7 @@ describe('publish from a folder', () => {
       { module: 'acme/thing/aws', version: '2.0.0', previous_sha256: oldSha, sha256: result.sha256, at: expect.any(String), by: expect.any(String) },
     ]);
     expect(readJson(join(dist, 'v1/modules/acme/thing/aws/2.0.0/index.json')).root.inputs.map((i: { name: string }) => i.name)).toEqual(['changed']);
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   });
 
   it('lists a pre-release without making it the latest', async () => {
@@ -158,7 +159,7 @@ describe('publish from a folder', () => {
     const named = await runCli(['publish', '--source', 'loose', '--namespace', 'zed', '--name', 'new', '--provider', 'aws', '--version', '0.0.1'], dir);
     expect(named.code).toBe(0);
     expect(readJson(join(dist, 'v1/modules/zed/index.json')).modules[0].id).toBe('zed/new/aws/0.0.1');
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   });
 
   it('says what is missing when the source does not name its module', async () => {
@@ -200,7 +201,7 @@ describe('publish under pressure', () => {
     ]);
     expect(results.map((r) => r.code)).toEqual([0, 0]);
     expect(versionsOf(join(dir, 'dist'), 'acme/thing/aws')).toEqual(['1.2.0', '1.1.0', '1.0.0']);
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   });
 
   it('leaves the previous mirror intact when killed at any point, and the next publish succeeds', async () => {
@@ -220,11 +221,11 @@ describe('publish under pressure', () => {
       const code = await exited;
       // Before or after, never between, once the next command has finished or undone what the kill left:
       // the tree is the old one, or it verifies with the new version in it.
-      expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+      expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
       const versions = existsSync(join(dist, 'manifest.json')) ? versionsOf(dist, 'acme/m0/aws') : undefined;
       if (versions?.length === 2 || code === 0) {
         landed = true;
-        expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+        expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
         break;
       }
       expect(treeOf(dist)).toEqual(before);
@@ -256,9 +257,9 @@ describe('publish under pressure', () => {
         continue;
       }
       expect(versionsOf(dist, 'acme/m/aws'), point).toEqual(['1.1.0', '1.0.0']);
-      expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+      expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
       rmSync(join(dir, 'clean'), { recursive: true, force: true });
-      expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
+      expect((await runCli(['build', '--clean', '--mirror', 'clean'], dir)).code).toBe(0);
       // The same mirror as a clean build; the manifest also keeps the ledger of the earlier points' prunes.
       const { 'manifest.json': _, ...files } = treeOf(dist);
       const { 'manifest.json': __, ...cleanFiles } = treeOf(join(dir, 'clean'));
@@ -286,9 +287,9 @@ describe('publish and the browse page', () => {
     expect(published.code, published.stderr).toBe(0);
     expect(existsSync(join(dir, 'dist/browse/readme'))).toBe(false);
     expect(existsSync(join(dir, 'dist/browse/rendered'))).toBe(false);
-    expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
+    expect((await runCli(['build', '--clean', '--mirror', 'clean'], dir)).code).toBe(0);
     expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   });
 });
 
@@ -311,7 +312,7 @@ describe('nothing still writing beside the mirror once the command returns', () 
 
     const bundled = await runCli(['bundle', '--out', 'b.tar.gz'], dir);
     expect(bundled.code, bundled.stderr).toBe(0);
-    const unbundled = await runCli(['unbundle', join(dir, 'b.tar.gz'), '--out', 'dist', '--no-spare'], join(dir, 'inside'));
+    const unbundled = await runCli(['unbundle', join(dir, 'b.tar.gz'), '--mirror', 'dist', '--no-spare'], join(dir, 'inside'));
     expect(unbundled.code, unbundled.stderr).toBe(0);
     expect(versionsOf(join(dir, 'inside/dist'), 'acme/m/aws')).toEqual(['1.1.0', '1.0.0']);
     expect(spares(join(dir, 'inside'))).toEqual([]);
@@ -361,7 +362,7 @@ describe('a publish changes the mirror in place', () => {
         .sort(),
     ).toEqual(changed);
     expect(changed.filter((rel) => rel.startsWith('v1/modules/acme/m1/'))).toEqual([]);
-    expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
+    expect((await runCli(['build', '--clean', '--mirror', 'clean'], dir)).code).toBe(0);
     expect(treeOf(dist)).toEqual(treeOf(join(dir, 'clean')));
     expect(await leftovers(dir)).toEqual([]);
   });
@@ -377,7 +378,7 @@ describe('a publish changes the mirror in place', () => {
     writeFiles(join(dir, 'mods/acme/m/aws/1.1.0'), moduleFiles(2));
     expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.1.0'], dir)).code).toBe(0);
     expect(existsSync(join(dir, 'dist/v1/modules/acme/m/aws/stray.json'))).toBe(false);
-    expect((await runCli(['build', '--clean', '--out', 'clean'], dir)).code).toBe(0);
+    expect((await runCli(['build', '--clean', '--mirror', 'clean'], dir)).code).toBe(0);
     expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
     expect(await leftovers(dir)).toEqual([]);
   });
@@ -406,7 +407,7 @@ describe('incremental build', () => {
     const third = JSON.parse((await runCli(['build', '--json'], dir)).stdout);
     expect(third).toMatchObject({ versions: 5, cached: 3, upToDate: false });
 
-    expect((await runCli(['build', '--clean', '--out', 'clean', '--json'], dir)).code).toBe(0);
+    expect((await runCli(['build', '--clean', '--mirror', 'clean', '--json'], dir)).code).toBe(0);
     expect(treeOf(join(dir, 'dist'))).toEqual(treeOf(join(dir, 'clean')));
 
     // A mirror changed behind the build's back is rebuilt, not trusted.
@@ -435,7 +436,7 @@ describe('incremental build', () => {
     ]);
     expect(readFileSync(join(dir, 'dist/v1/modules/acme/inc/aws/1.2.0/inc-aws-1.2.0.tar.gz')).equals(published)).toBe(true);
     expect(JSON.parse(readFileSync(join(dir, 'dist/v1/modules/acme/inc/aws/1.2.0/index.json'), 'utf8')).root.inputs[0].default).toBe('4');
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
     // Replaced on purpose, it is taken and recorded.
     const replaced = await runCli(['build', '--json', '--replace', 'acme/inc/aws@1.2.0'], dir);
     expect(replaced.code, replaced.stderr).toBe(0);

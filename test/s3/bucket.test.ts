@@ -33,7 +33,7 @@ beforeAll(async () => {
   const [server] = await Promise.all([startRgw(join(dir, 'rgw')), moduleInstallClient()]);
   rgw = server;
   writeModules(dir);
-  expect((await runCli(['build', '--modules', 'mods', '--out', 'dist', '--json'], dir)).code).toBe(0);
+  expect((await runCli(['build', '--modules', 'mods', '--mirror', 'dist', '--json'], dir)).code).toBe(0);
   await Promise.all([rgw.createBucket('mirror'), rgw.createBucket('site', true)]);
 }, 120_000);
 afterAll(async () => {
@@ -59,7 +59,7 @@ const publishArgs = (version: string, out: string, extra = '') => [
   'null',
   '--version',
   version,
-  '--out',
+  '--mirror',
   out,
   ...rgw.flags,
   '--json',
@@ -67,7 +67,7 @@ const publishArgs = (version: string, out: string, extra = '') => [
 
 describe('push', () => {
   it('stores every file of the mirror with its bytes, content type and cache lifetime; a second push uploads nothing', async () => {
-    const pushed = await cli(['push', 'dist', 's3://mirror/reg', ...rgw.flags, '--json']);
+    const pushed = await cli(['push', 's3://mirror/reg', '--mirror', 'dist', ...rgw.flags, '--json']);
     expect(pushed.code, pushed.stderr).toBe(0);
     const root = realpathSync(join(dir, 'dist'));
     const files = filesOf(root);
@@ -86,24 +86,28 @@ describe('push', () => {
     }
     expect((await rgw.get('mirror', 'reg/index.html'))?.contentType).toBe('text/html');
 
-    const again = await cli(['push', 'dist', 's3://mirror/reg', ...rgw.flags, '--json']);
+    const again = await cli(['push', 's3://mirror/reg', '--mirror', 'dist', ...rgw.flags, '--json']);
     expect(json(again.stdout)).toMatchObject({ uploaded: 0, unchanged: files.length });
     // --full stores everything again (the manifest is the same, so it is not rewritten).
-    expect(json((await cli(['push', 'dist', 's3://mirror/reg', ...rgw.flags, '--full', '--json'])).stdout)).toMatchObject({ uploaded: files.length - 1 });
-    expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
+    expect(json((await cli(['push', 's3://mirror/reg', '--mirror', 'dist', ...rgw.flags, '--full', '--json'])).stdout)).toMatchObject({
+      uploaded: files.length - 1,
+    });
+    expect((await cli(['verify', '--mirror', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
   });
 
   it('shows its progress on a terminal, and none with --json', () => {
     // `script` gives the CLI a pseudo-terminal, as a person at a shell has.
     const onTerminal = (args: string) =>
-      execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} push dist ${args} ${rgw.flags.join(' ')}`, '/dev/null'], {
+      execFileSync('script', ['-qec', `${process.execPath} ${join(ROOT, 'bin/modmirror.js')} push ${args} --mirror dist ${rgw.flags.join(' ')}`, '/dev/null'], {
         cwd: dir,
         encoding: 'utf8',
         env: { ...process.env, ...rgw.env },
       });
     const total = filesOf(realpathSync(join(dir, 'dist'))).length;
     const shown = onTerminal('s3://mirror/tty');
-    expect(shown).toContain(`uploaded ${total - 1}/${total - 1} objects`);
+    // The manifest is counted in both: the last progress line and the summary agree.
+    expect(shown).toContain(`uploaded ${total}/${total} objects`);
+    expect(shown).not.toContain(`/${total - 1} objects`);
     expect(shown).toMatch(new RegExp(`Uploaded ${total} objects to s3://mirror/tty/`));
     const quiet = onTerminal('s3://mirror/tty-json --json');
     expect(quiet).not.toMatch(/uploaded \d+\//);
@@ -111,8 +115,8 @@ describe('push', () => {
   });
 
   it('refuses a target that is not a bucket URL, and a missing mirror folder, as usage errors', async () => {
-    expect((await cli(['push', 'dist', 'mirror/reg'])).code).toBe(2);
-    const missing = await cli(['push', 'nothing-here', 's3://mirror/reg', ...rgw.flags]);
+    expect((await cli(['push', 'mirror/reg', '--mirror', 'dist'])).code).toBe(2);
+    const missing = await cli(['push', 's3://mirror/reg', '--mirror', 'nothing-here', ...rgw.flags]);
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/no built mirror/)]);
   });
 });
@@ -140,7 +144,7 @@ describe('publish into a bucket', () => {
     expect(at(STATE)).toBeLessThan(at('manifest.json'));
     expect(at('manifest.json')).toBeLessThan(at('v1/modules/acme/hello/null/versions'));
     expect(at('manifest.json')).toBeLessThan(at('v1/modules/acme/index.json'));
-    expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
+    expect((await cli(['verify', '--mirror', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
   });
 
   it('refuses a published version with other bytes, as on a folder, and leaves the bucket as it was', async () => {
@@ -159,7 +163,7 @@ describe('publish into a bucket', () => {
     console.log(`8 concurrent publishes: attempts ${attempts.join(', ')}`);
     const listed = (await stateIn('reg')).versions.map((v) => v.version);
     for (const v of versions) expect(listed.filter((x) => x === v)).toEqual([v]);
-    const verify = await cli(['verify', 's3://mirror/reg', ...rgw.flags]);
+    const verify = await cli(['verify', '--mirror', 's3://mirror/reg', ...rgw.flags]);
     expect(verify.code, verify.stderr).toBe(0);
   });
 
@@ -173,13 +177,13 @@ describe('publish into a bucket', () => {
   });
 
   it('deprecates a version in the bucket, rewriting its documents there', async () => {
-    const result = await cli(['deprecate', 'acme/hello/null', '3.0.0', '--reason', 'use 3.1', '--out', 's3://mirror/reg', ...rgw.flags]);
+    const result = await cli(['deprecate', 'acme/hello/null', '3.0.0', '--reason', 'use 3.1', '--mirror', 's3://mirror/reg', ...rgw.flags]);
     expect(result.code, result.stderr).toBe(0);
     const versions = json<{ modules: { versions: { version: string; deprecation?: { reason: string } }[] }[] }>(
       (await rgw.get('mirror', 'reg/v1/modules/acme/hello/null/versions'))!.body.toString(),
     );
     expect(versions.modules[0]!.versions.find((v) => v.version === '3.0.0')?.deprecation?.reason).toBe('use 3.1');
-    expect((await cli(['verify', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
+    expect((await cli(['verify', '--mirror', 's3://mirror/reg', ...rgw.flags])).code).toBe(0);
   });
 
   it('refuses a bucket with no mirror unless --new-mirror', async () => {
@@ -187,7 +191,7 @@ describe('publish into a bucket', () => {
     expect([refused.code, refused.stderr]).toEqual([2, expect.stringMatching(/no mirror at s3:\/\/mirror\/empty/)]);
     const made = await cli([...publishArgs('1.0.0', 's3://mirror/empty'), '--new-mirror']);
     expect(made.code, made.stderr).toBe(0);
-    expect((await cli(['verify', 's3://mirror/empty', ...rgw.flags])).code).toBe(0);
+    expect((await cli(['verify', '--mirror', 's3://mirror/empty', ...rgw.flags])).code).toBe(0);
   });
 });
 
@@ -219,18 +223,18 @@ describe('verify s3:// and where the store is found', () => {
       AWS_CONFIG_FILE: join(dir, 'aws/config'),
       AWS_ENDPOINT_URL: rgw.endpoint,
     };
-    const pushed = await runCli(['push', 'dist', 's3://mirror/profile', '--path-style', '--json'], dir, env);
+    const pushed = await runCli(['push', 's3://mirror/profile', '--mirror', 'dist', '--path-style', '--json'], dir, env);
     expect(pushed.code, pushed.stderr).toBe(0);
-    expect((await runCli(['verify', 's3://mirror/profile', '--path-style'], dir, env)).code).toBe(0);
-    const wrong = await runCli(['verify', 's3://mirror/profile', ...rgw.flags], dir, { ...rgw.env, AWS_SECRET_ACCESS_KEY: 'not-the-key' });
+    expect((await runCli(['verify', '--mirror', 's3://mirror/profile', '--path-style'], dir, env)).code).toBe(0);
+    const wrong = await runCli(['verify', '--mirror', 's3://mirror/profile', ...rgw.flags], dir, { ...rgw.env, AWS_SECRET_ACCESS_KEY: 'not-the-key' });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/hint: Check the credentials/);
   });
 
   it('fails a bucket whose mirror lacks an archive it lists, naming it', async () => {
-    expect((await cli(['push', 'dist', 's3://mirror/broken', ...rgw.flags])).code).toBe(0);
+    expect((await cli(['push', 's3://mirror/broken', '--mirror', 'dist', ...rgw.flags])).code).toBe(0);
     await rgw.client.send(new DeleteObjectCommand({ Bucket: 'mirror', Key: 'broken/v1/modules/acme/hello/null/1.2.0/hello-null-1.2.0.tar.gz' }));
-    const verify = await cli(['verify', 's3://mirror/broken', ...rgw.flags]);
+    const verify = await cli(['verify', '--mirror', 's3://mirror/broken', ...rgw.flags]);
     expect(verify.code).toBe(1);
     expect(verify.stdout + verify.stderr).toMatch(/hello-null-1\.2\.0\.tar\.gz/);
   });
@@ -249,7 +253,7 @@ describe('a bucket whose listings disagree with its module states (a writer kill
     'null',
     '--version',
     version,
-    '--out',
+    '--mirror',
     's3://mirror/wedged',
     ...rgw.flags,
     '--json',
@@ -262,22 +266,22 @@ describe('a bucket whose listings disagree with its module states (a writer kill
       .sort();
 
   it('takes the next publish, which writes the listings from the states; verify --repair writes every derived document again', async () => {
-    expect((await cli(['push', 'dist', 's3://mirror/wedged', ...rgw.flags])).code).toBe(0);
+    expect((await cli(['push', 's3://mirror/wedged', '--mirror', 'dist', ...rgw.flags])).code).toBe(0);
     const stale = await Promise.all(
       ['browse/modules/acme.json', 'v1/modules/acme/index.json'].map(async (k) => [k, (await rgw.get('mirror', `wedged/${k}`))!.body] as const),
     );
     expect((await cli(other('first', '1.0.0'))).code).toBe(0);
     // The browse page's rows and the namespace listing of before: the states hold a module they do not.
     for (const [key, body] of stale) await put(key, body);
-    expect((await cli(['verify', 's3://mirror/wedged', ...rgw.flags])).code).toBe(1);
+    expect((await cli(['verify', '--mirror', 's3://mirror/wedged', ...rgw.flags])).code).toBe(1);
 
     const next = await cli(other('second', '1.0.0'));
     expect(next.code, next.stderr).toBe(0);
     expect(await modulesOf('v1/modules/acme/index.json')).toEqual(['first', 'hello', 'second']);
-    expect((await cli(['verify', 's3://mirror/wedged', ...rgw.flags])).code).toBe(0);
+    expect((await cli(['verify', '--mirror', 's3://mirror/wedged', ...rgw.flags])).code).toBe(0);
 
     for (const [key, body] of stale) await put(key, body);
-    const repaired = await cli(['verify', 's3://mirror/wedged', '--repair', ...rgw.flags, '--json']);
+    const repaired = await cli(['verify', '--mirror', 's3://mirror/wedged', '--repair', ...rgw.flags, '--json']);
     expect(repaired.code, repaired.stderr).toBe(0);
     expect(json<{ ok: boolean; repaired: string[] }>(repaired.stdout)).toMatchObject({
       ok: true,
@@ -291,7 +295,7 @@ describe('a bucket whose listings disagree with its module states (a writer kill
 
 describe('derived documents', () => {
   it('are never replaced by ones derived from an older manifest than theirs', async () => {
-    expect((await cli(['push', 'dist', 's3://mirror/gen', ...rgw.flags])).code).toBe(0);
+    expect((await cli(['push', 's3://mirror/gen', '--mirror', 'dist', ...rgw.flags])).code).toBe(0);
     const key = 'gen/v1/modules/acme/hello/null/versions';
     // What a later writer would have stored: derived from a manifest generation far ahead of this one.
     const later = Buffer.from('{"modules":[{"versions":[{"version":"1.0.0"}]}]}\n');
@@ -310,7 +314,7 @@ describe('derived documents', () => {
       'null',
       '--version',
       '7.0.0',
-      '--out',
+      '--mirror',
       's3://mirror/gen',
       ...rgw.flags,
       '--json',
@@ -323,7 +327,7 @@ describe('derived documents', () => {
 
     // Once that object is gone, a repair (a write of its own) derives it from the manifest.
     await rgw.client.send(new DeleteObjectCommand({ Bucket: 'mirror', Key: key }));
-    const repaired = await cli(['verify', 's3://mirror/gen', '--repair', ...rgw.flags]);
+    const repaired = await cli(['verify', '--mirror', 's3://mirror/gen', '--repair', ...rgw.flags]);
     expect(repaired.code, repaired.stdout + repaired.stderr).toBe(0);
     const versions = json<{ modules: { versions: { version: string }[] }[] }>((await rgw.get('mirror', key))!.body.toString());
     expect(versions.modules[0]!.versions.map((v) => v.version)).toContain('7.0.0');
@@ -333,25 +337,25 @@ describe('derived documents', () => {
 
 describe('a writer killed halfway (SIGKILL)', () => {
   it('leaves the old mirror in place during a push, and the next push finishes the job', async () => {
-    expect((await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
+    expect((await cli(['push', 's3://mirror/kill', '--mirror', 'dist', ...rgw.flags])).code).toBe(0);
     const old = (await rgw.get('mirror', 'kill/manifest.json'))!.body;
     const oldVersions = await expectServable('mirror', 'kill/');
     writeModules(dir, ['4.0.0', '4.1.0', '4.2.0'], 'mods');
-    expect((await runCli(['build', '--modules', 'mods', '--out', 'dist', '--json'], dir)).code).toBe(0);
-    const killed = await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags, '--concurrency', '1'], { MODMIRROR_CRASH_AT: 'upload-half' });
+    expect((await runCli(['build', '--modules', 'mods', '--mirror', 'dist', '--json'], dir)).code).toBe(0);
+    const killed = await cli(['push', 's3://mirror/kill', '--mirror', 'dist', ...rgw.flags, '--concurrency', '1'], { MODMIRROR_CRASH_AT: 'upload-half' });
     expect(killed.code).not.toBe(0);
     expect((await rgw.get('mirror', 'kill/manifest.json'))!.body.equals(old)).toBe(true);
     expect(await expectServable('mirror', 'kill/')).toEqual(oldVersions);
-    const resumed = await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags, '--json']);
+    const resumed = await cli(['push', 's3://mirror/kill', '--mirror', 'dist', ...rgw.flags, '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     const total = filesOf(realpathSync(join(dir, 'dist'))).length;
     const { uploaded } = json<{ uploaded: number }>(resumed.stdout);
     // The journal of the killed push: what it stored is not stored again.
     expect(uploaded).toBeLessThan(
-      total - json<{ uploaded: number }>((await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags, '--json'])).stdout).uploaded,
+      total - json<{ uploaded: number }>((await cli(['push', 's3://mirror/kill', '--mirror', 'dist', ...rgw.flags, '--json'])).stdout).uploaded,
     );
     expect(await expectServable('mirror', 'kill/')).toEqual([...oldVersions, '4.0.0', '4.1.0', '4.2.0'].sort());
-    expect((await cli(['verify', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
+    expect((await cli(['verify', '--mirror', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
   });
 
   it('leaves every listed version installable during a publish, and the publish run again lands it', async () => {
@@ -364,46 +368,46 @@ describe('a writer killed halfway (SIGKILL)', () => {
     }
     expect((await cli(publishArgs('5.0.0', 's3://mirror/kill'))).code).toBe(0);
     expect(await expectServable('mirror', 'kill/')).toContain('5.0.0');
-    expect((await cli(['verify', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
+    expect((await cli(['verify', '--mirror', 's3://mirror/kill', ...rgw.flags])).code).toBe(0);
   });
 });
 
 describe('objects the mirror no longer has', () => {
   it('are refused when the bucket published them and the mirror does not record removing them', async () => {
     // s3://mirror/kill has 5.0.0, published into the bucket only: pushing dist over it would unpublish it.
-    const refused = await cli(['push', 'dist', 's3://mirror/kill', ...rgw.flags]);
+    const refused = await cli(['push', 's3://mirror/kill', '--mirror', 'dist', ...rgw.flags]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/acme\/hello\/null 5\.0\.0: published with sha256 \w+, and this write removes it/);
   });
 
   it('stay until push --prune, which deletes them once the new manifest is in place; --dry-run uploads nothing', async () => {
     writeModules(dir, ['1.0.0', '1.2.0', '1.2.3'], 'mods-prune');
-    expect((await runCli(['build', '--modules', 'mods-prune', '--out', 'dist-prune', '--json'], dir)).code).toBe(0);
-    expect((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags])).code).toBe(0);
+    expect((await runCli(['build', '--modules', 'mods-prune', '--mirror', 'dist-prune', '--json'], dir)).code).toBe(0);
+    expect((await cli(['push', 's3://mirror/prune', '--mirror', 'dist-prune', ...rgw.flags])).code).toBe(0);
     rmSync(join(dir, 'mods-prune/acme/hello/null/1.2.0'), { recursive: true });
-    expect((await runCli(['build', '--modules', 'mods-prune', '--out', 'dist-prune', '--prune', '--json'], dir)).code).toBe(0);
+    expect((await runCli(['build', '--modules', 'mods-prune', '--mirror', 'dist-prune', '--prune', '--json'], dir)).code).toBe(0);
     const dry = json<{ uploaded: number; objects: string[]; dryRun: boolean }>(
-      (await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--dry-run', '--json'])).stdout,
+      (await cli(['push', 's3://mirror/prune', '--mirror', 'dist-prune', ...rgw.flags, '--dry-run', '--json'])).stdout,
     );
     expect(dry.dryRun).toBe(true);
     expect(dry.objects.at(-1)).toBe('manifest.json');
     expect((await rgw.get('mirror', 'prune/manifest.json'))!.body.equals(readFileSync(join(dir, 'dist-prune/manifest.json')))).toBe(false);
-    const kept = json<{ stale: number; deleted: number }>((await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--json'])).stdout);
+    const kept = json<{ stale: number; deleted: number }>((await cli(['push', 's3://mirror/prune', '--mirror', 'dist-prune', ...rgw.flags, '--json'])).stdout);
     expect(kept.stale).toBeGreaterThan(0);
     expect(await rgw.get('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/hello-null-1.2.0.tar.gz')).toBeDefined();
     const pruned = json<{ stale: number; deleted: number; uploaded: number }>(
-      (await cli(['push', 'dist-prune', 's3://mirror/prune', ...rgw.flags, '--prune', '--json'])).stdout,
+      (await cli(['push', 's3://mirror/prune', '--mirror', 'dist-prune', ...rgw.flags, '--prune', '--json'])).stdout,
     );
     expect(pruned).toMatchObject({ uploaded: 0, deleted: kept.stale, stale: 0 });
     expect(await rgw.get('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/hello-null-1.2.0.tar.gz')).toBeUndefined();
     expect([...(await rgw.list('mirror', 'prune/v1/modules/acme/hello/null/1.2.0/')).keys()]).toEqual([]);
-    expect((await cli(['verify', 's3://mirror/prune', ...rgw.flags])).code).toBe(0);
+    expect((await cli(['verify', '--mirror', 's3://mirror/prune', ...rgw.flags])).code).toBe(0);
   });
 });
 
 describe("Terraform's module installer against the bucket's website endpoint", () => {
   it('installs with the download header stored on the objects, no modmirror running', async () => {
-    const pushed = await cli(['push', 'dist', 's3://site', ...rgw.flags, '--download-header']);
+    const pushed = await cli(['push', 's3://site', '--mirror', 'dist', ...rgw.flags, '--download-header']);
     expect(pushed.code, pushed.stderr).toBe(0);
     const modulesUrl = `${rgw.website}/site/v1/modules/`;
     const got = await install({ source: `${new URL(rgw.website).host}/acme/hello/null`, version: '~> 1.2', dest: join(dir, 'i-site'), modulesUrl });

@@ -51,7 +51,7 @@ describe('bucket URLs', () => {
   it('are reached with AWS_DEFAULT_REGION alone, not refused as "Region is missing"', async () => {
     const env = { AWS_REGION: '', AWS_DEFAULT_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'secret' };
     // Nothing listens there: the store is asked, and the answer is that it cannot be reached.
-    const r = await runCli(['verify', 's3://mirror/p', '--endpoint', 'http://127.0.0.1:9'], tempDir(), env);
+    const r = await runCli(['verify', '--mirror', 's3://mirror/p', '--endpoint', 'http://127.0.0.1:9'], tempDir(), env);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(/Region is missing/);
     expect(r.stderr).toMatch(/^error: Could not list s3:\/\/mirror\/p\/: .*ECONNREFUSED/m);

@@ -91,7 +91,7 @@ function publishArgs(module: string, version: string, src: string, out: string, 
     provider,
     '--version',
     version,
-    '--out',
+    '--mirror',
     out,
     ...flags,
     '--json',
@@ -117,7 +117,7 @@ async function manifestOf(prefix: string): Promise<Manifest> {
 const versionsOf = (manifest: Manifest, module: string) => manifest.modules[module]?.versions.map((v) => v.version) ?? [];
 
 async function verify(prefix: string, problems: string[], when: string): Promise<void> {
-  const result = await cli(['verify', url(prefix), ...rgw.flags]);
+  const result = await cli(['verify', '--mirror', url(prefix), ...rgw.flags]);
   if (result.code !== 0)
     problems.push(`${when}: verify ${url(prefix)} exit ${result.code}: ${said(result)} ${result.stdout.trim().split('\n').slice(0, 3).join(' | ')}`);
 }
@@ -216,7 +216,7 @@ describe('writers racing for one prefix', () => {
         expect(published.code, published.stderr).toBe(0);
       }
       const reason = (v: string) => `round ${round}: ${v} is withdrawn`;
-      const results = await Promise.all(versions.map((v) => spawned(['deprecate', module, v, '--reason', reason(v), '--out', url(prefix), ...rgw.flags])));
+      const results = await Promise.all(versions.map((v) => spawned(['deprecate', module, v, '--reason', reason(v), '--mirror', url(prefix), ...rgw.flags])));
       console.log(`deprecations, round ${round}: ${results.map(outcome).join(', ')}`);
       results.forEach((r, i) => r.code !== 0 && problems.push(`round ${round}: deprecate ${module} ${versions[i]} exit ${r.code}: ${said(r)}`));
       const listed = await readJson<VersionsDoc>(`${prefix}v1/modules/${module}/versions`);
@@ -337,7 +337,7 @@ describe('writers racing for one prefix', () => {
       for (const n of names) writeFiles(join(mods, 'acme', n, 'aws', '1.0.0'), { 'main.tf': `output "v" {\n  value = "${n}"\n}\n` });
     };
     const build = async () => {
-      const built = await cli(['build', '--modules', mods, '--out', folder, '--json']);
+      const built = await cli(['build', '--modules', mods, '--mirror', folder, '--json']);
       expect(built.code, built.stderr).toBe(0);
     };
     addModules(['p0']);
@@ -347,14 +347,14 @@ describe('writers racing for one prefix', () => {
     for (const [r, meeting] of meetings.entries()) {
       const round = r + 1;
       const prefix = `push${round}/`;
-      const base = await cli(['push', folder, url(prefix), ...rgw.flags]);
+      const base = await cli(['push', url(prefix), '--mirror', folder, ...rgw.flags]);
       expect(base.code, base.stderr).toBe(0);
       // Many new modules, stored one at a time: the push takes longer than a publish, which lands meanwhile.
       const added = Array.from({ length: 60 }, (_, i) => `r${round}p${i}`);
       addModules(added);
       await build();
       const t0 = performance.now();
-      const push = spawnKillable(['push', folder, url(prefix), ...rgw.flags, '--concurrency', '1', '--json']).done;
+      const push = spawnKillable(['push', url(prefix), '--mirror', folder, ...rgw.flags, '--concurrency', '1', '--json']).done;
       let pushed: Awaited<typeof push> | undefined;
       void push.then((r) => (pushed = r));
       const first = `${prefix}v1/modules/acme/${added[0]}/aws/1.0.0/${meeting === 'archive' ? `${added[0]}-aws-1.0.0.tar.gz` : 'download'}`;

@@ -24,22 +24,22 @@ it('prints the URL, logs each request and stops on SIGTERM with exit 0', async (
   expect(stdout()).toMatch(/GET \/v1\/modules\/a\/b\/c\/versions 200 \d+\.\dms/);
 });
 
-it('rejects bad flags with exit 2 and a missing mirror with exit 1', async () => {
+it('rejects bad flags and a missing mirror with exit 2', async () => {
   const badPort = await runCli(['serve', '--port', 'http'], dir);
   expect(badPort.code).toBe(2);
   expect(badPort.stderr).toMatch(/Invalid --port "http"/);
   const halfTls = await runCli(['serve', '--tls-cert', 'x.pem'], dir);
   expect(halfTls.code).toBe(2);
   expect(halfTls.stderr).toMatch(/both --tls-cert and --tls-key/);
-  const noMirror = await runCli(['serve', '--dir', 'nothing-here'], dir);
-  expect(noMirror.code).toBe(1);
+  const noMirror = await runCli(['serve', '--mirror', 'nothing-here'], dir);
+  expect(noMirror.code).toBe(2);
   expect(noMirror.stderr).toMatch(/does not exist[\s\S]*hint: Did you build the mirror\?/);
 });
 
 it('refuses a mirror without a versions index, saying how to add one', async () => {
   cpSync(join(dir, 'dist'), join(dir, 'old'), { recursive: true, dereference: true });
   rmSync(join(dir, 'old/versions-index.json'));
-  const old = await runCli(['serve', '--dir', 'old'], dir);
+  const old = await runCli(['serve', '--mirror', 'old'], dir);
   expect(old.code).toBe(1);
   expect(old.stderr).toMatch(/Cannot load versions-index\.json from "[^"]*old": ENOENT[\s\S]*hint: A mirror built by an older modmirror/);
 });
@@ -61,14 +61,14 @@ it('serves privately when the config says `access: private` (audit lines even wi
   const bad = await runCli(['serve'], privateDir);
   expect(bad.code).toBe(1);
   expect(bad.stderr).toMatch(/mirror\.config\.yaml:1: access: expected public or private, got "secret"/);
-  // Even with --dir: that config may make the mirror private, so serve says why it will not start without it.
-  const withDir = await runCli(['serve', '--dir', 'dist', '--port', '0'], privateDir);
+  // Even with --mirror: that config may make the mirror private, so serve says why it will not start without it.
+  const withDir = await runCli(['serve', '--mirror', 'dist', '--port', '0'], privateDir);
   expect(withDir.code).toBe(1);
-  expect(withDir.stderr).toMatch(/serve reads the config \(even with --dir\) for its access mode.*pass --config FILE naming another/);
+  expect(withDir.stderr).toMatch(/serve reads the config \(even with --mirror\) for its access mode.*pass --config FILE naming another/);
 });
 
 it('`hosting nginx` says that static files are public by nature', async () => {
-  const printed = await runCli(['hosting', 'nginx', '--dir', 'dist'], dir);
+  const printed = await runCli(['hosting', 'nginx', '--mirror', 'dist'], dir);
   expect(printed.code).toBe(0);
   expect(printed.stdout).toContain('# Static files are public by nature');
 });

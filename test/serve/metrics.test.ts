@@ -36,7 +36,7 @@ const archive = (module: string, version: string) => {
   const [, name, provider] = module.split('/');
   return new URL(`v1/modules/${module}/${version}/${name}-${provider}-${version}.tar.gz`, server.url);
 };
-const sample = (text: string, line: string) => Number(new RegExp(`^${line.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+const sample = (text: string, line: string) => Number(new RegExp(`^${line.replace(/[{}+.]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
 
 describe('public mode', () => {
   it('answers in the text format, every metric with HELP, in base units, counting requests by route class and status', async () => {
@@ -61,6 +61,14 @@ describe('public mode', () => {
     }
     expect(sample(text, 'modmirror_http_requests_total{route="versions",method="GET",status="200"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'modmirror_http_requests_total{route="versions",method="GET",status="404"}')).toBeGreaterThanOrEqual(1);
+    // Every request observed once in its route's latency histogram, whose buckets only grow.
+    const versions = sample(text, 'modmirror_http_request_duration_seconds_count{route="versions"}');
+    expect(versions).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'modmirror_http_request_duration_seconds_bucket{route="versions",le="+Inf"}')).toBe(versions);
+    const buckets = [...text.matchAll(/^modmirror_http_request_duration_seconds_bucket\{route="versions",le="[^"]+"\} (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(buckets).toHaveLength(14);
+    expect(buckets).toEqual([...buckets].sort((a, b) => a - b));
+    expect(sample(text, 'modmirror_http_response_body_bytes_total{route="versions"}')).toBeGreaterThan(0);
     expect(sample(text, 'modmirror_mirror_modules')).toBe(2);
     expect(sample(text, 'modmirror_mirror_module_versions')).toBe(3);
     // Route classes, never paths.
@@ -86,6 +94,15 @@ describe('public mode', () => {
     expect(sample(text, 'modmirror_archive_downloads_total{module="other",version="other"}')).toBe(1);
     expect(text).not.toMatch(/acme\/dns\/aws/);
     expect(sample(text, 'modmirror_http_response_body_bytes_total{route="archive"}')).toBeGreaterThan(0);
+  });
+
+  it('counts a method outside the usual ones as "other", so a client cannot make up series', async () => {
+    const res = await request(new URL('v1/modules', server.url), { method: 'PROPFIND' });
+    await res.body.dump();
+    expect(res.statusCode).toBe(405);
+    const other = 'modmirror_http_requests_total{route="bad_request",method="other",status="405"}';
+    await expect.poll(async () => sample((await fetchText(new URL('metrics', server.url))).text, other)).toBe(1);
+    expect((await fetchText(new URL('metrics', server.url))).text).not.toMatch(/PROPFIND/);
   });
 
   it.skipIf(skipWithoutPrometheus)('passes promtool check metrics', async () => {

@@ -36,7 +36,7 @@ beforeAll(async () => {
   });
   writeFiles(dir, files);
   for (const [path, date] of dated) utimesSync(join(dir, path), date, date);
-  const built = await runCli(['build', '--modules', 'mods', '--out', 'dist', '--json'], dir);
+  const built = await runCli(['build', '--modules', 'mods', '--mirror', 'dist', '--json'], dir);
   expect(built.code, built.stderr).toBe(0);
 
   const store = new Store(join(dir, 'data'));

@@ -87,7 +87,7 @@ export async function startPrivateSite(options: { archiveUrlTtlSeconds?: number;
     for (const v of SITE_VERSIONS) for (const [path, text] of Object.entries(moduleFiles(`${v}`))) files[`mods/${org}/hello/null/${v}/${path}`] = text;
   writeFiles(dir, files);
   if (options.providers) await writeProviderReleases(dir);
-  const built = await runCli(options.providers ? ['build', '--json'] : ['build', '--modules', 'mods', '--out', 'dist', '--json'], dir);
+  const built = await runCli(options.providers ? ['build', '--json'] : ['build', '--modules', 'mods', '--mirror', 'dist', '--json'], dir);
   if (built.code !== 0) throw new Error(built.stderr);
 
   const data = join(dir, 'data');

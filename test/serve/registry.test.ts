@@ -292,7 +292,7 @@ describe('HTTP behaviour', () => {
 
   it('answers from a mirror another program swapped in on the very next request', async () => {
     writeFiles(dir, { 'mods/gamma/swift/aws/1.0.0/main.tf': 'variable "z" {}\n' });
-    expect((await runCli(['build', '--out', 'dist-next', '--json'], dir)).code).toBe(0);
+    expect((await runCli(['build', '--mirror', 'dist-next', '--json'], dir)).code).toBe(0);
     expect((await get('/v1/modules/gamma/swift/aws')).status).toBe(404);
     // A deploy script's swap: two `mv`s, done in a few milliseconds.
     swapIn('dist-next', 'dist-before-swift');
@@ -302,7 +302,7 @@ describe('HTTP behaviour', () => {
 
   it('keeps answering from the last good mirror while a broken one is in place, then takes it once whole', async () => {
     writeFiles(dir, { 'mods/gamma/late/aws/1.0.0/main.tf': 'variable "z" {}\n' });
-    expect((await runCli(['build', '--out', 'dist-next', '--json'], dir)).code).toBe(0);
+    expect((await runCli(['build', '--mirror', 'dist-next', '--json'], dir)).code).toBe(0);
     // Copied in file by file: the manifest is there, the search index not yet.
     const searchIndex = readFileSync(join(dir, 'dist-next/search-index.json'));
     rmSync(join(dir, 'dist-next/search-index.json'));

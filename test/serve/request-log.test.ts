@@ -100,6 +100,53 @@ describe('--log-format json', () => {
   });
 });
 
+describe('X-Request-Id', () => {
+  const sendWithId = async (path: string, id: string | string[] | undefined, token = site.tokens.user) => {
+    const headers: Record<string, string | string[]> = { authorization: `Bearer ${token}` };
+    if (id !== undefined) headers['x-request-id'] = id;
+    const res = await request(new URL(path, server.url), { headers });
+    await res.body.dump();
+    return { status: res.statusCode, id: res.headers['x-request-id'] };
+  };
+
+  it("answers every request with its id, serve's own when none came, and logs the same id", async () => {
+    const path = '/v1/modules/acme/hello/null/versions?own-id';
+    const res = await sendWithId(path, undefined);
+    expect(res.status).toBe(200);
+    expect(res.id).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
+    expect((await lineFor(path))['id']).toBe(res.id);
+    // Errors too, whoever answers them: a 404 of the registry, a 401, the management API.
+    for (const [target, token] of [
+      ['/v1/modules/acme/nothing/null/versions?id', site.tokens.user],
+      ['/v1/modules?id', 'mm.not-a-known-token'],
+      ['/api/v2/account/details?id', site.tokens.user],
+    ] as const) {
+      const answer = await sendWithId(target, undefined, token);
+      expect(answer.id, target).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
+      expect((await lineFor(target))['id'], target).toBe(answer.id);
+    }
+  });
+
+  it('keeps an id a proxy or client sent, sends it back and logs it', async () => {
+    for (const [n, given] of ['3f2b9c1e-7a4d-4c1b-9e2f-0a1b2c3d4e5f', 'a3c1f0e9b8d7c6a5f4e3d2c1b0a99887', 'Zm9v+YmFy/=', 'x'.repeat(128)].entries()) {
+      const path = `/v1/modules/acme/hello/null/versions?given=${n}`;
+      const res = await sendWithId(path, given);
+      expect(res.id).toBe(given);
+      expect((await lineFor(path))['id']).toBe(given);
+    }
+  });
+
+  it("replaces an id that is too long, holds a character outside the set, or came twice, with serve's own", async () => {
+    for (const [n, given] of ['x'.repeat(129), 'has space', 'quote"d', 'semi;colon', 'caf\u00e9', ['one', 'two']].entries()) {
+      const path = `/v1/modules/acme/hello/null/versions?refused=${n}`;
+      const res = await sendWithId(path, given);
+      expect(res.status).toBe(200);
+      expect(res.id, String(given)).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
+      expect((await lineFor(path))['id']).toBe(res.id);
+    }
+  });
+});
+
 describe('the line formats', () => {
   const record = (target: string): RequestRecord => ({ id: 'x-1', method: 'GET', target, route: 'download', started: 0, bodyBytes: 12 });
   it('escapes everything outside printable ASCII, in JSON and in text', () => {
@@ -112,14 +159,14 @@ describe('the line formats', () => {
   });
 
   it('masks a signature in the target', () => {
-    const res = { write: () => true, end: () => undefined } as never;
-    const r = startRecord({ method: 'GET' } as never, res, '/v1/x.tar.gz?expires=1&token=t&signature=abc');
+    const res = { write: () => true, end: () => undefined, setHeader: () => undefined } as never;
+    const r = startRecord({ method: 'GET', headers: {} } as never, res, '/v1/x.tar.gz?expires=1&token=t&signature=abc');
     expect(r.target).toBe('/v1/x.tar.gz?expires=1&token=t&signature=...');
   });
 });
 
 it('leaves the default text line as it was, from the process', async () => {
-  const { child, url, stdout, exited } = await spawnServe(['--port', '0', '--dir', site.dist, '--data', site.data, '--access', 'private'], site.dir);
+  const { child, url, stdout, exited } = await spawnServe(['--port', '0', '--mirror', site.dist, '--data', site.data, '--access', 'private'], site.dir);
   await (await request(new URL('.well-known/terraform.json', url), { headers: { authorization: `Bearer ${site.tokens.user}` } })).body.dump();
   child.kill('SIGTERM');
   await exited;

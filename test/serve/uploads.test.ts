@@ -121,7 +121,7 @@ describe('an upload that cannot be published', () => {
     const v = await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/acme/bad/aws/versions', createVersionBody('3.0.0'));
     writeFiles(h.dir, Object.fromEntries(Object.entries(moduleFiles('3.0.0')).map(([p, t]) => [`cli/${p}`, t])));
     const cli = await runCli(
-      ['publish', '--source', 'cli', '--namespace', 'acme', '--name', 'bad', '--provider', 'aws', '--version', '3.0.0', '--out', 'dist'],
+      ['publish', '--source', 'cli', '--namespace', 'acme', '--name', 'bad', '--provider', 'aws', '--version', '3.0.0', '--mirror', 'dist'],
       h.dir,
     );
     expect(cli.code, cli.stderr).toBe(0);
@@ -152,7 +152,7 @@ describe('parallel uploads', () => {
     writeFiles(h.dir, Object.fromEntries(Object.entries(moduleFiles('9.0.0')).map(([p, t]) => [`cli9/${p}`, t])));
     // A process of its own, as a pipeline's publish is, while the server takes the uploads.
     const cli = spawnCli(
-      ['publish', '--source', 'cli9', '--namespace', 'acme', '--name', 'par0', '--provider', 'aws', '--version', '9.0.0', '--out', 'dist'],
+      ['publish', '--source', 'cli9', '--namespace', 'acme', '--name', 'par0', '--provider', 'aws', '--version', '9.0.0', '--mirror', 'dist'],
       h.dir,
     );
     let done = false;

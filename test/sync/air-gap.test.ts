@@ -113,10 +113,10 @@ it('inside: bundle, unbundle and serve; the Go client installs every module of t
   expect((await runCli(['build'], outside)).code).toBe(0);
   const bundle = join(outside, 'mirror.tar.gz');
   expect((await runCli(['bundle', '--out', bundle], outside)).code).toBe(0);
-  const unbundled = await runCli(['unbundle', bundle, '--out', join(inside, 'dist')], inside);
+  const unbundled = await runCli(['unbundle', bundle, '--mirror', join(inside, 'dist')], inside);
   expect(unbundled.code, unbundled.stderr).toBe(0);
   // Every module version's required providers are in the mirror, for the config's platforms.
-  const complete = await runCli(['verify', '--complete', join(inside, 'dist'), '--config', join(outside, 'mirror.config.yaml')], inside);
+  const complete = await runCli(['verify', '--complete', '--mirror', join(inside, 'dist'), '--config', join(outside, 'mirror.config.yaml')], inside);
   expect(complete.code, complete.stdout + complete.stderr).toBe(0);
   mirror = await startServer({ dir: join(inside, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(inside, 'data'), log: () => {} });
   // `host "registry.terraform.io" { services = { "modules.v1" = ".../v1/modules/" } }`

@@ -77,7 +77,7 @@ it('sync --for brings across the providers the configuration and the module it c
   expect(existsSync(join(outside, 'providers/registry.opentofu.org/hashicorp/widget/1.1.0.json'))).toBe(true);
 
   expect((await runCli(['build'], outside)).code).toBe(0);
-  const complete = await runCli(['verify', 'dist', '--complete'], outside);
+  const complete = await runCli(['verify', '--mirror', 'dist', '--complete'], outside);
   expect(complete.code, complete.stdout + complete.stderr).toBe(0);
 }, 120_000);
 

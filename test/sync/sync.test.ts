@@ -47,7 +47,7 @@ describe('sync from a modmirror server', () => {
     expect(readdirSync(join(here, 'synced/acme/net/aws')).sort()).toEqual(['1.0.0', '1.1.0']);
     for (const [path, text] of Object.entries(moduleFiles('1.1.0'))) expect(readFileSync(join(here, 'synced/acme/net/aws/1.1.0', path), 'utf8')).toBe(text);
 
-    expect((await runCli(['build', '--modules', 'synced', '--out', 'inside'], here)).code).toBe(0);
+    expect((await runCli(['build', '--modules', 'synced', '--mirror', 'inside'], here)).code).toBe(0);
     const theirs = manifestOf(join(upstreamDir, 'dist')).modules['acme/net/aws']!.versions;
     const ours = manifestOf(join(here, 'inside')).modules['acme/net/aws']!.versions;
     expect(ours).toEqual(theirs.filter((v) => v.version.startsWith('1.')).map((v) => expect.objectContaining({ version: v.version, sha256: v.sha256 })));
@@ -163,7 +163,7 @@ describe('a sync killed in the middle of a download', () => {
 
     const folder = join(here, 'killed/acme/net/aws');
     expect(readdirSync(folder).filter((n) => !n.startsWith('.'))).toEqual(['1.0.0']);
-    const built = await runCli(['build', '--modules', 'killed', '--out', 'killed-dist', '--json'], here);
+    const built = await runCli(['build', '--modules', 'killed', '--mirror', 'killed-dist', '--json'], here);
     expect(built.code).toBe(0);
     expect(JSON.parse(built.stdout)).toMatchObject({ versions: 1, warnings: [] });
 

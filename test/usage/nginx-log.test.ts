@@ -34,8 +34,8 @@ it('counts whole archive GETs by network and UTC day, skipping other requests an
   const text = await runCli(['usage', '--from-log', 'access.log', '--since', '2025-05-03'], dir);
   expect(text.stdout.trim()).toBe('No downloads recorded since 2025-05-03.');
   const missing = await runCli(['usage', '--from-log', 'nothing.log'], dir);
-  expect(missing.code).toBe(1);
-  expect(missing.stderr).toMatch(/Cannot read the access log/);
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toMatch(/The access log "nothing\.log" \(--from-log\) does not exist/);
 });
 
 it('groups addresses by /24 and /48', () => {

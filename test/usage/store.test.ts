@@ -2,10 +2,10 @@
 // and whole after a crash at any point (a torn last line, a fold written
 // but its segment not yet removed).
 
-import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { readUsage, UsageLog, type UsageEvent } from '../../src/usage/store.js';
+import { describe, expect, it, vi } from 'vitest';
+import { readUsage, USAGE_FLUSH_MS, UsageLog, type UsageEvent } from '../../src/usage/store.js';
 import { tempDir } from '../helpers.js';
 
 const event = (day: string, version = '1.0.0', organization = 'acme'): UsageEvent => ({ day, module: 'acme/net/aws', version, organization });
@@ -32,13 +32,50 @@ describe('UsageLog', () => {
     ]);
   });
 
-  it('writes within the turn of the event loop, before close', async () => {
+  it('writes the downloads of a moment together, off the turn that recorded them, within USAGE_FLUSH_MS, before close', async () => {
+    const data = tempDir();
+    const log = new UsageLog(data);
+    const recorded = performance.now();
+    for (let i = 0; i < 3; i++) log.record(event('2025-01-01'));
+    await new Promise((r) => setImmediate(r));
+    expect(total(data)).toBe(0);
+    await vi.waitFor(() => expect(total(data)).toBe(3), { timeout: 2000, interval: 2 });
+    // Timers and the disk are late on a loaded machine: the bound is what the timer asks for, with room for that.
+    expect(performance.now() - recorded).toBeGreaterThanOrEqual(USAGE_FLUSH_MS - 1);
+    expect(performance.now() - recorded).toBeLessThan(USAGE_FLUSH_MS + 500);
+    expect(readFileSync(join(data, 'usage', '000001.jsonl'), 'utf8').split('\n')).toHaveLength(4);
+    await log.close();
+  });
+
+  it('writes what is pending on close, and records nothing after it', async () => {
     const data = tempDir();
     const log = new UsageLog(data);
     log.record(event('2025-01-01'));
-    await new Promise((r) => setImmediate(r));
-    expect(total(data)).toBe(1);
     await log.close();
+    expect(total(data)).toBe(1);
+    log.record(event('2025-01-01'));
+    await log.close();
+    await new Promise((r) => setTimeout(r, USAGE_FLUSH_MS * 2));
+    expect(total(data)).toBe(1);
+  });
+
+  it('warns when a write fails and keeps recording, the next write on a line of its own', async () => {
+    const data = tempDir();
+    const log = new UsageLog(data);
+    const warnings = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      rmSync(join(data, 'usage'), { recursive: true });
+      log.record(event('2025-01-01'));
+      await log.flush();
+      expect(warnings).toHaveBeenCalledWith(expect.stringMatching(/^warning: usage not recorded in .*usage: ENOENT/));
+      mkdirSync(join(data, 'usage'));
+      log.record(event('2025-01-02'));
+      await log.close();
+    } finally {
+      warnings.mockRestore();
+    }
+    expect(total(data, '2025-01-01')).toBe(0);
+    expect(total(data, '2025-01-02')).toBe(1);
   });
 
   it('skips a line torn by a crash, and starts the next write on a line of its own', async () => {

@@ -30,9 +30,9 @@ describe('verify --complete', () => {
     await writeReleaseFolder(join(dir, 'hashicorp'), 'aws', '5.31.0', ['linux_amd64', 'darwin_arm64']);
     await writeReleaseFolder(join(dir, 'hashicorp'), 'random', '3.6.0', ['linux_amd64']);
     expect((await runCli(['build'], dir)).code).toBe(0);
-    expect((await runCli(['verify', 'dist'], dir)).code).toBe(0);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
 
-    const r = await runCli(['verify', 'dist', '--complete', '--json'], dir);
+    const r = await runCli(['verify', '--mirror', 'dist', '--complete', '--json'], dir);
     expect(r.code).toBe(1);
     const { problems } = JSON.parse(r.stdout) as { problems: { path: string; message: string }[] };
     expect(problems).toEqual([
@@ -54,7 +54,7 @@ describe('verify --complete', () => {
 
     // With only linux_amd64 configured, the random provider is complete.
     writeFiles(dir, { 'linux.yaml': 'sources:\n  - folder: mods\nplatforms: [linux_amd64]\n' });
-    const linux = await runCli(['verify', 'dist', '--complete', '--config', 'linux.yaml'], dir);
+    const linux = await runCli(['verify', '--mirror', 'dist', '--complete', '--config', 'linux.yaml'], dir);
     expect(linux.stderr).not.toContain('hashicorp/random');
     expect(linux.stderr).toContain('dist/v1/modules/acme/dns/google/1.0.0/index.json: acme/dns/google 1.0.0 root requires hashicorp/google ~> 5.0');
     expect(linux.stdout).toContain('2 problem(s) in dist/.');
@@ -71,7 +71,7 @@ describe('verify --complete', () => {
     await writeReleaseFolder(join(dir, 'hashicorp'), 'aws', '5.31.0', ['linux_amd64']);
     expect((await runCli(['build'], dir)).code).toBe(0);
 
-    const r = await runCli(['verify', 'dist', '--complete', '--json'], dir);
+    const r = await runCli(['verify', '--mirror', 'dist', '--complete', '--json'], dir);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).problems).toEqual([
       {
@@ -84,7 +84,7 @@ describe('verify --complete', () => {
     // Without the aws provider (pruned on purpose: a build keeps what is published), the root's implied aws is missing too.
     writeFiles(dir, { 'none.yaml': 'sources:\n  - folder: mods\n' });
     expect((await runCli(['build', '--config', 'none.yaml', '--prune'], dir)).code).toBe(0);
-    const bare = await runCli(['verify', 'dist', '--complete', '--json', '--config', 'none.yaml'], dir);
+    const bare = await runCli(['verify', '--mirror', 'dist', '--complete', '--json', '--config', 'none.yaml'], dir);
     expect(JSON.parse(bare.stdout).problems.map((p: { message: string }) => p.message.split(':')[0])).toEqual([
       'acme/old/aws 1.0.0 root requires hashicorp/aws',
       'acme/old/aws 1.0.0 modules/dns requires hashicorp/google',

@@ -25,8 +25,8 @@ beforeEach(async () => {
 });
 
 async function verify(): Promise<{ code: number; problems: { path: string; message: string }[]; stderr: string }> {
-  const json = await runCli(['verify', 'dist', '--json'], dir);
-  const human = await runCli(['verify', 'dist'], dir);
+  const json = await runCli(['verify', '--mirror', 'dist', '--json'], dir);
+  const human = await runCli(['verify', '--mirror', 'dist'], dir);
   expect(human.code).toBe(json.code);
   return { code: json.code, problems: JSON.parse(json.stdout).problems, stderr: human.stderr };
 }
@@ -34,7 +34,7 @@ async function verify(): Promise<{ code: number; problems: { path: string; messa
 it('passes a freshly built mirror', async () => {
   const r = await verify();
   expect(r).toMatchObject({ code: 0, problems: [] });
-  expect((await runCli(['verify', 'dist'], dir)).stdout).toMatch(/dist\/ is consistent\./);
+  expect((await runCli(['verify', '--mirror', 'dist'], dir)).stdout).toMatch(/dist\/ is consistent\./);
 });
 
 it('catches a missing archive', async () => {
@@ -116,7 +116,7 @@ it('catches a truncated JSON file, a wrong field type and a download pointing el
 });
 
 it('says when a folder is not a mirror', async () => {
-  const r = await runCli(['verify', 'mods'], dir);
+  const r = await runCli(['verify', '--mirror', 'mods'], dir);
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/manifest\.json: missing: this is not a built mirror/);
 });
@@ -220,7 +220,7 @@ describe('verify --repair', () => {
     writeFileSync(search, JSON.stringify({ modules: [] }));
     expect((await verify()).code).toBe(1);
 
-    const repaired = await runCli(['verify', 'dist', '--repair', '--json'], dir);
+    const repaired = await runCli(['verify', '--mirror', 'dist', '--repair', '--json'], dir);
     expect(repaired.code, repaired.stderr).toBe(0);
     expect(JSON.parse(repaired.stdout)).toMatchObject({ ok: true, repaired: expect.arrayContaining(['search-index.json', 'v1/modules/acme/a/aws/versions']) });
     expect(readFileSync(versions).equals(goodVersions!)).toBe(true);
@@ -228,7 +228,7 @@ describe('verify --repair', () => {
     expect(readFileSync(join(dist, 'manifest.json')).equals(manifest!)).toBe(true);
     expect(readFileSync(archive).equals(bytes!)).toBe(true);
     // Nothing left to repair.
-    const again = await runCli(['verify', 'dist', '--repair'], dir);
+    const again = await runCli(['verify', '--mirror', 'dist', '--repair'], dir);
     expect([again.code, again.stdout]).toEqual([0, expect.stringMatching(/Repaired nothing/)]);
   });
 });
