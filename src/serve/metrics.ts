@@ -79,6 +79,9 @@ export class ServeMetrics {
     size('modmirror_mirror_module_versions', 'Module versions in the served mirror.', () =>
       mirror.current().modules.reduce((sum, m) => sum + m.versions.length, 0),
     );
+    size('modmirror_mirror_module_archive_bytes', "Bytes of the served mirror's module archives (a mirror written before module states counts none).", () =>
+      mirror.current().modules.reduce((sum, m) => sum + m.archiveBytes, 0),
+    );
     size('modmirror_mirror_providers', 'Providers in the served mirror (network mirror and in-house).', () => mirror.current().providers.keys.size);
   }
 

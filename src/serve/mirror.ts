@@ -23,6 +23,8 @@ export interface IndexedModule {
   versions: string[];
   /** The newest versions with their dates (the browse page's most recent, for a private caller). */
   recent: RecentVersion[];
+  /** The bytes of its archives (for /metrics). */
+  archiveBytes: number;
   /** Lower-case namespace, name, provider and description, for search. */
   haystack: string;
   nameLower: string;
@@ -165,6 +167,7 @@ function loadStates(root: string, previous: MirrorIndex | undefined): IndexedMod
       state.versions.map((v) => v.version),
       newestOf(key, state.versions),
     );
+    module.archiveBytes = state.versions.reduce((sum, v) => sum + v.size, 0);
     if (stamp !== undefined) stamps.set(module, stamp);
     modules.push(module);
   }
@@ -177,6 +180,7 @@ function indexed(key: string, summary: ModuleSummary, versions: string[], recent
     summary,
     versions,
     recent,
+    archiveBytes: 0,
     haystack: `${summary.namespace} ${summary.name} ${summary.provider} ${summary.description}`.toLowerCase(),
     nameLower: summary.name.toLowerCase(),
   };

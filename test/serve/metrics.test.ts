@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { mirrorManifest, runCli, tempDir, writeFiles } from '../helpers.js';
 import { get, startPrivateServer, startPrivateSite, type PrivateSite } from './private-site.js';
 import { promtoolCheck, skipWithoutPrometheus, startPrometheus } from './prometheus.js';
 
@@ -54,6 +54,7 @@ describe('public mode', () => {
       'modmirror_mirror_reloads_total',
       'modmirror_mirror_modules',
       'modmirror_mirror_module_versions',
+      'modmirror_mirror_module_archive_bytes',
       'process_cpu_seconds_total',
       'nodejs_heap_size_used_bytes',
     ]) {
@@ -71,6 +72,10 @@ describe('public mode', () => {
     expect(sample(text, 'modmirror_http_response_body_bytes_total{route="versions"}')).toBeGreaterThan(0);
     expect(sample(text, 'modmirror_mirror_modules')).toBe(2);
     expect(sample(text, 'modmirror_mirror_module_versions')).toBe(3);
+    const archives = mirrorManifest(join(dir, 'dist')) as { modules: Record<string, { versions: { size: number }[] }> };
+    const bytes = Object.values(archives.modules).flatMap((m) => m.versions.map((v) => v.size));
+    expect(sample(text, 'modmirror_mirror_module_archive_bytes')).toBe(bytes.reduce((a, b) => a + b, 0));
+    expect(bytes.length).toBe(3);
     // Route classes, never paths.
     expect(text).not.toMatch(/route="[^"]*\//);
   });
