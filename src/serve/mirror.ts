@@ -8,7 +8,16 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { versionsIndexOf } from '../mirror/versions-index.js';
-import { moduleStateFile, moduleStatesIn, readManifestFile, readModuleStateFile, recentVersions, type RecentVersion } from '../mirror/manifest.js';
+import {
+  MODULE_STATES_DIR,
+  moduleStateFile,
+  moduleStatesIn,
+  readManifestFile,
+  stateNamespacesIn,
+  readModuleStateFile,
+  recentVersions,
+  type RecentVersion,
+} from '../mirror/manifest.js';
 import { MirrorError } from '../errors.js';
 import { payload, type Payload } from '../http/payload.js';
 import type { ModuleSummary } from '../protocol/documents.js';
@@ -141,37 +150,59 @@ export function loadIndex(root: string, previous?: MirrorIndex): MirrorIndex {
     });
   }
   const head = readManifestFile(join(root, MANIFEST_FILE))!;
-  const modules = head.format >= 3 ? loadStates(root, previous) : loadOlderIndexes(root);
-  return { generation, modules, byKey: new Map(modules.map((m) => [m.key, m])), providers: loadProviders(root) };
+  const loaded = head.format >= 3 ? loadStates(root, previous) : { modules: loadOlderIndexes(root), folders: undefined };
+  const { modules } = loaded;
+  const index = { generation, modules, byKey: new Map(modules.map((m) => [m.key, m])), providers: loadProviders(root) };
+  if (loaded.folders) folderStamps.set(index, loaded.folders);
+  return index;
 }
 
 /** A state's file identity, with the module read from it: a reload reads again only the files that changed. */
 const stamps = new WeakMap<IndexedModule, string>();
+/** Each namespace's state folder's identity when an index was loaded: a write renames states into it, which changes it. */
+const folderStamps = new WeakMap<MirrorIndex, Map<string, string | undefined>>();
 
-function loadStates(root: string, previous: MirrorIndex | undefined): IndexedModule[] {
+/** Every module with versions, in address order; a namespace whose folder did not change since `previous` is taken whole from it. */
+function loadStates(root: string, previous: MirrorIndex | undefined): { modules: IndexedModule[]; folders: Map<string, string | undefined> } {
   const modules: IndexedModule[] = [];
-  for (const key of moduleStatesIn(root)) {
-    const file = join(root, moduleStateFile(key));
-    const stamp = fileStamp(file);
-    const known = previous?.byKey.get(key);
-    if (known && stamps.get(known) === stamp) {
-      modules.push(known);
+  const folders = new Map<string, string | undefined>();
+  const before = previous && folderStamps.get(previous);
+  const previousIn = new Map<string, IndexedModule[]>();
+  for (const m of previous?.modules ?? []) {
+    const list = previousIn.get(m.summary.namespace);
+    if (list) list.push(m);
+    else previousIn.set(m.summary.namespace, [m]);
+  }
+  for (const namespace of stateNamespacesIn(root)) {
+    const folder = fileStamp(join(root, MODULE_STATES_DIR, namespace));
+    folders.set(namespace, folder);
+    if (folder !== undefined && before?.get(namespace) === folder) {
+      for (const m of previousIn.get(namespace) ?? []) modules.push(m);
       continue;
     }
-    // Only what the server answers from: not the archives' paths and digests, which a large mirror holds by the megabyte.
-    const state = readModuleStateFile(file, key);
-    if (!state || state.versions.length === 0 || !state.latest) continue;
-    const module = indexed(
-      key,
-      state.latest,
-      state.versions.map((v) => v.version),
-      newestOf(key, state.versions),
-    );
-    module.archiveBytes = state.versions.reduce((sum, v) => sum + v.size, 0);
-    if (stamp !== undefined) stamps.set(module, stamp);
-    modules.push(module);
+    for (const key of moduleStatesIn(root, namespace)) {
+      const file = join(root, moduleStateFile(key));
+      const stamp = fileStamp(file);
+      const known = previous?.byKey.get(key);
+      if (known && stamps.get(known) === stamp) {
+        modules.push(known);
+        continue;
+      }
+      // Only what the server answers from: not the archives' paths and digests, which a large mirror holds by the megabyte.
+      const state = readModuleStateFile(file, key);
+      if (!state || state.versions.length === 0 || !state.latest) continue;
+      const module = indexed(
+        key,
+        state.latest,
+        state.versions.map((v) => v.version),
+        newestOf(key, state.versions),
+      );
+      module.archiveBytes = state.versions.reduce((sum, v) => sum + v.size, 0);
+      if (stamp !== undefined) stamps.set(module, stamp);
+      modules.push(module);
+    }
   }
-  return modules;
+  return { modules, folders };
 }
 
 function indexed(key: string, summary: ModuleSummary, versions: string[], recent: RecentVersion[]): IndexedModule {
