@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MirrorError, messageOf } from '../errors.js';
+import { fileStamp } from '../file-stamp.js';
 import { jsonText } from './staging.js';
 import type { ModuleSummary } from '../protocol/documents.js';
 import { addressKey, MANIFEST_FILE } from '../protocol/paths.js';
@@ -294,12 +295,31 @@ export function moduleStatesIn(dir: string, namespace?: string): string[] {
   const base = join(dir, MODULE_STATES_DIR);
   const namespaces = namespace !== undefined ? [namespace] : listNames(base, 'folders');
   const keys: string[] = [];
-  for (const ns of namespaces)
-    for (const file of listNames(join(base, ns), 'files')) {
-      const key = moduleOfStateFile(`${MODULE_STATES_DIR}/${ns}/${file}`);
-      if (key) keys.push(key);
-    }
-  return keys.sort();
+  for (const ns of namespaces) keys.push(...statesInFolder(join(base, ns), ns));
+  return namespace !== undefined ? keys : keys.sort();
+}
+
+/**
+ * A namespace's modules, sorted, listed again only when its folder changed: a write renames its states
+ * into it, which changes the folder's stamp, and a namespace of thousands of modules is listed by every
+ * write of one of them more than once.
+ */
+const listedFolders = new Map<string, { stamp: string; keys: string[] }>();
+function statesInFolder(folder: string, namespace: string): string[] {
+  const stamp = fileStamp(folder);
+  if (stamp === undefined) return [];
+  const known = listedFolders.get(folder);
+  if (known?.stamp === stamp) return [...known.keys];
+  const keys: string[] = [];
+  for (const file of listNames(folder, 'files')) {
+    // NAME.PROVIDER.json: names hold no dots.
+    const parts = file.split('.');
+    if (parts.length === 3 && parts[2] === 'json' && parts[0] !== '' && parts[1] !== '') keys.push(`${namespace}/${parts[0]}/${parts[1]}`);
+  }
+  keys.sort();
+  if (listedFolders.size > 10_000) listedFolders.clear();
+  listedFolders.set(folder, { stamp, keys });
+  return [...keys];
 }
 
 /** The namespaces with a state folder in the mirror at `dir`, sorted. */
@@ -309,8 +329,10 @@ export function stateNamespacesIn(dir: string): string[] {
 
 function listNames(path: string, kind: 'files' | 'folders'): string[] {
   try {
+    // A state folder holds only state files: their names are enough.
+    if (kind === 'files') return readdirSync(path);
     return readdirSync(path, { withFileTypes: true })
-      .filter((e) => (kind === 'files' ? e.isFile() : e.isDirectory()))
+      .filter((e) => e.isDirectory())
       .map((e) => e.name);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
