@@ -189,6 +189,12 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
       problem(MANIFEST_FILE, `has no module ${key}`);
       continue;
     }
+    if (entry.versions.length === 0) {
+      // Every version removed: the state keeps the removals on record, and the mirror serves nothing of the module.
+      const rel = versionsFile(parseAddressKey(key));
+      if (existsSync(at(rel))) problem(rel, 'is there, but the module state lists no versions');
+      continue;
+    }
     await verifyModule(key, entry.versions, {
       at,
       json,
