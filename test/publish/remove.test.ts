@@ -56,7 +56,11 @@ describe('removeModuleVersions', () => {
     const dir = await mirror();
     const result = await removeModuleVersions({ namespace: 'acme', name: 'net' }, { outDir: join(dir, 'dist'), imageHosts: [], by: 'organization:acme' });
     expect(result.removed.sort()).toEqual(['acme/net/aws@1.0.0', 'acme/net/aws@1.1.0', 'acme/net/google@1.0.0']);
-    expect(manifest(dir).modules).toEqual({});
+    // Each module keeps its state, with no versions and the record of each removal.
+    expect(manifest(dir).modules).toEqual({ 'acme/net/aws': { versions: [] }, 'acme/net/google': { versions: [] } });
+    const state = JSON.parse(readFileSync(join(dir, 'dist/state/acme/net.google.json'), 'utf8'));
+    expect(state).toMatchObject({ format: 3, module: 'acme/net/google', versions: [] });
+    expect(state.removed).toEqual([{ module: 'acme/net/google', version: '1.0.0', sha256: expect.any(String), at: expect.any(String), by: 'organization:acme' }]);
     for (const gone of ['v1/modules/acme/net', 'v1/modules/acme/index.json', 'v2/modules/acme/net/aws'])
       expect(existsSync(join(dir, 'dist', gone)), gone).toBe(false);
     expect((await runCli(['verify'], dir)).code).toBe(0);
