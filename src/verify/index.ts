@@ -492,7 +492,11 @@ async function verifyListings(manifest: Manifest, keys: string[], mirror: Mirror
     if (summaries.length === 0) continue;
     await checkListing(listingFile(namespace), summaries);
     const names = new Set((whole ? modules : keys.filter((k) => k.startsWith(`${namespace}/`))).map((k) => k.split('/')[1]!));
-    for (const name of names) await checkListing(providersListingFile(namespace, name), listed(modules.filter((k) => k.startsWith(`${namespace}/${name}/`))));
+    for (const name of names) {
+      // A name whose every version was removed keeps its states, and has no listing.
+      const providers = listed(modules.filter((k) => k.startsWith(`${namespace}/${name}/`)));
+      if (providers.length > 0) await checkListing(providersListingFile(namespace, name), providers);
+    }
     if (!browse || !Array.isArray(browse['namespaces'])) continue;
     if (!(browse['namespaces'] as unknown[]).includes(namespace)) problem(BROWSE_INDEX_FILE, `does not list the namespace ${namespace}`);
     const rows = (await json(browseNamespaceFile(namespace)))?.['modules'] as unknown[][] | undefined;
