@@ -88,7 +88,7 @@ describe('the _headers file', () => {
     expect((await runCli(['build', '--clean'], dir)).code).toBe(0);
     expect(readFileSync(join(dir, 'dist/_headers'), 'utf8')).toBe(text); // A derived file like any other: verify --repair writes it again.
     writeFiles(dir, { 'dist/_headers': 'stale\n' });
-    const repaired = await runCli(['verify', 'dist', '--repair', '--json'], dir);
+    const repaired = await runCli(['verify', '--mirror', 'dist', '--repair', '--json'], dir);
     expect(JSON.parse(repaired.stdout).repaired).toEqual(['_headers']);
     expect(readFileSync(join(dir, 'dist/_headers'), 'utf8')).toBe(text);
   });
