@@ -436,17 +436,21 @@ ${BUCKET_USAGE}
     run: async (values, positionals) => (await import('./commands/verify.js')).runVerify(values, positionals),
   },
   hosting: {
-    summary: 'Print a host configuration (nginx server block, Caddyfile site, CloudFront function) that serves a mirror with no modmirror process',
-    usage: `modmirror hosting nginx|caddy|cloudfront [--mirror DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE] [--json]
+    summary:
+      "Print a host configuration (nginx server block, Caddyfile site, CloudFront function) that serves a mirror with no modmirror process, or write the mirror's _headers",
+    usage: `modmirror hosting nginx|caddy|cloudfront|headers [--mirror DIR] [--listen [ADDR:]PORT] [--base-url URL] [--config FILE] [--json]
 
   nginx|caddy       the host to configure
   cloudfront        the CloudFront viewer-response function that adds the download header in front of a
                     bucket filled by modmirror push (--listen does not apply)
+  headers           write _headers into the mirror, for hosts that read one (Netlify, Cloudflare Pages);
+                    every later write into the mirror keeps it up to date (--listen, --base-url do not apply)
   --mirror DIR      the built mirror the host serves (default: the config's "out", else ./dist)
   --listen ADDR:PORT  where the host listens (default: 80, every address)
   --base-url URL    absolute download locations under URL (default: what the mirror was built with)
   --config FILE     config whose baseUrl to use when the mirror is not built yet
-  --json            print {"host", "mirror", "listen", "baseUrl", "config" (the text), "warnings"}`,
+  --json            print {"host", "mirror", "listen", "baseUrl", "config" (the text), "warnings"};
+                    for headers, {"host", "mirror", "file", "versions", "changed"}`,
     options: {
       ...MIRROR_OPTION,
       dir: { type: 'string' },
@@ -455,7 +459,11 @@ ${BUCKET_USAGE}
       'base-url': { type: 'string' },
       config: { type: 'string' },
     },
-    positionals: { names: ['nginx|caddy|cloudfront'], required: 1, missing: 'Name the host: modmirror hosting nginx, caddy or cloudfront.' },
+    positionals: {
+      names: ['nginx|caddy|cloudfront|headers'],
+      required: 1,
+      missing: 'Name the host: modmirror hosting nginx, caddy or cloudfront, or modmirror hosting headers.',
+    },
     run: async (values, positionals) => (await import('./commands/hosting.js')).runHosting(values, positionals),
   },
   bundle: {

@@ -6,16 +6,18 @@ import { caddySiteBlock } from '../hosting/caddy.js';
 import { nginxServerBlock } from '../hosting/nginx.js';
 import { cloudfrontFunction } from '../hosting/cloudfront.js';
 import { readBaseUrl } from '../mirror/read.js';
+import { writeHeaders } from '../publish/headers.js';
 import { assertSafeForConfig, parseListen, type HostingOptions } from '../hosting/rules.js';
-import { printJson, stringFlag, usageError, type Values } from './args.js';
-import { mirrorFlag } from './mirror-flag.js';
+import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
+import { mirrorFlag, requireMirror } from './mirror-flag.js';
 
 const HOSTS: Record<string, (options: HostingOptions) => string> = { nginx: nginxServerBlock, caddy: caddySiteBlock, cloudfront: cloudfrontFunction };
 
 export async function runHosting(values: Values, positionals: string[]): Promise<number> {
   const host = positionals[0]!;
+  if (host === 'headers') return runHeaders(values);
   const make = HOSTS[host];
-  if (!make) throw usageError('hosting', `Unknown host "${host}": expected ${Object.keys(HOSTS).join(' or ')}.`);
+  if (!make) throw usageError('hosting', `Unknown host "${host}": expected ${[...Object.keys(HOSTS), 'headers'].join(', ')}.`);
 
   const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: mirrorFlag(values, 'hosting', 'dir') });
   const dir = config.outDir;
@@ -35,6 +37,25 @@ export async function runHosting(values: Values, positionals: string[]): Promise
   }
   for (const warning of warnings) console.error(`warning: ${warning}`);
   process.stdout.write(text);
+  return 0;
+}
+
+/** `hosting headers`: the mirror's own `_headers`, written into it, not printed. */
+async function runHeaders(values: Values): Promise<number> {
+  for (const flag of ['listen', 'base-url'])
+    if (stringFlag(values, flag) !== undefined)
+      throw usageError('hosting', `--${flag} does not apply to hosting headers: the file follows the mirror's own download files.`);
+  const { outDir } = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: mirrorFlag(values, 'hosting', 'dir') });
+  await requireMirror(outDir, 'hosting headers');
+  const result = await writeHeaders({ outDir });
+  if (values['json'] === true) {
+    printJson({ host: 'headers', mirror: outDir, file: result.file, versions: result.versions, changed: result.changed });
+    return 0;
+  }
+  const versions = plural(result.versions, 'module version');
+  console.log(
+    result.changed ? `Wrote ${result.file} (${versions}); every write into this mirror keeps it up to date.` : `${result.file} is up to date (${versions}).`,
+  );
   return 0;
 }
 

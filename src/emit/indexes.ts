@@ -46,9 +46,10 @@ export async function writeMirrorIndexes(staging: Staging & { changed?: string[]
     ...(partial ? { namespaces: [...new Set(options.only!.map((o) => o.namespace))] } : {}),
   });
   // Only for a mirror that has one (hosts that read _headers need it; `modmirror hosting headers` starts it):
-  // one rule per version, so it is written from every module's state.
-  if (options.live && existsSync(join(options.live.dir, HEADERS_FILE))) {
-    await emitHeadersFile(staging, partial ? everyRecord(options.live.dir, sorted) : sorted, options.baseUrl, providers);
+  // one rule per version, so it is written from every module's state. Without `live` (verify --repair, a first
+  // write into a mirror an older modmirror wrote) the write holds every record, and the file is where it stages.
+  if (existsSync(options.live ? join(options.live.dir, HEADERS_FILE) : staging.at(HEADERS_FILE))) {
+    await emitHeadersFile(staging, partial ? everyRecord(options.live!.dir, sorted) : sorted, options.baseUrl, providers);
   }
 }
 

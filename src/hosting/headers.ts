@@ -1,7 +1,8 @@
-// The `_headers` file the build writes at the top of the tree, for hosts that
-// read one (Netlify, Cloudflare Pages and their likes): content types for
-// files without an extension, CORS, short cache lifetimes for what changes,
-// and the download headers Terraform needs.
+// The `_headers` file at the top of the tree, for hosts that read one
+// (Netlify, Cloudflare Pages and their likes): content types for files
+// without an extension, CORS, short cache lifetimes for what changes, and the
+// download headers Terraform needs. `modmirror hosting headers` writes it;
+// every later write into a mirror that has one keeps it up to date.
 //
 // Such hosts substitute placeholders in paths but not reliably in header
 // values, so the download headers get one literal rule per version, with the
@@ -35,7 +36,7 @@ export const HEADERS_FILE = '_headers';
 
 const PLACEHOLDERS = { namespace: ':namespace', name: ':name', provider: ':provider' };
 
-/** Written by every build and publish, from every module's versions in address order (sortRecords). */
+/** From every module's versions in address order (sortRecords). */
 export async function emitHeadersFile(staging: Staging, sorted: ModuleRecord[], baseUrl: string, providers?: ProvidersIndex): Promise<void> {
   await staging.writeChunks(HEADERS_FILE, headersChunks(sorted, baseUrl, providers));
 }
@@ -48,7 +49,7 @@ function* headersChunks(sorted: ModuleRecord[], baseUrl: string, providers: Prov
   const json = { 'Content-Type': JSON_TYPE, 'Cache-Control': CACHE_SHORT };
   yield [
     '# Response headers for static hosts that read _headers (Netlify, Cloudflare Pages),',
-    '# written by modmirror build. Files without an extension are JSON; Terraform reads',
+    '# written by modmirror (modmirror hosting headers). Files without an extension are JSON; Terraform reads',
     '# the download location only from X-Terraform-Get. See the README, "Static hosts".',
     '',
     rule('*', CORS_HEADERS),

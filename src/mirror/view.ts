@@ -86,6 +86,7 @@ export function stagedView(staging: Staging & { changed?: string[] }, liveDir: s
       if (!read.has(key)) read.set(key, readModuleStateFile(staging.at(moduleStateFile(key)), key));
       return read.get(key);
     },
-    rewritten: (key) => own.has(key),
+    // A module whose every version this write removed has no record, but its state changed: its rows go too.
+    rewritten: (key) => own.has(key) || staging.changed?.includes(moduleStateFile(key)) === true,
   };
 }

@@ -6,13 +6,13 @@
 // documents are rewritten without it, its files go, and a module left with
 // no version goes whole, as do the listings that only it was on.
 
+import { join } from 'node:path';
 import { emitModule } from '../emit/index.js';
 import { writeMirrorIndexes } from '../emit/indexes.js';
 import { MirrorError } from '../errors.js';
 import { ledgerOf, moduleRemoval } from '../mirror/ledger.js';
-import { carriedProviders, type ModuleRecord } from '../mirror/manifest.js';
+import { carriedProviders, moduleStateFile, moduleStatesIn, readModuleStateFile, type ModuleRecord } from '../mirror/manifest.js';
 import { readModuleVersions } from '../mirror/read.js';
-import { moduleStatesIn } from '../mirror/manifest.js';
 import { addressKey, moduleDir, MODULES_BASE, parseAddressKey, V2_MODULES_BASE } from '../protocol/paths.js';
 import { GENERATOR } from '../version.js';
 import { withPartialWrite } from './write.js';
@@ -100,7 +100,7 @@ export function removeModuleVersions(target: RemoveTarget, options: RemoveOption
       }
       // Folders a build would not have made: a name with no provider left, a namespace with no module.
       if (providersLeft.length === 0) for (const base of [MODULES_BASE, V2_MODULES_BASE]) await staging.remove(`${base}${namespace}/${name}/`);
-      if (![...records.keys()].some((k) => parseAddressKey(k).namespace === namespace))
+      if (![...records.keys()].some((k) => parseAddressKey(k).namespace === namespace) && !othersListedIn(mirror.dir, namespace, name))
         for (const base of [MODULES_BASE, V2_MODULES_BASE]) await staging.remove(`${base}${namespace}/`);
       const providers = carriedProviders(manifest);
       await writeMirrorIndexes(staging, [...records.values()], {
@@ -116,4 +116,14 @@ export function removeModuleVersions(target: RemoveTarget, options: RemoveOption
     });
     return { removed: [...gone].flatMap(([key, versions]) => versions.map((v) => `${key}@${v}`)) };
   });
+}
+
+/**
+ * Whether a module of `namespace` other than those of `name` has versions: the write read only the
+ * states of `name`, and the namespace's folders stay while another module is in them. Stops at the first.
+ */
+function othersListedIn(dir: string, namespace: string, name: string): boolean {
+  return moduleStatesIn(dir, namespace).some(
+    (key) => !key.startsWith(`${namespace}/${name}/`) && (readModuleStateFile(join(dir, moduleStateFile(key)), key)?.versions.length ?? 0) > 0,
+  );
 }

@@ -189,6 +189,12 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
       problem(MANIFEST_FILE, `has no module ${key}`);
       continue;
     }
+    if (entry.versions.length === 0) {
+      // Every version removed: the state keeps the removals on record, and the mirror serves nothing of the module.
+      const rel = versionsFile(parseAddressKey(key));
+      if (existsSync(at(rel))) problem(rel, 'is there, but the module state lists no versions');
+      continue;
+    }
     await verifyModule(key, entry.versions, {
       at,
       json,
@@ -486,7 +492,11 @@ async function verifyListings(manifest: Manifest, keys: string[], mirror: Mirror
     if (summaries.length === 0) continue;
     await checkListing(listingFile(namespace), summaries);
     const names = new Set((whole ? modules : keys.filter((k) => k.startsWith(`${namespace}/`))).map((k) => k.split('/')[1]!));
-    for (const name of names) await checkListing(providersListingFile(namespace, name), listed(modules.filter((k) => k.startsWith(`${namespace}/${name}/`))));
+    for (const name of names) {
+      // A name whose every version was removed keeps its states, and has no listing.
+      const providers = listed(modules.filter((k) => k.startsWith(`${namespace}/${name}/`)));
+      if (providers.length > 0) await checkListing(providersListingFile(namespace, name), providers);
+    }
     if (!browse || !Array.isArray(browse['namespaces'])) continue;
     if (!(browse['namespaces'] as unknown[]).includes(namespace)) problem(BROWSE_INDEX_FILE, `does not list the namespace ${namespace}`);
     const rows = (await json(browseNamespaceFile(namespace)))?.['modules'] as unknown[][] | undefined;

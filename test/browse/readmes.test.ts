@@ -52,7 +52,9 @@ async function openVersion(version: string): Promise<void> {
 const readmeOf = (section: string) => page.locator(`${section} > .readme`).first().innerHTML();
 
 it('stores no README HTML: the page carries one renderer', () => {
-  expect(readdirSync(join(dist, 'browse')).sort()).toEqual(['app.js', 'index.json', 'markdown-it.min.js', 'readme.js', 'recent.json', 'style.css']);
+  expect(readdirSync(join(dist, 'browse')).sort()).toEqual(['app.js', 'index.json', 'markdown-it.min.js', 'modules', 'readme.js', 'style.css']);
+  // The rows of each namespace's modules, and nothing else.
+  expect(readdirSync(join(dist, 'browse/modules'))).toEqual(['acme.json']);
 });
 
 it("renders the shown version's READMEs, each in its own section", async () => {

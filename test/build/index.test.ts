@@ -255,8 +255,17 @@ describe('build from git repositories', () => {
       published_at: '2024-04-01T12:30:00.000Z',
     });
     expect(Object.keys(manifest.modules)).toEqual(['acme/mono-vpc/aws', 'acme/vpc/aws', 'other/dns/google']);
-    const versionLists = Object.entries(manifest.modules).map(([key, m]) => [key, (m as { versions: { version: string }[] }).versions.map((v) => v.version)]);
-    expect(Object.entries(readJson(join(out, 'versions-index.json')).modules)).toEqual(versionLists);
+    // Each module's truth is a file of its own, whose versions the versions document lists; manifest.json is the root.
+    for (const [key, m] of Object.entries(manifest.modules)) {
+      const [namespace, name, provider] = key.split('/');
+      const state = readJson(join(out, `state/${namespace}/${name}.${provider}.json`));
+      expect(state).toMatchObject({ format: 3, module: key, versions: (m as { versions: unknown[] }).versions });
+      const listed = readJson(join(out, `v1/modules/${key}/versions`)).modules[0].versions.map((v: { version: string }) => v.version);
+      expect(state.versions.map((v: { version: string }) => v.version)).toEqual(listed);
+    }
+    expect(readJson(join(out, 'manifest.json')).modules).toBeUndefined();
+    for (const gone of ['search-index.json', 'versions-index.json', 'deprecations.json', 'browse/recent.json'])
+      expect(existsSync(join(out, gone)), gone).toBe(false);
     expect(existsSync(join(out, 'v1/modules/acme/vpc/aws/3.0.0'))).toBe(false);
   });
 
@@ -292,7 +301,8 @@ describe('build from git repositories', () => {
     const perProvider = readJson(join(out, 'v1/modules/acme/vpc/index.json'));
     expect(perProvider.meta).toEqual({ limit: 15, current_offset: 0 });
     expect(perProvider.modules.map((m: { id: string }) => m.id)).toEqual(['acme/vpc/aws/2.0.0']);
-    expect(readJson(join(out, 'search-index.json')).modules).toEqual(all.modules);
+    // The listings show each module's summary as its state records it.
+    expect(Object.values(mirrorManifest(out).modules).map((m) => (m as { latest: unknown }).latest)).toEqual(all.modules);
   });
 
   it('writes a zeroed v2 downloads summary (spec 2.9)', () => {

@@ -15,6 +15,11 @@ import { writeReleaseFolder, writeZip } from '../providers/zips.js';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+/** The modules that have versions: one whose every version was removed keeps its state, with none. */
+const withVersions = (dist: string) =>
+  Object.entries(mirrorManifest(dist).modules as Record<string, { versions: unknown[] }>)
+    .filter(([, m]) => m.versions.length > 0)
+    .map(([key]) => key);
 const ZIP = 'providers/registry.terraform.io/hashicorp/aws/terraform-provider-aws_5.31.0_linux_amd64.zip';
 
 describe('a build keeps what is published', () => {
@@ -40,7 +45,9 @@ describe('a build keeps what is published', () => {
 
     expect((await runCli(['build', '--prune'], dir)).code).toBe(0);
     const manifest = mirrorManifest(join(dir, 'dist'));
-    expect(Object.keys(manifest.modules)).toEqual(['acme/a/aws']);
+    expect(withVersions(join(dir, 'dist'))).toEqual(['acme/a/aws']);
+    expect(manifest.modules['acme/b/aws']).toEqual({ versions: [] });
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
     expect(manifest.removed).toEqual([
       { module: 'acme/b/aws', version: '1.0.0', sha256: createHash('sha256').update(archive).digest('hex'), at: expect.any(String), by: expect.any(String) },
     ]);
@@ -49,7 +56,7 @@ describe('a build keeps what is published', () => {
     const back = await runCli(['publish', '--source', 'rel/acme/b/aws/1.0.0'], dir);
     expect(back.code).toBe(1);
     expect(back.stderr).toMatch(/acme\/b\/aws 1\.0\.0: removed with sha256 [0-9a-f]{64}, and this write brings it back as [0-9a-f]{64}/);
-    expect(Object.keys(mirrorManifest(join(dir, 'dist')).modules)).toEqual(['acme/a/aws']);
+    expect(withVersions(join(dir, 'dist'))).toEqual(['acme/a/aws']);
   });
 
   it('refuses a provider version offered again with other zip bytes, naming both digests, and keeps the published zip', async () => {

@@ -1,8 +1,8 @@
-// `modmirror hosting` through the CLI, and the `_headers` file every build
-// and publish writes: what each host gets told (nginx, Caddy, CloudFront),
-// and the mistakes refused.
+// `modmirror hosting` through the CLI, and the `_headers` file `hosting
+// headers` writes and every later write keeps: what each host gets told
+// (nginx, Caddy, CloudFront, _headers), and the mistakes refused.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, writeFiles } from '../helpers.js';
@@ -19,6 +19,13 @@ beforeAll(async () => {
   });
   expect((await runCli(['build'], dir)).code).toBe(0);
   expect((await runCli(['build', '--mirror', 'abs', '--base-url', 'https://mirror.example.com/tf/'], dir)).code).toBe(0);
+  // A build writes none: the mirror gets one when asked.
+  expect(existsSync(join(dir, 'dist/_headers'))).toBe(false);
+  for (const mirror of ['dist', 'abs']) {
+    const written = await runCli(['hosting', 'headers', '--mirror', mirror], dir);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stdout).toContain(`Wrote ${join(dir, mirror, '_headers')} (3 module versions)`);
+  }
 });
 
 /** The rule blocks of a _headers file, path -> headers. */
@@ -65,12 +72,31 @@ describe('the _headers file', () => {
     );
   });
 
-  it('is rewritten by publish to list the new version, as a clean build would', async () => {
+  it('is rewritten by publish to list the new version, as hosting headers would write it, and kept by a clean build', async () => {
     const published = await runCli(['publish', '--source', 'drop/acme/net/aws/1.2.0'], dir);
     expect(published.code).toBe(0);
     const text = readFileSync(join(dir, 'dist/_headers'), 'utf8');
     expect(rules(text).get('/v1/modules/acme/net/aws/1.2.0/download')?.['X-Terraform-Get']).toBe('./net-aws-1.2.0.tar.gz');
     expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
+    const again = await runCli(['hosting', 'headers'], dir);
+    expect(again.stdout).toContain('_headers is up to date (4 module versions)');
+    const json = await runCli(['hosting', 'headers', '--json'], dir);
+    expect([json.stderr, JSON.parse(json.stdout)]).toEqual([
+      '',
+      { host: 'headers', mirror: join(dir, 'dist'), file: join(dir, 'dist/_headers'), versions: 4, changed: false },
+    ]);
+    expect((await runCli(['build', '--clean'], dir)).code).toBe(0);
+    expect(readFileSync(join(dir, 'dist/_headers'), 'utf8')).toBe(text); // A derived file like any other: verify --repair writes it again.
+    writeFiles(dir, { 'dist/_headers': 'stale\n' });
+    const repaired = await runCli(['verify', '--mirror', 'dist', '--repair', '--json'], dir);
+    expect(JSON.parse(repaired.stdout).repaired).toEqual(['_headers']);
+    expect(readFileSync(join(dir, 'dist/_headers'), 'utf8')).toBe(text);
+  });
+
+  it('is not started by a write into a mirror without one', async () => {
+    expect((await runCli(['build', '--mirror', 'plain'], dir)).code).toBe(0);
+    expect((await runCli(['publish', '--source', 'drop/acme/net/aws/1.2.0', '--mirror', 'plain'], dir)).code).toBe(0);
+    expect(existsSync(join(dir, 'plain/_headers'))).toBe(false);
   });
 });
 
@@ -141,6 +167,8 @@ describe('modmirror hosting', () => {
       [['hosting', 'nginx', '--listen', 'localhost:99999'], /Invalid --listen/],
       [['hosting', 'nginx', '--listen', '1.2.3.4:80; evil'], /Invalid --listen/],
       [['hosting', 'nginx', '--mirror', 'di$st'], /cannot quote/],
+      [['hosting', 'headers', '--base-url', 'https://elsewhere.example.com'], /--base-url does not apply to hosting headers/],
+      [['hosting', 'headers', '--mirror', 'not-built'], /There is no built mirror at not-built/],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(args, dir);

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { c as createTar } from 'tar';
 import { TOKENS, type Caller, type Harness } from './helpers.js';
-import { tempDir, writeFiles } from '../helpers.js';
+import { mirrorManifest, tempDir, writeFiles } from '../helpers.js';
+import { moduleStateFile, moduleStatesIn } from '../../src/mirror/manifest.js';
+import { MANIFEST_FILE } from '../../src/protocol/paths.js';
 
 /** The headers go-tfe v1 sets on every API call (NewRequest). */
 export const GO_TFE = { accept: 'application/vnd.api+json', 'user-agent': 'go-tfe' };
@@ -59,12 +61,20 @@ export async function tarOf(cwd: string, entries: string[]): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export const manifestText = (h: Harness) => readFileSync(join(h.dir, 'dist', 'manifest.json'), 'utf8');
+/** The mirror's truth as text, to compare: manifest.json and every module's state file. */
+export const manifestText = (h: Harness) => {
+  const dist = join(h.dir, 'dist');
+  return [MANIFEST_FILE, ...moduleStatesIn(dist).map(moduleStateFile)].map((rel) => `${rel}\n${readFileSync(join(dist, rel), 'utf8')}`).join('\n');
+};
+/** The mirror's whole manifest (the root with every module's state), as modmirror reads it. */
 export const manifestOf = (h: Harness) =>
-  JSON.parse(manifestText(h)) as {
+  mirrorManifest(join(h.dir, 'dist')) as {
     modules: Record<string, { versions: { version: string; sha256: string }[] }>;
     removed?: { module: string; version: string; sha256: string; by: string; at: string }[];
   };
+
+/** The record of the removal of `module`'s `version` (each module's state keeps its own, so the ledger is in module order, not by time). */
+export const removalOf = (h: Harness, module: string, version: string) => manifestOf(h).removed?.find((r) => r.module === module && r.version === version);
 
 /** Create (if needed), CreateVersion and Upload, as a pipeline does; returns the upload's answer and the version's link. */
 export async function publishThroughApi(h: Harness, caller: Caller, name: string, version: string, bytes?: Buffer) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, writeFiles } from '../helpers.js';
 import { startHarness, type Harness } from './helpers.js';
-import { createBody, createVersionBody, goTfe, manifestOf, moduleFiles, publishThroughApi, slug, upload } from './registry-helpers.js';
+import { createBody, createVersionBody, goTfe, manifestOf, moduleFiles, publishThroughApi, removalOf, slug, upload } from './registry-helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -128,11 +128,12 @@ describe('a version published through the API, as go-tfe v1.110 does it', () => 
     const byName = await goTfe(h, 'organization', 'DELETE', '/api/v2/organizations/acme/registry-modules/private/acme/vpc');
     expect(byName.status).toBe(204);
     const manifest = manifestOf(h);
-    expect(Object.keys(manifest.modules)).toEqual(['a/b/c']);
-    expect(manifest.removed!.map((r) => `${r.module}@${r.version} ${r.by}`)).toEqual([
-      'acme/vpc/aws@1.1.0 user:alice',
+    // The modules removed keep their states, with no versions; the removals are on record in them.
+    expect(Object.keys(manifest.modules).filter((key) => manifest.modules[key]!.versions.length > 0)).toEqual(['a/b/c']);
+    expect(manifest.removed!.map((r) => `${r.module}@${r.version} ${r.by}`).sort()).toEqual([
       'acme/net/aws@2.0.0 user:admin',
       'acme/vpc/aws@1.0.0 organization:acme',
+      'acme/vpc/aws@1.1.0 user:alice',
     ]);
     expect((await goTfe(h, 'user', 'GET', MODULE)).status).toBe(404);
     expect((await h.call('none', 'GET', '/v1/modules/acme')).json.modules).toEqual([]);
@@ -184,9 +185,10 @@ describe('the paths go-tfe calls besides the documented ones', () => {
     expect((await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/beta/hidden')).status).toBe(404);
     expect((await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/acme/act/aws/1.1.0')).status).toBe(204);
     expect(manifestOf(h).modules['acme/act/aws']!.versions.map((v) => v.version)).toEqual(['1.0.0']);
-    expect(manifestOf(h).removed!.at(-1)).toMatchObject({ module: 'acme/act/aws', version: '1.1.0', sha256: sha, by: 'user:alice' });
+    expect(removalOf(h, 'acme/act/aws', '1.1.0')).toMatchObject({ sha256: sha, by: 'user:alice' });
     expect((await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/acme/act/aws')).status).toBe(204);
-    expect(manifestOf(h).modules['acme/act/aws']).toBeUndefined();
+    // Every version removed: the module keeps its state, with no versions and the removals on record.
+    expect(manifestOf(h).modules['acme/act/aws']).toEqual({ versions: [] });
     await goTfe(h, 'user', 'POST', '/api/v2/organizations/acme/registry-modules', createBody('act', 'google'));
     expect((await goTfe(h, 'user', 'POST', '/api/v2/registry-modules/actions/delete/acme/act')).status).toBe(204);
     expect((await goTfe(h, 'user', 'GET', '/api/v2/organizations/acme/registry-modules/private/acme/act/google')).status).toBe(404);
@@ -217,7 +219,7 @@ describe('who may publish and delete', () => {
     expect(res.status).toBe(201);
     expect((await upload(res.json.data.links.upload, await slug(moduleFiles('1.0.0')))).status).toBe(200);
     expect((await goTfe(h, 'team', 'DELETE', '/api/v2/organizations/acme/registry-modules/private/acme/team/aws/1.0.0')).status).toBe(204);
-    expect(manifestOf(h).removed!.at(-1)!.by).toBe('team:acme/platform');
+    expect(removalOf(h, 'acme/team/aws', '1.0.0')?.by).toBe('team:acme/platform');
   });
 
   it('a public-registry module or a namespace other than the organization is refused', async () => {

@@ -21,6 +21,8 @@ const POINTS = ['locked', 'staged', 'between-renames', 'swapped'];
 /** A publish changes the mirror in place: killed before its journal, after it, and half way through its renames. */
 const CHANGE_POINTS = ['locked', 'journaled', 'applying'];
 const KEY = 'acme/m/aws';
+/** The module's truth: its versions with their archives and digests. */
+const STATE = 'state/acme/m.aws.json';
 
 let dir: string;
 let dist: string;
@@ -54,9 +56,9 @@ const fetchBytes = async (url: string) => {
 /**
  * What a reader finds at the mirror's path now, through serve and nginx:
  * every version the versions document lists has its download document and
- * its archive, and every archive the manifest lists has its sha256. A new
- * generation is swapped in whole (`whole`: the listing is the manifest's); a
- * change in place may list a version before its manifest entry lands, never
+ * its archive, and every archive the module's state lists has its sha256. A
+ * new generation is swapped in whole (`whole`: the listing is the state's); a
+ * change in place may list a version before its state's entry lands, never
  * the other way round. Returns the listed versions. Then `verify`, which
  * first finishes or undoes what a writer left, accepts the mirror.
  */
@@ -66,12 +68,13 @@ async function readersSee(whole = true): Promise<string[]> {
   const versions: string[] = JSON.parse(fromServe.body.toString())
     .modules[0].versions.map((v: { version: string }) => v.version)
     .sort();
-  const manifest = await fetchBytes(`${nginxUrl}manifest.json`);
-  expect(manifest.status).toBe(200);
-  const entries = JSON.parse(manifest.body.toString()).modules[KEY].versions as { version: string; archive: string; sha256: string }[];
-  const inManifest = entries.map((e) => e.version).sort();
-  if (whole) expect(inManifest, 'the manifest lists what serve lists').toEqual(versions);
-  else expect(versions, 'serve lists every version of the manifest').toEqual(expect.arrayContaining(inManifest));
+  expect((await fetchBytes(`${nginxUrl}manifest.json`)).status).toBe(200);
+  const state = await fetchBytes(`${nginxUrl}${STATE}`);
+  expect(state.status).toBe(200);
+  const entries = JSON.parse(state.body.toString()).versions as { version: string; archive: string; sha256: string }[];
+  const inState = entries.map((e) => e.version).sort();
+  if (whole) expect(inState, "the module's state lists what serve lists").toEqual(versions);
+  else expect(versions, "serve lists every version of the module's state").toEqual(expect.arrayContaining(inState));
   for (const version of versions) {
     const download = await fetchBytes(`${nginxUrl}v1/modules/${KEY}/${version}/download`);
     expect(download.status, `${version}/download`).toBe(200);

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MirrorError } from '../../src/errors.js';
 import { MANIFEST_FILE } from '../../src/protocol/paths.js';
+import { moduleStateFile } from '../../src/mirror/manifest.js';
 import { problemLines, withMirrorWrite, type MirrorView } from '../../src/mirror/transaction.js';
 import { verifyMirror } from '../../src/verify/index.js';
 import { liveGenerationName, mirrorLeftovers, runCli, tempDir, treeOf, writeFiles } from '../helpers.js';
@@ -74,23 +75,29 @@ it('after a crash between the renames, puts back the mirror set aside, never a s
 
 it('refuses, naming both digests, a write that changes or drops a published version without a record in the ledger', async () => {
   const dist = await builtMirror();
-  const text = readFileSync(join(dist, MANIFEST_FILE), 'utf8');
-  const manifest = JSON.parse(text);
-  const [entry] = manifest.modules['acme/thing/aws'].versions;
+  const STATE = moduleStateFile('acme/thing/aws');
+  const text = readFileSync(join(dist, STATE), 'utf8');
+  const root = readFileSync(join(dist, MANIFEST_FILE), 'utf8');
+  const state = JSON.parse(text);
+  const [entry] = state.versions;
   const other = 'f'.repeat(64);
-  const writeManifest = (value: unknown, allow = {}) =>
-    withMirrorWrite(dist, { start: 'copy', check, failure, allow }, (tx) => tx.stage((staging) => staging.write(MANIFEST_FILE, JSON.stringify(value))));
-  const changed = { ...manifest, modules: { 'acme/thing/aws': { versions: [{ ...entry, sha256: other }] } } };
-  await expect(writeManifest(changed)).rejects.toThrow(`acme/thing/aws 1.0.0: published sha256 ${entry.sha256}, this write ${other}`);
+  const writeState = (value: unknown, allow = {}) =>
+    withMirrorWrite(dist, { start: 'copy', check, failure, allow }, (tx) => tx.stage((staging) => staging.write(STATE, JSON.stringify(value))));
+  const changed = { ...state, versions: [{ ...entry, sha256: other }] };
+  await expect(writeState(changed)).rejects.toThrow(`acme/thing/aws 1.0.0: published sha256 ${entry.sha256}, this write ${other}`);
   // Allowed but not recorded is refused too: the record is what makes it deliberate.
-  await expect(writeManifest(changed, { replace: true })).rejects.toThrow('published sha256');
-  await expect(writeManifest({ ...manifest, modules: {} }, { replace: true })).rejects.toThrow(
-    `acme/thing/aws 1.0.0: published with sha256 ${entry.sha256}, and this write removes it`,
-  );
-  const recorded = { ...manifest, forced: [{ module: 'acme/thing/aws', version: '1.0.0', previous_sha256: entry.sha256, sha256: other, at: 'now' }] };
-  // Recorded but not allowed: refused; a later write that drops the record: refused as well.
-  await expect(writeManifest({ ...recorded, modules: changed.modules })).rejects.toThrow('published sha256');
-  expect(readFileSync(join(dist, MANIFEST_FILE), 'utf8')).toBe(text);
+  await expect(writeState(changed, { replace: true })).rejects.toThrow('published sha256');
+  const removes = `acme/thing/aws 1.0.0: published with sha256 ${entry.sha256}, and this write removes it`;
+  await expect(writeState({ ...state, versions: [] }, { replace: true })).rejects.toThrow(removes);
+  // So is a write that drops the module's state altogether.
+  await expect(
+    withMirrorWrite(dist, { start: 'copy', check, failure, allow: { remove: true } }, (tx) => tx.stage((staging) => staging.remove(STATE))),
+  ).rejects.toThrow(removes);
+  const recorded = { ...changed, forced: [{ module: 'acme/thing/aws', version: '1.0.0', previous_sha256: entry.sha256, sha256: other, at: 'now' }] };
+  // Recorded but not allowed: refused.
+  await expect(writeState(recorded)).rejects.toThrow('published sha256');
+  expect(readFileSync(join(dist, STATE), 'utf8')).toBe(text);
+  expect(readFileSync(join(dist, MANIFEST_FILE), 'utf8')).toBe(root);
   expect(await mirrorLeftovers(dirname(dist))).toEqual([]);
 });
 

@@ -71,6 +71,7 @@ describe('build with provider folders', () => {
     });
     expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
     // Hosts that read _headers match no suffix pattern: each zip gets its own rule with its type and a long cache life.
+    expect((await runCli(['hosting', 'headers'], dir)).code).toBe(0);
     expect(readFileSync(join(dir, 'dist/_headers'), 'utf8')).toContain(
       '\n/providers/registry.terraform.io/acme/widgets/terraform-provider-widgets_0.4.0_linux_amd64.zip\n  Content-Type: application/zip\n  Cache-Control: public, max-age=31536000, immutable\n',
     );

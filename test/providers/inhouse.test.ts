@@ -91,6 +91,7 @@ describe('in-house providers: build', () => {
     expect(json(join(dist, 'providers-index.json')).providers[0]).toMatchObject({ registry: true, versions: [{ version: '1.2.0', key_id: acme.keyId }] });
     expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
     // Static hosts: _headers types the documents (no extension) and the release files; Caddy's block matches them.
+    expect((await runCli(['hosting', 'headers', '--mirror', dist], dir)).code).toBe(0);
     const headers = readFileSync(join(dist, '_headers'), 'utf8');
     expect(headers).toContain('\n/v1/providers/acme/widgets/versions\n  Content-Type: application/json\n');
     expect(headers).toContain('\n/v1/providers/acme/widgets/1.2.0/download/darwin/arm64\n  Content-Type: application/json\n');

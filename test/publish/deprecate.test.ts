@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createToken, createUser } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { mirrorManifest, runCli, tempDir, writeFiles } from '../helpers.js';
 
 const dir = tempDir('mm-deprecate-');
 const mod = 'v1/modules/acme/thing/aws';
@@ -20,6 +20,14 @@ const deprecationsIn = (root = 'dist') =>
   Object.fromEntries(
     (read(`${mod}/versions`, root).modules[0].versions as { version: string; deprecation?: unknown }[]).map((v) => [v.version, v.deprecation ?? null]),
   );
+/** version -> deprecation, as the module's state records it. */
+const recordedIn = (root = 'dist') =>
+  Object.fromEntries(
+    (mirrorManifest(join(dir, root)).modules['acme/thing/aws'].versions as { version: string; deprecation?: unknown }[])
+      .filter((v) => v.deprecation)
+      .map((v) => [v.version, v.deprecation]),
+  );
+const STATE = 'state/acme/thing.aws.json';
 const OLD = { reason: 'Use 1.1 or later: 1.0 leaks a route.', link: 'https://example.com/advisories/1' };
 
 async function cli(args: string[], code = 0) {
@@ -39,13 +47,13 @@ beforeAll(async () => {
 });
 
 describe('modmirror deprecate', () => {
-  it('writes the deprecation into versions, the detail and deprecations.json; --undo takes it out', async () => {
+  it("writes the deprecation into versions, the detail and the module's state; --undo takes it out", async () => {
     const done = await cli(['deprecate', 'acme/thing/aws', '1.0.0', '--reason', OLD.reason, '--link', OLD.link]);
     expect(done.stdout).toContain('acme/thing/aws 1.0.0 deprecated: Use 1.1');
     expect(deprecationsIn()).toEqual({ '1.1.0': null, '1.0.0': OLD });
     expect(read(`${mod}/1.0.0/index.json`).deprecation).toEqual(OLD);
     expect(read(`${mod}/1.1.0/index.json`).deprecation).toBeUndefined();
-    expect(read('deprecations.json')).toEqual({ 'acme/thing/aws': { '1.0.0': OLD } });
+    expect(recordedIn()).toEqual({ '1.0.0': OLD });
     await cli(['verify']);
     // Again with the same: nothing to change.
     expect((await cli(['deprecate', 'acme/thing/aws', '1.0.0', '--reason', OLD.reason, '--link', OLD.link])).stdout).toContain('nothing changed');
@@ -54,9 +62,10 @@ describe('modmirror deprecate', () => {
     expect(deprecationsIn()['1.1.0']).toEqual({ reason: 'temporary', link: null });
     await cli(['deprecate', 'acme/thing/aws', '1.1.0', '--undo']);
     expect(deprecationsIn()).toEqual({ '1.1.0': null, '1.0.0': OLD });
+    expect(recordedIn()).toEqual({ '1.0.0': OLD });
   });
 
-  it('verify names a document whose deprecation differs from deprecations.json, and a deprecation of a version the mirror lacks', async () => {
+  it("verify names a document whose deprecation differs from the module's state, and a state recording one no document shows", async () => {
     const copy = (name: string) => {
       cpSync(join(dir, 'dist'), join(dir, name), { recursive: true, dereference: true });
       return join(dir, name);
@@ -73,19 +82,22 @@ describe('modmirror deprecate', () => {
     expect(said).toContain(`${mod}/1.1.0/index.json: deprecation {"reason":"made up","link":null} differs from the recorded null`);
 
     const stray = copy('dist-stray');
-    writeFileSync(join(stray, 'deprecations.json'), JSON.stringify({ 'acme/thing/aws': { '1.0.0': OLD, '9.9.9': { reason: 'x', link: null } } }));
+    const state = read(STATE, 'dist-stray');
+    state.versions.find((v: { version: string }) => v.version === '1.1.0').deprecation = { reason: 'x', link: null };
+    writeFileSync(join(stray, STATE), JSON.stringify(state));
     const b = await cli(['verify', '--mirror', stray], 1);
-    // deprecations.json is derived from the manifest, which records each deprecation.
-    expect(b.stdout + b.stderr).toContain('deprecations.json: differs from the deprecations the manifest records');
+    // The state records each deprecation; the documents that show one are derived from it.
+    expect(b.stdout + b.stderr).toContain(`${mod}/versions: version 1.1.0: deprecation null differs from the recorded {"reason":"x","link":null}`);
+    expect(b.stdout + b.stderr).toContain(`${mod}/1.1.0/index.json: deprecation null differs from the recorded {"reason":"x","link":null}`);
   });
 
   it('refuses what it cannot do, changing nothing', async () => {
-    const before = readFileSync(join(dir, 'dist/deprecations.json'), 'utf8');
+    const before = readFileSync(join(dir, 'dist', STATE), 'utf8');
     expect((await cli(['deprecate', 'acme/thing/aws', '1.0.0'], 2)).stderr).toMatch(/--reason/);
     expect((await cli(['deprecate', 'acme/thing', '1.0.0', '--reason', 'x'], 2)).stderr).toMatch(/NAMESPACE\/NAME\/PROVIDER/);
     expect((await cli(['deprecate', 'acme/thing/aws', '1.0.0', '--reason', 'x', '--link', 'javascript:alert(1)'], 2)).stderr).toMatch(/--link must be an http/);
     expect((await cli(['deprecate', 'acme/thing/aws', '9.9.9', '--reason', 'x'], 1)).stderr).toMatch(/Version 9\.9\.9 of acme\/thing\/aws not found/);
-    expect(readFileSync(join(dir, 'dist/deprecations.json'), 'utf8')).toBe(before);
+    expect(readFileSync(join(dir, 'dist', STATE), 'utf8')).toBe(before);
   });
 
   it('is kept by a rebuild, a clean rebuild and a publish', async () => {
@@ -104,7 +116,7 @@ describe('modmirror deprecate', () => {
     await cli(['bundle', '--out', 'full.tar.gz']);
     await cli(['unbundle', 'full.tar.gz', '--mirror', 'inside']);
     expect(deprecationsIn('inside')['1.0.0']).toEqual(OLD);
-    expect(read('deprecations.json', 'inside')).toEqual(read('deprecations.json'));
+    expect(recordedIn('inside')).toEqual(recordedIn());
     expect(read(`${mod}/1.0.0/index.json`, 'inside').deprecation).toEqual(OLD);
   });
 });
@@ -148,7 +160,7 @@ describe("HCP Terraform's API call against modmirror serve", () => {
       attributes: { version: '1.1.0', deprecation: { 'deprecated-status': 'Deprecated', reason: 'Superseded by 1.2.0' } },
     });
     expect((await served())['1.1.0']).toEqual({ reason: 'Superseded by 1.2.0', link: 'https://example.com/1.2' });
-    expect(read('deprecations.json')['acme/thing/aws']['1.1.0'].reason).toBe('Superseded by 1.2.0');
+    expect(recordedIn()['1.1.0']).toEqual({ reason: 'Superseded by 1.2.0', link: 'https://example.com/1.2' });
     expect((await patch('root', '1.1.0', { 'deprecated-status': 'Undeprecated' })).status).toBe(200);
     expect((await served())['1.1.0']).toBeNull();
     expect((await served())['1.0.0']).toEqual(OLD);

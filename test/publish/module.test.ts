@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { deprecationsOf, deprecationsText } from '../../src/mirror/deprecations.js';
+import { versionsIndexText } from '../../src/mirror/versions-index.js';
 import { git, liveGenerationName, makeRepo, mirrorLeftovers, ROOT, runCli, spawnCli, tempDir, writeFiles, treeOf, mirrorManifest } from '../helpers.js';
 
 /** Staging and old folders, or a lock, left beside the mirror. */
@@ -82,13 +84,15 @@ describe('publish from a folder', () => {
     expect(dryResult.changed).toEqual(
       expect.arrayContaining([
         'manifest.json',
-        'search-index.json',
+        'state/acme/thing.aws.json',
+        'browse/modules/acme.json',
         'v1/modules/acme/thing/aws/2.0.0/thing-aws-2.0.0.tar.gz',
         'v1/modules/acme/thing/aws/versions',
         'v1/modules/acme/thing/aws/1.0.0/index.json',
       ]),
     );
-    expect(dryResult.changed.some((f: string) => f.startsWith('v1/modules/beta/'))).toBe(false);
+    // The other namespace's module, its state and its browse rows are neither read nor rewritten.
+    expect(dryResult.changed.filter((f: string) => /^(v1\/modules|state|browse\/modules)\/beta\b/.test(f))).toEqual([]);
     expect(treeOf(dist)).toEqual(before);
 
     const first = await runCli(['publish', '--source', 'mods/acme/thing/aws/2.0.0'], dir);
@@ -260,9 +264,10 @@ describe('publish under pressure', () => {
       expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
       rmSync(join(dir, 'clean'), { recursive: true, force: true });
       expect((await runCli(['build', '--clean', '--mirror', 'clean'], dir)).code).toBe(0);
-      // The same mirror as a clean build; the manifest also keeps the ledger of the earlier points' prunes.
-      const { 'manifest.json': _, ...files } = treeOf(dist);
-      const { 'manifest.json': __, ...cleanFiles } = treeOf(join(dir, 'clean'));
+      // The same mirror as a clean build; the module's state also keeps the ledger of the earlier points' prunes.
+      const state = 'state/acme/m.aws.json';
+      const { 'manifest.json': _, [state]: __, ...files } = treeOf(dist);
+      const { 'manifest.json': ___, [state]: ____, ...cleanFiles } = treeOf(join(dir, 'clean'));
       expect(files, point).toEqual(cleanFiles);
       expect(mirrorManifest(dist).modules, point).toEqual(mirrorManifest(join(dir, 'clean')).modules);
       // Back to the start for the next point.
@@ -465,8 +470,32 @@ describe('incremental build', () => {
   });
 });
 
+/**
+ * Turns a mirror into what an older modmirror wrote (format 1): the whole truth in manifest.json with versions
+ * and digests only, and the summaries, version lists and deprecations in search-index.json,
+ * versions-index.json and deprecations.json; no module states. Returns the search index's summaries.
+ */
+function asFormat1(dist: string): unknown[] {
+  const manifest = mirrorManifest(dist);
+  const entries = Object.entries<{ latest?: unknown; versions: { version: string; deprecation?: unknown }[] }>(manifest.modules);
+  const summaries = entries.map(([, entry]) => entry.latest);
+  const deprecations = deprecationsOf(manifest);
+  const versionLists = entries.map(([key, entry]): [string, string[]] => [key, entry.versions.map((v) => v.version)]);
+  for (const [, entry] of entries) {
+    delete entry.latest;
+    for (const v of entry.versions) delete v.deprecation;
+  }
+  const { base_url: _base, recent: _recent, ...rest } = manifest;
+  writeFileSync(join(dist, 'manifest.json'), `${JSON.stringify({ ...rest, format: 1 }, null, 2)}\n`);
+  writeFileSync(join(dist, 'search-index.json'), `${JSON.stringify({ modules: summaries })}\n`);
+  writeFileSync(join(dist, 'versions-index.json'), versionsIndexText(versionLists));
+  writeFileSync(join(dist, 'deprecations.json'), deprecationsText(deprecations, versionLists));
+  rmSync(join(dist, 'state'), { recursive: true });
+  return summaries;
+}
+
 describe('a mirror whose manifest an older modmirror wrote (format 1)', () => {
-  it("is read, and upgraded by its first publish: summaries, deprecations and base URL move into the manifest, every other module's bytes stay", async () => {
+  it("is read, and upgraded by its first publish: summaries, deprecations and base URL move into the root and each module's state, every other module's bytes stay", async () => {
     const dir = tempDir();
     writeFiles(dir, {
       'mirror.config.yaml': 'sources:\n  - folder: mods\n',
@@ -477,16 +506,8 @@ describe('a mirror whose manifest an older modmirror wrote (format 1)', () => {
     });
     expect((await runCli(['build', '--json'], dir)).code).toBe(0);
     expect((await runCli(['deprecate', 'acme/a/aws', '1.0.0', '--reason', 'use 1.1'], dir)).code).toBe(0);
-    // What a format-1 manifest holds: versions and digests only; deprecations.json, the search index and discovery held the rest.
     const dist = join(dir, 'dist');
-    const manifest = mirrorManifest(dist);
-    manifest.format = 1;
-    delete manifest.base_url;
-    for (const entry of Object.values<{ latest?: unknown; versions: { deprecation?: unknown }[] }>(manifest.modules)) {
-      delete entry.latest;
-      for (const v of entry.versions) delete v.deprecation;
-    }
-    writeFileSync(join(dist, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    const summaries = asFormat1(dist);
     expect((await runCli(['verify'], dir)).code).toBe(0);
     const kept = Object.entries(treeOf(dist)).filter(([rel]) => rel.endsWith('.tar.gz') || rel.startsWith('v1/modules/acme/a/'));
 
@@ -496,14 +517,17 @@ describe('a mirror whose manifest an older modmirror wrote (format 1)', () => {
     );
     expect(published.code, published.stderr).toBe(0);
     const upgraded = mirrorManifest(dist);
-    expect(upgraded).toMatchObject({ format: 2, base_url: '' });
-    expect(upgraded.modules['acme/a/aws'].latest).toEqual(readJson(join(dist, 'search-index.json')).modules[0]);
+    expect(upgraded).toMatchObject({ format: 3, base_url: '' });
+    expect(readJson(join(dist, 'manifest.json')).modules).toBeUndefined();
+    expect(readdirSync(join(dist, 'state/acme')).sort()).toEqual(['a.aws.json', 'b.aws.json']);
+    expect(upgraded.modules['acme/a/aws'].latest).toEqual(summaries[0]);
     expect(upgraded.modules['acme/b/aws'].latest).toMatchObject({ id: 'acme/b/aws/0.2.0' });
     expect(upgraded.modules['acme/a/aws'].versions.find((v: { version: string }) => v.version === '1.0.0').deprecation).toEqual({
       reason: 'use 1.1',
       link: null,
     });
-    expect(readJson(join(dist, 'deprecations.json'))).toEqual({ 'acme/a/aws': { '1.0.0': { reason: 'use 1.1', link: null } } });
+    // The whole-mirror files each module's state replaces are gone.
+    for (const file of ['search-index.json', 'versions-index.json', 'deprecations.json']) expect(existsSync(join(dist, file)), file).toBe(false);
     const now = treeOf(dist);
     for (const [rel, sha] of kept) expect(now[rel], rel).toBe(sha);
     expect((await runCli(['verify'], dir)).code).toBe(0);

@@ -56,12 +56,31 @@ describe('removeModuleVersions', () => {
     const dir = await mirror();
     const result = await removeModuleVersions({ namespace: 'acme', name: 'net' }, { outDir: join(dir, 'dist'), imageHosts: [], by: 'organization:acme' });
     expect(result.removed.sort()).toEqual(['acme/net/aws@1.0.0', 'acme/net/aws@1.1.0', 'acme/net/google@1.0.0']);
-    expect(manifest(dir).modules).toEqual({});
+    // Each module keeps its state, with no versions and the record of each removal.
+    expect(manifest(dir).modules).toEqual({ 'acme/net/aws': { versions: [] }, 'acme/net/google': { versions: [] } });
+    const state = JSON.parse(readFileSync(join(dir, 'dist/state/acme/net.google.json'), 'utf8'));
+    expect(state).toMatchObject({ format: 3, module: 'acme/net/google', versions: [] });
+    expect(state.removed).toEqual([
+      { module: 'acme/net/google', version: '1.0.0', sha256: expect.any(String), at: expect.any(String), by: 'organization:acme' },
+    ]);
     for (const gone of ['v1/modules/acme/net', 'v1/modules/acme/index.json', 'v2/modules/acme/net/aws'])
       expect(existsSync(join(dir, 'dist', gone)), gone).toBe(false);
     expect((await runCli(['verify'], dir)).code).toBe(0);
     await expect(removeModuleVersions({ namespace: 'acme', name: 'net' }, { outDir: join(dir, 'dist'), imageHosts: [], by: 'x' })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
+  });
+
+  it("keeps the namespace's folders and listing while another module of it has versions, though the write reads only the name's states", async () => {
+    const dir = await mirror();
+    writeFiles(dir, { 'mods/acme/other/aws/1.0.0/main.tf': 'variable "o" {}\n' });
+    expect((await runCli(['build', '--json'], dir)).code).toBe(0);
+    await removeModuleVersions({ namespace: 'acme', name: 'net' }, { outDir: join(dir, 'dist'), imageHosts: [], by: 'x' });
+    expect(existsSync(join(dir, 'dist/v1/modules/acme/net'))).toBe(false);
+    expect(JSON.parse(readFileSync(join(dir, 'dist/v1/modules/acme/index.json'), 'utf8')).modules.map((m: { id: string }) => m.id)).toEqual([
+      'acme/other/aws/1.0.0',
+    ]);
+    expect(existsSync(join(dir, 'dist/v1/modules/acme/other/aws/1.0.0/download'))).toBe(true);
+    expect((await runCli(['verify'], dir)).code).toBe(0);
   });
 });

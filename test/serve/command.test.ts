@@ -1,11 +1,11 @@
 // `modmirror serve` as a process: prints its URL, logs requests, stops
 // cleanly on SIGTERM after finishing what is in flight, and rejects bad flags.
 
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { beforeAll, expect, it } from 'vitest';
-import { makeCertificates, runCli, spawnServe, tempDir, writeFiles } from '../helpers.js';
+import { makeCertificates, mirrorManifest, runCli, spawnServe, tempDir, writeFiles } from '../helpers.js';
 
 const dir = tempDir();
 
@@ -36,9 +36,18 @@ it('rejects bad flags and a missing mirror with exit 2', async () => {
   expect(noMirror.stderr).toMatch(/does not exist[\s\S]*hint: Did you build the mirror\?/);
 });
 
-it('refuses a mirror without a versions index, saying how to add one', async () => {
+it('refuses a module state it cannot read, naming it, and an older mirror without its versions index, saying how to add one', async () => {
+  cpSync(join(dir, 'dist'), join(dir, 'broken'), { recursive: true, dereference: true });
+  writeFileSync(join(dir, 'broken/state/a/b.c.json'), '{"format":');
+  const broken = await runCli(['serve', '--mirror', 'broken'], dir);
+  expect(broken.code).toBe(1);
+  expect(broken.stderr).toMatch(/module state "[^"]*broken\/state\/a\/b\.c\.json" is unreadable[\s\S]*hint: Run modmirror verify/);
+
+  // What an older modmirror wrote: the whole truth in manifest.json, no states; here without its versions index.
   cpSync(join(dir, 'dist'), join(dir, 'old'), { recursive: true, dereference: true });
-  rmSync(join(dir, 'old/versions-index.json'));
+  const manifest = mirrorManifest(join(dir, 'old'));
+  writeFileSync(join(dir, 'old/manifest.json'), JSON.stringify({ ...manifest, format: 2 }));
+  rmSync(join(dir, 'old/state'), { recursive: true });
   const old = await runCli(['serve', '--mirror', 'old'], dir);
   expect(old.code).toBe(1);
   expect(old.stderr).toMatch(/Cannot load versions-index\.json from "[^"]*old": ENOENT[\s\S]*hint: A mirror built by an older modmirror/);

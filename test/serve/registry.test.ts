@@ -2,7 +2,7 @@
 // parameter, error status and the traversal list of the serve issue.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -303,13 +303,14 @@ describe('HTTP behaviour', () => {
   it('keeps answering from the last good mirror while a broken one is in place, then takes it once whole', async () => {
     writeFiles(dir, { 'mods/gamma/late/aws/1.0.0/main.tf': 'variable "z" {}\n' });
     expect((await runCli(['build', '--mirror', 'dist-next', '--json'], dir)).code).toBe(0);
-    // Copied in file by file: the manifest is there, the search index not yet.
-    const searchIndex = readFileSync(join(dir, 'dist-next/search-index.json'));
-    rmSync(join(dir, 'dist-next/search-index.json'));
+    // Copied in file by file: the manifest is there, the new module's state only half.
+    const state = 'state/gamma/late.aws.json';
+    const whole = readFileSync(join(dir, 'dist-next', state));
+    writeFileSync(join(dir, 'dist-next', state), whole.subarray(0, 40));
     swapIn('dist-next', 'dist-before-late');
     expect((await get('/v1/modules/gamma/late/aws')).status).toBe(404);
     expect((await get('/v1/modules/gamma/swift/aws')).status).toBe(200);
-    writeFileSync(join(dist, 'search-index.json'), searchIndex);
+    writeFileSync(join(dist, state), whole);
     await expect.poll(async () => (await get('/v1/modules/gamma/late/aws')).status).toBe(200);
     expect((await get('/v1/modules/search?q=late')).json().modules).toHaveLength(1);
   });

@@ -75,22 +75,42 @@ it("checks archives by size alone when told not to hash them (a build's own chec
   ]);
 });
 
-it('catches a listing that disagrees with the search index', async () => {
+it('catches a listing that disagrees with the module states', async () => {
   const file = join(dist, 'v1/modules/index.json');
   const listing = JSON.parse(readFileSync(file, 'utf8'));
   listing.modules.reverse();
   writeFileSync(file, JSON.stringify(listing));
   const r = await verify();
-  expect(r.problems).toEqual([{ path: 'v1/modules/index.json', message: 'disagrees with the search index' }]);
+  expect(r.problems).toEqual([{ path: 'v1/modules/index.json', message: 'disagrees with the module states' }]);
 });
 
-it('catches a versions index that disagrees with the manifest', async () => {
-  const file = join(dist, 'versions-index.json');
-  writeFileSync(file, readFileSync(file, 'utf8').replace('["1.1.0","1.0.0"]', '["1.0.0"]'));
-  const r = await verify();
-  expect(r.problems).toEqual([{ path: 'versions-index.json', message: 'acme/a/aws: lists versions ["1.0.0"], the manifest ["1.1.0","1.0.0"]' }]);
-  writeFileSync(file, '{"modules":{"acme/a/aws":["1.1.0","1.0.0"]}}');
-  expect((await verify()).problems).toEqual([{ path: 'versions-index.json', message: 'does not list the same modules as the manifest' }]);
+it("catches a module state whose versions or summary disagree with the module's documents", async () => {
+  const file = join(dist, 'state/acme/a.aws.json');
+  const good = readFileSync(file, 'utf8');
+  const state = JSON.parse(good);
+  writeFileSync(file, JSON.stringify({ ...state, latest: { ...state.latest, description: 'Another' } }));
+  expect((await verify()).problems).toEqual([
+    { path: 'state/acme/a.aws.json', message: 'latest description "Another" differs from its latest detail\'s "The same text in both versions."' },
+    { path: 'browse/modules/acme.json', message: 'disagrees with the module states' },
+  ]);
+  writeFileSync(file, JSON.stringify({ ...state, versions: state.versions.slice(0, 1) }));
+  expect((await verify()).problems).toEqual(
+    expect.arrayContaining([{ path: 'v1/modules/acme/a/aws/versions', message: 'lists versions ["1.1.0","1.0.0"], the manifest ["1.1.0"]' }]),
+  );
+});
+
+it("catches the browse page's namespace rows, or its list of namespaces, disagreeing with the module states", async () => {
+  const rows = join(dist, 'browse/modules/acme.json');
+  const doc = JSON.parse(readFileSync(rows, 'utf8'));
+  writeFileSync(rows, JSON.stringify({ modules: doc.modules.reverse() }));
+  expect((await verify()).problems).toEqual([{ path: 'browse/modules/acme.json', message: 'disagrees with the module states' }]);
+  rmSync(rows);
+  const index = join(dist, 'browse/index.json');
+  writeFileSync(index, JSON.stringify({ ...JSON.parse(readFileSync(index, 'utf8')), namespaces: [] }));
+  expect((await verify()).problems).toEqual([
+    { path: 'browse/index.json', message: 'does not list the namespace acme' },
+    { path: 'browse/modules/acme.json', message: 'missing' },
+  ]);
 });
 
 it('catches a truncated JSON file, a wrong field type and a download pointing elsewhere', async () => {
@@ -210,23 +230,27 @@ describe("a build's own check of the details it wrote (WrittenDetails)", () => {
 });
 
 describe('verify --repair', () => {
-  it('writes the derived documents again from the manifest, and leaves every archive and published byte as it was', async () => {
+  it('writes the derived documents again from the module states, and leaves every archive and published byte as it was', async () => {
     const versions = join(dist, 'v1/modules/acme/a/aws/versions');
-    const search = join(dist, 'search-index.json');
+    const listing = join(dist, 'v1/modules/index.json');
+    const rows = join(dist, 'browse/modules/acme.json');
     const archive = join(dist, 'v1/modules/acme/a/aws/1.0.0/a-aws-1.0.0.tar.gz');
-    const [goodVersions, goodSearch, manifest, bytes] = [versions, search, join(dist, 'manifest.json'), archive].map((f) => readFileSync(f));
+    const truth = [join(dist, 'manifest.json'), join(dist, 'state/acme/a.aws.json'), join(dist, 'state/acme/b.aws.json'), archive];
+    const derived = [versions, listing, rows];
+    const good = [...derived, ...truth].map((f) => readFileSync(f));
     // Derived documents behind their truth, as a writer killed after its commit would leave them.
     writeFileSync(versions, JSON.stringify({ modules: [{ versions: [{ version: '1.0.0' }] }] }));
-    writeFileSync(search, JSON.stringify({ modules: [] }));
+    writeFileSync(listing, JSON.stringify({ meta: { limit: 15, current_offset: 0 }, modules: [] }));
+    writeFileSync(rows, JSON.stringify({ modules: [] }));
     expect((await verify()).code).toBe(1);
 
     const repaired = await runCli(['verify', '--mirror', 'dist', '--repair', '--json'], dir);
     expect(repaired.code, repaired.stderr).toBe(0);
-    expect(JSON.parse(repaired.stdout)).toMatchObject({ ok: true, repaired: expect.arrayContaining(['search-index.json', 'v1/modules/acme/a/aws/versions']) });
-    expect(readFileSync(versions).equals(goodVersions!)).toBe(true);
-    expect(readFileSync(search).equals(goodSearch!)).toBe(true);
-    expect(readFileSync(join(dist, 'manifest.json')).equals(manifest!)).toBe(true);
-    expect(readFileSync(archive).equals(bytes!)).toBe(true);
+    expect(JSON.parse(repaired.stdout)).toMatchObject({
+      ok: true,
+      repaired: expect.arrayContaining(['v1/modules/index.json', 'browse/modules/acme.json', 'v1/modules/acme/a/aws/versions']),
+    });
+    [...derived, ...truth].forEach((file, i) => expect(readFileSync(file).equals(good[i]!), file).toBe(true));
     // Nothing left to repair.
     const again = await runCli(['verify', '--mirror', 'dist', '--repair'], dir);
     expect([again.code, again.stdout]).toEqual([0, expect.stringMatching(/Repaired nothing/)]);
