@@ -145,6 +145,7 @@ function carryOnce(files: BundleFile[], archives: Set<string>): { carried: Bundl
 function readBase(path: string): { manifest: Manifest; sha256: string } {
   const hint =
     "Pass a copy of the receiving mirror's manifest.json and state/ folder (the folder holding them), or its manifest.json alone if an older modmirror wrote it.";
+  if (!existsSync(path)) throw new MirrorError('PATH_NOT_FOUND', `Cannot read the --since base ${path}: it does not exist.`, { hint });
   let manifest: Manifest | undefined;
   try {
     if (statSync(path).isDirectory()) manifest = readManifest(path);

@@ -161,7 +161,7 @@ describe('a path that is not there', () => {
       [['verify', '--mirror', 'nope'], /There is no built mirror at nope/],
       [['serve', '--mirror', 'nope', '--port', '0'], /There is no built mirror at nope/],
       [['bundle', '--mirror', 'nope', '--out', 'x.tar.gz'], /There is no built mirror at nope/],
-      [['bundle', '--out', 'x.tar.gz', '--since', 'nope.json'], /Cannot read the --since manifest/],
+      [['bundle', '--out', 'x.tar.gz', '--since', 'nope.json'], /Cannot read the --since base \S*nope\.json: it does not exist/],
       [['bundle', '--out', 'nope/x.tar.gz'], /The folder of --out \S* does not exist/],
       [['unbundle', 'nope.tar.gz'], /The bundle \S*nope\.tar\.gz does not exist/],
       [['push', 's3://bucket/prefix', '--mirror', 'nope'], /There is no built mirror at nope/],
