@@ -1,45 +1,27 @@
-// The package as users get it: `npm pack`, `npm install -g` of the tarball
-// into a temp prefix outside the checkout, and the installed `modmirror` run from there. Whatever the CLI
-// reads at run time must be in the tarball; a test importing src/ cannot
-// see a file missing from package.json `files`. The README's quick start runs
-// here too, as written, in an empty folder with that `modmirror` on PATH.
+// The package as users get it (test/packed.ts): packed, installed outside the
+// checkout, and run from there. The README's quick start runs here too, as
+// written, in an empty folder with that `modmirror` on PATH; the other blocks
+// the docs mark to run are test/docs-run.test.ts's.
 
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { delimiter, join, relative } from 'node:path';
-import { promisify } from 'node:util';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasTerraform, makeRepo, ROOT, tempDir, writeFiles, mirrorManifest } from './helpers.js';
+import { cleanEnv, freePort, installPacked, type PackedInstall } from './packed.js';
 import { testKey, signRelease } from './providers/keys.js';
 import { writeReleaseFolder } from './providers/zips.js';
 
-const run = promisify(execFile);
 const dir = tempDir('mm-package-');
-const prefix = join(dir, 'prefix');
-const installed = join(prefix, 'lib', 'node_modules', 'modmirror');
 const work = join(dir, 'work');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+let packed: PackedInstall;
+let prefix: string;
+let installed: string;
 
-/** The environment without what `npm test` exports to its children (npm_config_*, npm_package_*). */
-const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
-
-async function npm(args: string[], cwd: string): Promise<string> {
-  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund'], { cwd, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
-  return stdout;
-}
-
-/** The installed CLI, through the bin link npm made, from the work folder. */
-async function modmirror(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(join(prefix, 'bin', 'modmirror'), args, { cwd: work, env: { ...cleanEnv(), NO_COLOR: '1' } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+/** The installed CLI, from the work folder. */
+const modmirror = (args: string[]) => packed.modmirror(args, work);
 
 const timings: Record<string, number> = {};
 async function timed<T>(name: string, step: () => Promise<T>): Promise<T> {
@@ -52,16 +34,9 @@ async function timed<T>(name: string, step: () => Promise<T>): Promise<T> {
 }
 
 beforeAll(async () => {
-  mkdirSync(join(dir, 'pack'));
-  // Without `prepare` (tsc, 5-9 s here): lib/ is already compiled, as every
-  // test that runs the CLI needs, and `npm test` compiles it first.
-  const packArgs = ['pack', '--json', '--ignore-scripts', '--pack-destination', join(dir, 'pack')];
-  const packed = JSON.parse(await timed('npm pack', () => npm(packArgs, ROOT))) as { filename: string }[];
-  const tarball = join(dir, 'pack', packed[0]!.filename);
-  // Dependencies come from npm's cache when it has them (after `npm ci`, it
-  // has every tarball); only metadata it lacks is fetched. Run from the temp
-  // folder so the checkout's .npmrc and node_modules play no part.
-  await timed('npm install -g', () => npm(['install', '--global', '--prefix', prefix, '--prefer-offline', tarball], dir));
+  packed = await installPacked(dir);
+  ({ prefix, installed } = packed);
+  Object.assign(timings, packed.timings);
   writeFiles(work, { 'mods/acme/plain/null/0.1.0/main.tf': 'variable "name" {\n  type = string\n}\n', 'mods/acme/plain/null/0.1.0/README.md': '# plain\n' });
 }, 300_000);
 afterAll(() => console.info(`package test steps (s): ${JSON.stringify(timings)}`));
@@ -214,7 +189,7 @@ describe("the README's quick start", () => {
     const lines = script.replaceAll(port, String(free)).split('\n');
     const run = hasTerraform ? lines : lines.filter((line) => !terraformLine.test(line));
     if (!hasTerraform) console.info('quick start: terraform is not on PATH, so its line was left out; every modmirror command ran');
-    const result = await timed('quick start', () => runScript(run.join('\n'), folder));
+    const result = await timed('quick start', () => packed.runScript(run.join('\n'), folder));
     expect(result.code, result.output).toBe(0);
     // What each step left: the registry, checked; the server's answer; the module as Terraform installed it.
     expect(result.output).toContain('dist/ is consistent.');
@@ -242,44 +217,6 @@ function quickStart(): { script: string; port: string } {
   const port = /--port (\d+)/.exec(block![1]!)?.[1];
   expect(port, 'the quick start serves with --port N').toBeDefined();
   return { script: block![1]!, port: port! };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-/**
- * Runs a script with bash, as a user pastes it, with the installed package's bin first on PATH. It
- * starts `modmirror serve` in the background: the script runs in a process group of its own, and the
- * whole group is stopped once the script is done.
- */
-async function runScript(script: string, cwd: string): Promise<{ code: number; output: string }> {
-  const env = { ...cleanEnv(), NO_COLOR: '1', CHECKPOINT_DISABLE: '1', PATH: [join(prefix, 'bin'), process.env['PATH'] ?? ''].join(delimiter) };
-  const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  // The script's end is 'exit'; 'close' waits for the server in the background, which holds the pipes open.
-  const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? -1)));
-  const stop = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal);
-    } catch {
-      // The group is gone already: nothing was left running.
-    }
-  };
-  stop('SIGTERM');
-  const killer = setTimeout(() => stop('SIGKILL'), 10_000);
-  await closed;
-  clearTimeout(killer);
-  return { code, output };
 }
 
 /** `modmirror serve --port 0` from the installed package; its URL comes from the line it prints. */

@@ -185,6 +185,7 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
     const providers = {
       path: config.providersPath,
       entries: await emitProviders(staging, published.packages, config.providersPath, plan.releases, carriedProviders, config.baseUrl),
+      ...(published.providersHostname ? { hostname: published.providersHostname } : {}),
     };
     // Replacements are recorded as versions finish, in any order; the manifest lists this build's in a stable one.
     const ledger = {

@@ -28,6 +28,8 @@ export interface Published {
   carried: Map<string, ManifestVersion[]>;
   /** Provider versions carried forward (the sources lack them, or offer other bytes). */
   carriedProviders: ProvidersManifest;
+  /** The host name a `publish --provider-release` gave the mirror, kept for the next. */
+  providersHostname: string | undefined;
   /** Published zips (paths in the mirror) the provider folders offer again with the same bytes, beside new platforms: linked from the mirror. */
   heldZips: Set<string>;
   /** Provider versions (`host/ns/type@version`) the provider folders offer exactly as published: carried as they are. */
@@ -123,6 +125,7 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
   return {
     carried,
     carriedProviders,
+    providersHostname: previous?.providers_hostname,
     heldZips,
     packages: packages.filter((p) => !refused.has(`${providerKey(p.address)}@${p.version}`) && !held.has(`${providerKey(p.address)}@${p.version}`)),
     held,

@@ -59,8 +59,8 @@ export interface IndexOptions {
   ledger?: Ledger;
   /** Write only the listings that show these namespace/name pairs (a change to some modules); default all. */
   only?: { namespace: string; name: string }[];
-  /** The provider network mirror's folder and entries, listed in the manifest beside the modules. */
-  providers?: { path: string; entries: ProvidersManifest };
+  /** The provider network mirror's folder and entries, listed in the manifest beside the modules, and the in-house releases' host name when one was given. */
+  providers?: { path: string; entries: ProvidersManifest; hostname?: string };
   /** The mirror's deprecated versions, written back for the versions it holds. */
   deprecations?: Deprecations;
   /** The mirror's most recent versions, as the root keeps them (recentVersions). */
@@ -194,6 +194,7 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
       ...(options.ledger?.removed?.length ? { removed: options.ledger.removed } : {}),
       // Beside modules, and optional: a manifest without them (an older mirror) still reads as one without providers.
       ...(providers ? { providers_path: providers.path, providers: providers.entries } : {}),
+      ...(providers?.hostname ? { providers_hostname: providers.hostname } : {}),
     },
     options.deprecations ?? {},
   );

@@ -28,7 +28,9 @@ export async function setConsumers(store: Store, name: string, kind: Shared, con
       if (data.organizations.some((o) => o.name === consumer)) return;
       const other = data.organizations.find((o) => o.name.toLowerCase() === consumer.toLowerCase());
       const near = other ? ` "${other.name}" does, differing only in case.` : '';
-      throw invalid(`The organization "${consumer}" does not exist.${near}`, `/data/${i}/id`);
+      // The CLI prints the hint; the API's error object carries the detail alone.
+      const hint = `Create it first: modmirror org create --name ${consumer} --email ADDR.`;
+      throw new MirrorError('INVALID_ATTRIBUTE', `The organization "${consumer}" does not exist.${near}`, { pointer: `/data/${i}/id`, hint });
     });
     const sorted = [...new Set(consumers)].sort();
     if (kind === 'module') {

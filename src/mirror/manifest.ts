@@ -149,6 +149,11 @@ export interface Manifest {
   /** The network mirror's folder in the tree (set when there are providers). */
   providers_path?: string;
   providers?: ProvidersManifest;
+  /**
+   * The host name in-house releases are published under (HOSTNAME/NAMESPACE/TYPE), as the first
+   * `publish --provider-release` that named one gave it, so later ones need not repeat it.
+   */
+  providers_hostname?: string;
 }
 
 /** A version in the mirror's list of the most recently published. */
@@ -387,8 +392,12 @@ export function frozenManifest(manifest: Manifest | undefined): Manifest | undef
 }
 
 /** The manifest's provider network mirror, as a write carries it forward (emitIndexes' `providers`); undefined when it has none. */
-export function carriedProviders(manifest: Pick<Manifest, 'providers' | 'providers_path'>): { path: string; entries: ProvidersManifest } | undefined {
-  return manifest.providers ? { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers } : undefined;
+export function carriedProviders(
+  manifest: Pick<Manifest, 'providers' | 'providers_path' | 'providers_hostname'>,
+): { path: string; entries: ProvidersManifest; hostname?: string } | undefined {
+  if (!manifest.providers) return undefined;
+  const hostname = manifest.providers_hostname;
+  return { path: manifest.providers_path ?? DEFAULT_PROVIDERS_PATH, entries: manifest.providers, ...(hostname ? { hostname } : {}) };
 }
 
 /** Every provider archive of a manifest, keyed `HOSTNAME/NAMESPACE/TYPE@VERSION:PLATFORM`. */

@@ -70,10 +70,13 @@ export function publishProviderRelease(options: ProviderPublishOptions): Promise
     const { manifest } = mirror;
     const path = manifest.providers_path ?? DEFAULT_PROVIDERS_PATH;
     const baseUrl = mirror.baseUrl ?? options.baseUrl;
-    const hostname = (options.hostname ?? (baseUrl === '' ? '' : new URL(baseUrl).host)).toLowerCase();
+    // The first host name given is kept in the manifest, so a pipeline's later releases need not repeat it.
+    const given = options.hostname?.toLowerCase();
+    const kept = manifest.providers_hostname ?? given;
+    const hostname = given ?? kept ?? (baseUrl === '' ? '' : new URL(baseUrl).host.toLowerCase());
     if (hostname === '') {
-      throw new MirrorError('USAGE', "The provider's host name is unknown: the mirror has no base URL.", {
-        hint: 'Pass --hostname registry.example.com (the host users write in required_providers), or build the mirror with a baseUrl.',
+      throw new MirrorError('USAGE', "The provider's host name is unknown: the mirror has no base URL, and no release named one.", {
+        hint: 'Pass --hostname registry.example.com (the host users write in required_providers; the mirror keeps it for later releases), or build the mirror with a baseUrl.',
       });
     }
     const folder: ProviderFolder = { kind: 'releases', dir: options.dir, hostname, namespace: options.namespace, registry: { keys: options.publicKeys } };
@@ -129,7 +132,7 @@ export function publishProviderRelease(options: ProviderPublishOptions): Promise
         ledger: ledgerOf(manifest),
         deprecations: mirror.deprecations,
         only: [],
-        providers: { path, entries },
+        providers: { path, entries, ...(kept ? { hostname: kept } : {}) },
         ...(mirror.live ? { live: mirror.live } : {}),
       });
       return staging.changed ?? [];

@@ -53,6 +53,6 @@ export async function withPartialWrite<T>(options: PartialWriteOptions, fn: (tx:
 
 function missingMirror(dir: string): MirrorError {
   return new MirrorError('USAGE', `There is no mirror at ${dir}.`, {
-    hint: "Check the output folder (--out, or the config's out). To start a new mirror with this write, pass --new-mirror.",
+    hint: "Check --mirror (default: the config's out, else dist). To start a new mirror with this write (a first publish), pass --new-mirror.",
   });
 }

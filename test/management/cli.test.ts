@@ -127,6 +127,7 @@ describe('org share', () => {
     const unknown = await cli(['org', 'share', '--name', 'beta', '--provider-consumers', 'acme,nope']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/The organization "nope" does not exist/);
+    expect(unknown.stderr).toContain('hint: Create it first: modmirror org create --name nope');
     expect(await consumers('provider')).toEqual([]);
   });
 });

@@ -363,6 +363,47 @@ describe('in-house providers: publish --provider-release', () => {
     expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
   }, 90_000);
 
+  it('keeps the host name the first release named, so later releases, module writes and builds need not repeat it', async () => {
+    const dir = tempDir('mm-inhouse-host-');
+    const releaseOf = async (version: string) => {
+      const release = join(dir, `release-${version}`);
+      await writeReleaseFolder(release, 'widgets', version, ['linux_amd64']);
+      await signRelease(release, 'widgets', version, acme);
+      return release;
+    };
+    const later = (release: string) =>
+      runCli(
+        ['publish', '--provider-release', release, '--namespace', 'acme', '--type', 'widgets', '--public-key', acme.publicFile, '--mirror', 'dist', '--json'],
+        dir,
+      );
+
+    // A mirror without a base URL, and no host name given: refused, saying how to give one.
+    const nameless = await runCli(
+      ['publish', '--provider-release', await releaseOf('0.9.0'), '--namespace', 'acme', '--type', 'widgets', '--public-key', acme.publicFile, '--new-mirror'],
+      dir,
+    );
+    expect(nameless.code).toBe(2);
+    expect(nameless.stderr).toContain('--hostname registry.example.com');
+    expect(existsSync(join(dir, 'dist'))).toBe(false);
+
+    expect((await runCli([...publishArgs(await releaseOf('1.0.0'), '--public-key', acme.publicFile)], dir)).code).toBe(0);
+    expect(mirrorManifest(join(dir, 'dist')).providers_hostname).toBe('registry.example.com');
+    const next = await later(await releaseOf('1.1.0'));
+    expect(next.stderr).toBe('');
+    expect(JSON.parse(next.stdout)).toMatchObject({ provider: 'registry.example.com/acme/widgets', version: '1.1.0', outcome: 'published' });
+
+    // A module publish and a build rewrite the manifest: both keep the host name.
+    writeFiles(dir, { 'mods/acme/net/aws/1.0.0/main.tf': 'variable "x" {}\n' });
+    expect((await runCli(['publish', '--source', 'mods/acme/net/aws/1.0.0', '--mirror', 'dist'], dir)).code).toBe(0);
+    expect(mirrorManifest(join(dir, 'dist')).providers_hostname).toBe('registry.example.com');
+    const build = await runCli(['build', '--modules', 'mods', '--mirror', 'dist'], dir);
+    expect(build.code, build.stderr).toBe(0);
+    expect(mirrorManifest(join(dir, 'dist')).providers_hostname).toBe('registry.example.com');
+    expect(JSON.parse((await later(await releaseOf('1.2.0'))).stdout)).toMatchObject({ provider: 'registry.example.com/acme/widgets', outcome: 'published' });
+    expect(json(join(dir, 'dist/v1/providers/acme/widgets/versions')).versions.map((v: { version: string }) => v.version)).toEqual(['1.2.0', '1.1.0', '1.0.0']);
+    expect((await runCli(['verify', '--mirror', 'dist'], dir)).code).toBe(0);
+  }, 90_000);
+
   it('signs an unsigned release with --signing-key, the passphrase from the environment', async () => {
     const dir = tempDir('mm-inhouse-pub-');
     const release = join(dir, 'release');
