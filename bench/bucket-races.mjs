@@ -3,7 +3,7 @@
 // installed), each a real process of the CLI (bin/modmirror.js):
 // - 8 writers, 8 different modules, one prefix, 20 rounds: each round starts
 //   8 `publish --out s3://` of 8 new modules at once, then runs `verify s3://`
-//   and reads manifest.json. Rows: the modules that landed, the rounds that
+//   and reads the module states. Rows: the modules that landed, the rounds that
 //   verified with every module listed, publishes per second against one
 //   writer publishing as many modules one after another into a prefix of its
 //   own (a round of each in turn, so drift hits both alike), and the
@@ -11,7 +11,7 @@
 // - 50 publishes (new modules, and new versions of existing ones) in waves of
 //   8, each killed (SIGKILL) after a random delay within 0-1.2x a publish's
 //   whole duration, so kills land in every phase (startup, build, uploads,
-//   after the manifest): the longer of one publish alone and the longest of 8
+//   after the commit): the longer of one publish alone and the longest of 8
 //   unkilled publishes at once, both measured first. Meanwhile a poller reads
 //   every module's versions document and each listed version's download
 //   document and archive. Rows: holes (a listed version without its archive),
@@ -27,7 +27,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { createRng } from './corpus/random.mjs';
 import { hasCeph, startRgw } from './rgw.mjs';
 import { log, makeTempDir, mapLimited, median, removeTempDir } from './util.mjs';
@@ -138,6 +138,21 @@ async function headObject({ rgw }, key) {
     throw error;
   }
 }
+/** The mirror's truth under `prefix`: every module's state (`state/NS/NAME.PROVIDER.json`), as `{ modules }`. */
+async function truthOf(ctx, prefix) {
+  const modules = {};
+  let token;
+  do {
+    const page = await ctx.rgw.client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${prefix}state/`, ContinuationToken: token }));
+    for (const { Key } of page.Contents ?? []) {
+      const state = await readJson(ctx, Key);
+      if (state?.module) modules[state.module] = { versions: state.versions };
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return { modules };
+}
+
 async function readJson(ctx, key) {
   const body = await getObject(ctx, key);
   if (body === undefined) return undefined;
@@ -188,9 +203,9 @@ async function differentModules(ctx, { writers, rounds }) {
 
     const checked = await run(ctx, ['verify', url(race), ...ctx.rgw.flags]);
     if (checked.code !== 0) problems.push(`round ${round}: verify ${url(race)} ${outcome(checked)}\n${printed(checked)}`);
-    const manifest = await readJson(ctx, `${race}manifest.json`);
+    const manifest = await truthOf(ctx, race);
     const missing = published.filter((m) => !listsVersion(manifest, m, '1.0.0'));
-    if (missing.length > 0) problems.push(`round ${round}: manifest.json lacks ${missing.map((m) => `${m} 1.0.0`).join(', ')}`);
+    if (missing.length > 0) problems.push(`round ${round}: the module states lack ${missing.map((m) => `${m} 1.0.0`).join(', ')}`);
     if (checked.code === 0 && missing.length === 0) verified++;
 
     // The baseline: one writer publishing as many new modules, one after another, into a prefix of its own.
@@ -205,7 +220,7 @@ async function differentModules(ctx, { writers, rounds }) {
       `bucket-races: round ${round}/${rounds}: ${writers} at once ${racing.at(-1).toFixed(1)} s (attempts ${tries.join(', ')}), verify ${checked.code === 0 ? 'ok' : 'FAILED'}${missing.length > 0 ? `, ${missing.length} missing` : ''}; one writer ${alone.at(-1).toFixed(1)} s`,
     );
   }
-  const final = await readJson(ctx, `${race}manifest.json`);
+  const final = await truthOf(ctx, race);
   const total = writers * rounds;
   const landed = published.filter((m) => m !== 'acme/seed/aws' && listsVersion(final, m, '1.0.0')).length;
   const sum = (xs) => xs.reduce((a, b) => a + b, 0);
@@ -225,7 +240,7 @@ async function differentModules(ctx, { writers, rounds }) {
       detail,
     },
     {
-      name: `↳ rounds after which verify s3:// exited 0 and manifest.json listed every module`,
+      name: `↳ rounds after which verify s3:// exited 0 and the module states listed every module`,
       modmirror: verified,
       baseline: null,
       ratio: null,
@@ -411,7 +426,7 @@ async function killedPublishes(ctx, { total, wave, seed }) {
     timers.forEach(clearTimeout);
     // Let the poller see what the wave left, before the next one starts.
     await poller.look(`after wave ${w + 1}`);
-    const manifest = await readJson(ctx, `${prefix}manifest.json`);
+    const manifest = await truthOf(ctx, prefix);
     const outcomes = results.map((r, i) => {
       const { module, version } = batch[i];
       const listed = listsVersion(manifest, module, version);
@@ -423,7 +438,7 @@ async function killedPublishes(ctx, { total, wave, seed }) {
       if (r.code !== 0) problems.push(`wave ${w + 1}: publish ${module} ${version}, not killed, ${outcome(r)}\n${printed(r)}`);
       else {
         phases.finished++;
-        if (!listed) problems.push(`wave ${w + 1}: publish ${module} ${version} exited 0, but manifest.json lacks it`);
+        if (!listed) problems.push(`wave ${w + 1}: publish ${module} ${version} exited 0, but its module state lacks it`);
         else if (!poller.everListed.get(module)?.has(version))
           problems.push(`wave ${w + 1}: publish ${module} ${version} exited 0, but its versions document never listed it`);
       }
@@ -444,15 +459,15 @@ async function killedPublishes(ctx, { total, wave, seed }) {
   if (checked.code !== 0) problems.push(`after the kills: verify ${url(prefix)} ${outcome(checked)}\n${printed(checked)}`);
   const clean = last.code === 0 && checked.code === 0;
   log(
-    `bucket-races: kills: ${phases.before} killed before their manifest write, ${phases.after} after it, ${phases.finished} finished first; ${poller.passes} poller passes, ${poller.reads} reads; verify ${checked.code === 0 ? 'ok' : 'FAILED'}`,
+    `bucket-races: kills: ${phases.before} killed before their commit (their module's state), ${phases.after} after it, ${phases.finished} finished first; ${poller.passes} poller passes, ${poller.reads} reads; verify ${checked.code === 0 ? 'ok' : 'FAILED'}`,
   );
   // What the versions documents list in the end, against the manifest: an unlisting that stayed.
-  const manifest = await readJson(ctx, `${prefix}manifest.json`);
+  const manifest = await truthOf(ctx, prefix);
   for (const [m, { versions }] of Object.entries(manifest?.modules ?? {})) {
     const doc = await readJson(ctx, `${prefix}v1/modules/${m}/versions`);
     const listed = new Set((doc?.modules?.[0]?.versions ?? []).map((v) => v.version));
     const unlisted = versions.map((v) => v.version).filter((v) => !listed.has(v));
-    if (unlisted.length > 0) problems.push(`in the end: manifest.json has ${m} ${unlisted.join(', ')}, its versions document does not list them`);
+    if (unlisted.length > 0) problems.push(`in the end: the state of ${m} has ${unlisted.join(', ')}, its versions document does not list them`);
   }
   const unlistingTexts = [...poller.unlistings.values()].map(
     (u) => `${u.text}; ${u.back === undefined ? 'never listed again' : `listed again at ${u.back} ms`}`,
@@ -490,7 +505,7 @@ async function killedPublishes(ctx, { total, wave, seed }) {
       pass: clean,
     },
     {
-      name: `↳ kills within 0–${(windowMs / 1000).toFixed(1)} s: ${phases.before} before the manifest write, ${phases.after} after it, ${phases.finished} publishes finished first; the longest of ${wave} unkilled publishes at once (baseline: one alone)`,
+      name: `↳ kills within 0–${(windowMs / 1000).toFixed(1)} s: ${phases.before} before the commit, ${phases.after} after it, ${phases.finished} publishes finished first; the longest of ${wave} unkilled publishes at once (baseline: one alone)`,
       modmirror: inWave / 1000,
       baseline: solo / 1000,
       ratio: inWave / solo,
