@@ -118,13 +118,11 @@ async function stageAndCommit<R>(
     const modules =
       staging.root !== undefined ? () => moduleStatesIn(staging.root!) : () => [...new Set([...(part() ?? moduleStatesIn(outDir)), ...changed()])].sort();
     const tree = staging.root ?? outDir;
-    const lists = new Map<string, string[]>();
-    const listedIn = (namespace: string) => lists.get(namespace) ?? lists.set(namespace, moduleStatesIn(tree, namespace)).get(namespace)!;
     const view: MirrorView = {
       at: (rel) => staging.at(rel),
       ...(staging.root !== undefined ? { root: staging.root } : {}),
       modules,
-      modulesIn: (namespace) => [...new Set([...listedIn(namespace), ...changed().filter((k) => k.startsWith(`${namespace}/`))])].sort(),
+      modulesIn: (namespace) => [...new Set([...moduleStatesIn(tree, namespace), ...changed().filter((k) => k.startsWith(`${namespace}/`))])].sort(),
       namespaces: () => [...new Set([...stateNamespacesIn(tree), ...changed().map((k) => k.slice(0, k.indexOf('/')))])].sort(),
     };
     const before = readManifest(outDir, staging.root !== undefined ? undefined : modules());

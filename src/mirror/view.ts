@@ -69,9 +69,8 @@ export function recordsView(sorted: ModuleRecord[]): ModulesView {
 export function stagedView(staging: Staging & { changed?: string[] }, liveDir: string, rewritten: ModuleRecord[]): ModulesView {
   const records = recordsView(rewritten);
   const own = new Set(rewritten.map((r) => addressKey(r.address)));
-  // The live folder's listing does not change while the write holds the lock: each namespace is listed once.
-  const lists = new Map<string, string[]>();
-  const listed = (dir: string, namespace: string) => lists.get(namespace) ?? lists.set(namespace, moduleStatesIn(dir, namespace)).get(namespace)!;
+  // moduleStatesIn lists a namespace's folder again only when it changed.
+  const listed = (dir: string, namespace: string) => moduleStatesIn(dir, namespace);
   const added = () => (staging.changed ?? []).map(moduleOfStateFile).filter((key) => key !== undefined);
   const read = new Map<string, Pick<ModuleState, 'versions' | 'latest'> | undefined>();
   return {
