@@ -23,6 +23,7 @@ import {
 } from '../mirror/manifest.js';
 import { problemLines, withMirrorRead } from '../mirror/transaction.js';
 import { MANIFEST_FILE, MODULES_BASE } from '../protocol/paths.js';
+import { mapLimited } from '../concurrency.js';
 import { refreshModules } from '../publish/refresh.js';
 import { verifyMirror } from '../verify/index.js';
 import { openJournal } from './journal.js';
@@ -30,19 +31,23 @@ import { describeBucket } from './location.js';
 import {
   objectHeaders,
   filesOf,
+  joinClaims,
+  moduleRecordFile,
   objectId,
+  ownerOfObject,
   sha256,
   parseRecord,
   RECORD_HEADERS,
   RECORD_PREFIX,
   recordFile,
   recordText,
+  splitClaims,
   type ObjectOptions,
   type ObjectRecord,
 } from './objects.js';
 import type { Bucket, StoredObject } from './store.js';
 import { progressLine, uploadInOrder, type Upload } from './upload.js';
-import { deriveAfterCommit, pendingMarker, recordModulesInManifest, sameRoot } from './write.js';
+import { deriveAfterCommit, fetchAll, pendingMarker, recordModulesInManifest, sameRoot } from './write.js';
 
 export interface PushOptions extends ObjectOptions {
   dir: string;
@@ -122,12 +127,26 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     manifestBytes = afterGeneration(local, manifestBytes, before, remote.body);
   }
   const record: ObjectRecord = (remote && parseRecord((await bucket.get(recordFile(remote.body)))?.body)) || { format: 1, objects: {} };
+  // Each module's part of the record, named by its state in the bucket.
+  const remoteParts = new Map<string, { rel: string; body: Buffer | undefined }>();
+  for (const [rel, state] of remoteStates)
+    remoteParts.set(moduleOfStateFile(rel)!, { rel: moduleRecordFile(moduleOfStateFile(rel)!, state.body), body: undefined });
+  const partBodies = new Map(
+    await fetchAll(
+      bucket,
+      [...remoteParts.values()].map((p) => p.rel),
+      options.concurrency ?? 16,
+    ),
+  );
+  for (const part of remoteParts.values()) part.body = partBodies.get(part.rel)?.body;
+  const claims = joinClaims(record.objects, new Map([...remoteParts].map(([key, part]) => [key, parseRecord(part.body)?.objects])));
   const journal = openJournal(options.cacheDir, bucket.location, remote ? sha256(remote.body) : 'none');
-  const known = options.full ? {} : { ...record.objects, ...journal.done };
+  const known = options.full ? {} : { ...claims, ...journal.done };
 
   const objects: Record<string, string> = {};
   const uploads: Upload[] = [];
   const states: Upload[] = [];
+  const localStates = new Map<string, Buffer>();
   for (const rel of filesOf(root)) {
     if (rel === MANIFEST_FILE) continue;
     const body = readFileSync(join(root, rel));
@@ -136,6 +155,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     objects[rel] = id;
     // The truth goes up last, each state only over the one read (a publish into the bucket may have changed it meanwhile).
     if (moduleOfStateFile(rel) !== undefined) {
+      localStates.set(moduleOfStateFile(rel)!, body);
       if (options.full || !remoteStates.get(rel)?.body.equals(body)) states.push({ rel, headers, id, body: () => readFileSync(join(root, rel)) });
       continue;
     }
@@ -144,11 +164,11 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
   }
   // Objects the bucket lacks and no listing names go up before the manifest; what lists versions or
   // replaces an object goes up after it, derived from the manifest that won (write.ts).
-  const isNew = (u: Upload) => !(u.rel in record.objects) && phaseOf(u.rel) !== 'indexes';
+  const isNew = (u: Upload) => !(u.rel in claims) && phaseOf(u.rel) !== 'indexes';
   const before = uploads.filter(isNew);
   const after = uploads.filter((u) => !isNew(u));
   const manifestChanged = !remote?.body.equals(manifestBytes);
-  const gone = [...new Set([...Object.keys(record.objects), ...(record.stale ?? [])])].filter((rel) => !(rel in objects) && rel !== MANIFEST_FILE);
+  const gone = [...new Set([...Object.keys(claims), ...(record.stale ?? [])])].filter((rel) => !(rel in objects) && rel !== MANIFEST_FILE);
   const result = (uploaded: number, deleted: number, extra: Partial<PushResult> = {}): PushResult => ({
     target: describeBucket(bucket.location),
     uploaded,
@@ -174,16 +194,36 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
       counted: progress,
     });
   const newRecord = recordFile(manifestBytes);
+  // The parts as the bucket holds them: one is stored again only when what it claims changed.
+  const storedParts = new Map<string, Buffer>();
+  for (const part of remoteParts.values()) if (part.body) storedParts.set(part.rel, part.body);
+  /** The record of `claimed`: each module's part, named by its state here, then the root part, named by the manifest. */
+  const writeRecord = async (claimed: Record<string, string>, stale?: string[]) => {
+    const split = splitClaims(claimed, localStates.keys());
+    const puts: [string, Buffer][] = [];
+    for (const [key, state] of localStates) {
+      const rel = moduleRecordFile(key, state);
+      const body = recordText({ format: 1, objects: split.part(key) });
+      if (!storedParts.get(rel)?.equals(body)) puts.push([rel, body]);
+    }
+    await mapLimited(puts, options.concurrency ?? 16, async ([rel, body]) => {
+      await bucket.put(rel, body, RECORD_HEADERS);
+      storedParts.set(rel, body);
+    });
+    const rootOptions = { terraformGet: options.terraformGet === true };
+    await bucket.put(newRecord, recordText({ format: 1, options: rootOptions, objects: split.root, ...(stale ? { stale } : {}) }), RECORD_HEADERS);
+  };
+  // The parts of states this push replaces, once its states are live.
+  const replacedParts = [...remoteParts]
+    .filter(([key, part]) => part.body !== undefined && (!localStates.has(key) || moduleRecordFile(key, localStates.get(key)!) !== part.rel))
+    .map(([, part]) => part.rel);
   // The record claims only what is stored before the manifest: a push killed after it uploads the rest again.
   const later = new Set(manifestChanged ? after.map((u) => u.rel) : []);
   const claimed = Object.fromEntries(Object.entries(objects).filter(([rel]) => !later.has(rel)));
   await upload(before);
-  if (count > 0 || (await bucket.etag(newRecord)) === undefined)
-    await bucket.put(
-      newRecord,
-      recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects: claimed, stale: gone }),
-      RECORD_HEADERS,
-    );
+  // A record of one file (an older modmirror's) is split into its parts even when nothing else changed.
+  const unsplit = Object.keys(record.objects).some((rel) => ownerOfObject(rel) !== undefined);
+  if (count > 0 || unsplit || (await bucket.etag(newRecord)) === undefined) await writeRecord(claimed, gone);
   let committed: string | undefined;
   // What lists versions goes up after the manifest: a push killed in between is finished by the next writer.
   const marker = pendingMarker(bucket, modulesOf(after));
@@ -247,16 +287,17 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     };
     await deriveAfterCommit(bucket, job, { etag: committed }, options, marker.rel);
     await marker.remove();
-    await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects, stale: gone }), RECORD_HEADERS);
+    await writeRecord(objects, gone);
   }
   // Nothing left to derive: the same states and manifest pushed again (--full), or derived above.
   await marker.remove();
+  if (replacedParts.length > 0) await bucket.remove(replacedParts).catch(() => undefined);
   journal.finish();
   options.progress?.('');
   if (!options.prune || gone.length === 0) return result(count, 0);
   // Only now that the new manifest is live: nothing it names is deleted.
   await bucket.remove(gone.filter((rel) => !rel.startsWith(RECORD_PREFIX)));
-  await bucket.put(newRecord, recordText({ format: 1, options: { terraformGet: options.terraformGet === true }, objects }), RECORD_HEADERS);
+  await writeRecord(objects);
   return result(count, gone.length);
 }
 

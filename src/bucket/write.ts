@@ -46,6 +46,8 @@ import { MANIFEST_FILE, MODULES_BASE, parseAddressKey, V2_MODULES_BASE } from '.
 import { describeBucket } from './location.js';
 import {
   filesOf,
+  joinClaims,
+  moduleRecordFile,
   objectHeaders,
   objectId,
   parseRecord,
@@ -53,6 +55,7 @@ import {
   RECORD_PREFIX,
   recordFile,
   recordText,
+  splitClaims,
   type ObjectOptions,
   type ObjectRecord,
 } from './objects.js';
@@ -180,6 +183,14 @@ async function attemptWrite<R>(
     options,
     objectOptions,
     async (mirror) => {
+      // The record's parts of the modules this write changes, named by the states it read.
+      const parts = new Map<string, { rel: string; claims: Record<string, string> | undefined }>();
+      for (const key of job.modules) {
+        if (!mirror.known.has(moduleStateFile(key))) continue;
+        const rel = moduleRecordFile(key, readFileSync(mirror.at(moduleStateFile(key))));
+        parts.set(key, { rel, claims: parseRecord((await bucket.get(rel))?.body)?.objects });
+      }
+      const claims = joinClaims(record.objects, new Map([...parts].map(([key, part]) => [key, part.claims])), { families: false });
       const result = await job.write(mirror.dir, attempt);
       if (job.unchanged(result) || options.dryRun) return { done: true, result: { ...result, uploaded: [] } };
 
@@ -188,9 +199,9 @@ async function attemptWrite<R>(
       const states: Upload[] = [];
       // The generation of the manifest this write makes live, and so of what it derived.
       const generation = nextGeneration(manifest);
-      const objects: Record<string, string> = { ...record.objects };
-      // What the bucket holds: what was fetched, and what the manifest's record says was stored.
-      const known = new Map([...(options.distrustRecord ? [] : Object.entries(record.objects)), ...mirror.known]);
+      const objects: Record<string, string> = { ...claims };
+      // What the bucket holds: what was fetched, and what the record says was stored.
+      const known = new Map([...(options.distrustRecord ? [] : Object.entries(claims)), ...mirror.known]);
       for (const upload of mirror.written()) {
         const { rel, id } = upload;
         if (moduleOfStateFile(rel) !== undefined) {
@@ -221,11 +232,20 @@ async function attemptWrite<R>(
       if (remote && !modulesOnly && (await bucket.etag(MANIFEST_FILE)) !== remote.etag) return { done: false };
       await on.beforeUploads();
       await uploadInOrder(bucket, before, { concurrency: options.concurrency ?? 16, onDone: (u) => dirty.set(u.rel, u.id) });
+      // Each module whose state this write stores gets its part of the record, named by that state, before it.
+      const split = splitClaims(
+        objects,
+        states.map((u) => moduleOfStateFile(u.rel)!),
+      );
 
       // The truth. Each module's state is stored only over the one this write read (or where there was none):
       // that is the commit of its change, and writers of other modules never meet here. A mirror whose manifest
       // is older than format 3 reads no states yet: they are stored as they are, and its manifest's write commits them.
       for (const state of states) {
+        const key = moduleOfStateFile(state.rel)!;
+        const part = moduleRecordFile(key, state.body());
+        await bucket.put(part, recordText({ format: 1, objects: split.part(key) }), RECORD_HEADERS);
+        const replaced = parts.get(key)?.rel;
         if (upgrade) {
           await bucket.put(state.rel, state.body(), state.headers);
           continue;
@@ -234,8 +254,13 @@ async function attemptWrite<R>(
         crashPoint('before-state');
         const stored = await bucket.putIf(state.rel, state.body(), state.headers, etag !== undefined ? { ifMatch: etag } : { ifNoneMatch: '*' });
         // A 500 may hide a write that landed: the state read back says.
-        if (stored === 'lost' && !(await bucket.get(state.rel))?.body.equals(state.body())) return { done: false };
+        if (stored === 'lost' && !(await bucket.get(state.rel))?.body.equals(state.body())) {
+          await bucket.remove([part]).catch(() => undefined);
+          return { done: false };
+        }
         on.committed();
+        // The part of the state replaced is no longer the live one's.
+        if (replaced !== undefined && replaced !== part) await bucket.remove([replaced]).catch(() => undefined);
       }
       let etag: string;
       let stamped = generation;
@@ -243,11 +268,11 @@ async function attemptWrite<R>(
       let current = true;
       if (modulesOnly) {
         let over: string;
-        ({ etag, generation: stamped, over } = await announce(bucket, states, record, objects, objectOptions));
+        ({ etag, generation: stamped, over } = await announce(bucket, states, record, split.root, objectOptions));
         current = over === remote.etag;
       } else {
         const manifestBytes = manifestTextWithGeneration(written, generation);
-        await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects }), RECORD_HEADERS);
+        await bucket.put(recordFile(manifestBytes), recordText({ ...record, objects: split.root }), RECORD_HEADERS);
         crashPoint('before-manifest');
         const put = await bucket.putIf(
           MANIFEST_FILE,
@@ -666,7 +691,7 @@ function place(dir: string, rel: string, body: Buffer): void {
   writeFileSync(join(dir, rel), body);
 }
 
-async function fetchAll(bucket: Bucket, rels: string[], concurrency: number): Promise<[string, StoredObject][]> {
+export async function fetchAll(bucket: Bucket, rels: string[], concurrency: number): Promise<[string, StoredObject][]> {
   const out: [string, StoredObject][] = [];
   let next = 0;
   const worker = async () => {

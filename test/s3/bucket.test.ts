@@ -293,6 +293,88 @@ describe('a bucket whose listings disagree with its module states (a writer kill
   });
 });
 
+describe('what a publish into a bucket writes', () => {
+  /** A mirror of acme/base/null and `others` modules of one other namespace, pushed to its own prefix. */
+  async function pushedMirror(others: number): Promise<string> {
+    const files: Record<string, string> = { [`scale-${others}/acme/base/null/1.0.0/main.tf`]: 'output "v" {\n  value = 1\n}\n' };
+    for (let i = 0; i < others; i++) files[`scale-${others}/other/m${String(i).padStart(3, '0')}/null/1.0.0/main.tf`] = `output "v" {\n  value = ${i}\n}\n`;
+    writeFiles(dir, files);
+    const built = await cli(['build', '--modules', `scale-${others}`, '--mirror', `scale-${others}-dist`, '--json']);
+    expect(built.code, built.stderr).toBe(0);
+    const pushed = await cli(['push', `s3://mirror/scale-${others}`, '--mirror', `scale-${others}-dist`, ...rgw.flags, '--json']);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    return `scale-${others}`;
+  }
+  /** The bytes of the objects a publish of acme/base/null 1.1.0 stored or replaced under `prefix`, by kind. */
+  async function publishedBytes(prefix: string): Promise<{ record: number; documents: number; objects: string[] }> {
+    const before = await rgw.sizes('mirror', `${prefix}/`);
+    const folder = join(dir, 'src', 'base-1.1.0');
+    writeFiles(folder, { 'main.tf': 'output "v" {\n  value = 2\n}\n' });
+    const args = ['publish', '--source', folder, '--namespace', 'acme', '--name', 'base', '--provider', 'null', '--version', '1.1.0'];
+    const result = await cli([...args, '--mirror', `s3://mirror/${prefix}`, ...rgw.flags, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const bytes = { record: 0, documents: 0, objects: [] as string[] };
+    for (const [key, { etag, size }] of await rgw.sizes('mirror', `${prefix}/`)) {
+      if (before.get(key)?.etag === etag || key.endsWith('.tar.gz')) continue;
+      const rel = key.slice(prefix.length + 1);
+      bytes.objects.push(rel);
+      if (rel.startsWith('.modmirror/')) bytes.record += size;
+      else bytes.documents += size;
+    }
+    return bytes;
+  }
+
+  it('rewrites no more of the object record, and no more documents, in a bucket of four times the modules', async () => {
+    const small = await publishedBytes(await pushedMirror(20));
+    const large = await publishedBytes(await pushedMirror(80));
+    // The record's root part (the shared objects') and the module's own part, not every object's id.
+    expect(small.objects.filter((rel) => rel.startsWith('.modmirror/')).sort()).toEqual([
+      expect.stringMatching(/^\.modmirror\/objects-[0-9a-f]{64}\.json$/),
+      expect.stringMatching(/^\.modmirror\/objects\/acme\/base\.null-[0-9a-f]{64}\.json$/),
+    ]);
+    expect(large.record, `record bytes: ${small.record} with 20 other modules, ${large.record} with 80`).toBeLessThanOrEqual(small.record * 1.1);
+    expect(large.documents, `document bytes: ${small.documents} with 20 other modules, ${large.documents} with 80`).toBeLessThanOrEqual(small.documents * 1.5);
+    for (const prefix of ['scale-20', 'scale-80']) expect((await cli(['verify', '--mirror', `s3://mirror/${prefix}`, ...rgw.flags])).code).toBe(0);
+    // A push of a mirror with the same publish reads the module's part: the new version's archive and download are known stored.
+    const args = ['publish', '--source', join(dir, 'src', 'base-1.1.0'), '--namespace', 'acme', '--name', 'base', '--provider', 'null', '--version', '1.1.0'];
+    expect((await cli([...args, '--mirror', 'scale-20-dist'])).code).toBe(0);
+    const dry = json<{ objects: string[] }>(
+      (await cli(['push', 's3://mirror/scale-20', '--mirror', 'scale-20-dist', ...rgw.flags, '--dry-run', '--json'])).stdout,
+    );
+    // (Its detail document differs: a publish of its own has its own published_at.)
+    expect(dry.objects).not.toContain('v1/modules/acme/base/null/1.1.0/base-null-1.1.0.tar.gz');
+    expect(dry.objects).not.toContain('v1/modules/acme/base/null/1.1.0/download');
+    expect(dry.objects).not.toContain('v1/modules/other/m000/null/1.0.0/index.json');
+  });
+});
+
+describe('an object record written as one file, every object in it (an older modmirror)', () => {
+  it('is read by a push, which uploads nothing and splits it into parts; a publish then writes only its own', async () => {
+    expect((await cli(['push', 's3://mirror/legacy', '--mirror', 'dist', ...rgw.flags, '--json'])).code).toBe(0);
+    // Made as an older modmirror left it: the parts folded into the root part, and gone.
+    const manifest = (await rgw.get('mirror', 'legacy/manifest.json'))!.body;
+    const rootKey = `legacy/.modmirror/objects-${createHash('sha256').update(manifest).digest('hex')}.json`;
+    const root = JSON.parse((await rgw.get('mirror', rootKey))!.body.toString()) as { objects: Record<string, string> };
+    const parts = [...(await rgw.list('mirror', 'legacy/.modmirror/objects/')).keys()];
+    expect(parts.length).toBeGreaterThan(0);
+    for (const key of parts) {
+      Object.assign(root.objects, (JSON.parse((await rgw.get('mirror', key))!.body.toString()) as { objects: Record<string, string> }).objects);
+      await rgw.client.send(new DeleteObjectCommand({ Bucket: 'mirror', Key: key }));
+    }
+    await rgw.client.send(new PutObjectCommand({ Bucket: 'mirror', Key: rootKey, Body: JSON.stringify(root) }));
+
+    const again = await cli(['push', 's3://mirror/legacy', '--mirror', 'dist', ...rgw.flags, '--json']);
+    expect(json(again.stdout)).toMatchObject({ uploaded: 0 });
+    expect([...(await rgw.list('mirror', 'legacy/.modmirror/objects/')).keys()].sort()).toEqual(parts.sort());
+    const split = JSON.parse((await rgw.get('mirror', rootKey))!.body.toString()) as { objects: Record<string, string> };
+    expect(Object.keys(split.objects).filter((rel) => rel.startsWith('v1/modules/acme/hello/null/'))).toEqual([]);
+
+    const published = await cli(publishArgs('3.0.0', 's3://mirror/legacy'));
+    expect(published.code, published.stderr).toBe(0);
+    expect((await cli(['verify', '--mirror', 's3://mirror/legacy', ...rgw.flags])).code).toBe(0);
+  });
+});
+
 describe('derived documents', () => {
   it('are never replaced by ones derived from an older manifest than theirs', async () => {
     expect((await cli(['push', 's3://mirror/gen', '--mirror', 'dist', ...rgw.flags])).code).toBe(0);

@@ -1,11 +1,11 @@
 // How a mirror's files become objects, without a server: the bucket URL (and its region), the
-// headers (what the nginx block sends), the upload phases, what a new
+// headers (what the nginx block sends), the object record's parts, the upload phases, what a new
 // archive's lost conditional write means.
 
 import { describe, expect, it, vi } from 'vitest';
 import { parseBucketUrl } from '../../src/bucket/location.js';
 import { bucketLocation } from '../../src/commands/bucket-flags.js';
-import { objectHeaders, objectId } from '../../src/bucket/objects.js';
+import { joinClaims, objectHeaders, objectId, ownerOfObject, splitClaims } from '../../src/bucket/objects.js';
 import type { Bucket, StoredObject } from '../../src/bucket/store.js';
 import { uploadInOrder } from '../../src/bucket/upload.js';
 import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../../src/protocol/headers.js';
@@ -124,5 +124,74 @@ describe('a new archive whose conditional write is lost', () => {
   it('fails, saying so, when the store keeps refusing and holds nothing', async () => {
     const { bucket } = losing(Infinity);
     await expect(uploadInOrder(bucket, [upload(Buffer.from('mine'))], { concurrency: 1 })).rejects.toThrow(/refused it 5 times .* yet holds nothing there/);
+  });
+});
+
+describe('the object record split into parts', () => {
+  const objects = {
+    'state/acme/net/aws.json': 's1',
+    'v1/modules/acme/net/aws/1.0.0/download': 'd1',
+    'v2/modules/acme/net/aws/downloads/summary': 'c1',
+    'v1/modules/acme/net/index.json': 'f1',
+    'v1/modules/acme/net/google/1.0.0/download': 'd2',
+    'v1/modules/acme/index.json': 'l1',
+    'browse/index.json': 'b1',
+  };
+
+  it('gives each object to its module, its name (every provider of it), or the root', () => {
+    expect(ownerOfObject('state/acme/net/aws.json')).toBeUndefined(); // not a state file's path: states are state/NS/NAME.PROVIDER.json
+    expect(ownerOfObject('state/acme/net.aws.json')).toEqual({ module: 'acme/net/aws' });
+    expect(ownerOfObject('v1/modules/acme/net/aws/1.0.0/download')).toEqual({ module: 'acme/net/aws' });
+    expect(ownerOfObject('v2/modules/acme/net/aws/downloads/summary')).toEqual({ module: 'acme/net/aws' });
+    expect(ownerOfObject('v1/modules/acme/net/index.json')).toEqual({ family: 'acme/net' });
+    expect(ownerOfObject('v1/modules/acme/index.json')).toBeUndefined();
+    expect(ownerOfObject('providers/registry.example.com/acme/x/index.json')).toBeUndefined();
+  });
+
+  it("puts a module's claims and its name's in its part, and leaves the other modules' in the root", () => {
+    const split = splitClaims(objects, ['acme/net/aws']);
+    expect(split.part('acme/net/aws')).toEqual({
+      'v1/modules/acme/net/aws/1.0.0/download': 'd1',
+      'v2/modules/acme/net/aws/downloads/summary': 'c1',
+      'v1/modules/acme/net/index.json': 'f1',
+    });
+    expect(Object.keys(split.root).sort()).toEqual([
+      'browse/index.json',
+      'state/acme/net/aws.json',
+      'v1/modules/acme/index.json',
+      'v1/modules/acme/net/google/1.0.0/download',
+    ]);
+  });
+
+  it("trusts a name's claim only where every provider of the name makes it, and a module's part over the root", () => {
+    const aws = { 'v1/modules/acme/net/aws/1.0.0/download': 'd1-new', 'v1/modules/acme/net/index.json': 'f1' };
+    const google = { 'v1/modules/acme/net/google/1.0.0/download': 'd2', 'v1/modules/acme/net/index.json': 'f0' };
+    const claims = joinClaims(
+      { 'v1/modules/acme/net/aws/1.0.0/download': 'd1' },
+      new Map([
+        ['acme/net/aws', aws],
+        ['acme/net/google', google],
+      ]),
+    );
+    expect(claims).toEqual({ 'v1/modules/acme/net/aws/1.0.0/download': 'd1-new', 'v1/modules/acme/net/google/1.0.0/download': 'd2' });
+    const agreed = joinClaims(
+      {},
+      new Map([
+        ['acme/net/aws', aws],
+        ['acme/net/google', { ...google, 'v1/modules/acme/net/index.json': 'f1' }],
+      ]),
+    );
+    expect(agreed['v1/modules/acme/net/index.json']).toBe('f1');
+    // A provider with no part (an older record): nothing is known of the name's objects from the parts.
+    expect(
+      joinClaims(
+        {},
+        new Map([
+          ['acme/net/aws', aws],
+          ['acme/net/google', undefined],
+        ]),
+      )['v1/modules/acme/net/index.json'],
+    ).toBeUndefined();
+    expect(joinClaims({}, new Map([['acme/net/aws', aws]]), { families: false })['v1/modules/acme/net/index.json']).toBeUndefined();
   });
 });

@@ -24,6 +24,8 @@ export interface Rgw {
   createBucket(name: string, website?: boolean): Promise<void>;
   /** Every object under a prefix: key -> ETag. */
   list(bucket: string, prefix?: string): Promise<Map<string, string>>;
+  /** Every object under a prefix: key -> its ETag and size. */
+  sizes(bucket: string, prefix?: string): Promise<Map<string, { etag: string; size: number }>>;
   get(bucket: string, key: string): Promise<{ body: Buffer; contentType?: string; cacheControl?: string; etag?: string } | undefined>;
   stop(): Promise<void>;
 }
@@ -42,6 +44,16 @@ export async function startRgw(dir: string): Promise<Rgw> {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+  async function sizes(bucket: string, prefix = ''): Promise<Map<string, { etag: string; size: number }>> {
+    const out = new Map<string, { etag: string; size: number }>();
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) out.set(o.Key!, { etag: o.ETag!, size: o.Size ?? 0 });
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return out;
+  }
   return {
     endpoint,
     website: `http://127.0.0.1:${web}`,
@@ -64,15 +76,9 @@ export async function startRgw(dir: string): Promise<Rgw> {
       await client.send(new PutBucketPolicyCommand({ Bucket: name, Policy: JSON.stringify(policy) }));
     },
     async list(bucket, prefix = '') {
-      const out = new Map<string, string>();
-      let token: string | undefined;
-      do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
-        for (const o of page.Contents ?? []) out.set(o.Key!, o.ETag!);
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
-      return out;
+      return new Map([...(await sizes(bucket, prefix))].map(([key, { etag }]) => [key, etag]));
     },
+    sizes,
     async get(bucket, key) {
       try {
         const o = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
