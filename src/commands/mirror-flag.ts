@@ -3,11 +3,11 @@
 // spellings commands had before (--out, --dir, a positional DIR) still work,
 // with a one-line note on stderr, so scripts keep running while they move.
 
-import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { MirrorError } from '../errors.js';
-import { MANIFEST_FILE } from '../protocol/paths.js';
+import { isBucketUrl } from '../bucket/location.js';
+import type { ResolvedConfig } from '../config/index.js';
+import type { MirrorStore } from '../store/index.js';
 import { stringFlag, usageError, type Values } from './args.js';
+import { bucketLocation, refuseBucketFlags } from './bucket-flags.js';
 
 export const MIRROR_OPTION = { mirror: { type: 'string' } } as const;
 
@@ -33,22 +33,30 @@ export function mirrorArgument(values: Values, command: string, argument: string
 /**
  * A command that needs a built mirror, given one that is not there: a path
  * that does not exist, as every command reports it (exit 2), before any work.
- * A mirror a writer that died mid-swap set aside is put back first, as every
- * reader does.
  */
 export async function requireMirror(dir: string, command: string): Promise<void> {
   // Loaded here, not with the command table (cli.ts imports MIRROR_OPTION from this file).
-  const { homeOf, putBackSetAside } = await import('../mirror/home.js');
-  await putBackSetAside(homeOf(dir));
-  if (existsSync(join(dir, MANIFEST_FILE))) return;
-  const shown = relative(process.cwd(), dir) || '.';
-  throw new MirrorError(
-    'PATH_NOT_FOUND',
-    existsSync(dir) ? `${shown} holds no built mirror (no ${MANIFEST_FILE}).` : `There is no built mirror at ${shown}: the folder does not exist.`,
-    {
-      hint: `Did you build the mirror? Run modmirror build, or name the folder it wrote: modmirror ${command} --mirror DIR (default: the config's out, else dist).`,
-    },
-  );
+  const { requireMirrorAt } = await import('../mirror/home.js');
+  await requireMirrorAt(dir, command);
+}
+
+/**
+ * The store of the mirror a command names (`--mirror`, or its older spelling, as `target`): a bucket
+ * for `s3://BUCKET/PREFIX`, with the bucket flags; else the folder, the config's `out` by default.
+ * `resolve` reads the config, given the folder named (undefined for a bucket).
+ */
+export async function openMirror(
+  values: Values,
+  command: string,
+  target: string | undefined,
+  resolve: (out: string | undefined) => ResolvedConfig,
+): Promise<{ store: MirrorStore; config: ResolvedConfig }> {
+  const { openStore } = await import('../store/index.js');
+  const bucket = isBucketUrl(target) ? bucketLocation(target, values, '--mirror') : undefined;
+  if (bucket === undefined) refuseBucketFlags(values, `${command} --mirror`);
+  const config = resolve(bucket === undefined ? target : undefined);
+  const store = await openStore(bucket !== undefined ? { bucket } : { dir: config.outDir }, { command, imageHosts: config.imageHosts });
+  return { store, config };
 }
 
 function note(text: string): void {

@@ -16,16 +16,14 @@ import { isProviderHostname, isProviderPart } from '../protocol/providers.js';
 import type { ProviderPublishResult } from '../publish/provider.js';
 import { MirrorError } from '../errors.js';
 import { isValidName } from '../protocol/paths.js';
-import { publish, type PublishOptions, type PublishResult } from '../publish/module.js';
-import { isBucketUrl, type BucketLocation } from '../bucket/location.js';
-import { bucketLocation, refuseBucketFlags } from './bucket-flags.js';
+import type { StorePublishResult } from '../store/index.js';
 import { describeFolder } from '../scan/folder.js';
 import { scanGitRef } from '../scan/git.js';
 import { GitReaders } from '../scan/git-objects.js';
 import type { ModuleAddress, VersionSource } from '../types.js';
 import { validVersion } from '../version-order.js';
 import { printJson, stringFlag, usageError, type Values } from './args.js';
-import { mirrorFlag } from './mirror-flag.js';
+import { mirrorFlag, openMirror } from './mirror-flag.js';
 
 const usage = (message: string) => usageError('publish', message);
 
@@ -44,16 +42,16 @@ export async function runPublish(values: Values): Promise<number> {
   if (version === null) throw usage(`--version "${versionFlag}" is not a semver version.`);
 
   // The config, when there is one, gives module addresses, metadata and git settings; publish needs none.
-  const mirror = mirrorFlag(values, 'publish', 'out');
-  const bucketUrl = isBucketUrl(mirror) ? mirror : undefined;
-  if (bucketUrl === undefined) refuseBucketFlags(values, 'publish --mirror');
-  const config = resolveMirrorConfig({ config: str('config'), out: bucketUrl ? undefined : mirror, baseUrl: baseUrlFlag(str('base-url'), 'publish') });
+  const target = mirrorFlag(values, 'publish', 'out');
+  const { store, config } = await openMirror(values, 'publish', target, (out) =>
+    resolveMirrorConfig({ config: str('config'), out, baseUrl: baseUrlFlag(str('base-url'), 'publish') }),
+  );
   // One `git cat-file` reads the ref and then the version's files; it must end however the publish does.
   const git = new GitReaders();
-  let result: PublishResult;
+  let result: StorePublishResult;
   try {
     const source = str('git') !== undefined ? await gitVersion(values, config, version, git) : await folderVersion(values, config, version);
-    const common = {
+    result = await store.publish(source, {
       cacheDir: config.cacheDir,
       limits: config.limits,
       baseUrl: config.baseUrl,
@@ -62,28 +60,14 @@ export async function runPublish(values: Values): Promise<number> {
       newMirror: values['new-mirror'] === true,
       dryRun: values['dry-run'] === true,
       git,
-    };
-    if (bucketUrl !== undefined) {
-      result = await publishIntoBucket(bucketLocation(bucketUrl, values, '--mirror'), source, common);
-    } else result = await publish(source, { ...common, outDir: config.outDir });
+    });
   } finally {
     git.closeAll();
+    store.close();
   }
   if (values['json'] === true) printJson(result);
   else printHuman(result);
   return 0;
-}
-
-/** Loaded only for a bucket: the AWS SDK is most of a second to load. */
-async function publishIntoBucket(location: BucketLocation, source: VersionSource, options: Omit<PublishOptions, 'outDir'>): Promise<PublishResult> {
-  const { openBucket } = await import('../bucket/store.js');
-  const { publishToBucket } = await import('../bucket/publish.js');
-  const bucket = openBucket(location);
-  try {
-    return await publishToBucket(bucket, source, options);
-  } finally {
-    bucket.close();
-  }
 }
 
 function flagAddress(values: Values, fallback?: Partial<ModuleAddress>, why = 'the source does not name it'): ModuleAddress {
@@ -137,7 +121,7 @@ async function folderVersion(values: Values, config: ResolvedConfig, versionFlag
   };
 }
 
-function printHuman(r: PublishResult): void {
+function printHuman(r: StorePublishResult): void {
   for (const w of r.warnings ?? []) console.error(`warning: ${w}`);
   const what = `${r.module} ${r.version}`;
   if (r.outcome === 'unchanged') console.log(`${what} is already published with the same content (sha256 ${r.sha256}); nothing to do.`);
@@ -147,10 +131,9 @@ function printHuman(r: PublishResult): void {
   } else if (r.outcome === 'replaced')
     console.log(`Replaced ${what}: sha256 ${r.previousSha256} -> ${r.sha256} (recorded in the manifest) in ${r.seconds.toFixed(2)} s.`);
   else console.log(`Published ${what} (sha256 ${r.sha256}) in ${r.seconds.toFixed(2)} s.`);
-  const bucket = r as Partial<{ target: string; uploaded: string[]; attempts: number }>;
-  if (bucket.target !== undefined && bucket.uploaded?.length) {
+  if (r.target !== undefined && r.uploaded?.length) {
     console.log(
-      `Uploaded ${bucket.uploaded.length} objects to ${bucket.target}${bucket.attempts! > 1 ? ` (after ${bucket.attempts! - 1} lost race(s) with other writers, redone)` : ''}.`,
+      `Uploaded ${r.uploaded.length} objects to ${r.target}${r.attempts! > 1 ? ` (after ${r.attempts! - 1} lost race(s) with other writers, redone)` : ''}.`,
     );
   }
 }
@@ -163,11 +146,6 @@ async function runProviderPublish(values: Values): Promise<number> {
         `--${flag} is for modules; --provider-release takes the version from the release's file names, and published provider versions are never replaced.`,
       );
   }
-  const mirror = mirrorFlag(values, 'publish', 'out');
-  if (isBucketUrl(mirror)) {
-    throw usage('--provider-release publishes into a mirror in a folder, not a bucket yet: publish into the folder, then modmirror push it to the bucket.');
-  }
-  refuseBucketFlags(values, 'publish --mirror');
   const dir = resolve(str('provider-release')!);
   if (!existsSync(dir)) throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${dir}" does not exist.`, { hint: 'Check the --provider-release path.' });
   const namespace = str('namespace');
@@ -178,33 +156,37 @@ async function runProviderPublish(values: Values): Promise<number> {
     throw usage(`--type ${type === undefined ? 'is missing' : `"${type}" is not a provider type`} (lower-case letters, digits and "-").`);
   const hostname = str('hostname')?.toLowerCase();
   if (hostname !== undefined && !isProviderHostname(hostname)) throw usage(`--hostname "${hostname}" is not a host name such as registry.example.com.`);
-  const config = resolveMirrorConfig({ config: str('config'), out: mirror, baseUrl: baseUrlFlag(str('base-url'), 'publish') });
-  // The config's in-house entry for this namespace gives the keys and host name unless the flags do.
-  const entry = config.providerFolders.find(
-    (f): f is Extract<ProviderFolder, { kind: 'releases' }> => f.kind === 'releases' && f.registry !== undefined && f.namespace === namespace,
+  const { store, config } = await openMirror(values, 'publish', mirrorFlag(values, 'publish', 'out'), (out) =>
+    resolveMirrorConfig({ config: str('config'), out, baseUrl: baseUrlFlag(str('base-url'), 'publish') }),
   );
-  const flagKeys = (values['public-key'] as string[] | undefined)?.map((k) => resolve(k));
-  for (const key of flagKeys ?? [])
-    if (!existsSync(key)) throw new MirrorError('SOURCE_NOT_FOUND', `The key file "${key}" does not exist.`, { hint: 'Check the --public-key path.' });
-  const signingKey = str('signing-key');
-  const signing =
-    signingKey !== undefined ? { keyFile: resolve(signingKey), passphraseEnv: config.signing?.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } : config.signing;
-  // Loaded only for a provider release: a module publish is the path release pipelines run most.
-  const { publishProviderRelease } = await import('../publish/provider.js');
-  const result = await publishProviderRelease({
-    outDir: config.outDir,
-    cacheDir: config.cacheDir,
-    baseUrl: config.baseUrl,
-    imageHosts: config.imageHosts,
-    dir,
-    namespace,
-    type,
-    ...((hostname ?? entry?.hostname) ? { hostname: (hostname ?? entry?.hostname)! } : {}),
-    publicKeys: flagKeys ?? entry?.registry?.keys ?? [],
-    ...(signing ? { signing } : {}),
-    newMirror: values['new-mirror'] === true,
-    dryRun: values['dry-run'] === true,
-  });
+  let result: ProviderPublishResult;
+  try {
+    // The config's in-house entry for this namespace gives the keys and host name unless the flags do.
+    const entry = config.providerFolders.find(
+      (f): f is Extract<ProviderFolder, { kind: 'releases' }> => f.kind === 'releases' && f.registry !== undefined && f.namespace === namespace,
+    );
+    const flagKeys = (values['public-key'] as string[] | undefined)?.map((k) => resolve(k));
+    for (const key of flagKeys ?? [])
+      if (!existsSync(key)) throw new MirrorError('SOURCE_NOT_FOUND', `The key file "${key}" does not exist.`, { hint: 'Check the --public-key path.' });
+    const signingKey = str('signing-key');
+    const signing =
+      signingKey !== undefined ? { keyFile: resolve(signingKey), passphraseEnv: config.signing?.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } : config.signing;
+    result = await store.publishProvider({
+      cacheDir: config.cacheDir,
+      baseUrl: config.baseUrl,
+      imageHosts: config.imageHosts,
+      dir,
+      namespace,
+      type,
+      ...((hostname ?? entry?.hostname) ? { hostname: (hostname ?? entry?.hostname)! } : {}),
+      publicKeys: flagKeys ?? entry?.registry?.keys ?? [],
+      ...(signing ? { signing } : {}),
+      newMirror: values['new-mirror'] === true,
+      dryRun: values['dry-run'] === true,
+    });
+  } finally {
+    store.close();
+  }
   if (values['json'] === true) printJson(result);
   else printProvider(result);
   return 0;

@@ -25,7 +25,9 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { rename, rm, symlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { MirrorError } from '../errors.js';
+import { MANIFEST_FILE } from '../protocol/paths.js';
 import { crashPoint } from './crash.js';
 import { isProcessAlive } from '../processes.js';
 
@@ -169,4 +171,23 @@ export function removeInBackground(dir: string): void {
   } catch {
     void rm(dir, { recursive: true, force: true }).catch(() => {});
   }
+}
+
+/**
+ * A command that needs a built mirror, given one that is not there: a path
+ * that does not exist, as every command reports it (exit 2), before any work.
+ * A mirror a writer that died mid-swap set aside is put back first, as every
+ * reader does.
+ */
+export async function requireMirrorAt(dir: string, command: string): Promise<void> {
+  await putBackSetAside(homeOf(dir));
+  if (existsSync(join(dir, MANIFEST_FILE))) return;
+  const shown = relative(process.cwd(), dir) || '.';
+  throw new MirrorError(
+    'PATH_NOT_FOUND',
+    existsSync(dir) ? `${shown} holds no built mirror (no ${MANIFEST_FILE}).` : `There is no built mirror at ${shown}: the folder does not exist.`,
+    {
+      hint: `Did you build the mirror? Run modmirror build, or name the folder it wrote: modmirror ${command} --mirror DIR (default: the config's out, else dist).`,
+    },
+  );
 }

@@ -164,8 +164,8 @@ describe('the object record split into parts', () => {
   });
 
   it("trusts a name's claim only where every provider of the name makes it, and a module's part over the root", () => {
-    const aws = { 'v1/modules/acme/net/aws/1.0.0/download': 'd1-new', 'v1/modules/acme/net/index.json': 'f1' };
-    const google = { 'v1/modules/acme/net/google/1.0.0/download': 'd2', 'v1/modules/acme/net/index.json': 'f0' };
+    const aws: Record<string, string> = { 'v1/modules/acme/net/aws/1.0.0/download': 'd1-new', 'v1/modules/acme/net/index.json': 'f1' };
+    const google: Record<string, string> = { 'v1/modules/acme/net/google/1.0.0/download': 'd2', 'v1/modules/acme/net/index.json': 'f0' };
     const claims = joinClaims(
       { 'v1/modules/acme/net/aws/1.0.0/download': 'd1' },
       new Map([
