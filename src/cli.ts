@@ -120,7 +120,7 @@ const COMMANDS: Record<string, Command> = {
                   in a bucket, changed as publish --mirror s3:// changes it (with --endpoint, --region, --path-style)
   --json          print {"mirror", "module", "version", "deprecation", "changed"}
 
-  Kept in the mirror's deprecations.json: build, publish, bundle and unbundle carry it.`,
+  Kept in the module's state, the mirror's truth: build, publish, bundle and unbundle carry it.`,
     options: {
       reason: { type: 'string' },
       link: { type: 'string' },

@@ -1,8 +1,9 @@
 // Deprecated versions: which versions of which modules are deprecated, why,
-// and where to read more. Kept in the mirror itself (deprecations.json), so a
-// build, a publish, a bundle and every static host carry it with the documents
-// it shows up in (each deprecated version's `deprecation` in `versions` and in
-// its detail). A leaf module: emit, serve, publish and the commands read it.
+// and where to read more. Kept in the mirror itself (each module's state; an
+// older mirror's deprecations.json), so a build, a publish, a bundle and every
+// static host carry it with the documents it shows up in (each deprecated
+// version's `deprecation` in `versions` and in its detail). A leaf module:
+// emit, serve, publish and the commands read it.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -20,7 +20,7 @@ export function phaseOf(rel: string): Phase {
   // A version's own detail is a document; other index.json files list what is below them.
   if (/^v1\/modules\/[^/]+\/[^/]+\/[^/]+\/[^/]+\/index\.json$/.test(rel)) return 'documents';
   const name = rel.slice(rel.lastIndexOf('/') + 1);
-  // Top-level files (providers-index.json, deprecations.json, the browse page's index) say what the tree holds.
+  // Top-level files (providers-index.json, the browse page's index) say what the tree holds.
   return INDEX_NAMES.has(name) || TOP_INDEXES.has(rel) || !rel.includes('/') ? 'indexes' : 'documents';
 }
 

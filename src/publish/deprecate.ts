@@ -1,7 +1,7 @@
 // `modmirror deprecate` and the management API's deprecation call: marks one
 // published version deprecated (or not) in the mirror, rewriting its module's
-// documents, the indexes and deprecations.json in a hard-linked staging copy
-// swapped in whole, as publish does. Nothing else of the mirror changes.
+// state, its documents and the listings that show it, through the partial
+// write publish uses. Nothing else of the mirror changes.
 
 import type { Deprecation } from '../mirror/deprecations.js';
 import { readModuleVersions } from '../mirror/read.js';

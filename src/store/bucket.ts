@@ -33,6 +33,14 @@ export function openBucketStore(location: BucketLocation, options: StoreOptions)
       const repaired = repair ? (await repairBucket(bucket, { imageHosts: options.imageHosts })).uploaded : undefined;
       return { problems: await verifyBucket(bucket), ...(repaired ? { repaired } : {}) };
     },
+    unbundle() {
+      return Promise.reject(
+        new MirrorError(
+          'USAGE',
+          `unbundle takes a bundle into a mirror in a folder, not a bucket: unbundle into the folder, then modmirror push ${shown} --mirror DIR.`,
+        ),
+      );
+    },
     close: () => bucket.close(),
   };
 }

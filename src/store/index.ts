@@ -1,6 +1,6 @@
 // Where a mirror is kept: a folder or a bucket, behind one interface. A
 // command names what it does to the mirror (publish a version or a
-// provider release, deprecate a version, verify) and the store does it where the mirror is. Both stores run
+// provider release, deprecate a version, verify, unbundle) and the store does it where the mirror is. Both stores run
 // the same writers (publish/ and mirror/, with the ledger and the write
 // order): a folder's under its lock, renamed into place; a bucket's on the
 // part of the mirror it fetched, committed by conditional writes of the
@@ -12,6 +12,7 @@ import type { Problem } from '../mirror/transaction.js';
 import type { DeprecateResult } from '../publish/deprecate.js';
 import type { PublishOptions, PublishResult } from '../publish/module.js';
 import type { ProviderPublishOptions, ProviderPublishResult } from '../publish/provider.js';
+import type { UnbundleResult } from '../bundle/unbundle.js';
 import type { ModuleAddress, VersionSource } from '../types.js';
 
 export type StorePublishOptions = Omit<PublishOptions, 'outDir' | 'hashArchives' | 'reuseBuilt'>;
@@ -48,6 +49,8 @@ export interface MirrorStore {
   /** Sets (or, with null, lifts) a version's deprecation. */
   deprecate(address: ModuleAddress, version: string, deprecation: Deprecation | null): Promise<DeprecateResult>;
   verify(options?: StoreVerifyOptions): Promise<StoreVerifyResult>;
+  /** Takes in a bundle: its versions and provider packages, with the replacements and removals its manifest records. */
+  unbundle(file: string): Promise<Omit<UnbundleResult, 'outDir'>>;
   close(): void;
 }
 

@@ -104,6 +104,22 @@ describe('--mirror names the mirror on every command', () => {
   });
 });
 
+describe('a mirror in a bucket', () => {
+  it('is refused, as a usage error saying what to do, by what writes a mirror in a folder only', async () => {
+    const env = { AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' };
+    // No store is reached: the endpoint is a closed port, and the refusal comes first.
+    const bucket = ['--mirror', 's3://mirror/reg', '--endpoint', 'http://127.0.0.1:9', '--path-style'];
+    const unbundled = await runCli(['unbundle', join(dir, 'none.tar.gz'), ...bucket.slice(0, 2)], dir, env);
+    expect([unbundled.code, unbundled.stderr]).toEqual([
+      2,
+      expect.stringContaining('unbundle into the folder, then modmirror push s3://mirror/reg/ --mirror DIR'),
+    ]);
+    writeFiles(dir, { 'release/terraform-provider-x_1.0.0_SHA256SUMS': '' });
+    const provider = await runCli(['publish', '--provider-release', 'release', '--namespace', 'acme', '--type', 'x', ...bucket], dir, env);
+    expect([provider.code, provider.stderr]).toEqual([2, expect.stringContaining('then modmirror push it to the bucket')]);
+  });
+});
+
 describe('--json', () => {
   it('prints one JSON object on one line for bundle, unbundle, deprecate and hosting', async () => {
     const bundled = onlyJson(await runCli(['bundle', '--mirror', 'dist', '--out', 'json.tar.gz', '--json'], dir));
