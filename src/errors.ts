@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'VERSION_INVALID'
   /** A provider folder's zip, hash or SHA256SUMS does not check out: the build refuses it. */
   | 'PROVIDER_INVALID'
-  | 'BUILD_FAILED'
+  /** A mirror fails verification: one a command was given (bundle, push), or what a write made of it (build, publish), which is then not made live. */
+  | 'MIRROR_INVALID'
   | 'VERSION_CONFLICT'
   | 'DATA_INVALID'
   | 'OUTPUT_FAILED'

@@ -85,7 +85,7 @@ export function push(options: PushOptions): Promise<PushResult> {
     await mirror.check(
       (root) => verifyMirror(root),
       (problems) =>
-        new MirrorError('BUILD_FAILED', `The mirror in ${mirror.dir} fails verification; nothing was pushed:\n${problemLines(problems, 20)}`, {
+        new MirrorError('MIRROR_INVALID', `The mirror in ${mirror.dir} fails verification; nothing was pushed:\n${problemLines(problems, 20)}`, {
           hint: 'Run modmirror verify to see every problem; rebuild or fix the mirror first.',
         }),
     );

@@ -76,7 +76,7 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     await mirror.check(
       (root) => verifyMirror(root),
       (problems) =>
-        new MirrorError('BUILD_FAILED', `${dir} fails verification, so it is not bundled:\n${problemLines(problems, 20)}`, {
+        new MirrorError('MIRROR_INVALID', `${dir} fails verification, so it is not bundled:\n${problemLines(problems, 20)}`, {
           hint: 'Rebuild it with modmirror build --clean, then bundle again.',
         }),
     );

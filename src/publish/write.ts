@@ -42,7 +42,7 @@ export async function withPartialWrite<T>(options: PartialWriteOptions, fn: (tx:
     ...(options.allow ? { allow: options.allow } : {}),
     check: (mirror: MirrorView) => verifyMirror(mirror, options.check()),
     failure: (problems: Parameters<typeof problemLines>[0]) =>
-      new MirrorError('BUILD_FAILED', `The mirror failed verification after ${options.what}; it is left as it was:\n${problemLines(problems)}`),
+      new MirrorError('MIRROR_INVALID', `The mirror failed verification after ${options.what}; it is left as it was:\n${problemLines(problems)}`),
   };
   return withMirrorWrite(home, write, async (tx) => {
     const mirror = openMirror(tx.outDir, () => tx.live(options.modules(tx.outDir)));

@@ -41,7 +41,7 @@ export interface PublishingOptions {
 }
 
 /** Codes of a version that cannot be published as uploaded: the uploader's to fix, so a 422. */
-const UNPUBLISHABLE = new Set(['HCL_SYNTAX', 'VERSION_READ_FAILED', 'VERSION_INVALID', 'BUILD_FAILED', 'SOURCE_NOT_FOUND']);
+const UNPUBLISHABLE = new Set(['HCL_SYNTAX', 'VERSION_READ_FAILED', 'VERSION_INVALID', 'MIRROR_INVALID', 'SOURCE_NOT_FOUND']);
 
 export interface MirrorWriters extends RegistryHooks {
   /** A function, not a method: serve hands it to the management API on its own. */

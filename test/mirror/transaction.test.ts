@@ -20,7 +20,7 @@ async function builtMirror(): Promise<string> {
 }
 
 const check = (mirror: MirrorView) => verifyMirror(mirror);
-const failure = (problems: Parameters<typeof problemLines>[0]) => new MirrorError('BUILD_FAILED', `verification failed:\n${problemLines(problems)}`);
+const failure = (problems: Parameters<typeof problemLines>[0]) => new MirrorError('MIRROR_INVALID', `verification failed:\n${problemLines(problems)}`);
 
 it('commits a staged change that verifies, and leaves nothing beside the mirror', async () => {
   const dist = await builtMirror();
