@@ -10,7 +10,7 @@ import { AnswerCache, payload, sendPayload, type Payload } from '../http/payload
 import { JSONAPI_TYPE } from '../protocol/headers.js';
 import { VERSION } from '../version.js';
 import { authenticate, principalKey, type Principal } from './auth.js';
-import { notFound, sendDocument, unauthorized } from './jsonapi.js';
+import { notFound, sendDocument, unauthorized, type Reply } from './jsonapi.js';
 import { accountDetails, changePassword, updateAccount } from './routes/account.js';
 import { deleteOrganization, listConsumers, listOrganizations, showOrganization, updateConsumers, updateOrganization } from './routes/admin-organizations.js';
 import type { RegistryHooks } from './registry.js';
@@ -22,7 +22,6 @@ import { listStages, overrideStage, showResult, showStage } from './routes/task-
 import { Store } from './store.js';
 import type { Data } from './types.js';
 
-type Reply = { status: number; document?: unknown };
 interface ReadContext {
   data: Data;
   principal: Principal;

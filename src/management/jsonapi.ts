@@ -14,6 +14,9 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_BODY_DEPTH = 32;
 
 // Errors are MirrorErrors with a request's code; http/errors.ts renders them as spec 7.1 says.
+/** What a management route answers: its status and, but for a 204, its JSON:API document. */
+export type Reply = { status: number; document?: unknown };
+
 export const notFound = () => new MirrorError('NOT_FOUND', 'The resource was not found, or you are not authorized to see it.');
 export const unauthorized = () => new MirrorError('UNAUTHORIZED', 'A valid bearer token is required (Authorization: Bearer <token>).');
 export const invalid = (detail: string, pointer: string) => new MirrorError('INVALID_ATTRIBUTE', detail, { pointer });

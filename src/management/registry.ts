@@ -11,12 +11,8 @@ import { MirrorError } from '../errors.js';
 import { canAccess, canManageModules, type Principal } from './auth.js';
 import { notFound } from './jsonapi.js';
 import type { Data, ModuleVersionEntry, Organization, RegistryModuleEntry } from './types.js';
-
-export interface ModuleAddressParts {
-  namespace: string;
-  name: string;
-  provider: string;
-}
+import { addressKey } from '../protocol/paths.js';
+import type { ModuleAddress } from '../types.js';
 
 /** What the registry-module routes need from the server that serves the mirror. */
 export interface RegistryHooks {
@@ -31,12 +27,10 @@ export interface RegistryHooks {
   /** Whether `path` with this query carries a valid signature from uploadUrl. */
   checkUpload(path: string, query: URLSearchParams): 'valid' | 'absent' | 'expired' | 'invalid';
   /** Unpacks the body (a tar.gz) and publishes it as this version, as `modmirror publish` does; throws what went wrong. */
-  ingest(address: ModuleAddressParts, version: string, body: IncomingMessage): Promise<void>;
+  ingest(address: ModuleAddress, version: string, body: IncomingMessage): Promise<void>;
   /** Removes versions (all of the module when undefined; all providers of namespace/name when no provider), on record as `by`. */
   remove(target: { namespace: string; name: string; provider?: string }, version: string | undefined, by: string): Promise<void>;
 }
-
-export const keyOf = (a: ModuleAddressParts) => `${a.namespace}/${a.name}/${a.provider}`;
 
 /** The organization a private-registry path names, when the caller may read it; else the 404 HCP gives. */
 export function readableOrganization(data: Data, principal: Principal, name: string): Organization {
@@ -65,7 +59,7 @@ export function manageableOrganization(
 
 /** One module of an organization as the API shows it: its API entry and the mirror's versions. */
 export interface ModuleView {
-  address: ModuleAddressParts;
+  address: ModuleAddress;
   entry: RegistryModuleEntry | undefined;
   /** Newest first. */
   published: string[];
@@ -73,9 +67,9 @@ export interface ModuleView {
   records: ModuleVersionEntry[];
 }
 
-export function moduleView(data: Data, hooks: RegistryHooks | undefined, address: ModuleAddressParts): ModuleView | undefined {
-  const key = keyOf(address);
-  const entry = data.registryModules.find((m) => keyOf(m) === key);
+export function moduleView(data: Data, hooks: RegistryHooks | undefined, address: ModuleAddress): ModuleView | undefined {
+  const key = addressKey(address);
+  const entry = data.registryModules.find((m) => addressKey(m) === key);
   const published = hooks?.published(key) ?? [];
   if (!entry && published.length === 0) return undefined;
   return { address, entry, published, records: data.moduleVersions.filter((v) => v.module === key) };
@@ -83,7 +77,7 @@ export function moduleView(data: Data, hooks: RegistryHooks | undefined, address
 
 /** Every module of an organization's namespace, by name then provider. */
 export function modulesOfOrganization(data: Data, hooks: RegistryHooks | undefined, organization: string): ModuleView[] {
-  const keys = new Set([...data.registryModules.filter((m) => m.namespace === organization).map(keyOf), ...(hooks?.modulesOf(organization) ?? [])]);
+  const keys = new Set([...data.registryModules.filter((m) => m.namespace === organization).map(addressKey), ...(hooks?.modulesOf(organization) ?? [])]);
   return [...keys].sort().map((key) => {
     const [namespace = '', name = '', provider = ''] = key.split('/');
     return moduleView(data, hooks, { namespace, name, provider })!;
@@ -134,12 +128,12 @@ export function stableId(prefix: string, key: string): string {
   return `${prefix}-${createHash('sha256').update(key).digest('base64url').replace(/[-_]/g, '').slice(0, 16)}`;
 }
 
-export function moduleSelf(a: ModuleAddressParts): string {
+export function moduleSelf(a: ModuleAddress): string {
   return `/api/v2/organizations/${a.namespace}/registry-modules/private/${a.namespace}/${a.name}/${a.provider}`;
 }
 
 /** A module's id: its API entry's, or a stable one for a module only the mirror holds. */
-export const moduleResourceId = (view: ModuleView): string => view.entry?.id ?? stableId('mod', keyOf(view.address));
+export const moduleResourceId = (view: ModuleView): string => view.entry?.id ?? stableId('mod', addressKey(view.address));
 
 /** A `registry-modules` resource (go-tfe's RegistryModule). */
 export function moduleResource(view: ModuleView, canManage: boolean) {
@@ -177,7 +171,7 @@ export function moduleResource(view: ModuleView, canManage: boolean) {
 export function versionResource(view: ModuleView, version: string, status: { status: string; error?: string; record?: ModuleVersionEntry }, upload?: string) {
   const { record } = status;
   return {
-    id: record?.id ?? stableId('modver', `${keyOf(view.address)}@${version}`),
+    id: record?.id ?? stableId('modver', `${addressKey(view.address)}@${version}`),
     type: 'registry-module-versions',
     attributes: {
       source: 'tfe-api',

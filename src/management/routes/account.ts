@@ -4,10 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import { MirrorError } from '../../errors.js';
 import { checkPassword, hashPassword, type Principal } from '../auth.js';
 import { userResource } from '../documents.js';
-import { invalid, readBody, resourceBody, unauthorized } from '../jsonapi.js';
+import { invalid, readBody, resourceBody, unauthorized, type Reply } from '../jsonapi.js';
 import type { Store } from '../store.js';
-
-type Reply = { status: number; document?: unknown };
 
 export function accountDetails(principal: Principal): Reply {
   return { status: 200, document: { data: userResource(principal.user, { self: true, principal }) } };

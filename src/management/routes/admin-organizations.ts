@@ -3,13 +3,12 @@
 
 import type { IncomingMessage } from 'node:http';
 import { organizationResource, userResource } from '../documents.js';
-import { badRequest, includesOf, invalid, notFound, pageLinksAndMeta, paginate, readBody, resourceBody } from '../jsonapi.js';
+import { badRequest, includesOf, invalid, notFound, pageLinksAndMeta, paginate, readBody, resourceBody, type Reply } from '../jsonapi.js';
 import { MirrorError } from '../../errors.js';
 import { setConsumers, sharingConsequences, type Shared } from '../sharing.js';
 import type { Store } from '../store.js';
 import type { Data, Organization } from '../types.js';
 
-type Reply = { status: number; document?: unknown };
 const BASE = '/api/v2/admin/organizations';
 
 function findOrganization(data: Data, name: string): Organization {

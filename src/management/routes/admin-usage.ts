@@ -5,9 +5,7 @@
 // deprecations); the API reads it afresh on every request.
 
 import { filterProblem, type UsageEntry, type UsageFilter } from '../../usage/report.js';
-import { badRequest, notFound, pageLinksAndMeta, paginate } from '../jsonapi.js';
-
-type Reply = { status: number; document?: unknown };
+import { badRequest, notFound, pageLinksAndMeta, paginate, type Reply } from '../jsonapi.js';
 
 /** The report for a filter, as the server reads it now. */
 export type UsageHook = (filter: UsageFilter) => UsageEntry[];

@@ -10,12 +10,12 @@
 // nothing.
 
 import type { IncomingMessage } from 'node:http';
+import { addressKey } from '../../protocol/paths.js';
 import { MirrorError, messageOf } from '../../errors.js';
 import { validVersion } from '../../version-order.js';
 import { newId, principalLabel, type Principal } from '../auth.js';
-import { badRequest, invalid, notFound, readBody, resourceBody } from '../jsonapi.js';
+import { badRequest, invalid, notFound, readBody, resourceBody, type Reply } from '../jsonapi.js';
 import {
-  keyOf,
   manageableOrganization,
   moduleView,
   readableOrganization,
@@ -28,7 +28,6 @@ import {
 import type { Store } from '../store.js';
 import type { Data, ModuleVersionEntry } from '../types.js';
 
-type Reply = { status: number; document?: unknown };
 type ReadArgs = { data: Data; principal: Principal; params: string[]; query: URLSearchParams; registry: RegistryHooks | undefined };
 type WriteArgs = { store: Store; principal: Principal; params: string[]; req: IncomingMessage; registry: RegistryHooks | undefined };
 
@@ -57,18 +56,26 @@ export async function createVersion({ store, principal, params, req, registry }:
   const commitSha = attributes['commit-sha'] ?? null;
   if (commitSha !== null && typeof commitSha !== 'string') throw invalid('commit-sha must be a string or null.', '/data/attributes/commit-sha');
   const now = new Date().toISOString();
-  const record: ModuleVersionEntry = { id: newId('modver'), module: keyOf(address), version, commitSha, status: 'pending', createdAt: now, updatedAt: now };
+  const record: ModuleVersionEntry = {
+    id: newId('modver'),
+    module: addressKey(address),
+    version,
+    commitSha,
+    status: 'pending',
+    createdAt: now,
+    updatedAt: now,
+  };
   await store.mutate(['moduleVersions'], (data) => {
     const view = moduleView(data, registry, address);
     if (!view) throw notFound();
     const current = versionStatus(view, version);
     if (current?.status === 'ok')
       throw invalid(
-        `${keyOf(address)} ${version} is already published, and published versions are immutable: create a new version.`,
+        `${addressKey(address)} ${version} is already published, and published versions are immutable: create a new version.`,
         '/data/attributes/version',
       );
     if (current && current.status !== 'reg_ingress_failed')
-      throw invalid(`${keyOf(address)} ${version} already exists and waits for its upload (status ${current.status}).`, '/data/attributes/version');
+      throw invalid(`${addressKey(address)} ${version} already exists and waits for its upload (status ${current.status}).`, '/data/attributes/version');
     // A failed version may be made again: its record gives way to the new one.
     data.moduleVersions = data.moduleVersions.filter((v) => !(v.module === record.module && v.version === version));
     data.moduleVersions.push(record);
@@ -97,7 +104,7 @@ export async function deleteVersion({ store, principal, params, registry }: Writ
   const view = namespace === organization ? moduleView(store.read(), registry, address) : undefined;
   const status = view && versionStatus(view, version);
   if (!view || !status) throw notFound();
-  const key = keyOf(address);
+  const key = addressKey(address);
   // The record goes first, in the change that refuses a version being uploaded; then the mirror's version, on record.
   await store.mutate(['moduleVersions'], (data) => {
     refuseDuringUpload(data, (v) => v.module === key && v.version === version);

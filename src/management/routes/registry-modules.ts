@@ -9,12 +9,11 @@
 
 import type { IncomingMessage } from 'node:http';
 import { checkDeprecationLink, type Deprecation } from '../../mirror/deprecations.js';
-import { isValidName } from '../../protocol/paths.js';
+import { addressKey, isValidName } from '../../protocol/paths.js';
 import type { ModuleAddress } from '../../types.js';
 import { canAccess, canManageModules, newId, principalLabel, type Principal } from '../auth.js';
-import { invalid, notFound, pageLinksAndMeta, paginate, readBody, resourceBody } from '../jsonapi.js';
+import { invalid, notFound, pageLinksAndMeta, paginate, readBody, resourceBody, type Reply } from '../jsonapi.js';
 import {
-  keyOf,
   manageableOrganization,
   moduleResource,
   moduleResourceId,
@@ -27,7 +26,6 @@ import {
 import type { Store } from '../store.js';
 import type { Data } from '../types.js';
 
-type Reply = { status: number; document?: unknown };
 type ReadArgs = { data: Data; principal: Principal; params: string[]; query: URLSearchParams; registry: RegistryHooks | undefined };
 type WriteArgs = { store: Store; principal: Principal; params: string[]; req: IncomingMessage; registry: RegistryHooks | undefined };
 
@@ -46,7 +44,7 @@ export async function createModule({ store, principal, params, req, registry }: 
   }
   const now = new Date().toISOString();
   await store.mutate(['registryModules'], (data) => {
-    if (moduleView(data, registry, address)) throw invalid(`The module ${keyOf(address)} already exists.`, '/data/attributes/name');
+    if (moduleView(data, registry, address)) throw invalid(`The module ${addressKey(address)} already exists.`, '/data/attributes/name');
     data.registryModules.push({ id: newId('mod'), organization, ...address, createdAt: now, updatedAt: now });
   });
   const data = store.read();
@@ -70,7 +68,7 @@ export function listModules({ data, principal, params, query, registry }: ReadAr
   const owner = query.get('filter[organization_name]');
   const views = modulesOfOrganization(data, registry, org.name).filter(
     (v) =>
-      (q === '' || keyOf(v.address).toLowerCase().includes(q)) &&
+      (q === '' || addressKey(v.address).toLowerCase().includes(q)) &&
       (provider === null || provider === '' || v.address.provider === provider) &&
       (registryName === null || registryName === '' || registryName === 'private') &&
       (owner === null || owner === '' || owner === org.name),
@@ -115,12 +113,12 @@ export async function deleteModule({ store, principal, params, registry }: Write
   const { hooks } = manageableOrganization(store.read(), principal, organization, registry);
   const data = store.read();
   const matches = (key: string) => (provider === undefined ? key.startsWith(`${namespace}/${name}/`) : key === `${namespace}/${name}/${provider}`);
-  const views = namespace === organization ? modulesOfOrganization(data, registry, organization).filter((v) => matches(keyOf(v.address))) : [];
+  const views = namespace === organization ? modulesOfOrganization(data, registry, organization).filter((v) => matches(addressKey(v.address))) : [];
   if (views.length === 0) throw notFound();
   // The records go first, in the change that refuses a module with a version being uploaded; then the mirror's versions, on record.
   await store.mutate(['registryModules', 'moduleVersions'], (d) => {
     refuseDuringUpload(d, (v) => matches(v.module));
-    d.registryModules = d.registryModules.filter((m) => !matches(keyOf(m)));
+    d.registryModules = d.registryModules.filter((m) => !matches(addressKey(m)));
     d.moduleVersions = d.moduleVersions.filter((v) => !matches(v.module));
   });
   if (hooks.modulesOf(namespace).some(matches))

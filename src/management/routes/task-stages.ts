@@ -3,12 +3,11 @@
 import { MirrorError } from '../../errors.js';
 import { canAccess, canOverride, type Principal } from '../auth.js';
 import { stageIncludes, taskResultResource, taskStageResource } from '../documents.js';
-import { includesOf, notFound, pageLinksAndMeta, paginate } from '../jsonapi.js';
+import { includesOf, notFound, pageLinksAndMeta, paginate, type Reply } from '../jsonapi.js';
 import type { Store } from '../store.js';
 import type { Data, TaskStage } from '../types.js';
 import { statusTimestamp } from '../time.js';
 
-type Reply = { status: number; document?: unknown };
 const STAGE_INCLUDES = ['run', 'run.workspace', 'task-results', 'policy-evaluations'] as const;
 
 /** A run the caller may see, or 404 (not found and not authorized look the same). */
