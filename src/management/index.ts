@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MirrorError } from '../errors.js';
 import { AnswerCache, payload, sendPayload, type Payload } from '../http/payload.js';
+import { matchRoutePath, routePath } from '../http/route-path.js';
 import { JSONAPI_TYPE } from '../protocol/headers.js';
 import { VERSION } from '../version.js';
 import { authenticate, principalKey, type Principal } from './auth.js';
@@ -59,13 +60,11 @@ type Route = { path: string[]; admin: boolean } & (
   { method: 'GET'; read: (ctx: ReadContext) => Reply; live?: boolean } | { method: 'PATCH' | 'POST' | 'DELETE'; write: (ctx: WriteContext) => Promise<Reply> }
 );
 
-/** Literal segments, `:param` captures one. */
-const segmentsOf = (path: string) => path.split('/');
-const get = (path: string, read: (ctx: ReadContext) => Reply, admin = false): Route => ({ method: 'GET', path: segmentsOf(path), read, admin });
-const live = (path: string, read: (ctx: ReadContext) => Reply, admin = false): Route => ({ method: 'GET', path: segmentsOf(path), read, admin, live: true });
+const get = (path: string, read: (ctx: ReadContext) => Reply, admin = false): Route => ({ method: 'GET', path: routePath(path), read, admin });
+const live = (path: string, read: (ctx: ReadContext) => Reply, admin = false): Route => ({ method: 'GET', path: routePath(path), read, admin, live: true });
 const write = (method: 'PATCH' | 'POST' | 'DELETE', path: string, run: (ctx: WriteContext) => Promise<Reply>, admin = false): Route => ({
   method,
-  path: segmentsOf(path),
+  path: routePath(path),
   write: run,
   admin,
 });
@@ -122,15 +121,10 @@ const ROUTES: Route[] = [
   ),
 ];
 
+/** What the route's `:params` capture, in order; undefined when it does not match. */
 function match(route: Route, segments: string[]): string[] | undefined {
-  if (route.path.length !== segments.length) return undefined;
-  const params: string[] = [];
-  for (let i = 0; i < segments.length; i++) {
-    const want = route.path[i]!;
-    if (want.startsWith(':')) params.push(segments[i]!);
-    else if (want !== segments[i]) return undefined;
-  }
-  return params;
+  const params = matchRoutePath(route.path, segments);
+  return params && Object.values(params);
 }
 
 export interface ManagementApi {

@@ -1,8 +1,8 @@
-// The registry's route table (spec 4.4, 2.9): a path pattern and a handler
-// for each resource, first match wins. `:name` captures one segment, a final
-// `*name` the rest of the path (possibly nothing). Every registry answer gets
+// The registry's route table (spec 4.4, 2.9): a path pattern
+// (http/route-path.ts) and a handler for each resource, first match wins. Every registry answer gets
 // the short cache lifetime unless its route says otherwise.
 
+import { matchRoutePath, routePath } from '../../http/route-path.js';
 import { notFound, type Answer, type RouteRequest } from '../registry.js';
 import { discovery } from './discovery.js';
 import { downloadsSummary } from './downloads-summary.js';
@@ -24,7 +24,7 @@ interface Route {
 
 const route = (name: string, pattern: string, handler: Handler, ownAccess = false): Route => ({
   name,
-  pattern: pattern === '' ? [] : pattern.split('/'),
+  pattern: routePath(pattern),
   handler,
   ownAccess,
 });
@@ -61,7 +61,7 @@ const ROUTES: Route[] = [
 export function findRoute(segments: string[]): { name: string; handler: Handler; params: Record<string, string>; ownAccess: boolean } {
   const path = asProtocolPath(segments);
   for (const { name, pattern, handler, ownAccess = false } of ROUTES) {
-    const params = match(pattern, path);
+    const params = matchRoutePath(pattern, path);
     if (params) return { name, handler, params, ownAccess };
   }
   // Unreachable: `*path` matches every path.
@@ -76,19 +76,4 @@ export function findRoute(segments: string[]): { name: string; handler: Handler;
 function asProtocolPath(segments: string[]): string[] {
   const isModules = segments[0] === 'v1' && segments[1] === 'modules';
   return isModules && segments.at(-1) === 'index.json' ? segments.slice(0, -1) : segments;
-}
-
-function match(pattern: string[], segments: string[]): Record<string, string> | undefined {
-  const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    const want = pattern[i]!;
-    if (want.startsWith('*')) {
-      params[want.slice(1)] = segments.slice(i).join('/');
-      return params;
-    }
-    if (i >= segments.length) return undefined;
-    if (want.startsWith(':')) params[want.slice(1)] = segments[i]!;
-    else if (want !== segments[i]) return undefined;
-  }
-  return pattern.length === segments.length ? params : undefined;
 }
