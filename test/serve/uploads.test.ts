@@ -156,6 +156,7 @@ describe('parallel uploads', () => {
       h.dir,
     );
     let done = false;
+    const began = performance.now();
     const latencies: number[] = [];
     const reads = (async () => {
       while (!done) {
@@ -167,6 +168,7 @@ describe('parallel uploads', () => {
     })();
     const results = await Promise.all(jobs);
     expect((await cli).code).toBe(0);
+    const queue = performance.now() - began;
     done = true;
     await reads;
     for (const r of results) expect(r.put.status, r.put.text).toBe(200);
@@ -179,9 +181,9 @@ describe('parallel uploads', () => {
           .attributes.status,
       ).toBe('ok');
     latencies.sort((a, b) => a - b);
-    // Reads were answered throughout: many of them, none held up for a whole publish queue.
+    // Reads were answered throughout: many of them, none held up for a whole publish queue (nine publishes, one at a time).
     expect(latencies.length).toBeGreaterThan(8);
-    expect(latencies[Math.floor(latencies.length / 2)]).toBeLessThan(250);
+    expect(latencies[Math.floor(latencies.length / 2)]).toBeLessThan(queue / 9);
   });
 });
 
@@ -293,7 +295,7 @@ describe('a delete during an upload', () => {
     const file = join(h.data, 'registry-module-versions.json');
     const records = JSON.parse(readFileSync(file, 'utf8')) as { id: string; status: string }[];
     writeFileSync(file, JSON.stringify(records.map((r) => (r.id === id ? { ...r, status: 'reg_ingressing' } : r))));
-    await new Promise((r) => setTimeout(r, 1100));
+    // A request sent after another process replaced the file is answered from what it wrote.
     expect(await statusOf('stale', '1.0.0')).toBe('reg_ingressing');
     expect((await goTfe(h, 'user', 'DELETE', `${MODULE_OF('stale')}/1.0.0`)).status).toBe(204);
     expect(await statusOf('stale', '1.0.0')).toBe(404);
