@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { build, type BuildResult } from '../build/index.js';
 import { baseUrlFlag, resolveConfig } from '../config/index.js';
 import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
@@ -6,7 +7,17 @@ import { mirrorFlag } from './mirror-flag.js';
 import { addressKey, isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
 
+/**
+ * A build's live data is small (about 0.3 KB a version), but it makes garbage
+ * fast, and V8 lets the heap grow to up to four times what survived its last
+ * full collection: at 400,000 versions that was a gigabyte of garbage. Growing
+ * the heap by half at most keeps the peak near the live data, for a few
+ * percent more time collecting.
+ */
+const BUILD_HEAP_GROWTH = '--heap-growing-percent=50';
+
 export async function runBuild(values: Values): Promise<number> {
+  setFlagsFromString(BUILD_HEAP_GROWTH);
   const json = values['json'] === true;
   const config = resolveConfig({
     config: stringFlag(values, 'config'),
