@@ -11,8 +11,8 @@ import { validVersion } from '../version-order.js';
  * A build's live data is small (about 0.3 KB a version), but it makes garbage
  * fast, and V8 lets the heap grow to up to four times what survived its last
  * full collection: at 400,000 versions that was a gigabyte of garbage. Growing
- * the heap by half at most keeps the peak near the live data, for a few
- * percent more time collecting.
+ * the heap by half at most keeps the peak nearer the live data, at the cost
+ * of collecting more often.
  */
 const BUILD_HEAP_GROWTH = '--heap-growing-percent=50';
 
