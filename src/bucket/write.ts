@@ -1,25 +1,30 @@
 // A change to a mirror in a bucket (publish, deprecate), safe with many
-// writers at once and with no lock. The manifest is the mirror's truth; every
-// other document is derived from it. So a write goes in three steps:
+// writers at once and with no lock. Each module's state is the truth of that
+// module; every other document is derived from the states and the root
+// (manifest.json). So a write goes in three steps:
 //
-// 1. Read the bucket's manifest (and its ETag) and the documents the change
-//    reads into a folder, and let the local writer change that folder as it
-//    changes any mirror (with its ledger check). Upload only the objects the
-//    bucket does not have yet: the new version's archive (stored only if
-//    new) and its own documents, which no listing names yet.
-// 2. Write the manifest only if the bucket's is still the one read. A writer
-//    that loses (412, or the 500 Ceph RGW gives some losers) reads again and
-//    does its change again, so N writers of N different modules all land.
+// 1. Read the root, the states of the modules the change touches and what
+//    their documents and listings are written from into a folder, and let the
+//    local writer change that folder as it changes any mirror (with its
+//    ledger check). Upload only the objects the bucket does not have yet: the
+//    new version's archive (stored only if new) and its own documents, which
+//    no listing names yet.
+// 2. Store each changed module's state only if the bucket's is still the one
+//    read: that commits the change. Writers of other modules never meet here;
+//    a writer of the same module that loses reads again and does its change
+//    again. Then record the change in the root (its recent versions and a new
+//    generation), over whatever root is live, until one lands.
 // 3. Only then upload what lists versions or replaces an object (versions
-//    files, other details, listings, indexes), derived from the truth that
-//    won. If the manifest changed meanwhile, those may have overwritten a
-//    later writer's, so they are derived again from the manifest now there,
-//    until it stands still: the last documents written are always derived
-//    from the last truth.
+//    files, other details, listings), derived from the truth that won. If the
+//    root changed meanwhile, those may have overwritten a later writer's, so
+//    they are derived again from the truth now there, until it stands still:
+//    the last documents written are always derived from the last truth.
 //
 // A writer killed after step 2 leaves derived documents behind its truth; its
 // pending marker (.modmirror/pending/) names its modules, and the next writer
 // derives them again. One killed before leaves only objects no listing names.
+// The record of what the bucket holds (objects.ts) is written in parts as
+// the truth is: a module's part before its state, the root part before the root.
 
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, truncateSync, writeFileSync, mkdirSync } from 'node:fs';
