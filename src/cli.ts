@@ -493,33 +493,53 @@ ${BUCKET_USAGE}
   },
   bundle: {
     summary: 'Pack a mirror (or what changed since a manifest) into one .tar.gz with sha256 sums, to carry it in',
-    usage: `modmirror bundle [--mirror DIR] --out FILE.tar.gz [--since MANIFEST] [--json]
+    usage: `modmirror bundle [--mirror DIR] --out FILE.tar.gz [--since MANIFEST] [--sign-key FILE [--passphrase-env VAR | --passphrase-file FILE]]
+                 [--json]
 
   --mirror DIR       the mirror to pack (default: the config's "out", else ./dist)
   --out FILE         the bundle to write
   --since MANIFEST   a manifest.json of the receiving mirror: carry only the archives it lacks (and every index)
+  --sign-key FILE    an armored OpenPGP private key (modmirror key create's NAME.key.asc, or gpg
+                     --armor --export-secret-keys): write FILE.tar.gz.asc beside the bundle, its detached
+                     signature (gpg --verify FILE.tar.gz.asc FILE.tar.gz checks it; unbundle --trust requires it)
+  --passphrase-env VAR   the variable holding the key's passphrase (default: MODMIRROR_SIGNING_PASSPHRASE)
+  --passphrase-file FILE  read the key's passphrase from FILE's first line instead (- for standard input)
   --json             print {"mirror", "out", "files", "bytes", "versions", "providerPackages", "skipped", "derived",
-                     "sha256"}`,
+                     "sha256", "signature": {"file", "keyId"}}
+
+  The key is read and unlocked before anything is written. A bundle written without --sign-key removes an
+  older FILE.tar.gz.asc beside it, which signed other bytes.`,
     options: {
       ...MIRROR_OPTION,
       dir: { type: 'string' },
       out: { type: 'string' },
       since: { type: 'string' },
+      'sign-key': { type: 'string' },
+      ...PASSPHRASE_OPTIONS,
       json: { type: 'boolean' },
     },
     run: async (values) => (await import('./commands/bundle.js')).runBundle(values),
   },
   unbundle: {
     summary: 'Check every sha256 of a bundle, then merge it into a mirror atomically',
-    usage: `modmirror unbundle FILE.tar.gz [--mirror DIR] [--no-spare] [--json]
+    usage: `modmirror unbundle FILE.tar.gz [--mirror DIR] [--trust KEY.asc ...] [--config FILE] [--no-spare] [--json]
 
   FILE           a bundle made by modmirror bundle
   --mirror DIR   the mirror to merge into (default: the config's "out", else ./dist; created if missing)
+  --trust KEY.asc  an armored public key (repeatable; default: the config's trust: list): require
+                 FILE.tar.gz.asc beside the bundle, a signature of its bytes by one of these keys, not expired
+                 or revoked; refuse the bundle otherwise, before anything is written (exit 1)
+  --config FILE  the config whose out and trust: apply (default: ./mirror.config.yaml when there is one)
   --no-spare     no effect, accepted for scripts that pass it (as publish --no-spare)
-  --json         print {"mirror", "files", "added", "addedProviderPackages", "replaced", "versions", "modules"}`,
+  --json         print {"mirror", "files", "added", "addedProviderPackages", "replaced", "versions", "modules",
+                 "signature": {"checked", "keyId", "userId"} (or {"checked": false, "file"})}
+
+  Without a trusted key, signatures are not checked (a FILE.tar.gz.asc beside the bundle gets a note).`,
     options: {
       ...MIRROR_OPTION,
       out: { type: 'string' },
+      trust: { type: 'string', multiple: true },
+      config: { type: 'string' },
       'no-spare': { type: 'boolean' },
       json: { type: 'boolean' },
     },
