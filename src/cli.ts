@@ -4,6 +4,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Values } from './commands/args.js';
 import { BUCKET_OPTIONS, BUCKET_USAGE } from './commands/bucket-flags.js';
+import { PASSPHRASE_OPTIONS } from './commands/key-flags.js';
 import { MIRROR_OPTION } from './commands/mirror-flag.js';
 import { exitCodeFor, MirrorError } from './errors.js';
 import { EDITIONS } from './management/types.js';
@@ -170,27 +171,51 @@ const COMMANDS: Record<string, Command> = {
     positionals: { names: ['rotate'], required: 1 },
     run: async (values, positionals) => (await import('./commands/signing-key.js')).runSigningKey(values, positionals),
   },
-  'provider-key': {
-    summary: 'Make an OpenPGP key pair for signing in-house provider releases',
-    usage: `modmirror provider-key create --name NAME [--email ADDRESS] [--out DIR] [--expires-days N] [--passphrase-env VAR] [--json]
+  key: {
+    summary: 'Make an OpenPGP key pair that signs bundles (bundle --sign-key) and in-house provider releases',
+    usage: `modmirror key create --name NAME [--email ADDRESS] [--out DIR] [--algorithm rsa4096|curve25519] [--expires-days N]
+                     [--passphrase-env VAR | --passphrase-file FILE] [--json]
 
   --name NAME        who signs, e.g. "Acme Release" (the key's user ID; also names the files)
   --email ADDRESS    the user ID's e-mail address
-  --out DIR          where to write NAME.pub.asc and NAME.key.asc (default: keys); never overwritten
+  --out DIR          where to write NAME.pub.asc, NAME.key.asc and NAME.rev.asc, the key's revocation certificate
+                     (default: keys); never overwritten
+  --algorithm A      rsa4096 (default: read by every OpenPGP implementation, Terraform's provider check
+                     among them) or curve25519 (Ed25519, as gpg makes by default: small, made in milliseconds)
   --expires-days N   the key expires after N days (default: never)
   --passphrase-env VAR   the variable holding the passphrase that locks the private key
                      (default: MODMIRROR_SIGNING_PASSPHRASE, what signing: passphraseEnv reads)
-  --json             print {"keyId", "publicKey", "privateKey"} (the two files written)`,
+  --passphrase-file FILE  read the passphrase from FILE's first line instead (- for standard input)
+  --json             print {"keyId", "fingerprint", "algorithm", "publicKey", "privateKey", "revocation"} (the files written)
+
+  The passphrase is never taken on the command line, where ps and shell history would show it.`,
     options: {
       name: { type: 'string' },
       email: { type: 'string' },
       out: { type: 'string' },
+      algorithm: { type: 'string' },
       'expires-days': { type: 'string' },
-      'passphrase-env': { type: 'string' },
+      ...PASSPHRASE_OPTIONS,
       json: { type: 'boolean' },
     },
     positionals: { names: ['create'], required: 1 },
-    run: async (values, positionals) => (await import('./commands/provider-key.js')).runProviderKey(values, positionals),
+    run: async (values, positionals) => (await import('./commands/key.js')).runKey(values, positionals),
+  },
+  'provider-key': {
+    summary: 'The same as modmirror key create (its name before; still works, with a note)',
+    usage: `modmirror provider-key create ...: see modmirror key --help; the same flags, the same key pair.`,
+    // The same table as key's: one command under two names.
+    options: {
+      name: { type: 'string' },
+      email: { type: 'string' },
+      out: { type: 'string' },
+      algorithm: { type: 'string' },
+      'expires-days': { type: 'string' },
+      ...PASSPHRASE_OPTIONS,
+      json: { type: 'boolean' },
+    },
+    positionals: { names: ['create'], required: 1 },
+    run: async (values, positionals) => (await import('./commands/key.js')).runKey(values, positionals, 'provider-key'),
   },
   publish: {
     summary: 'Add one version to an existing mirror, atomically; refuses to change a published version',
@@ -468,33 +493,53 @@ ${BUCKET_USAGE}
   },
   bundle: {
     summary: 'Pack a mirror (or what changed since a manifest) into one .tar.gz with sha256 sums, to carry it in',
-    usage: `modmirror bundle [--mirror DIR] --out FILE.tar.gz [--since MANIFEST] [--json]
+    usage: `modmirror bundle [--mirror DIR] --out FILE.tar.gz [--since MANIFEST] [--sign-key FILE [--passphrase-env VAR | --passphrase-file FILE]]
+                 [--json]
 
   --mirror DIR       the mirror to pack (default: the config's "out", else ./dist)
   --out FILE         the bundle to write
   --since MANIFEST   a manifest.json of the receiving mirror: carry only the archives it lacks (and every index)
+  --sign-key FILE    an armored OpenPGP private key (modmirror key create's NAME.key.asc, or gpg
+                     --armor --export-secret-keys): write FILE.tar.gz.asc beside the bundle, its detached
+                     signature (gpg --verify FILE.tar.gz.asc FILE.tar.gz checks it; unbundle --trust requires it)
+  --passphrase-env VAR   the variable holding the key's passphrase (default: MODMIRROR_SIGNING_PASSPHRASE)
+  --passphrase-file FILE  read the key's passphrase from FILE's first line instead (- for standard input)
   --json             print {"mirror", "out", "files", "bytes", "versions", "providerPackages", "skipped", "derived",
-                     "sha256"}`,
+                     "sha256", "signature": {"file", "keyId"}}
+
+  The key is read and unlocked before anything is written. A bundle written without --sign-key removes an
+  older FILE.tar.gz.asc beside it, which signed other bytes.`,
     options: {
       ...MIRROR_OPTION,
       dir: { type: 'string' },
       out: { type: 'string' },
       since: { type: 'string' },
+      'sign-key': { type: 'string' },
+      ...PASSPHRASE_OPTIONS,
       json: { type: 'boolean' },
     },
     run: async (values) => (await import('./commands/bundle.js')).runBundle(values),
   },
   unbundle: {
     summary: 'Check every sha256 of a bundle, then merge it into a mirror atomically',
-    usage: `modmirror unbundle FILE.tar.gz [--mirror DIR] [--no-spare] [--json]
+    usage: `modmirror unbundle FILE.tar.gz [--mirror DIR] [--trust KEY.asc ...] [--config FILE] [--no-spare] [--json]
 
   FILE           a bundle made by modmirror bundle
   --mirror DIR   the mirror to merge into (default: the config's "out", else ./dist; created if missing)
+  --trust KEY.asc  an armored public key (repeatable; default: the config's trust: list): require
+                 FILE.tar.gz.asc beside the bundle, a signature of its bytes by one of these keys, not expired
+                 or revoked; refuse the bundle otherwise, before anything is written (exit 1)
+  --config FILE  the config whose out and trust: apply (default: ./mirror.config.yaml when there is one)
   --no-spare     no effect, accepted for scripts that pass it (as publish --no-spare)
-  --json         print {"mirror", "files", "added", "addedProviderPackages", "replaced", "versions", "modules"}`,
+  --json         print {"mirror", "files", "added", "addedProviderPackages", "replaced", "versions", "modules",
+                 "signature": {"checked", "keyId", "userId"} (or {"checked": false, "file"})}
+
+  Without a trusted key, signatures are not checked (a FILE.tar.gz.asc beside the bundle gets a note).`,
     options: {
       ...MIRROR_OPTION,
       out: { type: 'string' },
+      trust: { type: 'string', multiple: true },
+      config: { type: 'string' },
       'no-spare': { type: 'boolean' },
       json: { type: 'boolean' },
     },

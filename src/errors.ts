@@ -28,6 +28,10 @@ export type ErrorCode =
   | 'OUTPUT_FAILED'
   | 'BUNDLE_INVALID'
   | 'BUNDLE_CONFLICT'
+  /** unbundle --trust: the bundle's signature does not show a trusted key signed these bytes (unsigned, another key, altered, unreadable, an expired or revoked key). */
+  | 'BUNDLE_UNTRUSTED'
+  /** A key file given cannot serve: not an OpenPGP key, the other half (a public key to sign with, a private one to trust), a key that cannot sign, a passphrase that does not unlock it. */
+  | 'KEY_INVALID'
   | 'UPSTREAM_FAILED'
   /** `serve` could not start: the address is taken, a TLS file is unreadable or unusable. */
   | 'SERVE_FAILED'
@@ -75,10 +79,11 @@ export class MirrorError extends Error {
 
 /**
  * The errors that say the command as given cannot run, before any work: a
- * wrong argument, or a path it was given (or defaults to) that is not there.
- * A path a config file names is the config's problem (CONFIG_INVALID, 1).
+ * wrong argument (a key file among them), or a path it was given (or defaults
+ * to) that is not there. A path a config file names is the config's problem
+ * (CONFIG_INVALID, 1).
  */
-const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['USAGE', 'CONFIG_NOT_FOUND', 'SOURCE_NOT_FOUND', 'PATH_NOT_FOUND']);
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['USAGE', 'CONFIG_NOT_FOUND', 'SOURCE_NOT_FOUND', 'PATH_NOT_FOUND', 'KEY_INVALID']);
 
 /** Exit codes the CLI promises (README's table): 0 ok, 1 failure, 2 usage error, a missing path among them. */
 export function exitCodeFor(error: unknown): number {

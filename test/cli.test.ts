@@ -20,7 +20,7 @@ it('gives what the binary gives: output, errors and exit codes, in the folder an
     [['verify', '--mirror', 'nowhere'], {}],
     [['hosting', 'nginx', '--mirror', 'dist', '--listen', '127.0.0.1:8080'], {}],
     // A passphrase variable that is not set (usage error), then a password variable that is set for the call.
-    [['provider-key', 'create', '--name', 'Someone', '--out', 'keys', '--passphrase-env', 'MM_TEST_PASSPHRASE'], {}],
+    [['key', 'create', '--name', 'Someone', '--out', 'keys', '--passphrase-env', 'MM_TEST_PASSPHRASE'], {}],
     [
       ['user', 'create', '--username', 'alice', '--email', 'alice@example.com', '--password-env', 'MM_TEST_PASSWORD', '--data', 'data-%s'],
       { MM_TEST_PASSWORD: 'correct horse battery staple' },

@@ -5,7 +5,8 @@
 // (./since.ts), listed as derived so unbundle can check the receiver
 // rebuilds them. Shared documents (listings, indexes, manifest) are carried whole:
 // they are small, and carrying them makes the receiving mirror equal to this
-// one even when only metadata changed.
+// one even when only metadata changed. With a signer, BUNDLE.asc beside it
+// signs it (./signature.ts).
 
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, readFileSync, statSync } from 'node:fs';
@@ -32,6 +33,8 @@ import {
   type BundleManifest,
   type CopiedFile,
 } from './format.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
+import { signatureFileOf, writeBundleSignature } from './signature.js';
 import { splitSince } from './since.js';
 
 export interface BundleOptions {
@@ -39,6 +42,8 @@ export interface BundleOptions {
   out: string;
   /** A manifest.json file: leave out the archives whose versions it lists with the same sha256, and those versions' other files (./since.ts). */
   since?: string;
+  /** An unlocked private key: sign the bundle, writing BUNDLE.asc beside it. */
+  signer?: PrivateSigningKey;
 }
 
 export interface BundleResult {
@@ -54,6 +59,8 @@ export interface BundleResult {
   /** Other files left out because the receiver rebuilds them (derived). */
   derived: number;
   sha256: string;
+  /** With a signer: the signature written beside the bundle, and the key that made it. */
+  signature?: { file: string; keyId: string };
 }
 
 export function createBundle(options: BundleOptions): Promise<BundleResult> {
@@ -101,7 +108,7 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
       files: inTarOnce,
       ...(split ? { derived, shared: split.shared, copies } : {}),
     };
-    await writeBundle(dir, out, bundleManifest);
+    await writeBundle(dir, out, bundleManifest, options.signer);
     const bytes = (await stat(out)).size;
     return {
       out,
@@ -112,6 +119,7 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
       skipped,
       derived: derived.length,
       sha256: await sha256Of(out),
+      ...(options.signer ? { signature: { file: signatureFileOf(out), keyId: options.signer.public.keyId } } : {}),
     };
   });
 }
@@ -197,8 +205,11 @@ async function sha256Of(file: string): Promise<string> {
   return (await describe(dirname(file), relative(dirname(file), file))).sha256;
 }
 
-/** Written atomically, so an interrupted bundle never looks finished. */
-async function writeBundle(dir: string, out: string, manifest: BundleManifest): Promise<void> {
+/**
+ * Written atomically, so an interrupted bundle never looks finished; its
+ * signature is made from the written bytes and put in place just before them.
+ */
+async function writeBundle(dir: string, out: string, manifest: BundleManifest, signer: PrivateSigningKey | undefined): Promise<void> {
   // Files of a mirror may be hard links of one another (or of the build cache);
   // a no-op link cache makes every entry a plain file, which unbundle requires.
   const noLinks = { get: () => undefined, set: () => undefined, has: () => false } as unknown as Map<`${number}:${number}`, string>;
@@ -211,7 +222,10 @@ async function writeBundle(dir: string, out: string, manifest: BundleManifest): 
   for (const file of manifest.files) pack.add(file.path);
   pack.end();
   try {
-    await writeFileAtomicWith(out, (temp) => pipeline(pack, createWriteStream(temp)));
+    await writeFileAtomicWith(out, async (temp) => {
+      await pipeline(pack, createWriteStream(temp));
+      await writeBundleSignature(temp, out, signer);
+    });
   } catch (error) {
     throw new MirrorError('OUTPUT_FAILED', `Could not write the bundle ${out}: ${messageOf(error)}`, { cause: error });
   }

@@ -2,7 +2,7 @@
 // two passes `unbundle` makes, which checks every entry against the bundle's
 // list of sha256 sums before anything is written.
 
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
 import { MirrorError, messageOf } from '../errors.js';
@@ -28,10 +28,12 @@ const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 /**
  * Streams the bundle's entries in order to `open`. Any damage (a truncated
  * or corrupted gzip or tar stream) rejects, as does an exception from a sink.
+ * `raw`, when given, sees every byte of the file as it is read.
  */
-export function walkBundle(file: string, open: (header: EntryHeader) => EntrySink): Promise<void> {
+export function walkBundle(file: string, open: (header: EntryHeader) => EntrySink, raw?: Hash): Promise<void> {
   return new Promise((resolve, reject) => {
     const input = createReadStream(file);
+    if (raw) input.on('data', (chunk) => raw.update(chunk));
     const parser = new Parser({ strict: true });
     let failed = false;
     const fail = (error: unknown) => {
@@ -74,8 +76,13 @@ export interface VerifiedBundle {
   mirrorManifest: Manifest;
 }
 
-/** Pass one: every entry is listed, whole and matches its sha256; returns the two manifests. */
-export async function verifyBundle(file: string): Promise<VerifiedBundle> {
+/**
+ * Pass one: every entry is listed, whole and matches its sha256; returns the
+ * two manifests. With `signedSha256` (the bytes a signature was checked on),
+ * the file read must be those bytes: the list every later read is checked
+ * against is then the signed one.
+ */
+export async function verifyBundle(file: string, signedSha256?: string): Promise<VerifiedBundle> {
   const refuse = (why: string) =>
     new MirrorError('BUNDLE_INVALID', `The bundle ${file} is unusable: ${why}. Nothing was changed.`, {
       hint: 'Copy the bundle again (compare its sha256 with the one modmirror bundle printed), or make it again.',
@@ -87,50 +94,57 @@ export async function verifyBundle(file: string): Promise<VerifiedBundle> {
   // Format 3: the root and each module's state, read back as one manifest.
   const states: ModuleState[] = [];
   const truth = (path: string) => path === MANIFEST_FILE || moduleOfStateFile(path) !== undefined;
-  await walkBundle(file, (header) => {
-    if (manifest === undefined) {
-      if (header.path !== BUNDLE_MANIFEST || header.type !== 'File') throw refuse(`its first entry is ${header.path}, not ${BUNDLE_MANIFEST}`);
-      if (header.size > MAX_MANIFEST_BYTES) throw refuse(`${BUNDLE_MANIFEST} is ${header.size} bytes`);
-      const chunks: Buffer[] = [];
+  const raw = signedSha256 === undefined ? undefined : createHash('sha256');
+  await walkBundle(
+    file,
+    (header) => {
+      if (manifest === undefined) {
+        if (header.path !== BUNDLE_MANIFEST || header.type !== 'File') throw refuse(`its first entry is ${header.path}, not ${BUNDLE_MANIFEST}`);
+        if (header.size > MAX_MANIFEST_BYTES) throw refuse(`${BUNDLE_MANIFEST} is ${header.size} bytes`);
+        const chunks: Buffer[] = [];
+        return {
+          data: (chunk) => chunks.push(chunk),
+          end: () => {
+            manifest = parseBundleManifest(Buffer.concat(chunks).toString('utf8'), file);
+            expected = new Map(manifest.files.map((f) => [f.path, f]));
+          },
+        };
+      }
+      const listed = expected.get(header.path);
+      if (header.type !== 'File' || !listed)
+        throw refuse(`it holds ${header.type === 'File' ? 'a file' : `a ${header.type} entry`} ${header.path} that its list does not name`);
+      if (seen.has(header.path)) throw refuse(`it holds ${header.path} twice`);
+      seen.add(header.path);
+      const hash = createHash('sha256');
+      const keep: Buffer[] = [];
+      let size = 0;
       return {
-        data: (chunk) => chunks.push(chunk),
+        data: (chunk) => {
+          hash.update(chunk);
+          size += chunk.length;
+          if (truth(header.path)) keep.push(chunk);
+        },
         end: () => {
-          manifest = parseBundleManifest(Buffer.concat(chunks).toString('utf8'), file);
-          expected = new Map(manifest.files.map((f) => [f.path, f]));
+          const sha256 = hash.digest('hex');
+          if (size !== listed.size || sha256 !== listed.sha256) {
+            throw refuse(`${header.path} is damaged: sha256 ${sha256} (${size} bytes), its list says ${listed.sha256} (${listed.size} bytes)`);
+          }
+          if (header.path === MANIFEST_FILE) mirrorManifestText = Buffer.concat(keep).toString('utf8');
+          else if (truth(header.path)) {
+            const key = moduleOfStateFile(header.path)!;
+            try {
+              states.push(parseModuleState(Buffer.concat(keep).toString('utf8'), key));
+            } catch (error) {
+              throw refuse(`its ${header.path} is unusable (${messageOf(error)})`);
+            }
+          }
         },
       };
-    }
-    const listed = expected.get(header.path);
-    if (header.type !== 'File' || !listed)
-      throw refuse(`it holds ${header.type === 'File' ? 'a file' : `a ${header.type} entry`} ${header.path} that its list does not name`);
-    if (seen.has(header.path)) throw refuse(`it holds ${header.path} twice`);
-    seen.add(header.path);
-    const hash = createHash('sha256');
-    const keep: Buffer[] = [];
-    let size = 0;
-    return {
-      data: (chunk) => {
-        hash.update(chunk);
-        size += chunk.length;
-        if (truth(header.path)) keep.push(chunk);
-      },
-      end: () => {
-        const sha256 = hash.digest('hex');
-        if (size !== listed.size || sha256 !== listed.sha256) {
-          throw refuse(`${header.path} is damaged: sha256 ${sha256} (${size} bytes), its list says ${listed.sha256} (${listed.size} bytes)`);
-        }
-        if (header.path === MANIFEST_FILE) mirrorManifestText = Buffer.concat(keep).toString('utf8');
-        else if (truth(header.path)) {
-          const key = moduleOfStateFile(header.path)!;
-          try {
-            states.push(parseModuleState(Buffer.concat(keep).toString('utf8'), key));
-          } catch (error) {
-            throw refuse(`its ${header.path} is unusable (${messageOf(error)})`);
-          }
-        }
-      },
-    };
-  });
+    },
+    raw,
+  );
+  const read = raw?.digest('hex');
+  if (read !== undefined && read !== signedSha256) throw refuse(`it changed while it was read: sha256 ${read}, signed ${signedSha256}`);
   if (!manifest) throw refuse('it is empty');
   const missing = manifest.files.filter((f) => !seen.has(f.path)).map((f) => f.path);
   if (missing.length > 0) throw refuse(`it lacks ${missing.length} listed file(s): ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`);

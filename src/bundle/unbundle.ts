@@ -8,6 +8,8 @@
 // two, hashed again) and its copies, is verified whole and swapped in. A
 // bundle that would lose versions, change a published version, or needs
 // archives or other files this mirror lacks (or holds otherwise) is refused.
+// With trusted keys, the bundle's signature is checked first (./signature.ts),
+// and pass one reads the very bytes it covers.
 
 import { createHash } from 'node:crypto';
 import { closeSync, constants, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -21,10 +23,14 @@ import { verifyMirror } from '../verify/index.js';
 import { derivedText } from './derive.js';
 import { archivesOf, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest } from './format.js';
 import { verifyBundle, walkBundle, type VerifiedBundle } from './read.js';
+import { checkBundleSignature } from './signature.js';
+import type { TrustedKey } from '../openpgp/detached.js';
 
 export interface UnbundleOptions {
   file: string;
   outDir: string;
+  /** Keys a signature beside the bundle must be by: without one of them (or with none given), nothing is written. */
+  trust?: TrustedKey[];
 }
 
 export interface UnbundleResult {
@@ -38,13 +44,16 @@ export interface UnbundleResult {
   replaced: number;
   versions: number;
   modules: number;
+  /** With trusted keys: the key that signed the bundle. */
+  signedBy?: { keyId: string; userId: string };
 }
 
 export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult> {
   const file = resolve(options.file);
   const outDir = resolve(options.outDir);
   if (!existsSync(file)) throw new MirrorError('USAGE', `The bundle ${file} does not exist.`, { hint: 'Check the path of the bundle you copied in.' });
-  const bundle = await verifyBundle(file);
+  const signature = options.trust === undefined ? undefined : await checkBundleSignature(file, options.trust);
+  const bundle = await verifyBundle(file, signature?.sha256);
   await mkdir(dirname(outDir), { recursive: true });
   const write: MirrorWriteOptions = {
     start: 'copy',
@@ -80,6 +89,7 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
       replaced: plan.replaced,
       versions: versions.size,
       modules: Object.keys(bundle.mirrorManifest.modules).length,
+      ...(signature ? { signedBy: { keyId: signature.keyId, userId: signature.userId } } : {}),
     };
   });
 }

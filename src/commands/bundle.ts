@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { createBundle } from '../bundle/create.js';
 import { resolveMirrorConfig } from '../config/index.js';
 import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { signingKeyFlag } from './key-flags.js';
 import { mirrorFlag, requireMirror } from './mirror-flag.js';
 
 export async function runBundle(values: Values): Promise<number> {
@@ -9,7 +10,9 @@ export async function runBundle(values: Values): Promise<number> {
   if (out === undefined) throw usageError('bundle', 'Name the bundle to write with --out FILE.tar.gz.');
   const dir = resolveMirrorConfig({ out: mirrorFlag(values, 'bundle', 'dir') }).outDir;
   await requireMirror(dir, 'bundle');
-  const result = await createBundle({ dir, out, since: stringFlag(values, 'since') });
+  // The key is read and unlocked before anything is written: a bundle is signed as it is made, or not made.
+  const signer = await signingKeyFlag(values, 'bundle');
+  const result = await createBundle({ dir, out, since: stringFlag(values, 'since'), ...(signer ? { signer } : {}) });
   if (values['json'] === true) {
     printJson({ mirror: dir, ...result });
     return 0;
@@ -23,6 +26,7 @@ export async function runBundle(values: Values): Promise<number> {
   console.log(`Wrote ${relative(process.cwd(), result.out) || result.out}: ${result.files} files, ${what}${outside}, ${formatBytes(result.bytes)}.`);
   // Printed so the copy on the other side can be checked before unbundling.
   console.log(`sha256 ${result.sha256}`);
+  if (result.signature) console.log(`Signed by key ${result.signature.keyId}: ${relative(process.cwd(), result.signature.file) || result.signature.file}`);
   return 0;
 }
 

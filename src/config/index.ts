@@ -35,6 +35,8 @@ export interface UserConfig {
   access?: Access;
   /** How large a version's files may be: a version over a bound fails alone. */
   limits?: UserLimits;
+  /** Armored public key files whose signatures unbundle accepts on a bundle (and requires: an unsigned bundle is refused). */
+  trust?: string[];
 }
 
 /** A provider folder: the `terraform providers mirror` layout, or (with `namespace`) a folder of release zips. */
@@ -101,6 +103,12 @@ export interface SigningConfig {
 
 export const DEFAULT_PASSPHRASE_ENV = 'MODMIRROR_SIGNING_PASSPHRASE';
 
+/** A `trust:` entry: an armored public key file, and where the config names it (`FILE:LINE: trust[0]`), for messages about it. */
+export interface TrustFile {
+  file: string;
+  at: string;
+}
+
 /** Config after resolution: every path absolute, every default filled. */
 export interface ResolvedConfig {
   configFile: string | undefined;
@@ -125,6 +133,8 @@ export interface ResolvedConfig {
   access: Access;
   /** Bounds in bytes on one file and on all of a version's files. */
   limits: SizeLimits;
+  /** The keys unbundle requires a bundle's signature to be by (none: signatures are not checked). */
+  trust: TrustFile[];
 }
 
 export interface ConfigOverrides {
@@ -148,6 +158,7 @@ const TOP_KEYS = [
   'signing',
   'access',
   'limits',
+  'trust',
 ];
 const PROVIDER_FOLDER_KEYS = ['folder', 'hostname', 'namespace', 'registry', 'keys'];
 const META_KEYS = ['owner', 'description', 'source', 'verified'];
@@ -209,6 +220,7 @@ export function resolveMirrorConfig(overrides: Omit<ConfigOverrides, 'modules'>,
     providersPath: DEFAULT_PROVIDERS_PATH,
     access: 'public',
     limits: { ...DEFAULT_LIMITS },
+    trust: [],
   };
 }
 
@@ -218,14 +230,14 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
   const useFile = explicit || (overrides.modules === undefined && existsSync(configPath));
   let user: UserConfig = {};
   let base = cwd;
-  let describe = (problem: Problem) => `(command line): ${formatPath(problem.path)}: ${problem.message}`;
+  let where = (path: Problem['path']) => `(command line): ${formatPath(path)}`;
   if (useFile) {
     if (!existsSync(configPath)) {
       throw new MirrorError('CONFIG_NOT_FOUND', `The config file "${configPath}" does not exist.`, {
         hint: explicit ? 'Check the --config path.' : `Create ${DEFAULT_CONFIG_FILE}, or pass --modules DIR to build a folder of modules without one.`,
       });
     }
-    ({ user, describe } = loadUserConfig(configPath));
+    ({ user, where } = loadUserConfig(configPath));
     base = dirname(configPath);
   } else if (overrides.modules === undefined) {
     throw new MirrorError('CONFIG_NOT_FOUND', `No ${DEFAULT_CONFIG_FILE} in ${cwd}.`, {
@@ -254,7 +266,9 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
     ...(user.signing ? { signing: { keyFile: resolve(base, user.signing.key), passphraseEnv: user.signing.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } } : {}),
     access: user.access ?? 'public',
     limits: resolveLimits(user.limits),
+    trust: (user.trust ?? []).map((file, i) => ({ file: resolve(base, file), at: where(['trust', i]) })),
   };
+  const describe = (problem: Problem) => `${where(problem.path)}: ${problem.message}`;
   if (options.sourcesMustExist !== false) checkResolved(resolved, describe);
   return resolved;
 }
@@ -317,7 +331,7 @@ interface Problem {
   message: string;
 }
 
-function loadUserConfig(file: string): { user: UserConfig; describe: (problem: Problem) => string } {
+function loadUserConfig(file: string): { user: UserConfig; where: (path: Problem['path']) => string } {
   const text = readFileSync(file, 'utf8');
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
@@ -329,27 +343,29 @@ function loadUserConfig(file: string): { user: UserConfig; describe: (problem: P
     throw new MirrorError('CONFIG_INVALID', `The config file is not valid YAML:\n${lines.join('\n')}`, { hint: 'Fix the YAML syntax at the line shown.' });
   }
   const value = (doc.toJS() ?? {}) as unknown;
-  const describe = (problem: Problem) => describeProblem(file, doc, lineCounter, problem);
+  const where = (path: Problem['path']) => whereIn(file, doc, lineCounter, path);
+  const describe = (problem: Problem) => `${where(problem.path)}: ${problem.message}`;
   const problems = validateUserConfig(value);
   if (problems.length > 0) {
     throw new MirrorError('CONFIG_INVALID', `${problems.length} problem(s) in the config:\n${problems.map(describe).join('\n')}`, {
       hint: 'See the commented mirror.config.yaml in the modmirror repository for every key.',
     });
   }
-  return { user: value as UserConfig, describe };
+  return { user: value as UserConfig, where };
 }
 
-function describeProblem(file: string, doc: Document, lineCounter: LineCounter, problem: Problem): string {
+/** `FILE:LINE: key.path`: where a key is in the config file. */
+function whereIn(file: string, doc: Document, lineCounter: LineCounter, path: Problem['path']): string {
   // Point at the key itself when it exists, else at its parent.
   let line = 1;
-  for (let depth = problem.path.length; depth >= 0; depth--) {
-    const node = doc.getIn(problem.path.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
+  for (let depth = path.length; depth >= 0; depth--) {
+    const node = doc.getIn(path.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
     if (node && typeof node === 'object' && node.range) {
       line = lineCounter.linePos(node.range[0]).line;
       break;
     }
   }
-  return `${file}:${line}: ${formatPath(problem.path)}: ${problem.message}`;
+  return `${file}:${line}: ${formatPath(path)}`;
 }
 
 function formatPath(path: (string | number)[]): string {
@@ -435,6 +451,11 @@ function validateUserConfig(value: unknown): Problem[] {
   }
   if ('sync' in config) problems.push(...validateSyncEntries(config['sync']));
   if ('limits' in config) problems.push(...validateLimits(config['limits']));
+  if ('trust' in config && expect(Array.isArray(config['trust']), ['trust'], 'expected a list of armored public key files')) {
+    (config['trust'] as unknown[]).forEach((k, i) =>
+      expect(typeof k === 'string' && k !== '', ['trust', i], `expected an armored public key file, got ${show(k)}`),
+    );
+  }
   if ('providers' in config && expect(Array.isArray(config['providers']), ['providers'], 'expected a list of provider folders (- folder: DIR)')) {
     (config['providers'] as unknown[]).forEach((entry, i) => {
       const path = ['providers', i];

@@ -21,18 +21,9 @@ import {
   providerSumsName,
   type ProviderAddress,
 } from '../protocol/providers.js';
+import { readPrivateKeyFile, readPublicKeyFile, unlockSigningKey, type PrivateSigningKey, type SigningKey } from '../openpgp/keys.js';
 import type { ProviderPackage } from './scan.js';
-import {
-  AuthenticationError,
-  checksumEntries,
-  readPrivateKeyFile,
-  readPublicKeyFile,
-  signChecksums,
-  unlockSigningKey,
-  verifyChecksumSignature,
-  type PrivateSigningKey,
-  type SigningKey,
-} from './signature.js';
+import { AuthenticationError, checksumEntries, signChecksums, verifyChecksumSignature } from './signature.js';
 
 /** One authenticated in-house release: what the provider registry protocol serves besides the zips. */
 export interface ProviderRelease {

@@ -6,21 +6,12 @@
 // sync makes these checks before it keeps an upstream's package, publish and
 // build before they keep an in-house release, verify repeats them on the
 // mirror, and a release that comes unsigned is signed here with the site's
-// own key. One implementation for all of them.
+// own key. One implementation for all of them; the keys themselves are
+// ../openpgp/keys.ts's.
 
-import { readFileSync } from 'node:fs';
 import type * as OpenPGP from 'openpgp';
 import { messageOf } from '../errors.js';
-
-// openpgp.js takes about 20 ms to load: only the commands that check or make a signature pay for it.
-const openpgpLibrary = () => import('openpgp');
-
-/** A public key as a registry's download document lists it. */
-export interface SigningKey {
-  /** The primary key's id, 16 upper-case hex digits (Terraform reports it). */
-  keyId: string;
-  asciiArmor: string;
-}
+import { loadOpenpgp, readKey, type PrivateSigningKey, type SigningKey } from '../openpgp/keys.js';
 
 /** A check that failed, in Terraform's wording; callers add which file or package it is about. */
 export class AuthenticationError extends Error {}
@@ -70,7 +61,7 @@ export async function verifyChecksumSignature(
   keys: SigningKey[],
   options: { keysAre?: string } = {},
 ): Promise<string> {
-  const openpgp = await openpgpLibrary();
+  const openpgp = await loadOpenpgp();
   // Who listed the keys, for messages: an upstream registry (sync) or the publisher's configuration.
   const keysAre = options.keysAre ?? 'the registry lists';
   if (keys.length === 0) throw new NoSigningKeyError(`${keysAre} no signing key (signing_keys.gpg_public_keys), so the package cannot be authenticated`);
@@ -82,7 +73,10 @@ export async function verifyChecksumSignature(
   }
   const signedBy = signature.getSigningKeyIDs();
   for (const key of keys) {
-    const publicKey = await readKey(key.asciiArmor, key.keyId);
+    // A key that does not decode fails the check, in the same terms as a bad signature.
+    const publicKey = await readKey(key.asciiArmor, key.keyId).catch((error: unknown) => {
+      throw new AuthenticationError(messageOf(error));
+    });
     if (!publicKey.getKeyIDs().some((id) => signedBy.some((s) => s.equals(id)))) continue;
     try {
       // Checked as of when it was made: a release signed while its key was valid stays valid after the key
@@ -107,68 +101,9 @@ export async function verifyChecksumSignature(
   );
 }
 
-/** An armored public key file as the key a download document lists. */
-export async function readPublicKeyFile(file: string): Promise<SigningKey> {
-  let armor: string;
-  try {
-    armor = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new AuthenticationError(`${file}: cannot read the public key: ${messageOf(error)}`);
-  }
-  const key = await readKey(armor, file);
-  if (key.isPrivate()) throw new AuthenticationError(`${file}: is a private key; name its public half (gpg --armor --export KEYID)`);
-  return { keyId: key.getKeyID().toHex().toUpperCase(), asciiArmor: armor.trim() + '\n' };
-}
-
-/** Why a key should no longer sign: revoked or expired; undefined while it is good. */
-export async function keyStatus(key: SigningKey, now = new Date()): Promise<string | undefined> {
-  const publicKey = await readKey(key.asciiArmor, key.keyId);
-  if (await publicKey.isRevoked(undefined, undefined, now)) return `key ${key.keyId} is revoked`;
-  const expires = await publicKey.getExpirationTime();
-  if (expires instanceof Date && expires.getTime() <= now.getTime()) return `key ${key.keyId} expired on ${expires.toISOString()}`;
-  return undefined;
-}
-
-/** The site's signing key: an armored private key file, unlocked with a passphrase that never leaves memory. */
-export interface PrivateSigningKey {
-  key: OpenPGP.PrivateKey;
-  public: SigningKey;
-}
-
-/** The site's key file, read without its passphrase: its public half is known before anything is signed. */
-export async function readPrivateKeyFile(file: string): Promise<PrivateSigningKey> {
-  const openpgp = await openpgpLibrary();
-  let armor: string;
-  try {
-    armor = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new AuthenticationError(`${file}: cannot read the signing key: ${messageOf(error)}`);
-  }
-  let key: OpenPGP.PrivateKey;
-  try {
-    key = await openpgp.readPrivateKey({ armoredKey: armor });
-  } catch (error) {
-    throw new AuthenticationError(`${file}: not an armored OpenPGP private key (${messageOf(error)})`);
-  }
-  const publicKey = key.toPublic();
-  return { key, public: { keyId: publicKey.getKeyID().toHex().toUpperCase(), asciiArmor: publicKey.armor() } };
-}
-
-/** The key unlocked for signing; only when a release needs a signature is the passphrase asked for. */
-export async function unlockSigningKey(signer: PrivateSigningKey, file: string, passphrase: string | undefined): Promise<PrivateSigningKey> {
-  const openpgp = await openpgpLibrary();
-  if (signer.key.isDecrypted()) return signer;
-  if (passphrase === undefined) throw new AuthenticationError(`${file}: the signing key is protected by a passphrase, and none is set`);
-  try {
-    return { ...signer, key: await openpgp.decryptKey({ privateKey: signer.key, passphrase }) };
-  } catch (error) {
-    throw new AuthenticationError(`${file}: cannot unlock the signing key: ${messageOf(error)}`);
-  }
-}
-
 /** A binary detached signature of the checksum list, as GoReleaser's `gpg --detach-sign` makes it. */
 export async function signChecksums(document: Buffer, signer: PrivateSigningKey): Promise<Buffer> {
-  const openpgp = await openpgpLibrary();
+  const openpgp = await loadOpenpgp();
   // unknown: openpgp's types name stream types from a package it does not install.
   const signature: unknown = await openpgp.sign({
     message: await openpgp.createMessage({ binary: document }),
@@ -177,36 +112,4 @@ export async function signChecksums(document: Buffer, signer: PrivateSigningKey)
     format: 'binary',
   });
   return Buffer.from(signature as Uint8Array);
-}
-
-async function readKey(armor: string, name: string): Promise<OpenPGP.Key> {
-  const openpgp = await openpgpLibrary();
-  try {
-    return await openpgp.readKey({ armoredKey: armor });
-  } catch (error) {
-    throw new AuthenticationError(`error decoding signing key ${name}: ${messageOf(error)}`);
-  }
-}
-
-/**
- * A new key pair for signing provider releases: RSA (every OpenPGP library
- * Terraform has used reads it), signing only, the private half armored and
- * locked with `passphrase`.
- */
-export async function generateSigningKey(
-  userId: { name: string; email?: string },
-  passphrase: string,
-  expiresInSeconds?: number,
-): Promise<{ publicArmor: string; privateArmor: string; keyId: string }> {
-  const openpgp = await openpgpLibrary();
-  const { publicKey, privateKey } = await openpgp.generateKey({
-    type: 'rsa',
-    rsaBits: 4096,
-    userIDs: [userId],
-    passphrase,
-    format: 'armored',
-    ...(expiresInSeconds ? { keyExpirationTime: expiresInSeconds } : {}),
-  });
-  const keyId = (await openpgp.readKey({ armoredKey: publicKey })).getKeyID().toHex().toUpperCase();
-  return { publicArmor: publicKey, privateArmor: privateKey, keyId };
 }

@@ -23,7 +23,8 @@ import {
   providerZipName,
   type ProviderAddress,
 } from '../protocol/providers.js';
-import { AuthenticationError, checkChecksumList, keyStatus, verifyChecksumSignature, type SigningKey } from './signature.js';
+import { keyStatus, type SigningKey } from '../openpgp/keys.js';
+import { AuthenticationError, checkChecksumList, verifyChecksumSignature } from './signature.js';
 import { hashZipEntries } from './hash.js';
 import { providersIndexOf } from './emit.js';
 

@@ -46,9 +46,9 @@ export function openFolderStore(outDir: string, options: StoreOptions): MirrorSt
       const warnings = current ? await signingKeyWarnings(dir, current) : [];
       return { problems, ...(repaired ? { repaired } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
     },
-    async unbundle(file) {
+    async unbundle(file, unbundleOptions = {}) {
       const { unbundle } = await import('../bundle/unbundle.js');
-      const { outDir: _outDir, ...counts } = await unbundle({ file, outDir: location });
+      const { outDir: _outDir, ...counts } = await unbundle({ file, outDir: location, ...unbundleOptions });
       return counts;
     },
     close() {},

@@ -12,7 +12,7 @@ import type { Problem } from '../mirror/transaction.js';
 import type { DeprecateResult } from '../publish/deprecate.js';
 import type { PublishOptions, PublishResult } from '../publish/module.js';
 import type { ProviderPublishOptions, ProviderPublishResult } from '../publish/provider.js';
-import type { UnbundleResult } from '../bundle/unbundle.js';
+import type { UnbundleOptions, UnbundleResult } from '../bundle/unbundle.js';
 import type { ModuleAddress, VersionSource } from '../types.js';
 
 export type StorePublishOptions = Omit<PublishOptions, 'outDir' | 'hashArchives' | 'reuseBuilt'>;
@@ -49,8 +49,11 @@ export interface MirrorStore {
   /** Sets (or, with null, lifts) a version's deprecation. */
   deprecate(address: ModuleAddress, version: string, deprecation: Deprecation | null): Promise<DeprecateResult>;
   verify(options?: StoreVerifyOptions): Promise<StoreVerifyResult>;
-  /** Takes in a bundle: its versions and provider packages, with the replacements and removals its manifest records. */
-  unbundle(file: string): Promise<Omit<UnbundleResult, 'outDir'>>;
+  /**
+   * Takes in a bundle: its versions and provider packages, with the replacements and removals its manifest records;
+   * with `trust`, only when its signature is by one of those keys.
+   */
+  unbundle(file: string, options?: Pick<UnbundleOptions, 'trust'>): Promise<Omit<UnbundleResult, 'outDir'>>;
   close(): void;
 }
 

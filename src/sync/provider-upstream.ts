@@ -6,7 +6,7 @@
 
 import { MirrorError } from '../errors.js';
 import type { ProviderAddress } from '../protocol/providers.js';
-import type { SigningKey } from '../providers/signature.js';
+import type { SigningKey } from '../openpgp/keys.js';
 import { UpstreamStatusError, type HttpClient } from './http.js';
 
 export type { SigningKey };

@@ -237,11 +237,11 @@ describe('in-house providers: build', () => {
   }
 });
 
-describe('in-house providers: provider-key create', () => {
+describe('in-house providers: key create', () => {
   it('makes a locked key pair that signs a release the mirror then serves; never overwrites one; needs the passphrase', async () => {
     const dir = tempDir('mm-inhouse-key-');
     const env = { MODMIRROR_SIGNING_PASSPHRASE: 'correct horse' };
-    const made = await runCli(['provider-key', 'create', '--name', 'Acme Release', '--email', 'release@acme.example', '--out', 'keys'], dir, env);
+    const made = await runCli(['key', 'create', '--name', 'Acme Release', '--email', 'release@acme.example', '--out', 'keys'], dir, env);
     expect(made.stderr).toBe('');
     expect(made.code).toBe(0);
     const keyId = /Key ID ([0-9A-F]{16})/.exec(made.stdout)![1];
@@ -260,10 +260,10 @@ describe('in-house providers: provider-key create', () => {
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('keys/acme-release.key.asc: cannot unlock the signing key');
 
-    const again = await runCli(['provider-key', 'create', '--name', 'Acme Release', '--out', 'keys'], dir, env);
+    const again = await runCli(['key', 'create', '--name', 'Acme Release', '--out', 'keys'], dir, env);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('acme-release.pub.asc already exists; nothing was written');
-    const unlocked = await runCli(['provider-key', 'create', '--name', 'Other', '--out', 'keys'], dir);
+    const unlocked = await runCli(['key', 'create', '--name', 'Other', '--out', 'keys'], dir);
     expect(unlocked.code).toBe(2);
     expect(unlocked.stderr).toContain('Set MODMIRROR_SIGNING_PASSPHRASE to the passphrase that will lock the private key.');
   }, 120_000);

@@ -24,8 +24,8 @@ const FIXTURES = join(ROOT, 'test', 'fixtures', 'keys');
  * make.mjs: RSA 2048 as `gpg --full-generate-key` makes by default, which every
  * OpenPGP library Terraform has used reads; "Package Release" is Ed25519),
  * copied into `dir` as <slug>.pub.asc and <slug>.key.asc. Its passphrase is
- * `${name} passphrase`. Making keys here cost 0.3 to 1 s of CPU each; the one
- * test of making a key runs `modmirror provider-key create`.
+ * `${name} passphrase`. Making keys here cost 0.3 to 1 s of CPU each; the
+ * tests of making a key run `modmirror key create`.
  */
 export async function testKey(dir: string, name: string): Promise<TestKey> {
   const slug = name.toLowerCase().replace(/\W+/g, '-');
