@@ -25,7 +25,7 @@ const DATA = fileURLToPath(new URL('../data', import.meta.url));
 const TOKEN = 'mm.sample-org-token'; // the sample data's organization token of acme
 const SEED = 20240501;
 const LATENCY_TARGET = 0.02;
-const SCALE_TARGET = 1.5;
+const SCALE_TARGET = 1.3;
 
 export async function benchApiPublish({ quick = false } = {}) {
   const runs = quick ? 3 : 7;
@@ -115,26 +115,32 @@ async function parallelUploads(server, count, tarball) {
   ];
 }
 
-/** Publish latency into a `large`-version mirror against a `small` one, both folder-layout mirrors built by the CLI. */
+/**
+ * Publish latency into a `large`-version mirror against a `small` one, both folder-layout mirrors built by
+ * the CLI and served at once; the publishes alternate between them, so drift in the machine's speed hits both.
+ */
 async function scale(tmp, small, large, runs, tarball) {
+  const servers = {};
+  const latencies = { [small]: [], [large]: [] };
+  try {
+    for (const size of [small, large]) {
+      const dir = join(tmp, `scale-${size}`);
+      await generateVersionedMirror(join(dir, 'mods'), { modules: size / 10, versions: 10 });
+      const config = join(dir, 'mirror.yaml');
+      await writeFile(config, `cacheDir: ${JSON.stringify(join(dir, 'cache'))}\nsources:\n  - folder: ${JSON.stringify(join(dir, 'mods'))}\n`);
+      const built = await runCommand(process.execPath, [CLI, 'build', '--config', config, '--out', join(dir, 'dist'), '--json']);
+      log(`api-publish: built a ${size}-version mirror in ${built.seconds.toFixed(1)} s`);
+      servers[size] = await serve(dir, `scale-${size}`, join(dir, 'dist'), config);
+      await call(servers[size], 'POST', '/api/v2/organizations/acme/registry-modules', moduleBody('scale'));
+    }
+    for (let i = 0; i < runs; i++) for (const size of [small, large]) latencies[size].push(await publishOne(servers[size], 'scale', `1.0.${i}`, tarball));
+  } finally {
+    for (const server of Object.values(servers)) await server.stop();
+  }
   const medians = {};
   for (const size of [small, large]) {
-    const dir = join(tmp, `scale-${size}`);
-    await generateVersionedMirror(join(dir, 'mods'), { modules: size / 10, versions: 10 });
-    const config = join(dir, 'mirror.yaml');
-    await writeFile(config, `cacheDir: ${JSON.stringify(join(dir, 'cache'))}\nsources:\n  - folder: ${JSON.stringify(join(dir, 'mods'))}\n`);
-    const built = await runCommand(process.execPath, [CLI, 'build', '--config', config, '--out', join(dir, 'dist'), '--json']);
-    log(`api-publish: built a ${size}-version mirror in ${built.seconds.toFixed(1)} s`);
-    const server = await serve(dir, `scale-${size}`, join(dir, 'dist'), config);
-    try {
-      await call(server, 'POST', '/api/v2/organizations/acme/registry-modules', moduleBody('scale'));
-      const latencies = [];
-      for (let i = 0; i < runs; i++) latencies.push(await publishOne(server, 'scale', `1.0.${i}`, tarball));
-      medians[size] = median(latencies);
-      log(`api-publish: into ${size} versions ${latencies.map((s) => (s * 1000).toFixed(0)).join(', ')} ms`);
-    } finally {
-      await server.stop();
-    }
+    medians[size] = median(latencies[size]);
+    log(`api-publish: into ${size} versions ${latencies[size].map((s) => (s * 1000).toFixed(0)).join(', ')} ms`);
   }
   const ratio = medians[large] / medians[small];
   return {
