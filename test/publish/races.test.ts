@@ -88,20 +88,22 @@ function leftBy(mirror: string): string[] {
 }
 
 /**
- * What the writer `pid` is doing to the mirror at this instant, as what it has beside the mirror shows: holding
- * the lock (its pid in it), gathering its change (`.dist.delta-PID-…`), applying it (the change's journal).
+ * What the writer `pid` is doing to the mirror at this instant, for the log, as what it has beside the mirror
+ * shows: its change being gathered (`.dist.delta-PID-…`) or applied (with its journal), its file in the lock
+ * folder, or its own lock prepared beside it while it waits (src/mirror/lock.ts).
  */
 function doing(mirror: string, pid: number | undefined): string {
-  const parent = dirname(mirror);
-  let holder: number | undefined;
+  const beside = readdirSync(dirname(mirror));
+  const change = beside.find((n) => n.startsWith(`.dist.delta-${pid}-`));
+  if (change) return existsSync(join(dirname(mirror), change, 'journal.json')) ? 'applying its change' : 'gathering its change';
+  let holders: string[] = [];
   try {
-    holder = (JSON.parse(readFileSync(`${mirror}.lock`, 'utf8')) as { pid: number }).pid;
+    holders = readdirSync(`${mirror}.lock`);
   } catch {
-    holder = undefined;
+    // No lock.
   }
-  const change = readdirSync(parent).find((n) => n.startsWith(`.dist.delta-${pid}-`));
-  if (change) return existsSync(join(parent, change, 'journal.json')) ? 'applying its change' : 'gathering its change';
-  return holder === pid ? 'holding the lock' : 'not holding the lock';
+  if (holders.some((n) => n.startsWith(`${pid}-`))) return 'holding the lock';
+  return beside.some((n) => n.startsWith(`.dist.lock-${pid}-`)) ? 'waiting for the lock' : 'starting or ending';
 }
 
 describe('writers racing for one mirror in a folder', () => {
