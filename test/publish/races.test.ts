@@ -42,7 +42,6 @@ interface VersionsDoc {
   modules: { versions: { version: string; deprecation?: { reason: string } | null }[] }[];
 }
 interface Listing {
-  meta: { next_offset?: number };
   modules: { namespace: string; name: string; provider: string; version: string }[];
 }
 
@@ -61,10 +60,12 @@ async function readJson<T>(mirror: string, rel: string): Promise<T | undefined> 
     throw new Error(`${rel} is not whole JSON: ${JSON.stringify(text.slice(0, 80))}`);
   }
 }
-const stateOf = (mirror: string, module: string) => {
+/** A module's state, its truth: `state/NS/NAME.PROVIDER.json`. */
+const stateFile = (module: string) => {
   const [ns, name, provider] = module.split('/');
-  return readJson<State>(mirror, `state/${ns}/${name}.${provider}.json`);
+  return `state/${ns}/${name}.${provider}.json`;
 };
+const stateOf = (mirror: string, module: string) => readJson<State>(mirror, stateFile(module));
 const versionsIn = async (mirror: string, module: string) => (await stateOf(mirror, module))?.versions.map((v) => v.version) ?? [];
 const listed = async (mirror: string, module: string) =>
   (await readJson<VersionsDoc>(mirror, `v1/modules/${module}/versions`))?.modules[0]?.versions.map((v) => v.version) ?? [];
@@ -123,7 +124,7 @@ describe('writers racing for one mirror in a folder', () => {
       for (const m of [...landed, ...modules]) {
         const was = landed.has(m) ? ' (it was there after the round before)' : '';
         const namespace = m.slice(0, m.indexOf('/'));
-        if (!(await versionsIn(mirror, m)).includes('1.0.0')) problems.push(`round ${round}: state/${namespace}/… lacks ${m} 1.0.0${was}`);
+        if (!(await versionsIn(mirror, m)).includes('1.0.0')) problems.push(`round ${round}: ${stateFile(m)} lacks 1.0.0${was}`);
         if (!(await listed(mirror, m)).includes('1.0.0')) problems.push(`round ${round}: v1/modules/${m}/versions lacks 1.0.0${was}`);
         if (!(await inListing(mirror, namespace)).has(m)) problems.push(`round ${round}: v1/modules/${namespace}/index.json lacks ${m}${was}`);
         const browse = await readJson<{ modules: string[][] }>(mirror, `browse/modules/${namespace}.json`);
@@ -254,6 +255,7 @@ describe('writers racing for one mirror in a folder', () => {
       if (!archive?.length) saw(`${module} ${version}: listed by ${via}, but its archive ${download.location} is missing (${when})`);
       else whole.add(`${module} ${version}`);
     };
+    /** A read that throws (a document not whole) is something seen, not the end of the test. */
     const guarded = async (read: () => Promise<void>, when: string) => {
       try {
         await read();
@@ -263,7 +265,7 @@ describe('writers racing for one mirror in a folder', () => {
     };
     const look = async (when: string, again = false) => {
       const namespaces = new Set([...modules].map((m) => m.slice(0, m.indexOf('/'))));
-      const versionsDocs = [...modules].map(async (m) => {
+      const versionsDocs = [...modules].map((m) => async () => {
         const doc = await readJson<VersionsDoc>(mirror, `v1/modules/${m}/versions`);
         if (!doc) return;
         reads++;
@@ -271,7 +273,7 @@ describe('writers racing for one mirror in a folder', () => {
         remember(m, versions, `v1/modules/${m}/versions`, when);
         for (const v of versions) await checkVersion(m, v, 'its versions document', when, again);
       });
-      const listings = [...namespaces].map(async (ns) => {
+      const listings = [...namespaces].map((ns) => async () => {
         const listing = await readJson<Listing>(mirror, `v1/modules/${ns}/index.json`);
         if (!listing) return;
         reads++;
@@ -283,7 +285,7 @@ describe('writers racing for one mirror in a folder', () => {
         );
         for (const m of listing.modules) await checkVersion(`${ns}/${m.name}/${m.provider}`, m.version, `v1/modules/${ns}/index.json`, when, again);
       });
-      await Promise.all([...versionsDocs, ...listings].map((read) => guarded(() => read, when)));
+      await Promise.all([...versionsDocs, ...listings].map((read) => guarded(read, when)));
     };
 
     for (let round = 1; round <= rounds; round++) {
