@@ -95,15 +95,34 @@ let inProcessBusy = false;
 
 /** Runs the installed binary (bin/modmirror.js) as a user would: a process of its own. */
 export function spawnCli(args: string[], cwd: string = ROOT, env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return spawnKillable(args, cwd, env).done.then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
+}
+
+/** How a CLI process ended: its output, its exit code or the signal that killed it, and how long it ran. */
+export interface Ended extends CliResult {
+  signal: NodeJS.Signals | null;
+  ms: number;
+}
+
+/** A CLI process (as spawnCli runs it) that can be killed (SIGKILL, no cleanup) at any instant. */
+export interface Running {
+  pid: number | undefined;
+  kill(): void;
+  done: Promise<Ended>;
+}
+
+export function spawnKillable(args: string[], cwd: string = ROOT, env: Record<string, string> = {}): Running {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const t0 = performance.now();
+  const done = new Promise<Ended>((resolvePromise, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }));
+    child.on('close', (code, signal) => resolvePromise({ code: code ?? -1, signal, stdout, stderr, ms: Math.round(performance.now() - t0) }));
   });
+  return { pid: child.pid, kill: () => void child.kill('SIGKILL'), done };
 }
 
 export interface ServeProcess {

@@ -18,6 +18,8 @@
 //   .dist.trash-ID         anything replaced, removed in the background; never put back
 //   .dist.delta-ID         a change to the live mirror being gathered, or being applied
 //                          under its journal (delta.ts)
+//   .dist.lock-ID          a writer's lock, made ready while it waits to rename it to
+//                          `dist.lock` (lock.ts)
 //   .dist.spare, .dist.spare-tmp-PID
 //                          copies that earlier versions of modmirror kept; removed
 

@@ -1,12 +1,25 @@
 // One writer at a time per mirror: build and publish hold `<out>.lock`, a
-// file created exclusively. A lock whose process is gone (same host) or that
-// is older than the stale age is taken over, so a killed pipeline never
-// blocks the next one for long.
+// folder with one file in it named for its holder. A lock whose process is
+// gone (same host) or that is older than the stale age is taken over, so a
+// killed pipeline never blocks the next one for long.
+//
+// Both steps are single renames and removals that the file system does whole,
+// so writers that find a dead writer's lock at once never both get in:
+// - taking: a writer prepares its own lock beside the mirror
+//   (`.<out>.lock-PID-ID`, its file written) and renames it to `<out>.lock`,
+//   which succeeds only where there is none or an empty one: the lock is
+//   taken whole, by one writer, never seen half made;
+// - taking over: a writer removes the stale holder's file, a name only that
+//   holder has, so of the writers that judged it stale one removes it, and
+//   none removes the lock of a writer that took it meanwhile (as removing the
+//   lock by its path, after checking whose it is, could: two holders). The
+//   folder left empty is then free to take.
 
 import { hostname } from 'node:os';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { crashPoint } from './crash.js';
+import { uniqueId } from './home.js';
 import { MirrorError } from '../errors.js';
 import { isProcessAlive } from '../processes.js';
 
@@ -23,58 +36,115 @@ interface LockInfo {
   created: number;
 }
 
+/** The lock's holder: its file (or, from a modmirror before lock folders, the lock file itself) and what it says. */
+interface Holder {
+  path: string;
+  info: LockInfo | 'unreadable';
+}
+
 export async function withLock<T>(outDir: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
-  const file = `${outDir}.lock`;
+  const lock = `${outDir}.lock`;
   const waitMs = options.waitMs ?? 10 * 60_000;
   const staleMs = options.staleMs ?? 30 * 60_000;
   const deadline = Date.now() + waitMs;
-  const mine: LockInfo = { pid: process.pid, host: hostname(), created: Date.now() };
-  await mkdir(dirname(file), { recursive: true });
-  for (let delay = 25; ; delay = Math.min(delay * 2, 1000)) {
-    try {
-      await writeFile(file, JSON.stringify(mine), { flag: 'wx' });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  const name = uniqueId();
+  const mine = join(dirname(lock), `.${basename(lock)}-${name}`);
+  await mkdir(mine, { recursive: true });
+  await writeFile(join(mine, name), JSON.stringify({ pid: process.pid, host: hostname(), created: Date.now() } satisfies LockInfo));
+  try {
+    for (let delay = 25; ; delay = Math.min(delay * 2, 1000)) {
+      try {
+        await rename(mine, lock);
+        break;
+      } catch (error) {
+        // Another writer's lock (a folder with its file; a lock file, from a modmirror before lock folders).
+        if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      }
+      const holder = await readHolder(lock);
+      if (holder === 'gone') continue;
+      const stale = holder.info === 'unreadable' ? await olderThan(holder.path, UNREADABLE_GRACE_MS) : isStale(holder.info, staleMs);
+      // The holder's own file: gone already when another writer took over first, and a lock folder in its place
+      // (a lock file's taken over) refuses unlink. Removed, the lock is free to take at once.
+      if (
+        stale &&
+        (await unlink(holder.path).then(
+          () => true,
+          () => false,
+        ))
+      )
+        continue;
+      if (Date.now() > deadline) {
+        const who = holder.info === 'unreadable' ? 'Another modmirror' : `Another modmirror (pid ${holder.info.pid} on ${holder.info.host})`;
+        throw new MirrorError('LOCK_BUSY', `${who} is writing ${outDir}; gave up waiting.`, {
+          hint: `If no such process runs, delete ${lock} (rm -r).`,
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
-    const holder = await readLock(file);
-    if (holder === 'gone') continue;
-    if (holder === 'unreadable' ? await olderThan(file, UNREADABLE_GRACE_MS) : isStale(holder, staleMs)) {
-      // Remove only the lock we judged stale; if another writer replaced it meanwhile, the next round sees theirs.
-      if (JSON.stringify(holder) === JSON.stringify(await readLock(file))) await rm(file, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) {
-      const who = holder === 'unreadable' ? 'Another modmirror' : `Another modmirror (pid ${holder.pid} on ${holder.host})`;
-      throw new MirrorError('LOCK_BUSY', `${who} is writing ${outDir}; gave up waiting.`, {
-        hint: `If no such process runs, delete ${file}.`,
-      });
-    }
-    await new Promise((resolve) => setTimeout(resolve, delay));
+  } catch (error) {
+    await rm(mine, { recursive: true, force: true });
+    throw error;
   }
   crashPoint('locked');
   try {
+    await removeAbandoned(lock);
     return await fn();
   } finally {
-    await rm(file, { force: true });
+    await rm(join(lock, name), { force: true });
+    // Empty now, unless the next writer has already renamed its lock over it.
+    await rmdir(lock).catch(() => {});
   }
 }
 
-/** A lock file just created is empty for a moment; only an old unreadable one is abandoned. */
+/** A lock file from a modmirror before lock folders is empty for a moment; only an old unreadable one is abandoned. */
 const UNREADABLE_GRACE_MS = 5000;
 
-async function readLock(file: string): Promise<LockInfo | 'unreadable' | 'gone'> {
+async function readHolder(lock: string): Promise<Holder | 'gone'> {
+  let path: string;
+  try {
+    const names = await readdir(lock);
+    // An empty folder is a lock let go: the next rename takes it.
+    if (names.length === 0) return 'gone';
+    path = join(lock, names[0]!);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'gone';
+    if (code !== 'ENOTDIR') throw error;
+    path = lock;
+  }
+  const info = await readInfo(path);
+  return info === undefined ? 'gone' : { path, info };
+}
+
+/** What a holder's file says; undefined when it is gone (let go of, or taken over). */
+async function readInfo(file: string): Promise<LockInfo | 'unreadable' | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
-  } catch {
-    return 'gone';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : 'unreadable';
   }
   try {
     const info = JSON.parse(text) as LockInfo;
     return typeof info.pid === 'number' ? info : 'unreadable';
   } catch {
     return 'unreadable';
+  }
+}
+
+/**
+ * Under the lock: the locks that writers killed while waiting had prepared, on this host (another
+ * host's processes cannot be looked at; its leftovers stay until removed by hand).
+ */
+async function removeAbandoned(lock: string): Promise<void> {
+  const prefix = `.${basename(lock)}-`;
+  for (const name of await readdir(dirname(lock))) {
+    if (!name.startsWith(prefix)) continue;
+    const prepared = join(dirname(lock), name);
+    const info = await readInfo(join(prepared, name.slice(prefix.length)));
+    const dead =
+      info === undefined || info === 'unreadable' ? await olderThan(prepared, UNREADABLE_GRACE_MS) : info.host === hostname() && !isProcessAlive(info.pid);
+    if (dead) await rm(prepared, { recursive: true, force: true });
   }
 }
 

@@ -12,12 +12,12 @@
 // The kill delays come from a seeded generator: RACES_SEED=N replays a run
 // (the seed and delays are logged), RACES_KILL_ROUNDS=N runs more rounds.
 
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleOfStateFile, parseModuleState, withModuleStates, type Manifest as MirrorManifest } from '../../src/mirror/manifest.js';
-import { ROOT, runCli, tempDir, writeFiles, type CliResult } from '../helpers.js';
+import { runCli, spawnKillable, tempDir, writeFiles } from '../helpers.js';
+import { moduleSource, outcome, publishArgs as sharedPublishArgs, raceRandom, said } from '../races.js';
 import { startRgw, type Rgw } from './rgw.js';
 
 const dir = tempDir('mm-races-');
@@ -41,63 +41,15 @@ interface VersionsDoc {
   modules: { versions: { version: string; deprecation?: { reason: string } | null }[] }[];
 }
 
-/** A CLI run as a process of its own that can be killed (SIGKILL) at any instant. */
-interface Running {
-  kill(): void;
-  /** Its output, exit code or signal, and how long it ran. */
-  done: Promise<CliResult & { signal: NodeJS.Signals | null; ms: number }>;
-}
-function spawnKillable(args: string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'modmirror.js'), ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...rgw.env, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const t0 = performance.now();
-  const done = new Promise<CliResult & { signal: NodeJS.Signals | null; ms: number }>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code: code ?? -1, signal, stdout, stderr, ms: Math.round(performance.now() - t0) }));
-  });
-  return { kill: () => void child.kill('SIGKILL'), done };
-}
-const spawned = (args: string[]) => spawnKillable(args).done;
+const spawned = (args: string[]) => spawnKillable(args, dir, rgw.env).done;
 const cli = (args: string[]) => runCli(args, dir, rgw.env);
 
 const url = (prefix: string) => `s3://${BUCKET}/${prefix}`;
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-/** The first lines of what a process printed to stderr, for a problem line. */
-const said = (r: CliResult) => r.stderr.trim().split('\n').slice(0, 3).join(' | ') || '(nothing on stderr)';
-const outcome = (r: CliResult & { signal?: NodeJS.Signals | null; ms?: number }) =>
-  `${r.signal ? r.signal : `exit ${r.code}`}${r.ms === undefined ? '' : ` after ${r.ms} ms`}`;
-
-/** A module version's source: one small main.tf whose output tells it from every other. */
-function source(label: string, value: string): string {
-  const folder = join(dir, 'src', label);
-  writeFiles(folder, { 'main.tf': `variable "name" {\n  type = string\n}\n\noutput "v" {\n  value = "${value} \${var.name}"\n}\n` });
-  return folder;
-}
-function publishArgs(module: string, version: string, src: string, out: string, extra: string[] = []): string[] {
-  const [namespace, name, provider] = module.split('/') as [string, string, string];
-  const flags = out.startsWith('s3://') ? rgw.flags : [];
-  return [
-    'publish',
-    '--source',
-    src,
-    '--namespace',
-    namespace,
-    '--name',
-    name,
-    '--provider',
-    provider,
-    '--version',
-    version,
-    '--mirror',
-    out,
-    ...flags,
-    '--json',
-    ...extra,
-  ];
-}
+const source = (label: string, value: string) => moduleSource(join(dir, 'src', label), value);
+/** A publish into a folder, or into the bucket with the flags that point at the RGW. */
+const publishArgs = (module: string, version: string, src: string, out: string, extra: string[] = []) =>
+  sharedPublishArgs(module, version, src, out, [...(out.startsWith('s3://') ? rgw.flags : []), ...extra]);
 const publishTo = (prefix: string, module: string, version: string, extra: string[] = []) =>
   publishArgs(module, version, source(`${prefix}${module}/${version}`, `${module} ${version}`), url(prefix), extra);
 
@@ -120,18 +72,6 @@ async function verify(prefix: string, problems: string[], when: string): Promise
   const result = await cli(['verify', '--mirror', url(prefix), ...rgw.flags]);
   if (result.code !== 0)
     problems.push(`${when}: verify ${url(prefix)} exit ${result.code}: ${said(result)} ${result.stdout.trim().split('\n').slice(0, 3).join(' | ')}`);
-}
-
-/** A seeded generator (mulberry32): the kill delays of a failed run come back with its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('writers racing for one prefix', () => {
@@ -234,9 +174,7 @@ describe('writers racing for one prefix', () => {
   it('never lists a version without its archive, nor unlists one, while publishes are killed at random instants', async () => {
     const prefix = 'kill/';
     const problems: string[] = [];
-    const seed = Number(process.env['RACES_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
-    const next = random(seed);
-    console.log(`kills: RACES_SEED=${seed}`);
+    const { next } = raceRandom('kills');
     const known = new Set(['acme/k0/aws', 'acme/k1/aws']);
     expect((await cli(publishTo(prefix, 'acme/k0/aws', '1.0.0', ['--new-mirror']))).code).toBe(0);
     // A publish on its own, timed: the kills fall within 0-1500 ms, or 2.5 times that on a slower machine.
@@ -302,7 +240,7 @@ describe('writers racing for one prefix', () => {
           await new Promise((r) => setTimeout(r, 10));
         }
       })();
-      const runs = jobs.map((j) => spawnKillable(publishTo(prefix, j.module, j.version)));
+      const runs = jobs.map((j) => spawnKillable(publishTo(prefix, j.module, j.version), dir, rgw.env));
       const timers = runs.map((r, i) => setTimeout(() => r.kill(), delays[i]));
       const results = await Promise.all(runs.map((r) => r.done));
       timers.forEach(clearTimeout);
@@ -354,7 +292,7 @@ describe('writers racing for one prefix', () => {
       addModules(added);
       await build();
       const t0 = performance.now();
-      const push = spawnKillable(['push', url(prefix), '--mirror', folder, ...rgw.flags, '--concurrency', '1', '--json']).done;
+      const push = spawned(['push', url(prefix), '--mirror', folder, ...rgw.flags, '--concurrency', '1', '--json']);
       let pushed: Awaited<typeof push> | undefined;
       void push.then((r) => (pushed = r));
       const first = `${prefix}v1/modules/acme/${added[0]}/aws/1.0.0/${meeting === 'archive' ? `${added[0]}-aws-1.0.0.tar.gz` : 'download'}`;
