@@ -52,7 +52,9 @@ export async function withLock<T>(outDir: string, fn: () => Promise<T>, options:
   await mkdir(mine, { recursive: true });
   await writeFile(join(mine, name), JSON.stringify({ pid: process.pid, host: hostname(), created: Date.now() } satisfies LockInfo));
   try {
-    for (let delay = 25; ; delay = Math.min(delay * 2, 1000)) {
+    // Waiters look often (a look is a rename and a readdir) and at random instants, so writers started together
+    // do not retry together: each gets in soon after the one before it lets go.
+    for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
       try {
         await rename(mine, lock);
         break;
@@ -79,7 +81,7 @@ export async function withLock<T>(outDir: string, fn: () => Promise<T>, options:
           hint: `If no such process runs, delete ${lock} (rm -r).`,
         });
       }
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random())));
     }
   } catch (error) {
     await rm(mine, { recursive: true, force: true });
