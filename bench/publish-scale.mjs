@@ -52,7 +52,7 @@ export async function benchPublishScale({ quick = false } = {}) {
           `${list.map((r) => (r.bytes / 1000).toFixed(1)).join(', ')} KB besides the archive (${list.map((r) => r.files).join(', ')} files); ` +
           `peak RSS ${list.map((r) => r.peakMB.toFixed(0)).join(', ')} MB`,
       );
-      log(`publish-scale: into ${m.label}, the files the last publish wrote, by bytes: ${top(list.at(-1).written)}`);
+      log(`publish-scale: into ${m.label}, the files the last publish wrote, by bytes: ${top(list.at(-1).written)}; by kind: ${byKind(list.at(-1).written)}`);
       return { ...summary, runs: list.map(({ written, method, ...r }) => r), top: list.at(-1).written.slice(0, TOP_FILES) };
     });
     const [sl, ll] = [mirrors[0].label, mirrors[1].label];
@@ -160,3 +160,24 @@ const top = (written) =>
     .slice(0, TOP_FILES)
     .map((f) => `${f.path} ${(f.bytes / 1000).toFixed(1)} KB`)
     .join(', ');
+
+/** Bytes by where they were written: the module's own folder, the listings, the browse page's rows, the truth. */
+function byKind(written) {
+  const kinds = new Map();
+  for (const { path, bytes } of written) {
+    const kind = /^v[12]\/modules\/[^/]+\/[^/]+\/[^/]+\//.test(path)
+      ? "the module's documents"
+      : path.startsWith('v1/') || path.startsWith('v2/')
+        ? 'listings'
+        : path.startsWith('browse/modules/')
+          ? 'browse rows'
+          : path.startsWith('state/') || path === 'manifest.json'
+            ? 'states and root'
+            : 'other';
+    kinds.set(kind, (kinds.get(kind) ?? 0) + bytes);
+  }
+  return [...kinds]
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, bytes]) => `${kind} ${(bytes / 1000).toFixed(1)} KB`)
+    .join(', ');
+}
