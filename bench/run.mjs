@@ -60,6 +60,8 @@ const BENCHMARKS = [
   },
   { name: 'serve-usage', run: async (opts) => (await import('./serve/signed.mjs')).benchUsage(opts) },
   { name: 'serve-memory', run: async (opts) => (await import('./serve/memory.mjs')).benchServeMemory(opts) },
+  // Builds a 100,000-version mirror: over 3 minutes in all on a small machine, so only when named.
+  { name: 'publish-scale', onlyWhenNamed: true, run: async (opts) => (await import('./publish-scale.mjs')).benchPublishScale(opts) },
   { name: 'api-publish', run: async (opts) => (await import('./api-publish.mjs')).benchApiPublish(opts) },
   { name: 'provider-sync', run: async (opts) => (await import('./provider-sync.mjs')).benchProviderSync(opts) },
   { name: 'bucket', run: async (opts) => (await import('./bucket.mjs')).benchBucket(opts) },

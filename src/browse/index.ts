@@ -5,7 +5,7 @@
 // detail document as it is shown: the mirror stores no HTML of its own, and
 // a build spends nothing on READMEs but writing them into the details.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { RecentVersion } from '../mirror/manifest.js';
@@ -13,6 +13,7 @@ import type { ModulesView } from '../mirror/view.js';
 import type { ModuleSummary } from '../protocol/documents.js';
 import type { Staging } from '../mirror/staging.js';
 import { PACKAGE_ROOT } from '../version.js';
+import { BROWSE_MODULES_DIR, browsePageFile, browsePageListFile, legacyBrowseNamespaceFile, parsePageList, planPages } from './pages.js';
 
 const STATIC = join(PACKAGE_ROOT, 'src/browse/static');
 /** The page's own files, and markdown-it's browser build, which renders the READMEs: where each is written from. */
@@ -25,8 +26,6 @@ const ASSETS: Record<string, () => string> = {
   'browse/markdown-it.min.js': () => createRequire(import.meta.url).resolve('markdown-it/dist/markdown-it.min.js'),
 };
 export const BROWSE_INDEX_FILE = 'browse/index.json';
-/** Each namespace's rows (one array per module, as `fields` names them): a write rewrites only its namespace's. */
-export const browseNamespaceFile = (namespace: string) => `browse/modules/${namespace}.json`;
 export const BROWSE_ASSET_FILES = Object.keys(ASSETS);
 /** Where mirrors written before the page rendered READMEs itself kept their renderings, and the files a whole-mirror index needed: gone at the next write. */
 const LEGACY_FILES = ['browse/readme', 'browse/rendered', 'browse/recent.json'];
@@ -50,7 +49,8 @@ export interface BrowseSiteOptions {
 
 /**
  * The page, its assets, and its index: the namespaces, the most recent
- * versions, and a file of rows per namespace, read by the page as it starts.
+ * versions, and each namespace's rows in pages (pages.ts), read by the page
+ * as it starts.
  */
 export async function emitBrowseSite(staging: Staging, view: ModulesView, options: BrowseSiteOptions): Promise<void> {
   const imageOrigins = options.imageHosts.map((h) => new URL(h).origin);
@@ -66,17 +66,13 @@ export async function emitBrowseSite(staging: Staging, view: ModulesView, option
     imageHosts: imageOrigins,
   };
   await staging.write(BROWSE_INDEX_FILE, `${JSON.stringify(index)}\n`);
-  for (const namespace of options.namespaces ?? all) {
-    // A write of some modules keeps the rows of the others as the namespace's file has them (it was written with
-    // their states, and each row is written again with its module's): so a publish reads one state, not the namespace's.
-    const kept = options.namespaces ? rowsOf(staging.at(browseNamespaceFile(namespace))) : new Map<string, unknown[]>();
-    const rows = view.modulesIn(namespace).flatMap((key) => {
-      const row = view.rewritten(key) ? undefined : kept.get(key);
-      if (row) return [row];
-      const state = view.state(key);
-      return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length)] : [];
-    });
-    await staging.write(browseNamespaceFile(namespace), `${JSON.stringify({ modules: rows })}\n`);
+  if (options.namespaces) {
+    // A namespace with no folder of pages yet (a mirror an older modmirror wrote) is written whole, so the page finds every one.
+    const paged = new Set(folderNames(staging.at(BROWSE_MODULES_DIR)));
+    const written = [...new Set([...options.namespaces, ...all.filter((namespace) => !paged.has(namespace))])];
+    for (const namespace of written) await emitNamespacePages(staging, view, namespace, true);
+  } else {
+    for (const namespace of all) await emitNamespacePages(staging, view, namespace, false);
   }
   for (const [target, source] of Object.entries(ASSETS)) {
     let text = readFileSync(source(), 'utf8');
@@ -88,13 +84,86 @@ export async function emitBrowseSite(staging: Staging, view: ModulesView, option
   for (const dir of LEGACY_FILES) await staging.remove(dir);
 }
 
-/** The rows of a namespace's file by module key; none when it is missing or unreadable (then each row is made from its state). */
+/**
+ * A namespace's pages and their list. A write of some modules (`partial`)
+ * writes only the pages that change, and keeps the rows of the modules it
+ * did not rewrite as the pages they were on have them (each was written with
+ * its module's state): so a publish reads its page, not the namespace's states.
+ */
+async function emitNamespacePages(staging: Staging, view: ModulesView, namespace: string, partial: boolean): Promise<void> {
+  const keys = view.modulesIn(namespace);
+  const old = partial ? readPageList(staging.at(browsePageListFile(namespace))) : undefined;
+  const plan = planPages(namespace, keys, old, partial ? (key) => view.rewritten(key) : () => true);
+  // Rows as the pages a write replaces had them; with no list, as the one file an older modmirror kept.
+  const rowsIn = new Map<string, Map<string, unknown[]>>();
+  const legacy = partial && old === undefined ? rowsOf(staging.at(legacyBrowseNamespaceFile(namespace))) : new Map<string, unknown[]>();
+  const kept = (key: string, from: string[]) => {
+    for (const page of from) {
+      if (!rowsIn.has(page)) rowsIn.set(page, rowsOf(staging.at(browsePageFile(namespace, page))));
+      const row = rowsIn.get(page)!.get(key);
+      if (row) return row;
+    }
+    return legacy.get(key);
+  };
+  for (const page of plan.pages) {
+    if (!page.write) continue;
+    const rows = page.keys.flatMap((key) => {
+      const row = partial && !view.rewritten(key) ? kept(key, page.from) : undefined;
+      if (row) return [row];
+      const state = view.state(key);
+      return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length)] : [];
+    });
+    await staging.write(browsePageFile(namespace, page.name), `${JSON.stringify({ modules: rows })}\n`);
+  }
+  const names = new Set(plan.pages.map((p) => p.name));
+  // A whole write also removes what no list names (a page a killed writer left, a file put there by hand).
+  const stale = partial
+    ? plan.removed
+    : fileNames(staging.at(`${BROWSE_MODULES_DIR}/${namespace}`))
+        .filter((f) => f.endsWith('.json') && f !== 'index.json')
+        .map((f) => f.slice(0, -'.json'.length))
+        .filter((page) => !names.has(page));
+  for (const page of stale) await staging.remove(browsePageFile(namespace, page));
+  await staging.write(browsePageListFile(namespace), `${JSON.stringify({ pages: [...names] })}\n`);
+  await staging.remove(legacyBrowseNamespaceFile(namespace));
+}
+
+/** The pages a namespace's list names; undefined when it is missing or unreadable (then every page is written). */
+function readPageList(file: string): string[] | undefined {
+  try {
+    return parsePageList(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The rows of a page (or an older modmirror's namespace file) by module key; none when it is missing or unreadable (then each row is made from its state). */
 function rowsOf(file: string): Map<string, unknown[]> {
   try {
     const { modules } = JSON.parse(readFileSync(file, 'utf8')) as { modules: unknown[][] };
     return new Map(modules.map((row) => [row.slice(0, 3).join('/'), row]));
   } catch {
     return new Map();
+  }
+}
+
+function folderNames(dir: string): string[] {
+  return entries(dir)
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
+}
+
+function fileNames(dir: string): string[] {
+  return entries(dir)
+    .filter((e) => e.isFile())
+    .map((e) => e.name);
+}
+
+function entries(dir: string) {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
   }
 }
 

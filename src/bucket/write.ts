@@ -46,7 +46,7 @@ import {
   type Manifest,
   type ModuleState,
 } from '../mirror/manifest.js';
-import { browseNamespaceFile } from '../browse/index.js';
+import { BROWSE_MODULES_DIR, browsePageFile, browsePageListFile, parsePageList } from '../browse/pages.js';
 import { MANIFEST_FILE, MODULES_BASE, parseAddressKey, V2_MODULES_BASE } from '../protocol/paths.js';
 import { describeBucket } from './location.js';
 import {
@@ -65,6 +65,7 @@ import {
   type ObjectRecord,
 } from './objects.js';
 import { moduleReads } from './reads.js';
+import { browseReads } from './browse-reads.js';
 import type { Bucket, StoredObject } from './store.js';
 import { uploadInOrder, type Upload } from './upload.js';
 
@@ -452,7 +453,8 @@ export async function refreshInBucket(
       await job.refresh(mirror.dir, keys);
       // What differs from the bucket's object where it was fetched; the rest always, but for the files no
       // writer derives from the truth (the browse page's own), which the record of the manifest vouches for.
-      const derived = (rel: string) => rel.startsWith(MODULES_BASE) || rel.startsWith(V2_MODULES_BASE) || phaseOf(rel) === 'indexes';
+      const derived = (rel: string) =>
+        rel.startsWith(MODULES_BASE) || rel.startsWith(V2_MODULES_BASE) || rel.startsWith(`${BROWSE_MODULES_DIR}/`) || phaseOf(rel) === 'indexes';
       const unchanged = (u: Upload) => (mirror.known.has(u.rel) ? mirror.known.get(u.rel) === u.id : !derived(u.rel) && record?.objects[u.rel] === u.id);
       const generation = manifest.generation ?? 0;
       const uploads = mirror
@@ -530,6 +532,8 @@ async function withFetched<T>(
       if (manifest && manifest.format >= 3) {
         const truth = await truthReads(bucket, modules, options.concurrency ?? 16, keep);
         for (const namespace of truth.namespaces) mkdirSync(join(dir, MODULE_STATES_DIR, namespace), { recursive: true });
+        // The namespaces whose pages the bucket has: the writer writes the others' whole.
+        for (const namespace of truth.paged) mkdirSync(join(dir, BROWSE_MODULES_DIR, namespace), { recursive: true });
         for (const rel of truth.listed) standIn(rel, 0);
         standIns = new Set(truth.listed.filter((rel) => known.get(rel) === undefined));
         part = readManifest(dir, truth.family);
@@ -573,31 +577,50 @@ const LISTING_STATES = 32;
  * What a write of `modules` reads of a format-3 mirror's truth: the namespaces, the names of the states
  * in each namespace it writes (stand-ins, so listings know every module), the states of each module's
  * family (its name's providers) and of the first modules of its namespace and of the mirror (the
- * listings' first pages), and the browse page's file of each namespace with the states of the modules
- * it lacks rows for. `keep` stores each object fetched.
+ * listings' first pages), and the browse page's pages it replaces with the states of the modules they
+ * lack rows for (browse-reads.ts); a namespace with no pages yet has them all written, so it is read
+ * as a namespace the write touches. `keep` stores each object fetched.
  */
 async function truthReads(
   bucket: Bucket,
   modules: string[] | 'all',
   concurrency: number,
   keep: (rel: string, object: StoredObject) => void,
-): Promise<{ namespaces: string[]; listed: string[]; family: string[] }> {
+): Promise<{ namespaces: string[]; paged: string[]; listed: string[]; family: string[] }> {
+  const fetch = async (rels: string[]) => {
+    const fetched = await fetchAll(bucket, rels, concurrency);
+    for (const [rel, object] of fetched) keep(rel, object);
+    return fetched;
+  };
   const namespaces = await bucket.folders(`${MODULE_STATES_DIR}/`);
+  const paged = await bucket.folders(`${BROWSE_MODULES_DIR}/`);
   if (modules === 'all') {
     const every: string[] = [];
     for await (const rel of bucket.list(`${MODULE_STATES_DIR}/`)) if (moduleOfStateFile(rel) !== undefined) every.push(rel);
-    for (const [rel, object] of await fetchAll(bucket, [...every, ...namespaces.map(browseNamespaceFile)], concurrency)) keep(rel, object);
-    return { namespaces, listed: every, family: every.map((rel) => moduleOfStateFile(rel)!) };
+    await fetch(every);
+    // Every page is written again from the states: those the bucket has are read only to upload no page that is the same.
+    const lists = await fetch(paged.map(browsePageListFile));
+    await fetch(
+      lists.flatMap(([rel, object]) => {
+        const namespace = rel.slice(BROWSE_MODULES_DIR.length + 1, rel.lastIndexOf('/'));
+        return (parsePageList(object.body.toString('utf8')) ?? []).map((page) => browsePageFile(namespace, page));
+      }),
+    );
+    return { namespaces, paged, listed: every, family: every.map((rel) => moduleOfStateFile(rel)!) };
   }
-  const touched = [...new Set(modules.map((key) => key.slice(0, key.indexOf('/'))))];
+  const touched = new Set(modules.map((key) => key.slice(0, key.indexOf('/'))));
+  const browsed = [...new Set([...touched, ...namespaces.filter((namespace) => !paged.includes(namespace))])];
   const listed: string[] = [];
   const real = new Set<string>();
   const family: string[] = [];
-  for (const namespace of touched) {
+  const keysIn = new Map<string, string[]>();
+  for (const namespace of browsed) {
     const inNamespace: string[] = [];
     for await (const rel of bucket.list(`${MODULE_STATES_DIR}/${namespace}/`)) if (moduleOfStateFile(rel) !== undefined) inNamespace.push(rel);
     inNamespace.sort();
     listed.push(...inNamespace);
+    keysIn.set(namespace, inNamespace.map((rel) => moduleOfStateFile(rel)!).sort());
+    if (!touched.has(namespace)) continue;
     inNamespace.slice(0, LISTING_STATES).forEach((rel) => real.add(rel));
     for (const key of modules.filter((k) => k.startsWith(`${namespace}/`))) {
       const prefix = `${key.split('/').slice(0, 2).join('/')}/`;
@@ -617,25 +640,11 @@ async function truthReads(
     if (++first >= LISTING_STATES) break;
   }
   for (const key of family) real.add(moduleStateFile(key));
-  const shards = await fetchAll(bucket, touched.map(browseNamespaceFile), concurrency);
-  for (const [rel, object] of shards) {
-    keep(rel, object);
-    try {
-      const rows = (JSON.parse(object.body.toString('utf8')) as { modules: unknown[][] }).modules;
-      const held = new Set(rows.map((row) => row.slice(0, 3).join('/')));
-      const namespace = rel.slice('browse/modules/'.length, -'.json'.length);
-      for (const state of listed) if (state.startsWith(`${MODULE_STATES_DIR}/${namespace}/`) && !held.has(moduleOfStateFile(state)!)) real.add(state);
-    } catch {
-      // An unreadable file is written again from every state of its namespace.
-      for (const state of listed) real.add(state);
-    }
-  }
-  // A namespace without its browse file (a mirror upgraded, a file lost): its rows come from every state.
-  for (const namespace of touched)
-    if (!shards.some(([rel]) => rel === browseNamespaceFile(namespace)))
-      for (const state of listed) if (state.startsWith(`${MODULE_STATES_DIR}/${namespace}/`)) real.add(state);
-  for (const [rel, object] of await fetchAll(bucket, [...real], concurrency)) keep(rel, object);
-  return { namespaces, listed: [...new Set(listed)], family: [...new Set(family)] };
+  const pagedSet = new Set(paged);
+  const namespacesBrowsed = browsed.map((namespace) => ({ namespace, keys: keysIn.get(namespace)!, paged: pagedSet.has(namespace) }));
+  for (const key of await browseReads(fetch, namespacesBrowsed, new Set(family))) real.add(moduleStateFile(key));
+  await fetch([...real]);
+  return { namespaces, paged, listed: [...new Set(listed)], family: [...new Set(family)] };
 }
 
 function parseRemoteManifest(bucket: Bucket, body: Buffer): Manifest {

@@ -1,6 +1,6 @@
 // What a write sees of the modules of the mirror it is writing, for the
 // documents that list several of them (the listings' first pages, the browse
-// page's namespace files): every module, when a build holds them all; or the
+// page's pages of rows): every module, when a build holds them all; or the
 // modules the write rewrote, over the states of the rest as the staged mirror
 // has them, read only where a listing needs them. So a publish reads the
 // states of the modules it shows, never the whole mirror.

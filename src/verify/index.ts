@@ -31,7 +31,8 @@ import {
 } from '../protocol/paths.js';
 import { versionsIndexOf, type VersionsIndex } from '../mirror/versions-index.js';
 import type { ModuleSummary } from '../protocol/documents.js';
-import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE, browseNamespaceFile, browseRow } from '../browse/index.js';
+import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE } from '../browse/index.js';
+import { verifyBrowsePages } from './browse.js';
 import type { ModuleAddress } from '../types.js';
 import { verifyProviders } from '../providers/verify.js';
 import { DEPRECATIONS_FILE, deprecationsOf, deprecationsText, readDeprecationsFile, type Deprecations } from '../mirror/deprecations.js';
@@ -499,14 +500,7 @@ async function verifyListings(manifest: Manifest, keys: string[], mirror: Mirror
     }
     if (!browse || !Array.isArray(browse['namespaces'])) continue;
     if (!(browse['namespaces'] as unknown[]).includes(namespace)) problem(BROWSE_INDEX_FILE, `does not list the namespace ${namespace}`);
-    const rows = (await json(browseNamespaceFile(namespace)))?.['modules'] as unknown[][] | undefined;
-    // A change is checked by the rows of the modules it wrote; a whole mirror by every row.
-    const shown = whole ? rows : rows?.filter((row) => keys.includes(row.slice(0, 3).join('/')));
-    const expected = (whole ? modules : keys.filter((k) => k.startsWith(`${namespace}/`))).flatMap((key) => {
-      const state = view.state(key);
-      return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length)] : [];
-    });
-    if (shown !== undefined && JSON.stringify(shown) !== JSON.stringify(expected)) problem(browseNamespaceFile(namespace), 'disagrees with the module states');
+    await verifyBrowsePages(namespace, view, whole ? undefined : keys, { at: mirror.at, json, problem });
   }
 }
 

@@ -53,8 +53,9 @@ const readmeOf = (section: string) => page.locator(`${section} > .readme`).first
 
 it('stores no README HTML: the page carries one renderer', () => {
   expect(readdirSync(join(dist, 'browse')).sort()).toEqual(['app.js', 'index.json', 'markdown-it.min.js', 'modules', 'readme.js', 'style.css']);
-  // The rows of each namespace's modules, and nothing else.
-  expect(readdirSync(join(dist, 'browse/modules'))).toEqual(['acme.json']);
+  // The rows of each namespace's modules in pages, and nothing else.
+  expect(readdirSync(join(dist, 'browse/modules'))).toEqual(['acme']);
+  expect(readdirSync(join(dist, 'browse/modules/acme')).sort()).toEqual(['a.aws.json', 'index.json']);
 });
 
 it("renders the shown version's READMEs, each in its own section", async () => {

@@ -85,7 +85,7 @@ describe('publish from a folder', () => {
       expect.arrayContaining([
         'manifest.json',
         'state/acme/thing.aws.json',
-        'browse/modules/acme.json',
+        'browse/modules/acme/thing.aws.json',
         'v1/modules/acme/thing/aws/2.0.0/thing-aws-2.0.0.tar.gz',
         'v1/modules/acme/thing/aws/versions',
         'v1/modules/acme/thing/aws/1.0.0/index.json',

@@ -268,10 +268,12 @@ describe('a bucket whose listings disagree with its module states (a writer kill
   it('takes the next publish, which writes the listings from the states; verify --repair writes every derived document again', async () => {
     expect((await cli(['push', 's3://mirror/wedged', '--mirror', 'dist', ...rgw.flags])).code).toBe(0);
     const stale = await Promise.all(
-      ['browse/modules/acme.json', 'v1/modules/acme/index.json'].map(async (k) => [k, (await rgw.get('mirror', `wedged/${k}`))!.body] as const),
+      ['browse/modules/acme/index.json', 'browse/modules/acme/hello.null.json', 'v1/modules/acme/index.json'].map(
+        async (k) => [k, (await rgw.get('mirror', `wedged/${k}`))!.body] as const,
+      ),
     );
     expect((await cli(other('first', '1.0.0'))).code).toBe(0);
-    // The browse page's rows and the namespace listing of before: the states hold a module they do not.
+    // The browse page's pages and the namespace listing of before: the states hold a module they do not.
     for (const [key, body] of stale) await put(key, body);
     expect((await cli(['verify', '--mirror', 's3://mirror/wedged', ...rgw.flags])).code).toBe(1);
 
@@ -285,7 +287,7 @@ describe('a bucket whose listings disagree with its module states (a writer kill
     expect(repaired.code, repaired.stderr).toBe(0);
     expect(json<{ ok: boolean; repaired: string[] }>(repaired.stdout)).toMatchObject({
       ok: true,
-      repaired: expect.arrayContaining(['browse/modules/acme.json', 'v1/modules/acme/index.json']),
+      repaired: expect.arrayContaining(['browse/modules/acme/index.json', 'v1/modules/acme/index.json']),
     });
     expect(await modulesOf('v1/modules/acme/index.json')).toEqual(['first', 'hello', 'second']);
     const states = (await rgw.list('mirror', 'wedged/state/')).keys();

@@ -57,6 +57,12 @@ async function readJson<T>(rel: string): Promise<T | undefined> {
   const object = await rgw.get(BUCKET, rel);
   return object && (JSON.parse(object.body.toString()) as T);
 }
+/** The browse page's rows of a namespace, as the page reads them: its list of pages, then each page. */
+async function browseRows(prefix: string, namespace: string): Promise<string[][]> {
+  const list = await readJson<{ pages: string[] }>(`${prefix}browse/modules/${namespace}/index.json`);
+  const pages = await Promise.all((list?.pages ?? []).map((page) => readJson<{ modules: string[][] }>(`${prefix}browse/modules/${namespace}/${page}.json`)));
+  return pages.flatMap((page) => page?.modules ?? []);
+}
 /** The bucket's whole manifest: its root and every module's state, as modmirror reads them. */
 async function manifestOf(prefix: string): Promise<Manifest> {
   const root = await readJson<Manifest>(`${prefix}manifest.json`);
@@ -93,10 +99,9 @@ describe('writers racing for one prefix', () => {
         if (!versionsOf(manifest, m).includes('1.0.0'))
           problems.push(`round ${round}: the states lack ${m} 1.0.0${landed.has(m) ? ' (it was there after the round before)' : ''}`);
       await verify(prefix, problems, `round ${round}`);
-      const browse = await readJson<{ modules: string[][] }>(`${prefix}browse/modules/acme.json`);
-      const searchable = new Set(browse?.modules.map((row) => row.slice(0, 3).join('/')));
+      const searchable = new Set((await browseRows(prefix, 'acme')).map((row) => row.slice(0, 3).join('/')));
       for (const m of Object.keys(manifest.modules))
-        if (!searchable.has(m)) problems.push(`round ${round}: browse/modules/acme.json lacks ${m}, which its state lists`);
+        if (!searchable.has(m)) problems.push(`round ${round}: the browse page's rows of acme lack ${m}, which its state lists`);
       landed = new Set([...landed, ...Object.keys(manifest.modules)]);
     }
     expect(problems).toEqual([]);

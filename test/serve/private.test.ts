@@ -57,8 +57,8 @@ describe('every registry endpoint x every caller', () => {
         if (visible) expect(listing.json().modules.map((m: any) => m.namespace)).toEqual(visible.includes(ns) ? [ns, ns].slice(0, 1) : []);
       }
       // Whole-mirror answers: the caller's modules and nothing else, counts and pages included.
-      // The mirror's truth (the root, each module's state) and the browse page's namespace files are a site administrator's alone.
-      const adminOnly = ['manifest.json', 'state/acme/hello.null.json', 'browse/modules/acme.json'];
+      // The mirror's truth (the root, each module's state) and the browse page's pages are a site administrator's alone.
+      const adminOnly = ['manifest.json', 'state/acme/hello.null.json', 'browse/modules/acme/index.json', 'browse/modules/acme/hello.null.json'];
       for (const path of ['.well-known/terraform.json', 'v1/modules', 'v1/modules/search?q=hello', 'browse/index.json', ...adminOnly]) {
         const res = await get(site, caller, path);
         const wantStatus = visible === undefined ? 401 : adminOnly.includes(path) && caller !== 'admin' ? 404 : 200;

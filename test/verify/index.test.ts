@@ -91,7 +91,7 @@ it("catches a module state whose versions or summary disagree with the module's 
   writeFileSync(file, JSON.stringify({ ...state, latest: { ...state.latest, description: 'Another' } }));
   expect((await verify()).problems).toEqual([
     { path: 'state/acme/a.aws.json', message: 'latest description "Another" differs from its latest detail\'s "The same text in both versions."' },
-    { path: 'browse/modules/acme.json', message: 'disagrees with the module states' },
+    { path: 'browse/modules/acme/b.aws.json', message: 'disagrees with the module states' },
   ]);
   writeFileSync(file, JSON.stringify({ ...state, versions: state.versions.slice(0, 1) }));
   expect((await verify()).problems).toEqual(
@@ -99,17 +99,24 @@ it("catches a module state whose versions or summary disagree with the module's 
   );
 });
 
-it("catches the browse page's namespace rows, or its list of namespaces, disagreeing with the module states", async () => {
-  const rows = join(dist, 'browse/modules/acme.json');
+it("catches the browse page's rows, its list of a namespace's pages, or its list of namespaces, disagreeing with the module states", async () => {
+  // acme/a and acme/b make one page, named by its last module.
+  const list = join(dist, 'browse/modules/acme/index.json');
+  expect(JSON.parse(readFileSync(list, 'utf8'))).toEqual({ pages: ['b.aws'] });
+  const rows = join(dist, 'browse/modules/acme/b.aws.json');
   const doc = JSON.parse(readFileSync(rows, 'utf8'));
   writeFileSync(rows, JSON.stringify({ modules: doc.modules.reverse() }));
-  expect((await verify()).problems).toEqual([{ path: 'browse/modules/acme.json', message: 'disagrees with the module states' }]);
+  expect((await verify()).problems).toEqual([{ path: 'browse/modules/acme/b.aws.json', message: 'disagrees with the module states' }]);
   rmSync(rows);
+  expect((await verify()).problems).toEqual([{ path: 'browse/modules/acme/b.aws.json', message: 'missing' }]);
+  writeFileSync(list, JSON.stringify({ pages: ['a.aws', 'b.aws'] }));
+  expect((await verify()).problems).toEqual([{ path: 'browse/modules/acme/index.json', message: 'does not list the pages the module states make' }]);
+  rmSync(list);
   const index = join(dist, 'browse/index.json');
   writeFileSync(index, JSON.stringify({ ...JSON.parse(readFileSync(index, 'utf8')), namespaces: [] }));
   expect((await verify()).problems).toEqual([
     { path: 'browse/index.json', message: 'does not list the namespace acme' },
-    { path: 'browse/modules/acme.json', message: 'missing' },
+    { path: 'browse/modules/acme/index.json', message: 'missing' },
   ]);
 });
 
@@ -233,7 +240,7 @@ describe('verify --repair', () => {
   it('writes the derived documents again from the module states, and leaves every archive and published byte as it was', async () => {
     const versions = join(dist, 'v1/modules/acme/a/aws/versions');
     const listing = join(dist, 'v1/modules/index.json');
-    const rows = join(dist, 'browse/modules/acme.json');
+    const rows = join(dist, 'browse/modules/acme/b.aws.json');
     const archive = join(dist, 'v1/modules/acme/a/aws/1.0.0/a-aws-1.0.0.tar.gz');
     const truth = [join(dist, 'manifest.json'), join(dist, 'state/acme/a.aws.json'), join(dist, 'state/acme/b.aws.json'), archive];
     const derived = [versions, listing, rows];
@@ -248,7 +255,7 @@ describe('verify --repair', () => {
     expect(repaired.code, repaired.stderr).toBe(0);
     expect(JSON.parse(repaired.stdout)).toMatchObject({
       ok: true,
-      repaired: expect.arrayContaining(['v1/modules/index.json', 'browse/modules/acme.json', 'v1/modules/acme/a/aws/versions']),
+      repaired: expect.arrayContaining(['v1/modules/index.json', 'browse/modules/acme/b.aws.json', 'v1/modules/acme/a/aws/versions']),
     });
     [...derived, ...truth].forEach((file, i) => expect(readFileSync(file).equals(good[i]!), file).toBe(true));
     // Nothing left to repair.

@@ -11,6 +11,8 @@
 const main = document.getElementById('main');
 const count = document.getElementById('count');
 let index;
+/** Every module's row (as index.fields names them): a promise, loaded as the page starts, that only the home view waits for. */
+let modules;
 /** The provider network mirror: {path, providers: [{hostname, namespace, type, registry?, versions: [{version, platforms, key_id?}]}]}; registry: in-house. */
 let providers = { path: 'providers', providers: [] };
 
@@ -102,9 +104,9 @@ const safeUrl = (url) => (/^https?:\/\//i.test(url) ? url : undefined);
 
 // ---- home --------------------------------------------------------------------
 
-function rows() {
+function rows(loaded) {
   const f = Object.fromEntries(index.fields.map((name, i) => [name, i]));
-  return index.modules.map((m) => ({
+  return loaded.map((m) => ({
     namespace: m[f.namespace],
     name: m[f.name],
     provider: m[f.provider],
@@ -116,8 +118,8 @@ function rows() {
   }));
 }
 
-function renderHome() {
-  const all = rows();
+async function renderHome() {
+  const all = rows(await modules);
   const options = (values, label) => [el('option', { value: '', text: label }), ...[...new Set(values)].sort().map((v) => el('option', { value: v, text: v }))];
   const search = el('input', {
     id: 'search',
@@ -418,7 +420,7 @@ async function route() {
     if (parts[0] === '-' && parts[1] === 'providers' && parts.length === 5) renderProvider(parts.slice(2));
     else if (parts.length >= 3) await renderModule(parts);
     else {
-      renderHome();
+      await renderHome();
       document.title = 'Module registry';
     }
   } catch (error) {
@@ -427,23 +429,40 @@ async function route() {
   }
 }
 
-// A static mirror keeps its rows in a file per namespace (a write rewrites only its own); a private server sends them inline.
-async function withModules(loaded) {
-  if (loaded.modules) return loaded;
-  const files = await Promise.all(loaded.namespaces.map((ns) => getJson(`browse/modules/${encodeURIComponent(ns)}.json`)));
-  return { ...loaded, modules: files.flatMap((file) => file.modules) };
+// A static mirror keeps each namespace's rows in pages, which its list names (a write rewrites only the pages
+// it changes); a private server sends every row the caller may read inline.
+async function namespaceRows(namespace, again = true) {
+  const folder = `browse/modules/${encodeURIComponent(namespace)}/`;
+  const { pages } = await getJson(`${folder}index.json`);
+  try {
+    const files = await Promise.all(pages.map((page) => getJson(`${folder}${encodeURIComponent(page)}.json`)));
+    return files.flatMap((file) => file.modules);
+  } catch (error) {
+    // A write replaced a page between the list and the page: the list read again names the new one.
+    if (again && !(error instanceof Unauthorized)) return namespaceRows(namespace, false);
+    throw error;
+  }
+}
+
+async function loadModules(loaded) {
+  if (loaded.modules) return loaded.modules;
+  return (await Promise.all(loaded.namespaces.map((namespace) => namespaceRows(namespace)))).flat();
 }
 
 let listening = false;
 function start() {
   // A mirror built before providers has no providers index: it has none.
-  return Promise.all([getJson('browse/index.json').then(withModules), getJson('providers-index.json').catch(() => providers)])
+  return Promise.all([getJson('browse/index.json'), getJson('providers-index.json').catch(() => providers)])
     .then(([loaded, loadedProviders]) => {
       index = loaded;
       providers = loadedProviders;
+      modules = loadModules(loaded);
       const n = providers.providers.length;
       const providerCount = n > 0 ? ` · ${n} provider${n === 1 ? '' : 's'}` : '';
-      count.replaceChildren(`${index.modules.length} modules${providerCount}`, ...(token() ? [' ', signOutButton()] : []));
+      const signOut = token() ? [' ', signOutButton()] : [];
+      count.replaceChildren(...signOut);
+      // A module's or a provider's view needs no rows; the home view waits for them, and says if they failed.
+      modules.then((rows) => count.replaceChildren(`${rows.length} modules${providerCount}`, ...signOut)).catch(() => {});
       if (!listening) window.addEventListener('hashchange', route);
       listening = true;
       return route();

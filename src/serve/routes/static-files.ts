@@ -3,7 +3,7 @@
 // the page itself (which holds no data) is open to all, so a browser can load
 // it and ask for a token; its module index is cut to what the caller may
 // read (READMEs come from the detail documents, guarded as the registry's),
-// and the mirror's truth (manifest, module states) and the browse page's namespace files to site administrators;
+// and the mirror's truth (manifest, module states) and the browse page's pages of rows to site administrators;
 // the provider network mirror and its index to any caller with a known
 // token, each cut to the providers that caller may read (providers.ts).
 
