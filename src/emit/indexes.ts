@@ -39,7 +39,10 @@ export async function writeMirrorIndexes(staging: Staging & { changed?: string[]
   await emitIndexes(staging, sorted, { ...options, view, recent, ...(partial ? {} : { only: undefined }) });
   // Compact: the server and the browse page read it rather than the manifest.
   await staging.write(PROVIDERS_INDEX_FILE, `${JSON.stringify(providers)}\n`);
-  await emitBrowseSite(staging, view, {
+  // The browse page's pages are cut from every module the mirror keeps a state for, those whose every version
+  // was removed included (their rows are none), as verify and later writes cut them: a whole write's are in its staging.
+  const browseView = !partial && staging.root !== undefined ? stagedView(staging, staging.root, sorted) : view;
+  await emitBrowseSite(staging, browseView, {
     baseUrl: options.baseUrl,
     imageHosts: options.imageHosts,
     recent,

@@ -65,6 +65,17 @@ const stateFile = (module: string) => {
   const [ns, name, provider] = module.split('/');
   return `state/${ns}/${name}.${provider}.json`;
 };
+/** The modules the browse page's pages of a namespace have a row for (docs/browse-page.md). */
+async function browseRows(mirror: string, namespace: string): Promise<Set<string>> {
+  const list = await readJson<{ pages: string[] }>(mirror, `browse/modules/${namespace}/index.json`);
+  const keys = new Set<string>();
+  for (const page of list?.pages ?? []) {
+    const rows = await readJson<{ modules: string[][] }>(mirror, `browse/modules/${namespace}/${page}.json`);
+    for (const row of rows?.modules ?? []) keys.add(row.slice(0, 3).join('/'));
+  }
+  return keys;
+}
+
 const stateOf = (mirror: string, module: string) => readJson<State>(mirror, stateFile(module));
 const versionsIn = async (mirror: string, module: string) => (await stateOf(mirror, module))?.versions.map((v) => v.version) ?? [];
 const listed = async (mirror: string, module: string) =>
@@ -127,8 +138,7 @@ describe('writers racing for one mirror in a folder', () => {
         if (!(await versionsIn(mirror, m)).includes('1.0.0')) problems.push(`round ${round}: ${stateFile(m)} lacks 1.0.0${was}`);
         if (!(await listed(mirror, m)).includes('1.0.0')) problems.push(`round ${round}: v1/modules/${m}/versions lacks 1.0.0${was}`);
         if (!(await inListing(mirror, namespace)).has(m)) problems.push(`round ${round}: v1/modules/${namespace}/index.json lacks ${m}${was}`);
-        const browse = await readJson<{ modules: string[][] }>(mirror, `browse/modules/${namespace}.json`);
-        if (!browse?.modules.some((row) => row.slice(0, 3).join('/') === m)) problems.push(`round ${round}: browse/modules/${namespace}.json lacks ${m}${was}`);
+        if (!(await browseRows(mirror, namespace)).has(m)) problems.push(`round ${round}: browse/modules/${namespace}/ lacks a row of ${m}${was}`);
       }
       for (const m of modules) if ((await versionsIn(mirror, m)).includes('1.0.0')) landed.add(m);
       await checkMirror(mirror, problems, `round ${round}`);
