@@ -641,7 +641,11 @@ async function truthReads(
   }
   for (const key of family) real.add(moduleStateFile(key));
   const pagedSet = new Set(paged);
-  const namespacesBrowsed = browsed.map((namespace) => ({ namespace, keys: keysIn.get(namespace)!, paged: pagedSet.has(namespace) }));
+  // The writer's modules are those with states and those it writes, which a new module has none of yet.
+  const namespacesBrowsed = browsed.map((namespace) => {
+    const keys = [...new Set([...keysIn.get(namespace)!, ...family.filter((key) => key.startsWith(`${namespace}/`))])].sort();
+    return { namespace, keys, paged: pagedSet.has(namespace) };
+  });
   for (const key of await browseReads(fetch, namespacesBrowsed, new Set(family))) real.add(moduleStateFile(key));
   await fetch([...real]);
   return { namespaces, paged, listed: [...new Set(listed)], family: [...new Set(family)] };

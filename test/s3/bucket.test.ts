@@ -9,7 +9,7 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -347,6 +347,62 @@ describe('what a publish into a bucket writes', () => {
     expect(dry.objects).not.toContain('v1/modules/acme/base/null/1.1.0/base-null-1.1.0.tar.gz');
     expect(dry.objects).not.toContain('v1/modules/acme/base/null/1.1.0/download');
     expect(dry.objects).not.toContain('v1/modules/other/m000/null/1.0.0/index.json');
+  });
+});
+
+describe("the browse page's rows in pages, in a bucket", () => {
+  /** As docs/browse-page.md says: a module ends its page when its key's SHA-256 starts with a multiple of 32. */
+  const endsPage = (key: string) => createHash('sha256').update(key).digest().readUInt32BE(0) % 32 === 0;
+  const stored = async (rel: string) => {
+    const object = await rgw.get('mirror', `pages/${rel}`);
+    return object && (JSON.parse(object.body.toString()) as Record<string, unknown>);
+  };
+  const rowsOf = async (ns: string) => {
+    const pages = ((await stored(`browse/modules/${ns}/index.json`))?.['pages'] ?? []) as string[];
+    return (await Promise.all(pages.map((page) => stored(`browse/modules/${ns}/${page}.json`)))).flatMap((p) => (p?.['modules'] ?? []) as string[][]);
+  };
+  const publishTo = async (name: string, version: string) => {
+    const folder = join(dir, 'src', `pages-${name}-${version}`);
+    writeFiles(folder, { 'main.tf': `output "v" {\n  value = "${name} ${version}"\n}\n` });
+    const args = ['publish', '--source', folder, '--namespace', 'paged', '--name', name, '--provider', 'null', '--version', version];
+    const result = await cli([...args, '--mirror', 's3://mirror/pages', ...rgw.flags, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+  };
+  const verified = async () => (await cli(['verify', '--mirror', 's3://mirror/pages', ...rgw.flags])).code;
+
+  it('upgrades a bucket whose namespaces kept one file of rows at its next publish, then splits a page as a folder does', async () => {
+    const names = Array.from({ length: 100 }, (_, i) => `m${String(i).padStart(3, '0')}`);
+    const files: Record<string, string> = { 'pages-src/other/one/null/1.0.0/main.tf': 'output "v" {\n  value = 1\n}\n' };
+    for (const name of names) files[`pages-src/paged/${name}/null/1.0.0/main.tf`] = `output "v" {\n  value = "${name}"\n}\n`;
+    writeFiles(dir, files);
+    expect((await cli(['build', '--modules', 'pages-src', '--mirror', 'pages-dist', '--json'])).code).toBe(0);
+    // As an older modmirror wrote it: one file of rows per namespace.
+    const root = realpathSync(join(dir, 'pages-dist'));
+    for (const ns of ['paged', 'other']) {
+      const folder = join(root, 'browse/modules', ns);
+      const pages = JSON.parse(readFileSync(join(folder, 'index.json'), 'utf8')) as { pages: string[] };
+      const rows = pages.pages.flatMap((page) => (JSON.parse(readFileSync(join(folder, `${page}.json`), 'utf8')) as { modules: unknown[] }).modules);
+      writeFileSync(join(root, 'browse/modules', `${ns}.json`), `${JSON.stringify({ modules: rows })}\n`);
+      rmSync(folder, { recursive: true });
+    }
+    expect((await cli(['push', 's3://mirror/pages', '--mirror', 'pages-dist', ...rgw.flags])).code).toBe(0);
+    expect(await verified()).toBe(0);
+
+    await publishTo('m010', '1.1.0');
+    // Every namespace in pages, the one the publish did not touch too, with every row.
+    expect((await rowsOf('other')).map((row) => row.slice(0, 4).join('/'))).toEqual(['other/one/null/1.0.0']);
+    expect((await rowsOf('paged')).map((row) => `${row[1]} ${row[3]}`)).toEqual(names.map((name) => `${name} ${name === 'm010' ? '1.1.0' : '1.0.0'}`));
+    expect(await verified()).toBe(0);
+
+    // A new module that ends a page, between others: the page it was in splits, and the list names both.
+    const splitter = Array.from({ length: 10_000 }, (_, i) => `m05x${i}`).find((name) => endsPage(`paged/${name}/null`))!;
+    await publishTo(splitter, '1.0.0');
+    const keys = [...names, splitter].map((name) => `paged/${name}/null`).sort();
+    const ends = keys.filter(endsPage);
+    const expected = [...ends, ...(endsPage(keys.at(-1)!) ? [] : [keys.at(-1)!])].map((key) => `${key.split('/')[1]}.null`);
+    expect((await stored('browse/modules/paged/index.json'))?.['pages']).toEqual(expected);
+    expect((await rowsOf('paged')).map((row) => row[1])).toEqual(keys.map((key) => key.split('/')[1]));
+    expect(await verified()).toBe(0);
   });
 });
 
