@@ -322,5 +322,5 @@ describe('writers racing for one prefix', () => {
         if (!versionsOf(manifest, m).includes('1.0.0')) problems.push(`round ${round}: the states lack ${m} 1.0.0`);
     }
     expect(problems).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });
