@@ -16,5 +16,5 @@ export const API_TARGET = 0.2; // management API: ≥ 0.2× the ceiling
 export const BUILD_PEAK_TARGET_MB = 500; // the build's peak memory
 export const BUILD_100K_PEAK_TARGET_MB = 400; // the build's peak memory at 100,000 versions (serve-memory)
 export const REGISTRY_RSS_TARGET_MB = 300; // the server's memory at 400,000 versions, the size of a whole public registry
-export const METRICS_TARGET = 0.95; // serve's throughput with metrics on ≥ 0.95× with them off 
+export const METRICS_TARGET = 0.95; // serve's throughput with metrics on ≥ 0.95× with them off
 export const USAGE_TARGET = 1.05; // usage recording adds ≤ 5% to the cost of a signed archive download
