@@ -21,6 +21,17 @@ interface Command {
   run: (values: Values, positionals: string[]) => Promise<number>;
 }
 
+/** `key create`'s flags, which `provider-key create` (its name before) takes too. */
+const KEY_OPTIONS: Options = {
+  name: { type: 'string' },
+  email: { type: 'string' },
+  out: { type: 'string' },
+  algorithm: { type: 'string' },
+  'expires-days': { type: 'string' },
+  ...PASSPHRASE_OPTIONS,
+  json: { type: 'boolean' },
+};
+
 const COMMANDS: Record<string, Command> = {
   build: {
     summary: 'Build the static registry from the configured module sources',
@@ -189,15 +200,7 @@ const COMMANDS: Record<string, Command> = {
   --json             print {"keyId", "fingerprint", "algorithm", "publicKey", "privateKey", "revocation"} (the files written)
 
   The passphrase is never taken on the command line, where ps and shell history would show it.`,
-    options: {
-      name: { type: 'string' },
-      email: { type: 'string' },
-      out: { type: 'string' },
-      algorithm: { type: 'string' },
-      'expires-days': { type: 'string' },
-      ...PASSPHRASE_OPTIONS,
-      json: { type: 'boolean' },
-    },
+    options: KEY_OPTIONS,
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/key.js')).runKey(values, positionals),
   },
@@ -205,15 +208,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'The same as modmirror key create (its name before; still works, with a note)',
     usage: `modmirror provider-key create ...: see modmirror key --help; the same flags, the same key pair.`,
     // The same table as key's: one command under two names.
-    options: {
-      name: { type: 'string' },
-      email: { type: 'string' },
-      out: { type: 'string' },
-      algorithm: { type: 'string' },
-      'expires-days': { type: 'string' },
-      ...PASSPHRASE_OPTIONS,
-      json: { type: 'boolean' },
-    },
+    options: KEY_OPTIONS,
     positionals: { names: ['create'], required: 1 },
     run: async (values, positionals) => (await import('./commands/key.js')).runKey(values, positionals, 'provider-key'),
   },
