@@ -49,9 +49,8 @@ export async function withLock<T>(outDir: string, fn: () => Promise<T>, options:
   const deadline = Date.now() + waitMs;
   const name = uniqueId();
   const mine = join(dirname(lock), `.${basename(lock)}-${name}`);
-  await mkdir(mine, { recursive: true });
-  await writeFile(join(mine, name), JSON.stringify({ pid: process.pid, host: hostname(), created: Date.now() } satisfies LockInfo));
   try {
+    await prepare(mine, name);
     // Waiters look often (a look is a rename and a readdir) and at random instants, so writers started together
     // do not retry together: each gets in soon after the one before it lets go.
     for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
@@ -59,8 +58,14 @@ export async function withLock<T>(outDir: string, fn: () => Promise<T>, options:
         await rename(mine, lock);
         break;
       } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? '';
+        // Ours, removed by a writer on another host that shares the folder and took its pid for a dead one here.
+        if (code === 'ENOENT') {
+          await prepare(mine, name);
+          continue;
+        }
         // Another writer's lock (a folder with its file; a lock file, from a modmirror before lock folders).
-        if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+        if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR'].includes(code)) throw error;
       }
       const holder = await readHolder(lock);
       if (holder === 'gone') continue;
@@ -95,6 +100,19 @@ export async function withLock<T>(outDir: string, fn: () => Promise<T>, options:
     await rm(join(lock, name), { force: true });
     // Empty now, unless the next writer has already renamed its lock over it.
     await rmdir(lock).catch(() => {});
+  }
+}
+
+/** This writer's lock, made beside the mirror, ready to be renamed into place. */
+async function prepare(mine: string, name: string): Promise<void> {
+  for (;;) {
+    await mkdir(mine, { recursive: true });
+    try {
+      await writeFile(join(mine, name), JSON.stringify({ pid: process.pid, host: hostname(), created: Date.now() } satisfies LockInfo));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
 }
 
@@ -143,9 +161,17 @@ async function removeAbandoned(lock: string): Promise<void> {
   for (const name of await readdir(dirname(lock))) {
     if (!name.startsWith(prefix)) continue;
     const prepared = join(dirname(lock), name);
-    const info = await readInfo(join(prepared, name.slice(prefix.length)));
+    const id = name.slice(prefix.length);
+    const info = await readInfo(join(prepared, id));
+    // Killed before its file was written, the folder still names its pid (uniqueId's first part). A live writer
+    // elsewhere with that pid that meets its folder gone prepares it again.
+    const pid = Number(id.split('-')[0]);
     const dead =
-      info === undefined || info === 'unreadable' ? await olderThan(prepared, UNREADABLE_GRACE_MS) : info.host === hostname() && !isProcessAlive(info.pid);
+      info === undefined
+        ? (Number.isInteger(pid) && pid > 0 && !isProcessAlive(pid)) || (await olderThan(prepared, UNREADABLE_GRACE_MS))
+        : info === 'unreadable'
+          ? await olderThan(prepared, UNREADABLE_GRACE_MS)
+          : info.host === hostname() && !isProcessAlive(info.pid);
     if (dead) await rm(prepared, { recursive: true, force: true });
   }
 }

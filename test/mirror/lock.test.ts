@@ -2,7 +2,7 @@
 // lock of one that was killed and take it over at once.
 
 import { spawnSync } from 'node:child_process';
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -60,4 +60,17 @@ it('takes over the lock file an older modmirror left, one writer at once', async
   const dir = tempDir();
   const gone = spawnSync(process.execPath, ['-e', '']).pid;
   await rounds(dir, 30, () => writeFileSync(join(dir, 'dist.lock'), JSON.stringify({ pid: gone, host: hostname(), created: Date.now() })));
+});
+
+it('removes the lock a writer killed while preparing it left, before its file was written', async () => {
+  const dir = tempDir();
+  const gone = spawnSync(process.execPath, ['-e', '']).pid;
+  // What a writer killed between making its lock folder and writing its file leaves: an empty folder named for its pid.
+  mkdirSync(join(dir, `.dist.lock-${gone}-0badc0de`));
+  let held = false;
+  await withLock(join(dir, 'dist'), async () => {
+    held = true;
+  });
+  expect(held).toBe(true);
+  expect(await mirrorLeftovers(dir)).toEqual([]);
 });
