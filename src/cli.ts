@@ -72,6 +72,7 @@ const COMMANDS: Record<string, Command> = {
     usage: `modmirror serve [--mirror DIR] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--config FILE]
                 [--access public|private] [--archive-url-ttl SECONDS] [--read-only] [--max-upload-mib N] [--quiet]
                 [--log-format text|json] [--metrics-listen HOST:PORT] [--metrics-download-series N] [--usage-max-mib N]
+                [--upstream URL [--upstream-ttl DURATION] [--upstream-ca FILE] [--upstream-token-env VAR | --upstream-token-file FILE]]
 
   --mirror DIR     the built mirror (default: the config's "out", else ./dist)
   --host HOST      address to listen on (default: 127.0.0.1)
@@ -98,7 +99,16 @@ const COMMANDS: Record<string, Command> = {
   --metrics-download-series N  module versions /metrics counts downloads of by name, the rest as "other"
                    (default: 1000)
   --usage-max-mib N  private: the bound of the usage record in the data folder (modmirror usage), in MiB
-                   (default: 64); the oldest days go first`,
+                   (default: 64); the oldest days go first
+  --upstream URL   fill the mirror from this registry: a module version it lacks is fetched when asked
+                   for, published into the mirror and kept for good (default: the config's upstream.url)
+  --upstream-ttl DURATION  how long an upstream version list is used before it is asked again: seconds,
+                   or 90s, 10m, 1h (default: 10m)
+  --upstream-ca FILE  PEM CA certificate(s) trusted for the upstream, beside Node.js's own and
+                   NODE_EXTRA_CA_CERTS
+  --upstream-token-env VAR  the variable holding the upstream's token (default: MODMIRROR_UPSTREAM_TOKEN,
+                   else TF_TOKEN_<host>); sent to the upstream's host only
+  --upstream-token-file FILE  read the upstream's token from this file instead`,
     options: {
       ...MIRROR_OPTION,
       dir: { type: 'string' },
@@ -118,6 +128,11 @@ const COMMANDS: Record<string, Command> = {
       'metrics-listen': { type: 'string' },
       'metrics-download-series': { type: 'string' },
       'usage-max-mib': { type: 'string' },
+      upstream: { type: 'string' },
+      'upstream-ttl': { type: 'string' },
+      'upstream-ca': { type: 'string' },
+      'upstream-token-env': { type: 'string' },
+      'upstream-token-file': { type: 'string' },
     },
     run: async (values) => (await import('./commands/serve.js')).runServe(values),
   },

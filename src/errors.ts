@@ -50,7 +50,11 @@ export type ErrorCode =
   | 'INVALID_ATTRIBUTE'
   /** An upload that cannot be published (not a gzip tar, entries outside the module, a module that fails to build). */
   | 'UNPROCESSABLE'
-  | 'HEADERS_TOO_LARGE';
+  | 'HEADERS_TOO_LARGE'
+  /** serve --upstream: the upstream failed (refused, 5xx, a bad answer) and the mirror holds nothing to answer with. */
+  | 'BAD_GATEWAY'
+  /** serve --upstream: the upstream did not answer in time and the mirror holds nothing to answer with. */
+  | 'GATEWAY_TIMEOUT';
 
 export interface MirrorErrorOptions {
   hint?: string;

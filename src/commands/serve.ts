@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { ACCESS_MODES, baseUrlFlag, moduleMeta, resolveMirrorConfig, type Access } from '../config/index.js';
+import { ACCESS_MODES, baseUrlFlag, moduleMeta, resolveMirrorConfig, type Access, type ResolvedConfig } from '../config/index.js';
+import { DEFAULT_UPSTREAM_TTL_SECONDS, parseDuration } from '../config/upstream.js';
 import { MirrorError } from '../errors.js';
 import { startServer } from '../serve/index.js';
 import { DEFAULT_DOWNLOAD_SERIES } from '../serve/metrics.js';
@@ -41,8 +43,10 @@ export async function runServe(values: Values): Promise<number> {
   const usageMib = Number(values['usage-max-mib'] ?? 64);
   if (!Number.isFinite(usageMib) || usageMib <= 0)
     throw new MirrorError('USAGE', `Invalid --usage-max-mib "${values['usage-max-mib']}": expected a positive number of MiB.`);
+  const upstream = upstreamOf(values, config);
   await requireMirror(dir, 'serve');
   const server = await startServer({
+    ...(upstream ? { upstream: { ...upstream, limits: config.limits } } : {}),
     dir,
     host: String(values['host'] ?? '127.0.0.1'),
     port,
@@ -66,6 +70,7 @@ export async function runServe(values: Values): Promise<number> {
     audit: (line) => console.log(line),
   });
   if (server.metricsUrl) console.log(`metrics at ${server.metricsUrl}`);
+  if (upstream) console.log(`filling the mirror from ${upstream.url.href} (version lists kept ${upstream.ttlSeconds} s)`);
   console.log(
     `modmirror serving ${relative(process.cwd(), dir) || '.'} at ${server.url}${access === 'private' ? ' (private: every registry request needs a token)' : ''}`,
   );
@@ -110,4 +115,75 @@ function hostAndPort(value: string, flag: string): { host: string; port: number 
     });
   }
   return { host: match[1] ?? match[2]!, port };
+}
+
+interface UpstreamFlags {
+  url: URL;
+  ttlSeconds: number;
+  ca?: string[];
+  token?: string;
+}
+
+/** --upstream and its settings, each flag over the config's `upstream:`; the token from a variable or a file, never the command line. */
+function upstreamOf(values: Values, config: ResolvedConfig): UpstreamFlags | undefined {
+  const u = config.upstream;
+  const url = stringFlag(values, 'upstream') ?? u.url;
+  const flagged = ['upstream-ttl', 'upstream-ca', 'upstream-token-env', 'upstream-token-file'].find((f) => values[f] !== undefined);
+  if (url === undefined) {
+    if (flagged) throw new MirrorError('USAGE', `--${flagged} needs --upstream URL (or an upstream: block in the config).`);
+    return undefined;
+  }
+  if (!/^https?:\/\/[^/]+/.test(url) || !URL.canParse(url))
+    throw new MirrorError('USAGE', `Invalid --upstream "${url}": expected the upstream registry's http(s) URL, such as https://registry.terraform.io.`);
+  const ttlFlag = stringFlag(values, 'upstream-ttl');
+  const ttlSeconds = ttlFlag === undefined ? (u.ttlSeconds ?? DEFAULT_UPSTREAM_TTL_SECONDS) : parseDuration(ttlFlag);
+  if (ttlSeconds === undefined) throw new MirrorError('USAGE', `Invalid --upstream-ttl "${ttlFlag}": expected a duration such as 600, 90s, 10m or 1h.`);
+  const caFile = stringFlag(values, 'upstream-ca') ?? u.ca;
+  const ca = caFile === undefined ? undefined : [readPem(caFile)];
+  const from = new URL(url);
+  const token = upstreamToken(stringFlag(values, 'upstream-token-env') ?? u.tokenEnv, stringFlag(values, 'upstream-token-file') ?? u.tokenFile, from);
+  return { url: from, ttlSeconds, ...(ca ? { ca } : {}), ...(token !== undefined ? { token } : {}) };
+}
+
+function readPem(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new MirrorError('PATH_NOT_FOUND', `Cannot read the CA file "${file}" (--upstream-ca): ${(error as Error).message}`, { cause: error });
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new MirrorError('USAGE', `The CA file "${file}" (--upstream-ca) holds no PEM certificate.`, {
+      hint: "Give the CA certificate that signed the upstream's certificate, as PEM (-----BEGIN CERTIFICATE-----).",
+    });
+  return text;
+}
+
+/**
+ * The upstream's bearer token: from the variable --upstream-token-env names,
+ * or the first line of --upstream-token-file, else MODMIRROR_UPSTREAM_TOKEN
+ * or Terraform's own TF_TOKEN_<host> (dots as _, dashes as __).
+ */
+function upstreamToken(variable: string | undefined, file: string | undefined, from: URL): string | undefined {
+  if (variable !== undefined && file !== undefined) throw new MirrorError('USAGE', 'Give --upstream-token-env or --upstream-token-file, not both.');
+  if (variable !== undefined) {
+    const value = process.env[variable];
+    if (!value)
+      throw new MirrorError('USAGE', `--upstream-token-env names ${variable}, which is not set.`, {
+        hint: `Export ${variable} with the upstream's token, or leave --upstream-token-env out.`,
+      });
+    return value;
+  }
+  if (file !== undefined) {
+    let value: string;
+    try {
+      value = readFileSync(file, 'utf8').split('\n', 1)[0]!.trim();
+    } catch (error) {
+      throw new MirrorError('PATH_NOT_FOUND', `Cannot read the token file "${file}" (--upstream-token-file): ${(error as Error).message}`, { cause: error });
+    }
+    if (value === '') throw new MirrorError('USAGE', `The token file "${file}" (--upstream-token-file) is empty.`);
+    return value;
+  }
+  const terraformName = `TF_TOKEN_${from.hostname.replace(/-/g, '__').replace(/\./g, '_')}`;
+  return process.env['MODMIRROR_UPSTREAM_TOKEN'] || process.env[terraformName] || undefined;
 }

@@ -10,6 +10,7 @@ import type { ModuleAddress, ModuleMeta, SizeLimits } from '../types.js';
 import { addressKey, isValidName } from '../protocol/paths.js';
 import { resolveSyncEntry, validateSyncEntries, type SyncEntry } from './sync.js';
 import { DEFAULT_LIMITS, resolveLimits, validateLimits, type UserLimits } from './limits.js';
+import { resolveUpstream, validateUpstream, type ResolvedUpstream, type UserUpstream } from './upstream.js';
 import { DEFAULT_PLATFORMS, DEFAULT_PROVIDER_HOSTNAME, DEFAULT_PROVIDERS_PATH, isPlatform, isProviderHostname, isProviderPart } from '../protocol/providers.js';
 
 export const DEFAULT_CONFIG_FILE = 'mirror.config.yaml';
@@ -37,6 +38,8 @@ export interface UserConfig {
   limits?: UserLimits;
   /** Armored public key files whose signatures unbundle accepts on a bundle (and requires: an unsigned bundle is refused). */
   trust?: string[];
+  /** The registry `modmirror serve` fills the mirror from on a miss. */
+  upstream?: UserUpstream;
 }
 
 /** A provider folder: the `terraform providers mirror` layout, or (with `namespace`) a folder of release zips. */
@@ -135,6 +138,8 @@ export interface ResolvedConfig {
   limits: SizeLimits;
   /** The keys unbundle requires a bundle's signature to be by (none: signatures are not checked). */
   trust: TrustFile[];
+  /** serve --upstream's settings from the config (its flags override them). */
+  upstream: ResolvedUpstream;
 }
 
 export interface ConfigOverrides {
@@ -159,6 +164,7 @@ const TOP_KEYS = [
   'access',
   'limits',
   'trust',
+  'upstream',
 ];
 const PROVIDER_FOLDER_KEYS = ['folder', 'hostname', 'namespace', 'registry', 'keys'];
 const META_KEYS = ['owner', 'description', 'source', 'verified'];
@@ -221,6 +227,7 @@ export function resolveMirrorConfig(overrides: Omit<ConfigOverrides, 'modules'>,
     access: 'public',
     limits: { ...DEFAULT_LIMITS },
     trust: [],
+    upstream: resolveUpstream(undefined, cwd),
   };
 }
 
@@ -267,6 +274,7 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
     access: user.access ?? 'public',
     limits: resolveLimits(user.limits),
     trust: (user.trust ?? []).map((file, i) => ({ file: resolve(base, file), at: where(['trust', i]) })),
+    upstream: resolveUpstream(user.upstream, base),
   };
   const describe = (problem: Problem) => `${where(problem.path)}: ${problem.message}`;
   if (options.sourcesMustExist !== false) checkResolved(resolved, describe);
@@ -451,6 +459,7 @@ function validateUserConfig(value: unknown): Problem[] {
   }
   if ('sync' in config) problems.push(...validateSyncEntries(config['sync']));
   if ('limits' in config) problems.push(...validateLimits(config['limits']));
+  if ('upstream' in config) problems.push(...validateUpstream(config['upstream']));
   if ('trust' in config && expect(Array.isArray(config['trust']), ['trust'], 'expected a list of armored public key files')) {
     (config['trust'] as unknown[]).forEach((k, i) =>
       expect(typeof k === 'string' && k !== '', ['trust', i], `expected an armored public key file, got ${show(k)}`),

@@ -33,6 +33,9 @@ const STATUS_OF: Partial<Record<ErrorCode, Status>> = {
   HEADERS_TOO_LARGE: { status: 431, title: 'request header fields too large' },
   // Another writer holds the data folder's lock: the one condition worth retrying.
   LOCK_BUSY: { status: 503, title: 'service unavailable' },
+  // serve --upstream, holding nothing to answer with: the upstream's failure, never the server's own.
+  BAD_GATEWAY: { status: 502, title: 'bad gateway' },
+  GATEWAY_TIMEOUT: { status: 504, title: 'gateway timeout' },
 };
 const INTERNAL: Status = { status: 500, title: 'internal server error' };
 

@@ -44,6 +44,8 @@ export interface PublishOptions {
   reuseBuilt?: boolean;
   /** False when the mirror's archives are stand-ins of their size (a bucket's mirror fetched for a write): they are checked by size. */
   hashArchives?: boolean;
+  /** False: a file no parser reads is a warning, as in a build, rather than a refusal (a version cached from an upstream). Default true. */
+  strict?: boolean;
   /** The git readers the source was scanned with, so the version is read through the same `git cat-file`; closed by publish. */
   git?: GitReaders;
 }
@@ -90,7 +92,7 @@ async function publishLocked(
   let version: VersionBuild;
   try {
     // Publish stays strict (a release pipeline wants its own module's syntax errors to fail it) and builds afresh.
-    version = await buildVersion(source, caches, { reuse: options.reuseBuilt === true, strict: true });
+    version = await buildVersion(source, caches, { reuse: options.reuseBuilt === true, strict: options.strict !== false });
   } catch (error) {
     // The build's hint speaks of the other versions it built: a publish has one, and changed nothing.
     if (error instanceof MirrorError && error.code === 'HCL_SYNTAX')

@@ -24,7 +24,12 @@ import { ArchiveSigner } from './signing.js';
 import { staticFiles } from './static.js';
 import { isManagementTarget, originForm, parseTarget } from './target.js';
 import { mirrorWriters } from './uploads.js';
-import type { ModuleAddress, ModuleMeta } from '../types.js';
+import type { ModuleAddress, ModuleMeta, SizeLimits, VersionSource } from '../types.js';
+import { DEFAULT_UPSTREAM_TTL_SECONDS } from '../config/upstream.js';
+import { UpstreamCache } from '../upstream/index.js';
+import { moduleStateFile, readModuleStateFile } from '../mirror/manifest.js';
+import { addressKey } from '../protocol/paths.js';
+import { mkdirSync } from 'node:fs';
 import { usageReport } from '../usage/report.js';
 import { readUsage, UsageLog } from '../usage/store.js';
 
@@ -66,9 +71,27 @@ export interface ServeOptions {
     /** How long an upload link stays valid, default 10 minutes. */
     uploadUrlTtlSeconds?: number;
   };
+  /** Fill the mirror from this registry when asked for a module version it lacks (serve --upstream). */
+  upstream?: {
+    url: URL;
+    /** How long a version list is used before the upstream is asked again (default 600). */
+    ttlSeconds?: number;
+    /** CA certificates (PEM) trusted for the upstream beside Node.js's own. */
+    ca?: string[];
+    token?: string;
+    /** The config's `limits` for the versions filled. */
+    limits?: SizeLimits;
+    /** Each version filled, each failure and each refusal; default: stdout, even with --quiet. */
+    log?: (line: string) => void;
+    /** Retry tuning (tests). */
+    maxAttempts?: number;
+    baseDelayMs?: number;
+  };
 }
 
 const DEFAULT_ARCHIVE_URL_TTL_SECONDS = 900;
+/** In the data folder: one JSON line per version filled from the upstream, with the upstream archive's sha256. */
+export const UPSTREAM_RECORD_FILE = 'upstream-cache.jsonl';
 const DEFAULT_MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
 const DEFAULT_UPLOAD_URL_TTL_SECONDS = 600;
 const noMeta = (): ModuleMeta => ({ owner: '', description: '', source: '', verified: false });
@@ -100,7 +123,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     uploadUrlTtlSeconds: p.uploadUrlTtlSeconds ?? DEFAULT_UPLOAD_URL_TTL_SECONDS,
     baseUrl: options.baseUrl,
     tls: options.tls !== undefined,
+    ...(options.upstream?.limits ? { versionLimits: options.upstream.limits } : {}),
   });
+  const upstream = options.upstream && startUpstream(options.upstream, options.dataDir, root, writers.cache);
   // Private mode: who downloads what. A public registry's callers are nobody in particular.
   const usage = options.access === 'private' ? new UsageLog(options.dataDir, options.usageMaxBytes) : undefined;
   const management = createManagementApi(options.dataDir, {
@@ -119,6 +144,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     answers: new AnswerCache(),
     serveFile: staticFiles(root),
     access,
+    ...(upstream ? { upstream } : {}),
   };
 
   const metrics = new ServeMetrics(mirror, options.metrics?.downloadSeries);
@@ -228,9 +254,32 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     server,
     close: async () => {
       await Promise.all([closeServer(server), elsewhere && closeServer(elsewhere.server)]);
-      await Promise.all([downloads.flush(), usage?.close()]);
+      await Promise.all([downloads.flush(), usage?.close(), upstream?.close()]);
     },
   };
+}
+
+/** The upstream cache: its record of what it fetched is in the data folder, its writes are the server's. */
+function startUpstream(
+  options: NonNullable<ServeOptions['upstream']>,
+  dataDir: string,
+  root: string,
+  commit: (source: VersionSource) => Promise<{ sha256: string }>,
+): UpstreamCache {
+  mkdirSync(dataDir, { recursive: true });
+  return new UpstreamCache({
+    url: options.url,
+    ttlSeconds: options.ttlSeconds ?? DEFAULT_UPSTREAM_TTL_SECONDS,
+    ...(options.ca ? { ca: options.ca } : {}),
+    ...(options.token !== undefined ? { token: options.token } : {}),
+    log: options.log ?? ((line) => console.log(line)),
+    commit,
+    heldSha256: (address, version) =>
+      readModuleStateFile(join(root, moduleStateFile(addressKey(address))), addressKey(address))?.versions.find((v) => v.version === version)?.sha256,
+    recordFile: join(dataDir, UPSTREAM_RECORD_FILE),
+    ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.baseDelayMs !== undefined ? { baseDelayMs: options.baseDelayMs } : {}),
+  });
 }
 
 /**

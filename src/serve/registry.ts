@@ -12,6 +12,7 @@ import type { Caller, PrivateAccess } from './access.js';
 import type { DownloadCounter } from './downloads.js';
 import type { IndexedModule, Mirror, MirrorIndex } from './mirror.js';
 import type { RequestRecord } from './request-log.js';
+import type { UpstreamCache } from '../upstream/index.js';
 
 /**
  * `/v1/modules/`: the server answers at the root of its host, so its paths
@@ -32,6 +33,8 @@ export interface Registry {
   answers: AnswerCache;
   /** Set in private mode (`serve --access private`): who may read what, and the archive URL signer. */
   access?: PrivateAccess;
+  /** serve --upstream: the registry a version the mirror lacks is filled from. */
+  upstream?: UpstreamCache;
   /** Told of each archive sent whole, after the download count (metrics, and usage in private mode). */
   archiveSent?: (moduleKey: string, version: string, caller: Caller | undefined) => void;
 }

@@ -19,7 +19,7 @@ import { setDeprecation } from '../publish/deprecate.js';
 import { publish } from '../publish/module.js';
 import { removeModuleVersions } from '../publish/remove.js';
 import { unpackUpload, uploadedVersion, type UploadLimits } from '../publish/upload.js';
-import type { ModuleAddress, ModuleMeta } from '../types.js';
+import type { ModuleAddress, ModuleMeta, SizeLimits, VersionSource } from '../types.js';
 import type { Mirror } from './mirror.js';
 import type { ArchiveSigner } from './signing.js';
 
@@ -38,6 +38,8 @@ export interface PublishingOptions {
   /** The server's absolute URL, when configured; else the request's Host. */
   baseUrl: string | undefined;
   tls: boolean;
+  /** The config's `limits`, for versions filled from an upstream. */
+  versionLimits?: SizeLimits;
 }
 
 /** Codes of a version that cannot be published as uploaded: the uploader's to fix, so a 422. */
@@ -46,6 +48,8 @@ const UNPUBLISHABLE = new Set(['HCL_SYNTAX', 'VERSION_READ_FAILED', 'VERSION_INV
 export interface MirrorWriters extends RegistryHooks {
   /** A function, not a method: serve hands it to the management API on its own. */
   deprecate: (address: ModuleAddress, version: string, deprecation: Deprecation | null) => Promise<void>;
+  /** A version fetched from the upstream (serve --upstream), published like an upload; VERSION_CONFLICT when the mirror holds other bytes. */
+  cache: (source: VersionSource) => Promise<{ sha256: string }>;
 }
 
 /** What an upload URL's signature names in place of a token. */
@@ -110,6 +114,19 @@ export function mirrorWriters(mirror: Mirror, signer: () => ArchiveSigner, optio
         removeModuleVersions({ ...target, ...(version !== undefined ? { version } : {}) }, { outDir: root, imageHosts: options.imageHosts, by }),
       ).then(() => {}),
     deprecate: (address, version, deprecation) => serial(() => setDeprecation(root, address, version, deprecation)).then(() => {}),
+    // Not strict: an upstream's module that some parser cannot read is still the module clients asked for, as in a build.
+    cache: (source) =>
+      serial(() =>
+        publish(source, {
+          outDir: root,
+          cacheDir: options.cacheDir,
+          baseUrl: '',
+          imageHosts: options.imageHosts,
+          remember: false,
+          strict: false,
+          ...(options.versionLimits ? { limits: options.versionLimits } : {}),
+        }),
+      ),
   };
 }
 

@@ -3,6 +3,7 @@
 // run and read with `git archive`. Only regular files and folders are taken:
 // a link in an upstream archive could make the build read outside the module.
 
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,15 +23,24 @@ import type { Location } from './location.js';
  */
 const MAX_ARCHIVE_BYTES = 512 * 1024 * 1024;
 
-/** Fills `scratch` with the location's files and returns the folder that is the module (after `//subdir`). */
-export async function fetchLocation(scratch: string, location: Location, http: HttpClient, repos: GitRepos, what: string): Promise<string> {
+/** What a location gave: the folder that is the module (after `//subdir`), and an archive's sha256 (none for git). */
+export interface Fetched {
+  root: string;
+  sha256: string | undefined;
+}
+
+/** Fills `scratch` with the location's files. */
+export async function fetchLocation(scratch: string, location: Location, http: HttpClient, repos: GitRepos, what: string): Promise<Fetched> {
   const files = join(scratch, 'files');
+  let sha256: string | undefined;
   if (location.kind === 'archive') {
-    await http.get(location.url, `${what} archive`, async (body) => {
+    sha256 = await http.get(location.url, `${what} archive`, async (body) => {
       // A retry starts again from an empty folder.
       await rm(files, { recursive: true, force: true });
       await mkdir(files, { recursive: true });
-      await unpack(body, files, location.url.toString());
+      const hash = createHash('sha256');
+      await unpack(body, files, location.url.toString(), hashing(hash));
+      return hash.digest('hex');
     });
   } else {
     const gitDir = await repos.get(location.url);
@@ -49,7 +59,17 @@ export async function fetchLocation(scratch: string, location: Location, http: H
     }
     await unpack(Readable.from([tarBytes]), files, `${location.url}?ref=${ref}`);
   }
-  return moduleRoot(files, location.subdir, what);
+  return { root: await moduleRoot(files, location.subdir, what), sha256 };
+}
+
+/** Passes the bytes on as they are, counting them into `hash`: the archive's digest as the upstream sent it. */
+function hashing(hash: ReturnType<typeof createHash>): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
 }
 
 /**
@@ -57,7 +77,7 @@ export async function fetchLocation(scratch: string, location: Location, http: H
  * so the HTTP client can retry them; anything tar or gunzip rejects is a
  * damaged or truncated archive, which another try would not mend.
  */
-async function unpack(input: Readable, dir: string, source: string): Promise<void> {
+async function unpack(input: Readable, dir: string, source: string, hash?: Transform): Promise<void> {
   let written = 0;
   let tooLarge: MirrorError | undefined;
   const sink = extract({
@@ -80,7 +100,7 @@ async function unpack(input: Readable, dir: string, source: string): Promise<voi
     },
   });
   try {
-    await pipeline(input, limit(MAX_ARCHIVE_BYTES, source), sink);
+    await (hash ? pipeline(input, hash, limit(MAX_ARCHIVE_BYTES, source), sink) : pipeline(input, limit(MAX_ARCHIVE_BYTES, source), sink));
   } catch (error) {
     if (tooLarge) throw tooLarge;
     const code = (error as { code?: unknown }).code;

@@ -3,11 +3,12 @@
 // be retried (spec 7.2: 429 and 5xx, plus dropped connections), with
 // exponential backoff that gives way to the server's Retry-After.
 
-import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import tls from 'node:tls';
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
 import { MirrorError, messageOf } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -20,6 +21,8 @@ export interface HttpOptions {
   log: (line: string) => void;
   maxAttempts?: number;
   baseDelayMs?: number;
+  /** More CA certificates (PEM) to trust beside Node.js's own and NODE_EXTRA_CA_CERTS (serve --upstream-ca). */
+  ca?: string[];
 }
 
 /** A server's Retry-After longer than this is not waited out: the run fails and can be repeated later. */
@@ -50,7 +53,8 @@ export class HttpClient {
   private readonly baseDelayMs: number;
 
   constructor(private readonly options: HttpOptions) {
-    this.dispatcher = new Agent({ connect: { timeout: 15_000 }, headersTimeout: 30_000, bodyTimeout: 60_000 }).compose(
+    const ca = options.ca && options.ca.length > 0 ? { ca: trustedCas(options.ca) } : {};
+    this.dispatcher = new Agent({ connect: { timeout: 15_000, ...ca }, headersTimeout: 30_000, bodyTimeout: 60_000 }).compose(
       interceptors.redirect({ maxRedirections: 5 }),
     );
     this.maxAttempts = options.maxAttempts ?? 5;
@@ -170,6 +174,26 @@ async function spool(body: Readable, url: URL): Promise<{ body: Readable; remove
     closeSync(fd);
   }
   return { body: createReadStream(file), remove };
+}
+
+/**
+ * A connection's `ca` replaces the CAs Node.js trusts rather than adding to
+ * them: the bundled ones, the system's where this Node.js reads them, and
+ * NODE_EXTRA_CA_CERTS are named again beside the extra ones.
+ */
+function trustedCas(extra: string[]): string[] {
+  const system = (tls as { getCACertificates?: (kind: string) => string[] }).getCACertificates;
+  const own = system ? [...system('default'), ...system('system')] : [...tls.rootCertificates];
+  const fromEnv = process.env['NODE_EXTRA_CA_CERTS'];
+  let env: string[] = [];
+  if (fromEnv) {
+    try {
+      env = [readFileSync(fromEnv, 'utf8')];
+    } catch {
+      // Node.js warns about an unreadable NODE_EXTRA_CA_CERTS at start-up and goes on without it; so does this.
+    }
+  }
+  return [...new Set([...own, ...env, ...extra])];
 }
 
 /** Retry-After as seconds or an HTTP date (RFC 9110 10.2.3); undefined when absent or unreadable. */

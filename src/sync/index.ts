@@ -153,7 +153,7 @@ async function storeVersions(need: Need, versions: string[], { http, repos, walk
       const { location, base } = await downloadLocation(http, walk.modules, need.address, version);
       const parsed = parseLocation(location, base);
       const date = await publishedAt(http, walk.modules, need.address, version);
-      const stored = await storeVersion(join(folder, version), (scratch) => fetchLocation(scratch, parsed, http, repos, what), date);
+      const stored = await storeVersion(join(folder, version), async (scratch) => (await fetchLocation(scratch, parsed, http, repos, what)).root, date);
       if (stored.outcome === 'present') walk.result.present.push(record(version));
       else walk.result.fetched.push({ ...record(version), files: stored.files });
       walk.log(`[${i + 1}/${missing.length}] ${what}: ${stored.outcome === 'present' ? 'already stored by another sync' : `fetched ${stored.files} file(s)`}`);

@@ -67,16 +67,37 @@ export async function downloadLocation(http: HttpClient, modules: URL, address: 
   return { location, base: url };
 }
 
+/** What a version's detail document says beyond its files (spec 2.9); each field only when the upstream gives it. */
+export interface VersionDetail {
+  publishedAt?: Date;
+  owner?: string;
+  description?: string;
+  source?: string;
+  verified?: boolean;
+}
+
+/** The version's detail document, read for its dates and description; a detail the upstream cannot give is only a nicety lost. */
+export async function versionDetail(http: HttpClient, modules: URL, address: ModuleAddress, version: string): Promise<VersionDetail> {
+  const url = new URL(`${addressKey(address)}/${encodeURIComponent(version)}`, modules);
+  let value: unknown;
+  try {
+    ({ value } = await http.json(url, `${addressKey(address)} ${version} detail`));
+  } catch {
+    return {};
+  }
+  const doc = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const text = (key: string) => (typeof doc[key] === 'string' ? { [key]: doc[key] } : {});
+  const when = typeof doc['published_at'] === 'string' ? new Date(doc['published_at']) : undefined;
+  return {
+    ...(when && !Number.isNaN(when.getTime()) ? { publishedAt: when } : {}),
+    ...text('owner'),
+    ...text('description'),
+    ...text('source'),
+    ...(typeof doc['verified'] === 'boolean' ? { verified: doc['verified'] } : {}),
+  };
+}
+
 /** The version's `published_at`, when the upstream's detail document has one; the synced files get it as their time. */
 export async function publishedAt(http: HttpClient, modules: URL, address: ModuleAddress, version: string): Promise<Date | undefined> {
-  const url = new URL(`${addressKey(address)}/${encodeURIComponent(version)}`, modules);
-  try {
-    const { value } = await http.json(url, `${addressKey(address)} ${version} detail`);
-    const when = (value as { published_at?: unknown } | undefined)?.published_at;
-    const date = typeof when === 'string' ? new Date(when) : undefined;
-    return date && !Number.isNaN(date.getTime()) ? date : undefined;
-  } catch {
-    // Only a nicety: the files keep the times the archive gave them.
-    return undefined;
-  }
+  return (await versionDetail(http, modules, address, version)).publishedAt;
 }

@@ -9,6 +9,7 @@ import { archiveFile, archiveName, downloadFile, latestDetailFile, versionDetail
 import { latestVersion } from '../../version-order.js';
 import type { IndexedModule } from '../mirror.js';
 import { addressOf, moduleOf, notFound, versionOf, type Answer, type RouteRequest } from '../registry.js';
+import { fillFromUpstream, upstreamVersions } from '../upstream.js';
 
 /** GET {base}/:namespace/:name/:provider: the latest version's detail. */
 export async function latestDetail(r: RouteRequest): Promise<Answer> {
@@ -17,12 +18,14 @@ export async function latestDetail(r: RouteRequest): Promise<Answer> {
 
 /** GET {base}/:namespace/:name/:provider/:version */
 export async function versionDetail(r: RouteRequest): Promise<Answer> {
+  const filled = await fillFromUpstream(r);
   const module = moduleOf(r);
-  return { payload: await detail(r, module, versionDetailFile(addressOf(r), versionOf(r, module))) };
+  return { payload: await detail(r, module, versionDetailFile(addressOf(r), versionOf(r, module))), headers: filled };
 }
 
 /** GET {base}/:namespace/:name/:provider/versions */
 export async function versions(r: RouteRequest): Promise<Answer> {
+  if (r.registry.upstream) return upstreamVersions(r, r.registry.upstream);
   moduleOf(r); // 404 unless the mirror holds the module, before the file is looked for
   return { payload: await r.registry.mirror.document(versionsFile(addressOf(r))) };
 }
@@ -42,20 +45,21 @@ export function downloadLatest(r: RouteRequest): Answer {
  * prefers and the headers Terraform reads.
  */
 export async function download(r: RouteRequest): Promise<Answer> {
+  const filled = await fillFromUpstream(r);
   const module = moduleOf(r);
   const address = addressOf(r);
   const version = versionOf(r, module);
   const document = await r.registry.mirror.document(downloadFile(address, version));
   const { location } = JSON.parse(document.body.toString('utf8')) as { location: string };
   const { access } = r.registry;
-  if (!access) return { payload: document, headers: downloadHeaders(location) };
+  if (!access) return { payload: document, headers: { ...downloadHeaders(location), ...filled } };
   // Private: Terraform's go-getter fetches the location with no token, so it carries a signature that expires.
   // OpenTofu 1.12+ reads the body first and, told so, fetches it with the registry's token instead (either works).
   // It names the caller's token, so it stops working when the token would no longer read the archive.
   const signed = `${location}?${access.signer.query(archiveFile(address, version), access.archiveUrlTtlSeconds, r.caller!.tokenId)}`;
   return {
     payload: jsonPayload({ location: signed, use_registry_credentials: true }),
-    headers: { ...downloadHeaders(signed), 'Cache-Control': CACHE_NO_STORE },
+    headers: { ...downloadHeaders(signed), 'Cache-Control': CACHE_NO_STORE, ...filled },
   };
 }
 

@@ -1,0 +1,72 @@
+// serve --upstream: what the module routes do before answering. A version
+// the mirror lacks is filled from the upstream (upstream/), then answered
+// from the mirror like any other; a version list is the mirror's versions
+// and the upstream's, so a client picks from both. When the upstream fails,
+// the answer is what the mirror holds, marked stale; with nothing held, a
+// 502 or 504, never a 500.
+
+import { jsonPayload } from '../http/payload.js';
+import { addressKey, isValidName, versionsFile } from '../protocol/paths.js';
+import type { UpstreamCache } from '../upstream/index.js';
+import { compareVersionsDesc, validVersion } from '../version-order.js';
+import { addressOf, notFound, type Answer, type RouteRequest } from './registry.js';
+
+/**
+ * Says how an answer was made: `hit` from the mirror (and a version list
+ * still fresh), `miss` after asking the upstream now, `stale` from the
+ * mirror because the upstream failed.
+ */
+export const CACHE_HEADER = 'X-Modmirror-Cache';
+export type CacheState = 'hit' | 'miss' | 'stale';
+
+interface VersionEntry {
+  version: string;
+}
+
+/** GET …/versions with an upstream: the mirror's versions (kept even when the upstream drops them) and the upstream's. */
+export async function upstreamVersions(r: RouteRequest, upstream: UpstreamCache): Promise<Answer> {
+  const address = addressOf(r);
+  if (!(isValidName(address.namespace) && isValidName(address.name) && isValidName(address.provider)))
+    throw notFound(`Module ${addressKey(address)} not found`);
+  const held = r.index.byKey.has(addressKey(address)) ? await r.registry.mirror.document(versionsFile(address)) : undefined;
+  const list = await upstream.versions(address);
+  if (list.kind === 'failed') {
+    if (!held) throw list.error;
+    return { payload: held, headers: { [CACHE_HEADER]: 'stale' } };
+  }
+  if (list.kind === 'missing') {
+    if (!held) throw notFound(`Module ${addressKey(address)} not found here or upstream`);
+    return { payload: held, headers: { [CACHE_HEADER]: 'hit' } };
+  }
+  const ours = held ? (JSON.parse(held.body.toString('utf8')) as { modules: { versions: VersionEntry[] }[] }).modules[0]!.versions : [];
+  const have = new Set(ours.map((v) => v.version));
+  // Only what a client could ask for: a version string the mirror would take.
+  const theirs = list.versions.filter((v) => !have.has(v) && validVersion(v) !== null).map((version) => ({ version }));
+  const versions = [...ours, ...theirs].sort((a, b) => compareVersionsDesc(a.version, b.version));
+  return {
+    payload: jsonPayload({ modules: [{ source: addressKey(address), versions }] }),
+    headers: { [CACHE_HEADER]: list.asked ? 'miss' : 'hit' },
+  };
+}
+
+/**
+ * Before a version's download or detail: fills the version from the upstream
+ * when the mirror lacks it, and points the request at the mirror that now
+ * holds it; gives the header that says which. A version the mirror holds is
+ * never asked for again. Without an upstream, nothing.
+ */
+export async function fillFromUpstream(r: RouteRequest): Promise<Record<string, string>> {
+  return r.registry.upstream ? { [CACHE_HEADER]: await fillVersion(r, r.registry.upstream) } : {};
+}
+
+async function fillVersion(r: RouteRequest, upstream: UpstreamCache): Promise<CacheState> {
+  const address = addressOf(r);
+  const version = r.params['version'] ?? '';
+  const valid = isValidName(address.namespace) && isValidName(address.name) && isValidName(address.provider) && validVersion(version) !== null;
+  // The route's own 404 answers what is not a version, or what the caller may not read.
+  if (!valid || r.registry.mirror.current().byKey.get(addressKey(address))?.versions.includes(version)) return 'hit';
+  await upstream.fill(address, version);
+  const { mirror, access } = r.registry;
+  r.index = access && r.caller ? access.view(mirror.current(), r.caller) : mirror.current();
+  return 'miss';
+}

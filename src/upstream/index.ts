@@ -1,0 +1,258 @@
+// `modmirror serve --upstream URL`: the registry the mirror fills itself
+// from. A version the mirror lacks is fetched the way `sync` fetches it
+// (discovery, the download location, the archive with its bounds, retries)
+// and handed to the server's one write (`commit`: publish), so it becomes an
+// ordinary published version under the ledger; from then on the mirror's
+// bytes are the answer, whatever the upstream says later. Version lists are
+// kept for a TTL; misses and failures for a short while, so a broken
+// upstream is not asked on every request. Each piece of work is done once
+// for all the requests waiting on it (flight.ts).
+
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MirrorError, messageOf } from '../errors.js';
+import { addressKey } from '../protocol/paths.js';
+import { describeFolder } from '../scan/folder.js';
+import { fetchLocation, GitRepos } from '../sync/fetch.js';
+import { HttpClient, UpstreamStatusError } from '../sync/http.js';
+import { parseLocation } from '../sync/location.js';
+import { downloadLocation, isMissingModule, listVersions, readDiscovery, serviceUrl, versionDetail } from '../sync/upstream.js';
+import type { ModuleAddress, VersionSource } from '../types.js';
+import { SingleFlight } from './flight.js';
+
+export interface UpstreamOptions {
+  /** The upstream registry; discovery is read from its host. */
+  url: URL;
+  /** How long a version list (and the upstream's discovery) is used before the upstream is asked again. */
+  ttlSeconds: number;
+  /** More CA certificates (PEM) trusted for the upstream. */
+  ca?: string[];
+  /** Sent as a bearer token to the upstream's own origin only. */
+  token?: string;
+  /** What the cache does and what goes wrong, one line each. */
+  log: (line: string) => void;
+  /**
+   * Publishes a fetched version through the mirror's one write; gives the
+   * published archive's sha256. Throws VERSION_CONFLICT when the mirror
+   * already holds the version with other content.
+   */
+  commit: (source: VersionSource) => Promise<{ sha256: string }>;
+  /** The sha256 of the archive the mirror holds for a version, if it holds it. */
+  heldSha256: (address: ModuleAddress, version: string) => string | undefined;
+  /** The file each cached version's upstream archive digest is recorded in (JSON lines). */
+  recordFile: string;
+  /** Retry tuning (tests): a client is waiting, so fewer and shorter than sync's. */
+  maxAttempts?: number;
+  baseDelayMs?: number;
+}
+
+export type VersionList = { kind: 'listed'; versions: string[]; asked: boolean } | { kind: 'missing' } | { kind: 'failed'; error: MirrorError };
+
+/** What a fill did: fetched and published now, or refused because the mirror already held other bytes (kept). */
+export interface Filled {
+  outcome: 'fetched' | 'kept';
+  sha256: string;
+}
+
+/** How long a 404 (a module or version the upstream does not have) is believed, at most. */
+const MISS_SECONDS = 60;
+/** How long an upstream failure is believed before the upstream is tried again, at most. */
+const FAILURE_SECONDS = 10;
+/** Entries of each memory kept, at most: anyone can ask for any name. */
+const MAX_ENTRIES = 10_000;
+/** Codes of a fetched version that cannot be published as it is: the upstream's content, not the server, is at fault. */
+const UNCACHEABLE = new Set(['HCL_SYNTAX', 'VERSION_READ_FAILED', 'VERSION_INVALID', 'FILE_TOO_LARGE', 'VERSION_TOO_LARGE']);
+
+export class UpstreamCache {
+  private readonly http: HttpClient;
+  private readonly flights = new SingleFlight();
+  private readonly lists = new Memory<VersionList>();
+  /** Versions the upstream answered 404 for, or failed to give. */
+  private readonly versionFailures = new Memory<MirrorError>();
+  private service: { url: URL; until: number } | undefined;
+  private readonly ttlMs: number;
+
+  constructor(private readonly options: UpstreamOptions) {
+    this.http = new HttpClient({
+      log: options.log,
+      maxAttempts: options.maxAttempts ?? 2,
+      baseDelayMs: options.baseDelayMs ?? 250,
+      ...(options.token !== undefined ? { token: options.token, tokenOrigin: options.url.origin } : {}),
+      ...(options.ca ? { ca: options.ca } : {}),
+    });
+    this.ttlMs = options.ttlSeconds * 1000;
+  }
+
+  get origin(): string {
+    return this.options.url.origin;
+  }
+
+  /** The upstream's version list of a module: the one kept while it is fresh, else asked for once for all callers. */
+  versions(address: ModuleAddress): Promise<VersionList> {
+    const key = addressKey(address);
+    const known = this.lists.get(key);
+    if (known) return Promise.resolve(known.kind === 'listed' ? { ...known, asked: false } : known);
+    return this.flights.run(`versions ${key}`, async () => {
+      try {
+        const versions = await listVersions(this.http, await this.modules(), address);
+        return this.lists.set(key, { kind: 'listed', versions, asked: true }, this.ttlMs);
+      } catch (error) {
+        if (isMissingModule(error)) return this.lists.set(key, { kind: 'missing' }, this.brief(MISS_SECONDS));
+        const failed = gatewayError(error, `the versions of ${key}`, this.origin);
+        this.options.log(`upstream: ${failed.message}; answering from what the mirror holds for ${Math.round(this.brief(FAILURE_SECONDS) / 1000)} s`);
+        return this.lists.set(key, { kind: 'failed', error: failed }, this.brief(FAILURE_SECONDS));
+      }
+    });
+  }
+
+  /** Fetches a version the mirror lacks and publishes it; throws NOT_FOUND, BAD_GATEWAY or GATEWAY_TIMEOUT when it cannot. */
+  fill(address: ModuleAddress, version: string): Promise<Filled> {
+    const key = `${addressKey(address)} ${version}`;
+    const failed = this.versionFailures.get(key);
+    if (failed) return Promise.reject(failed);
+    return this.flights.run(`version ${key}`, async () => {
+      try {
+        return await this.fetchAndCommit(address, version);
+      } catch (error) {
+        if (error instanceof MirrorError && (error.code === 'NOT_FOUND' || error.code === 'BAD_GATEWAY' || error.code === 'GATEWAY_TIMEOUT')) {
+          this.versionFailures.set(key, error, this.brief(error.code === 'NOT_FOUND' ? MISS_SECONDS : FAILURE_SECONDS));
+          if (error.code !== 'NOT_FOUND') this.options.log(`upstream: ${error.message}`);
+        }
+        throw error;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.http.close();
+  }
+
+  private brief(seconds: number): number {
+    return Math.min(this.ttlMs, seconds * 1000);
+  }
+
+  /** The upstream's modules.v1 URL, from its discovery, read again after the TTL. */
+  private async modules(): Promise<URL> {
+    if (this.service && Date.now() < this.service.until) return this.service.url;
+    return this.flights.run('discovery', async () => {
+      const url = serviceUrl(await readDiscovery(this.http, this.options.url), 'modules.v1', this.options.url);
+      this.service = { url, until: Date.now() + this.ttlMs };
+      return url;
+    });
+  }
+
+  private async fetchAndCommit(address: ModuleAddress, version: string): Promise<Filled> {
+    const what = `${addressKey(address)} ${version}`;
+    const scratch = await mkdtemp(join(tmpdir(), 'modmirror-upstream-'));
+    const repos = new GitRepos();
+    try {
+      let source: VersionSource;
+      let upstreamSha256: string | undefined;
+      let location: string;
+      try {
+        const modules = await this.modules();
+        const found = await downloadLocation(this.http, modules, address, version);
+        location = new URL(found.location, found.base).href;
+        const detail = await versionDetail(this.http, modules, address, version);
+        const fetched = await fetchLocation(scratch, parseLocation(found.location, found.base), this.http, repos, what);
+        upstreamSha256 = fetched.sha256;
+        source = {
+          address,
+          meta: { owner: detail.owner ?? '', description: detail.description ?? '', source: detail.source ?? '', verified: detail.verified === true },
+          version,
+          tag: version,
+          // The upstream's date, so the detail documents say when the version was published rather than when it was first asked for.
+          publishedAt: detail.publishedAt ?? new Date(Math.floor(Date.now() / 1000) * 1000),
+          origin: { kind: 'folder', dir: fetched.root },
+          label: `${what} from ${this.origin}`,
+          fingerprint: (await describeFolder(fetched.root)).fingerprint,
+        };
+      } catch (error) {
+        if (error instanceof UpstreamStatusError && error.status === 404)
+          throw new MirrorError('NOT_FOUND', `Version ${version} of ${addressKey(address)} not found here or upstream`, { cause: error });
+        throw gatewayError(error, what, this.origin);
+      }
+      const shown = upstreamSha256 === undefined ? 'a git checkout' : `archive sha256 ${upstreamSha256}`;
+      let sha256: string;
+      try {
+        ({ sha256 } = await this.options.commit(source));
+      } catch (error) {
+        if (error instanceof MirrorError && error.code === 'VERSION_CONFLICT') return this.keep(address, version, shown);
+        if (error instanceof MirrorError && UNCACHEABLE.has(error.code))
+          throw new MirrorError('BAD_GATEWAY', `${what} from ${this.origin} cannot be kept in the mirror: ${error.message}`, { cause: error });
+        throw error;
+      }
+      this.options.log(`upstream: ${what}: fetched from ${location} (${shown}), published as sha256 ${sha256}`);
+      const record = { module: addressKey(address), version, location, upstream_sha256: upstreamSha256 ?? null, sha256, at: new Date().toISOString() };
+      await appendFile(this.options.recordFile, `${JSON.stringify(record)}\n`);
+      return { outcome: 'fetched', sha256 };
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+      await repos.close();
+    }
+  }
+
+  /** Another writer published the version with other content while it was fetched: the mirror's stays, and the log says both digests. */
+  private async keep(address: ModuleAddress, version: string, upstream: string): Promise<Filled> {
+    const held = this.options.heldSha256(address, version) ?? 'unknown';
+    const recorded = await this.recorded(addressKey(address), version);
+    const then = recorded ? `; when first cached the upstream sent archive sha256 ${recorded}` : '';
+    this.options.log(
+      `upstream: ${addressKey(address)} ${version}: refused the upstream's bytes (${upstream}): the mirror holds this version as sha256 ${held}, and a published version never changes${then}`,
+    );
+    return { outcome: 'kept', sha256: held };
+  }
+
+  /** The upstream archive digest recorded when the version was first cached here. */
+  private async recorded(module: string, version: string): Promise<string | undefined> {
+    const text = await readFile(this.options.recordFile, 'utf8').catch(() => '');
+    for (const line of text.split('\n')) {
+      try {
+        const r = JSON.parse(line) as { module?: string; version?: string; upstream_sha256?: string };
+        if (r.module === module && r.version === version && r.upstream_sha256) return r.upstream_sha256;
+      } catch {
+        // A line cut short by a crash says nothing.
+      }
+    }
+    return undefined;
+  }
+}
+
+/** Values believed until they expire, the oldest dropped first past MAX_ENTRIES. */
+class Memory<T> {
+  private readonly entries = new Map<string, { value: T; until: number }>();
+
+  get(key: string): T | undefined {
+    const entry = this.entries.get(key);
+    if (entry && Date.now() < entry.until) return entry.value;
+    if (entry) this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: T, ms: number): T {
+    this.entries.delete(key);
+    this.entries.set(key, { value, until: Date.now() + ms });
+    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    return value;
+  }
+}
+
+/** An upstream failure as the server answers it when it holds nothing: 504 when the upstream did not answer in time, else 502. */
+function gatewayError(error: unknown, what: string, origin: string): MirrorError {
+  if (error instanceof MirrorError && (error.code === 'BAD_GATEWAY' || error.code === 'GATEWAY_TIMEOUT')) return error;
+  const timedOut = causes(error).some((e) => {
+    const code = (e as { code?: unknown }).code;
+    return typeof code === 'string' && /TIMEOUT/.test(code);
+  });
+  return new MirrorError(timedOut ? 'GATEWAY_TIMEOUT' : 'BAD_GATEWAY', `The upstream ${origin} could not give ${what}: ${messageOf(error)}`, {
+    hint: 'The mirror holds nothing to answer with; try again once the upstream answers.',
+    cause: error,
+  });
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = error; e !== undefined && e !== null && chain.length < 10; e = (e as { cause?: unknown }).cause) chain.push(e);
+  return chain;
+}
