@@ -49,6 +49,8 @@ export interface CountingProxy {
   url: string;
   /** Paths asked for, in order. */
   paths: string[];
+  /** Each request's Authorization header (empty when none), in the same order. */
+  authorizations: string[];
   count(pathEnd: string): number;
   /** ok: forward; fail: answer 503; the target can be switched. */
   mode: 'ok' | 'fail';
@@ -86,6 +88,7 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0]!;
     proxy.paths.push(path);
+    proxy.authorizations.push(req.headers.authorization ?? '');
     if (holding !== undefined && path.endsWith(holding)) {
       waiting.push(() => forward(req, res));
       arrived();
@@ -97,6 +100,7 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
   const proxy: CountingProxy = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     paths: [],
+    authorizations: [],
     count: (pathEnd) => proxy.paths.filter((p) => p.endsWith(pathEnd)).length,
     mode: 'ok',
     target,
