@@ -83,9 +83,11 @@ export interface ServeOptions {
     limits?: SizeLimits;
     /** Each version filled, each failure and each refusal; default: stdout, even with --quiet. */
     log?: (line: string) => void;
-    /** Retry tuning (tests). */
+    /** Retry and timeout tuning (tests). */
     maxAttempts?: number;
     baseDelayMs?: number;
+    timeoutMs?: number;
+    patienceMs?: number;
   };
 }
 
@@ -279,6 +281,8 @@ function startUpstream(
     recordFile: join(dataDir, UPSTREAM_RECORD_FILE),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.baseDelayMs !== undefined ? { baseDelayMs: options.baseDelayMs } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.patienceMs !== undefined ? { patienceMs: options.patienceMs } : {}),
   });
 }
 

@@ -8,7 +8,7 @@
 import { jsonPayload } from '../http/payload.js';
 import { addressKey, isValidName, versionsFile } from '../protocol/paths.js';
 import type { UpstreamCache } from '../upstream/index.js';
-import { compareVersionsDesc, validVersion } from '../version-order.js';
+import { compareVersionsDesc, latestVersion, validVersion } from '../version-order.js';
 import { addressOf, notFound, type Answer, type RouteRequest } from './registry.js';
 
 /**
@@ -29,7 +29,7 @@ export async function upstreamVersions(r: RouteRequest, upstream: UpstreamCache)
   if (!(isValidName(address.namespace) && isValidName(address.name) && isValidName(address.provider)))
     throw notFound(`Module ${addressKey(address)} not found`);
   const held = r.index.byKey.has(addressKey(address)) ? await r.registry.mirror.document(versionsFile(address)) : undefined;
-  const list = await upstream.versions(address);
+  const list = await upstream.versions(address, held !== undefined);
   if (list.kind === 'failed') {
     if (!held) throw list.error;
     return { payload: held, headers: { [CACHE_HEADER]: 'stale' } };
@@ -56,12 +56,29 @@ export async function upstreamVersions(r: RouteRequest, upstream: UpstreamCache)
  * never asked for again. Without an upstream, nothing.
  */
 export async function fillFromUpstream(r: RouteRequest): Promise<Record<string, string>> {
-  return r.registry.upstream ? { [CACHE_HEADER]: await fillVersion(r, r.registry.upstream) } : {};
+  return r.registry.upstream ? { [CACHE_HEADER]: await fillVersion(r, r.registry.upstream, r.params['version'] ?? '') } : {};
 }
 
-async function fillVersion(r: RouteRequest, upstream: UpstreamCache): Promise<CacheState> {
+/**
+ * Before a module's latest detail or latest download: a module the mirror
+ * does not hold at all gets the upstream's newest version. One it holds is
+ * answered as it is, newest as far as the mirror knows.
+ */
+export async function fillLatestFromUpstream(r: RouteRequest): Promise<Record<string, string>> {
+  const upstream = r.registry.upstream;
+  if (!upstream) return {};
   const address = addressOf(r);
-  const version = r.params['version'] ?? '';
+  const valid = isValidName(address.namespace) && isValidName(address.name) && isValidName(address.provider);
+  if (!valid || r.registry.mirror.current().byKey.has(addressKey(address))) return { [CACHE_HEADER]: 'hit' };
+  const list = await upstream.versions(address);
+  if (list.kind === 'failed') throw list.error;
+  const newest = list.kind === 'listed' ? latestVersion(list.versions.filter((v) => validVersion(v) !== null)) : undefined;
+  if (newest === undefined) throw notFound(`Module ${addressKey(address)} not found here or upstream`);
+  return { [CACHE_HEADER]: await fillVersion(r, upstream, newest) };
+}
+
+async function fillVersion(r: RouteRequest, upstream: UpstreamCache, version: string): Promise<CacheState> {
+  const address = addressOf(r);
   const valid = isValidName(address.namespace) && isValidName(address.name) && isValidName(address.provider) && validVersion(version) !== null;
   // The route's own 404 answers what is not a version, or what the caller may not read.
   if (!valid || r.registry.mirror.current().byKey.get(addressKey(address))?.versions.includes(version)) return 'hit';

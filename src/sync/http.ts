@@ -21,6 +21,8 @@ export interface HttpOptions {
   log: (line: string) => void;
   maxAttempts?: number;
   baseDelayMs?: number;
+  /** How long to wait for an answer's headers (default 30 s). */
+  headersTimeoutMs?: number;
   /** More CA certificates (PEM) to trust beside Node.js's own and NODE_EXTRA_CA_CERTS (serve --upstream-ca). */
   ca?: string[];
 }
@@ -54,7 +56,7 @@ export class HttpClient {
 
   constructor(private readonly options: HttpOptions) {
     const ca = options.ca && options.ca.length > 0 ? { ca: trustedCas(options.ca) } : {};
-    this.dispatcher = new Agent({ connect: { timeout: 15_000, ...ca }, headersTimeout: 30_000, bodyTimeout: 60_000 }).compose(
+    this.dispatcher = new Agent({ connect: { timeout: 15_000, ...ca }, headersTimeout: options.headersTimeoutMs ?? 30_000, bodyTimeout: 60_000 }).compose(
       interceptors.redirect({ maxRedirections: 5 }),
     );
     this.maxAttempts = options.maxAttempts ?? 5;

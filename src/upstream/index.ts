@@ -45,6 +45,14 @@ export interface UpstreamOptions {
   /** Retry tuning (tests): a client is waiting, so fewer and shorter than sync's. */
   maxAttempts?: number;
   baseDelayMs?: number;
+  /** How long to wait for the upstream's answer to begin (default 10 s, Terraform's own registry timeout). */
+  timeoutMs?: number;
+  /**
+   * How long a version list the mirror can answer from waits for the
+   * upstream (default 3 s); the upstream's answer, when it comes, is kept
+   * for the next request.
+   */
+  patienceMs?: number;
 }
 
 export type VersionList = { kind: 'listed'; versions: string[]; asked: boolean } | { kind: 'missing' } | { kind: 'failed'; error: MirrorError };
@@ -55,6 +63,8 @@ export interface Filled {
   sha256: string;
 }
 
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_PATIENCE_MS = 3_000;
 /** How long a 404 (a module or version the upstream does not have) is believed, at most. */
 const MISS_SECONDS = 60;
 /** How long an upstream failure is believed before the upstream is tried again, at most. */
@@ -78,6 +88,7 @@ export class UpstreamCache {
       log: options.log,
       maxAttempts: options.maxAttempts ?? 2,
       baseDelayMs: options.baseDelayMs ?? 250,
+      headersTimeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.token !== undefined ? { token: options.token, tokenOrigin: options.url.origin } : {}),
       ...(options.ca ? { ca: options.ca } : {}),
     });
@@ -88,11 +99,20 @@ export class UpstreamCache {
     return this.options.url.origin;
   }
 
-  /** The upstream's version list of a module: the one kept while it is fresh, else asked for once for all callers. */
-  versions(address: ModuleAddress): Promise<VersionList> {
+  /**
+   * The upstream's version list of a module: the one kept while it is fresh,
+   * else asked for once for all callers. `held`: the mirror can answer
+   * without it, so a slow upstream is waited for only a moment.
+   */
+  versions(address: ModuleAddress, held = false): Promise<VersionList> {
     const key = addressKey(address);
     const known = this.lists.get(key);
     if (known) return Promise.resolve(known.kind === 'listed' ? { ...known, asked: false } : known);
+    const asked = this.askVersions(address, key);
+    return held ? this.atMost(asked, `the versions of ${key}`) : asked;
+  }
+
+  private askVersions(address: ModuleAddress, key: string): Promise<VersionList> {
     return this.flights.run(`versions ${key}`, async () => {
       try {
         const versions = await listVersions(this.http, await this.modules(), address);
@@ -122,6 +142,20 @@ export class UpstreamCache {
         throw error;
       }
     });
+  }
+
+  /** The list, or a failure when it takes longer than the patience allows (the asking goes on, and its answer is kept). */
+  private atMost(list: Promise<VersionList>, what: string): Promise<VersionList> {
+    const ms = this.options.patienceMs ?? DEFAULT_PATIENCE_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<VersionList>((resolve) => {
+      timer = setTimeout(() => {
+        const error = new MirrorError('GATEWAY_TIMEOUT', `The upstream ${this.origin} did not give ${what} within ${ms / 1000} s`);
+        this.options.log(`upstream: ${error.message}; answering from what the mirror holds`);
+        resolve({ kind: 'failed', error });
+      }, ms);
+    });
+    return Promise.race([list, late]).finally(() => clearTimeout(timer));
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/serve/index.js';
@@ -25,7 +26,11 @@ const main = (n: string) => ({ 'main.tf': `variable "v${n.replace(/\W/g, '_')}" 
 const files = (versions: Record<string, string>) => Object.fromEntries(Object.entries(versions).map(([v, text]) => [`mods/acme/net/aws/${v}/main.tf`, text]));
 
 beforeAll(async () => {
-  upstream = await startUpstream(join(dir, 'upstream'), files({ '1.0.0': main('1.0.0')['main.tf'], '1.1.0': main('1.1.0')['main.tf'] }));
+  upstream = await startUpstream(join(dir, 'upstream'), {
+    ...files({ '1.0.0': main('1.0.0')['main.tf'], '1.1.0': main('1.1.0')['main.tf'] }),
+    'mods/acme/dns/aws/0.1.0/main.tf': 'variable "zone" {}\n',
+    'mods/acme/dns/aws/0.2.0/main.tf': 'variable "zone" {}\nvariable "ttl" {}\n',
+  });
   // The same upstream later: 1.1.0 re-pushed with other content, 1.0.0 gone, 2.0.0 new.
   changed = await startUpstream(join(dir, 'changed'), files({ '1.1.0': 'variable "changed" {}\n', '2.0.0': main('2.0.0')['main.tf'] }));
   proxy = await countingProxy(upstream.url);
@@ -92,6 +97,8 @@ describe('serve --upstream', () => {
     expect(record).toMatchObject({ module: 'acme/net/aws', version: '1.1.0', upstream_sha256: upstreamSha('upstream', '1.1.0'), sha256: heldSha('1.1.0') });
     const verified = await runCli(['verify', '--mirror', 'cache'], dir);
     expect(verified.code, verified.stderr).toBe(0);
+    const bundled = await runCli(['bundle', '--mirror', 'cache', '--out', 'cache.tar.gz'], dir);
+    expect(bundled.code, bundled.stderr).toBe(0);
   });
 
   it('keeps what it holds when other bytes come for the same version, and logs both digests', async () => {
@@ -159,7 +166,34 @@ describe('serve --upstream', () => {
     }
   });
 
-  it('answers 404 for a module the upstream does not have', async () => {
+  it('waits for a silent upstream only a moment when it holds the answer, and answers 504 when it holds nothing', async () => {
+    // Takes connections and never answers.
+    const sockets: Socket[] = [];
+    const silent = createNetServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = new URL(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`);
+    const log2: string[] = [];
+    const patient = await startCache(dir, { url, ttlSeconds: 600, timeoutMs: 500, maxAttempts: 1, patienceMs: 200 }, log2);
+    try {
+      const started = performance.now();
+      const stale = await fetch(new URL(`${MODULE}/versions`, patient.url));
+      expect(stale.status).toBe(200);
+      expect(stale.headers.get('x-modmirror-cache')).toBe('stale');
+      expect(performance.now() - started).toBeLessThan(450);
+      expect(log2.some((l) => l.includes('did not give the versions of acme/net/aws within 0.2 s; answering from what the mirror holds'))).toBe(true);
+      for (const path of ['v1/modules/acme/dns/aws/versions', `${MODULE}/2.0.0/download`]) {
+        const answer = await fetch(new URL(path, patient.url));
+        expect(answer.status, path).toBe(504);
+        expect(((await answer.json()) as { errors: string[] }).errors[0], path).toMatch(/could not give .*Headers Timeout/i);
+      }
+    } finally {
+      await patient.close();
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it("fills a module's newest version for its latest detail, and answers 404 for what the upstream does not have", async () => {
     // The cache's upstream is gone by now: a fresh cache, on the upstream itself.
     const log2: string[] = [];
     const other = await startCache(join(dir), { url: new URL(upstream.url), ttlSeconds: 600 }, log2);
@@ -168,6 +202,14 @@ describe('serve --upstream', () => {
       expect(missing.status).toBe(404);
       const missingVersion = await fetch(new URL(`${MODULE}/9.9.9/download`, other.url));
       expect(missingVersion.status).toBe(404);
+      const latest = await fetch(new URL('v1/modules/acme/dns/aws', other.url));
+      expect(latest.status).toBe(200);
+      expect(latest.headers.get('x-modmirror-cache')).toBe('miss');
+      expect(((await latest.json()) as { version: string }).version).toBe('0.2.0');
+      const download = await fetch(new URL('v1/modules/acme/dns/aws/download', other.url), { redirect: 'manual' });
+      expect(download.status).toBe(302);
+      expect(download.headers.get('location')).toBe('/v1/modules/acme/dns/aws/0.2.0/download');
+      expect(download.headers.get('x-modmirror-cache')).toBe('hit');
     } finally {
       await other.close();
     }

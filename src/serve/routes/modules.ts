@@ -9,11 +9,12 @@ import { archiveFile, archiveName, downloadFile, latestDetailFile, versionDetail
 import { latestVersion } from '../../version-order.js';
 import type { IndexedModule } from '../mirror.js';
 import { addressOf, moduleOf, notFound, versionOf, type Answer, type RouteRequest } from '../registry.js';
-import { fillFromUpstream, upstreamVersions } from '../upstream.js';
+import { fillFromUpstream, fillLatestFromUpstream, upstreamVersions } from '../upstream.js';
 
 /** GET {base}/:namespace/:name/:provider: the latest version's detail. */
 export async function latestDetail(r: RouteRequest): Promise<Answer> {
-  return { payload: await detail(r, moduleOf(r), latestDetailFile(addressOf(r))) };
+  const filled = await fillLatestFromUpstream(r);
+  return { payload: await detail(r, moduleOf(r), latestDetailFile(addressOf(r))), headers: filled };
 }
 
 /** GET {base}/:namespace/:name/:provider/:version */
@@ -31,12 +32,13 @@ export async function versions(r: RouteRequest): Promise<Answer> {
 }
 
 /** GET {base}/:namespace/:name/:provider/download: 302 to the latest version's download. */
-export function downloadLatest(r: RouteRequest): Answer {
+export async function downloadLatest(r: RouteRequest): Promise<Answer> {
+  const filled = await fillLatestFromUpstream(r);
   const module = moduleOf(r);
   // The server answers at its host's root, so a protocol path is its URL path.
   const location = `/${downloadFile(addressOf(r), latestVersion(module.versions)!)}`;
   const html = `<!doctype html><title>Redirecting</title><a href="${location}">${location}</a>\n`;
-  return { payload: payload(html, 'text/html; charset=utf-8'), status: 302, headers: { Location: location } };
+  return { payload: payload(html, 'text/html; charset=utf-8'), status: 302, headers: { Location: location, ...filled } };
 }
 
 /**
