@@ -32,6 +32,7 @@ export default defineConfig({
       'test/sync/calls.test.ts',
       'test/sync/provider-rules.test.ts',
       'test/sync/rules.test.ts',
+      'test/upstream/flight.test.ts',
     ],
   },
 });
