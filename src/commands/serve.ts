@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { ACCESS_MODES, baseUrlFlag, moduleMeta, resolveMirrorConfig, type Access, type ResolvedConfig } from '../config/index.js';
 import { DEFAULT_UPSTREAM_TTL_SECONDS, parseDuration } from '../config/upstream.js';
@@ -44,6 +44,12 @@ export async function runServe(values: Values): Promise<number> {
   if (!Number.isFinite(usageMib) || usageMib <= 0)
     throw new MirrorError('USAGE', `Invalid --usage-max-mib "${values['usage-max-mib']}": expected a positive number of MiB.`);
   const upstream = upstreamOf(values, config);
+  // A cache starts empty: with an upstream, a mirror folder that does not exist yet is made, holding nothing.
+  if (upstream && !existsSync(dir)) {
+    const { build } = await import('../build/index.js');
+    await build({ ...config, sources: [], providerFolders: [] });
+    console.log(`started an empty mirror at ${relative(process.cwd(), dir) || '.'}/ to fill from the upstream`);
+  }
   await requireMirror(dir, 'serve');
   const server = await startServer({
     ...(upstream ? { upstream: { ...upstream, limits: config.limits } } : {}),

@@ -3,7 +3,7 @@
 // and sent to the upstream's origin only, not to the host its download
 // locations name; and flags that make no sense refused with exit 2.
 
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
@@ -55,6 +55,30 @@ describe('serve --upstream (command)', () => {
       serve.child.kill('SIGTERM');
       await serve.exited;
     }
+  });
+
+  it('starts an empty mirror where none is yet, and fills it', async () => {
+    writeFiles(dir, { 'mirror.config.yaml': 'out: cache\n' });
+    const serve = await spawnServe(
+      ['--port', '0', '--mirror', 'fresh', '--data', 'fresh-data', '--upstream', upstream.url],
+      dir,
+      /at (http:\/\/127\.0\.0\.1:\d+\/)/,
+    );
+    try {
+      expect(serve.stdout()).toContain('started an empty mirror at fresh/ to fill from the upstream');
+      const download = await fetch(new URL('v1/modules/acme/net/aws/1.0.0/download', serve.url));
+      expect(download.status).toBe(200);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+    }
+    const verified = await runCli(['verify', '--mirror', 'fresh'], dir);
+    expect(verified.code, verified.stderr).toBe(0);
+    // Only a folder that does not exist: one that exists and holds no mirror is a mistake to report.
+    mkdirSync(join(dir, 'not-a-mirror'));
+    const refused = await runCli(['serve', '--mirror', 'not-a-mirror', '--upstream', upstream.url], dir);
+    expect(refused.stderr).toMatch(/not-a-mirror holds no built mirror/);
+    expect(refused.code).toBe(2);
   });
 
   it('refuses what makes no sense, with exit 2', async () => {
