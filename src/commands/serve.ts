@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { ACCESS_MODES, baseUrlFlag, moduleMeta, resolveMirrorConfig, type Access, type ResolvedConfig } from '../config/index.js';
 import { DEFAULT_UPSTREAM_TTL_SECONDS, parseDuration } from '../config/upstream.js';
 import { MirrorError } from '../errors.js';
-import { startServer } from '../serve/index.js';
+import { startServer, UPSTREAM_PROVIDERS_DIR } from '../serve/index.js';
+import { takeInProviders } from '../upstream/providers.js';
 import { DEFAULT_DOWNLOAD_SERIES } from '../serve/metrics.js';
 import { LOG_FORMATS, type LogFormat } from '../serve/request-log.js';
 import { stringFlag, type Values } from './args.js';
@@ -44,6 +45,7 @@ export async function runServe(values: Values): Promise<number> {
   if (!Number.isFinite(usageMib) || usageMib <= 0)
     throw new MirrorError('USAGE', `Invalid --usage-max-mib "${values['usage-max-mib']}": expected a positive number of MiB.`);
   const upstream = upstreamOf(values, config);
+  const dataDir = resolve(String(values['data'] ?? 'data'));
   // A cache starts empty: with an upstream, a mirror folder that does not exist yet is made, holding nothing.
   if (upstream && !existsSync(dir)) {
     const { build } = await import('../build/index.js');
@@ -52,11 +54,11 @@ export async function runServe(values: Values): Promise<number> {
   }
   await requireMirror(dir, 'serve');
   const server = await startServer({
-    ...(upstream ? { upstream: { ...upstream, limits: config.limits } } : {}),
+    ...(upstream ? { upstream: { ...upstream, limits: config.limits, providers: upstreamProviders(config, dataDir) } } : {}),
     dir,
     host: String(values['host'] ?? '127.0.0.1'),
     port,
-    dataDir: resolve(String(values['data'] ?? 'data')),
+    dataDir,
     tls: cert !== undefined && key !== undefined ? { cert, key } : undefined,
     baseUrl: baseUrl === '' ? undefined : baseUrl,
     access: access as Access,
@@ -192,4 +194,10 @@ function upstreamToken(variable: string | undefined, file: string | undefined, f
   }
   const terraformName = `TF_TOKEN_${from.hostname.replace(/-/g, '__').replace(/\./g, '_')}`;
   return process.env['MODMIRROR_UPSTREAM_TOKEN'] || process.env[terraformName] || undefined;
+}
+
+/** The provider packages the cache fetches: kept in the data folder, for the config's platforms, taken into the mirror by a build. */
+function upstreamProviders(config: ResolvedConfig, dataDir: string) {
+  const into = join(dataDir, UPSTREAM_PROVIDERS_DIR);
+  return { into, platforms: config.platforms, path: config.providersPath, commit: takeInProviders(config, into) };
 }

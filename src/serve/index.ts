@@ -23,8 +23,8 @@ import { findRoute } from './routes/index.js';
 import { ArchiveSigner } from './signing.js';
 import { staticFiles } from './static.js';
 import { isManagementTarget, originForm, parseTarget } from './target.js';
-import { mirrorWriters } from './uploads.js';
-import type { ModuleAddress, ModuleMeta, SizeLimits, VersionSource } from '../types.js';
+import { mirrorWriters, type MirrorWriters } from './uploads.js';
+import type { ModuleAddress, ModuleMeta, SizeLimits } from '../types.js';
 import { DEFAULT_UPSTREAM_TTL_SECONDS } from '../config/upstream.js';
 import { UpstreamCache } from '../upstream/index.js';
 import { moduleStateFile, readModuleStateFile } from '../mirror/manifest.js';
@@ -83,6 +83,8 @@ export interface ServeOptions {
     limits?: SizeLimits;
     /** Each version filled, each failure and each refusal; default: stdout, even with --quiet. */
     log?: (line: string) => void;
+    /** Fill the provider network mirror too (providersPath: where it is in the tree). */
+    providers?: { into: string; platforms: string[]; path: string; commit: () => Promise<void> };
     /** Retry and timeout tuning (tests). */
     maxAttempts?: number;
     baseDelayMs?: number;
@@ -94,6 +96,8 @@ export interface ServeOptions {
 const DEFAULT_ARCHIVE_URL_TTL_SECONDS = 900;
 /** In the data folder: one JSON line per version filled from the upstream, with the upstream archive's sha256. */
 export const UPSTREAM_RECORD_FILE = 'upstream-cache.jsonl';
+/** In the data folder: the provider packages fetched from the upstream, as `terraform providers mirror` lays them out. */
+export const UPSTREAM_PROVIDERS_DIR = 'upstream-providers';
 const DEFAULT_MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
 const DEFAULT_UPLOAD_URL_TTL_SECONDS = 600;
 const noMeta = (): ModuleMeta => ({ owner: '', description: '', source: '', verified: false });
@@ -127,7 +131,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     tls: options.tls !== undefined,
     ...(options.upstream?.limits ? { versionLimits: options.upstream.limits } : {}),
   });
-  const upstream = options.upstream && startUpstream(options.upstream, options.dataDir, root, writers.cache);
+  const upstream = options.upstream && startUpstream(options.upstream, options.dataDir, root, writers);
   // Private mode: who downloads what. A public registry's callers are nobody in particular.
   const usage = options.access === 'private' ? new UsageLog(options.dataDir, options.usageMaxBytes) : undefined;
   const management = createManagementApi(options.dataDir, {
@@ -262,12 +266,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 }
 
 /** The upstream cache: its record of what it fetched is in the data folder, its writes are the server's. */
-function startUpstream(
-  options: NonNullable<ServeOptions['upstream']>,
-  dataDir: string,
-  root: string,
-  commit: (source: VersionSource) => Promise<{ sha256: string }>,
-): UpstreamCache {
+function startUpstream(options: NonNullable<ServeOptions['upstream']>, dataDir: string, root: string, writers: MirrorWriters): UpstreamCache {
+  const providers = options.providers;
   mkdirSync(dataDir, { recursive: true });
   return new UpstreamCache({
     url: options.url,
@@ -275,7 +275,8 @@ function startUpstream(
     ...(options.ca ? { ca: options.ca } : {}),
     ...(options.token !== undefined ? { token: options.token } : {}),
     log: options.log ?? ((line) => console.log(line)),
-    commit,
+    commit: writers.cache,
+    ...(providers ? { providers: { ...providers, commit: () => writers.exclusive(providers.commit) } } : {}),
     heldSha256: (address, version) =>
       readModuleStateFile(join(root, moduleStateFile(addressKey(address))), addressKey(address))?.versions.find((v) => v.version === version)?.sha256,
     recordFile: join(dataDir, UPSTREAM_RECORD_FILE),

@@ -48,6 +48,8 @@ const UNPUBLISHABLE = new Set(['HCL_SYNTAX', 'VERSION_READ_FAILED', 'VERSION_INV
 export interface MirrorWriters extends RegistryHooks {
   /** A function, not a method: serve hands it to the management API on its own. */
   deprecate: (address: ModuleAddress, version: string, deprecation: Deprecation | null) => Promise<void>;
+  /** Runs a write of this process in its turn (serve --upstream's provider packages taken in). */
+  exclusive: <T>(write: () => Promise<T>) => Promise<T>;
   /** A version fetched from the upstream (serve --upstream), published like an upload; VERSION_CONFLICT when the mirror holds other bytes. */
   cache: (source: VersionSource) => Promise<{ sha256: string }>;
 }
@@ -114,6 +116,7 @@ export function mirrorWriters(mirror: Mirror, signer: () => ArchiveSigner, optio
         removeModuleVersions({ ...target, ...(version !== undefined ? { version } : {}) }, { outDir: root, imageHosts: options.imageHosts, by }),
       ).then(() => {}),
     deprecate: (address, version, deprecation) => serial(() => setDeprecation(root, address, version, deprecation)).then(() => {}),
+    exclusive: serial,
     // Not strict: an upstream's module that some parser cannot read is still the module clients asked for, as in a build.
     cache: (source) =>
       serial(() =>

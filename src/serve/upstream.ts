@@ -7,6 +7,7 @@
 
 import { jsonPayload } from '../http/payload.js';
 import { addressKey, isValidName, versionsFile } from '../protocol/paths.js';
+import { normalizeHost } from '../protocol/source-address.js';
 import type { UpstreamCache } from '../upstream/index.js';
 import { compareVersionsDesc, latestVersion, validVersion } from '../version-order.js';
 import { addressOf, notFound, type Answer, type RouteRequest } from './registry.js';
@@ -86,4 +87,41 @@ async function fillVersion(r: RouteRequest, upstream: UpstreamCache, version: st
   const { mirror, access } = r.registry;
   r.index = access && r.caller ? access.view(mirror.current(), r.caller) : mirror.current();
   return 'miss';
+}
+
+/**
+ * GET {providers}/HOST/NS/TYPE/index.json and VERSION.json with an upstream
+ * that fills providers: the index lists the held versions and the
+ * upstream's; a VERSION.json the mirror lacks is filled first. Undefined for
+ * any other path, or one the mirror answers as it is.
+ */
+export async function upstreamProviderFile(r: RouteRequest, path: string): Promise<Answer | undefined> {
+  const upstream = r.registry.upstream;
+  const providers = upstream?.providers;
+  if (!upstream || !providers || r.registry.access || !path.startsWith(`${providers.path}/`)) return undefined;
+  const match = /^([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)\.json$/.exec(path.slice(providers.path.length + 1));
+  const hostname = match ? normalizeHost(match[1]!) : undefined;
+  if (!match || hostname === undefined || !providers.hosts.has(hostname) || !isValidName(match[2]!) || !isValidName(match[3]!)) return undefined;
+  const address = { hostname, namespace: match[2]!, type: match[3]! };
+  const held = await r.registry.mirror.document(path).catch(() => undefined);
+  if (match[4] !== 'index') {
+    if (held || validVersion(match[4]!) === null) return undefined;
+    await upstream.fillProvider(address, match[4]!);
+    return { payload: await r.registry.mirror.document(path), headers: { [CACHE_HEADER]: 'miss' } };
+  }
+  const list = await upstream.providerVersions(address, held !== undefined);
+  if (list.kind === 'failed') {
+    if (!held) throw list.error;
+    return { payload: held, headers: { [CACHE_HEADER]: 'stale' } };
+  }
+  if (list.kind === 'missing') {
+    if (!held) throw notFound(`Provider ${hostname}/${address.namespace}/${address.type} not found here or upstream`);
+    return { payload: held, headers: { [CACHE_HEADER]: 'hit' } };
+  }
+  const ours = held ? Object.keys((JSON.parse(held.body.toString('utf8')) as { versions: Record<string, unknown> }).versions) : [];
+  const versions = [...new Set([...ours, ...list.versions.filter((v) => validVersion(v) !== null)])].sort(compareVersionsDesc);
+  return {
+    payload: jsonPayload({ versions: Object.fromEntries(versions.map((v) => [v, {}])) }),
+    headers: { [CACHE_HEADER]: list.asked ? 'miss' : 'hit' },
+  };
 }

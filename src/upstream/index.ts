@@ -17,7 +17,12 @@ import { describeFolder } from '../scan/folder.js';
 import { fetchLocation, GitRepos } from '../sync/fetch.js';
 import { HttpClient, UpstreamStatusError } from '../sync/http.js';
 import { parseLocation } from '../sync/location.js';
-import { downloadLocation, isMissingModule, listVersions, readDiscovery, serviceUrl, versionDetail } from '../sync/upstream.js';
+import { listProviderVersions } from '../sync/provider-upstream.js';
+import { mirrorProviders } from '../sync/providers.js';
+import type { SyncResult } from '../sync/types.js';
+import { downloadLocation, isMissingModule, listVersions, readDiscovery, serviceUrl, versionDetail, type Discovery } from '../sync/upstream.js';
+import { providerKey, type ProviderAddress } from '../protocol/providers.js';
+import { PUBLIC_REGISTRY_HOSTS, servedHosts } from '../protocol/source-address.js';
 import type { ModuleAddress, VersionSource } from '../types.js';
 import { SingleFlight } from './flight.js';
 
@@ -42,6 +47,16 @@ export interface UpstreamOptions {
   heldSha256: (address: ModuleAddress, version: string) => string | undefined;
   /** The file each cached version's upstream archive digest is recorded in (JSON lines). */
   recordFile: string;
+  /** Filling the provider network mirror too: provider packages are fetched and checked as sync does, into `into`. */
+  providers?: {
+    /** The provider folder the packages are kept in (`terraform providers mirror` layout). */
+    into: string;
+    /** The network mirror's folder in the mirror's tree (the config's providersPath). */
+    path: string;
+    platforms: string[];
+    /** Makes the mirror's network mirror take in what `into` holds, through the mirror's one write. */
+    commit: () => Promise<void>;
+  };
   /** Retry tuning (tests): a client is waiting, so fewer and shorter than sync's. */
   maxAttempts?: number;
   baseDelayMs?: number;
@@ -80,7 +95,7 @@ export class UpstreamCache {
   private readonly lists = new Memory<VersionList>();
   /** Versions the upstream answered 404 for, or failed to give. */
   private readonly versionFailures = new Memory<MirrorError>();
-  private service: { url: URL; until: number } | undefined;
+  private discovered: { discovery: Discovery; until: number } | undefined;
   private readonly ttlMs: number;
 
   constructor(private readonly options: UpstreamOptions) {
@@ -166,14 +181,120 @@ export class UpstreamCache {
     return Math.min(this.ttlMs, seconds * 1000);
   }
 
-  /** The upstream's modules.v1 URL, from its discovery, read again after the TTL. */
-  private async modules(): Promise<URL> {
-    if (this.service && Date.now() < this.service.until) return this.service.url;
+  /** The upstream's discovery, read again after the TTL. */
+  private async discovery(): Promise<Discovery> {
+    if (this.discovered && Date.now() < this.discovered.until) return this.discovered.discovery;
     return this.flights.run('discovery', async () => {
-      const url = serviceUrl(await readDiscovery(this.http, this.options.url), 'modules.v1', this.options.url);
-      this.service = { url, until: Date.now() + this.ttlMs };
-      return url;
+      const read = await readDiscovery(this.http, this.options.url);
+      this.discovered = { discovery: read, until: Date.now() + this.ttlMs };
+      return read;
     });
+  }
+
+  /** The upstream's modules.v1 or providers.v1 URL; undefined for providers.v1 when it names none (a modules-only registry). */
+  private async service(name: 'modules.v1' | 'providers.v1'): Promise<URL | undefined> {
+    const discovery = await this.discovery();
+    if (name === 'providers.v1' && typeof discovery.services[name] !== 'string') return undefined;
+    return serviceUrl(discovery, name, this.options.url);
+  }
+
+  private async modules(): Promise<URL> {
+    return (await this.service('modules.v1'))!;
+  }
+
+  /**
+   * Where the network mirror is in the tree when provider packages are
+   * filled too, and the origin hosts they are filled for: the upstream's own,
+   * and the public registries' (a source without a host is theirs).
+   */
+  get providers(): { path: string; hosts: Set<string> } | undefined {
+    const p = this.options.providers;
+    return p && { path: p.path, hosts: servedHosts(this.options.url, PUBLIC_REGISTRY_HOSTS) };
+  }
+
+  /** The upstream's version list of a provider, kept as a module's is. */
+  providerVersions(address: ProviderAddress, held = false): Promise<VersionList> {
+    const key = `provider ${providerKey(address)}`;
+    const known = this.lists.get(key);
+    if (known) return Promise.resolve(known.kind === 'listed' ? { ...known, asked: false } : known);
+    const asked = this.flights.run(`versions ${key}`, async () => {
+      try {
+        const service = await this.service('providers.v1');
+        if (service === undefined) return this.lists.set(key, { kind: 'missing' }, this.ttlMs);
+        const versions = await listProviderVersions(this.http, service, address, providerKey(address));
+        return this.lists.set(key, { kind: 'listed', versions, asked: true }, this.ttlMs);
+      } catch (error) {
+        if (error instanceof UpstreamStatusError && error.status === 404) return this.lists.set(key, { kind: 'missing' }, this.brief(MISS_SECONDS));
+        const failed = gatewayError(error, `the versions of ${providerKey(address)}`, this.origin);
+        this.options.log(`upstream: ${failed.message}; answering from what the mirror holds for ${Math.round(this.brief(FAILURE_SECONDS) / 1000)} s`);
+        return this.lists.set(key, { kind: 'failed', error: failed }, this.brief(FAILURE_SECONDS));
+      }
+    });
+    return held ? this.atMost(asked, `the versions of ${providerKey(address)}`) : asked;
+  }
+
+  /**
+   * Fetches a provider version's packages for the configured platforms, each
+   * checked against the upstream's signed SHA256SUMS, into the provider
+   * folder, then has the mirror take them in; once for all callers.
+   */
+  fillProvider(address: ProviderAddress, version: string): Promise<void> {
+    const providers = this.options.providers;
+    if (!providers) return Promise.reject(new MirrorError('NOT_FOUND', 'Not found'));
+    const key = `provider ${providerKey(address)} ${version}`;
+    const failed = this.versionFailures.get(key);
+    if (failed) return Promise.reject(failed);
+    return this.flights.run(key, async () => {
+      try {
+        await this.fetchProvider(address, version, providers);
+      } catch (error) {
+        if (error instanceof MirrorError && (error.code === 'NOT_FOUND' || error.code === 'BAD_GATEWAY' || error.code === 'GATEWAY_TIMEOUT'))
+          this.versionFailures.set(key, error, this.brief(error.code === 'NOT_FOUND' ? MISS_SECONDS : FAILURE_SECONDS));
+        throw error;
+      }
+    });
+  }
+
+  private async fetchProvider(address: ProviderAddress, version: string, providers: NonNullable<UpstreamOptions['providers']>): Promise<void> {
+    const what = `${providerKey(address)} ${version}`;
+    const result: SyncResult = {
+      fetched: [],
+      present: [],
+      failures: [],
+      notMirrored: [],
+      cycles: [],
+      providers: [],
+      providerVersions: [],
+      providerUnavailable: [],
+    };
+    let service: URL | undefined;
+    try {
+      service = await this.service('providers.v1');
+    } catch (error) {
+      throw gatewayError(error, what, this.origin);
+    }
+    if (service === undefined) throw new MirrorError('NOT_FOUND', `The upstream ${this.origin} serves no providers`);
+    const providersUrl = service;
+    const need = { address, constraint: version, matches: (v: string) => v === version, pick: 'every' as const };
+    await mirrorProviders(
+      {
+        http: this.http,
+        service: () => providersUrl,
+        into: providers.into,
+        platforms: providers.platforms,
+        result,
+        log: (line) => this.options.log(`upstream: ${line}`),
+      },
+      [need],
+    );
+    const stored = result.providerVersions.some((r) => r.fetched.length + r.present.length > 0);
+    if (!stored) {
+      const failure = result.failures[0];
+      if (failure === undefined || /no such provider|no upstream version matches/.test(failure.message))
+        throw new MirrorError('NOT_FOUND', `Version ${version} of ${providerKey(address)} not found here or upstream for ${providers.platforms.join(', ')}`);
+      throw new MirrorError('BAD_GATEWAY', `The upstream ${this.origin} could not give ${what}: ${failure.message}`);
+    }
+    await providers.commit();
   }
 
   private async fetchAndCommit(address: ModuleAddress, version: string): Promise<Filled> {

@@ -24,12 +24,15 @@ import { isPlatform, providerDownloadFile, providerKey, providerVersionsFile, ty
 import type { Caller } from '../access.js';
 import { whenSentWhole } from '../downloads.js';
 import { cachedAnswer, notFound, type Answer, type RouteRequest } from '../registry.js';
+import { upstreamProviderFile } from '../upstream.js';
 
 /** Download counts of providers share the data file with modules, under keys no module address can take. */
 export const providerDownloadKey = (provider: string) => `provider:${provider}`;
 
 /** An answer when `path` is under the mirror's providers folder; undefined for any other path. */
 export async function providerFile(r: RouteRequest, path: string): Promise<Answer | null | undefined> {
+  const filled = await upstreamProviderFile(r, path);
+  if (filled) return { ...filled, headers: { 'Cache-Control': CACHE_SHORT, ...filled.headers } };
   const base = r.index.providers.path;
   if (base === undefined || !path.startsWith(`${base}/`)) return undefined;
   if (path.split('/').some((s) => s.startsWith('.'))) throw notFound();

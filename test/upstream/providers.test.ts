@@ -1,0 +1,117 @@
+// serve --upstream for providers: the network mirror's index.json lists the
+// upstream's versions (providers.v1) beside the held ones; a VERSION.json the
+// mirror lacks is filled first (each package checked against the upstream's
+// signed SHA256SUMS, as sync does, then taken into the mirror by a build),
+// once for all clients asking at the same moment. Terraform installs the
+// provider through it over HTTPS, and again once the upstream is gone.
+
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveMirrorConfig } from '../../src/config/index.js';
+import type { RunningServer } from '../../src/serve/index.js';
+import { takeInProviders } from '../../src/upstream/providers.js';
+import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit } from '../helpers.js';
+import { startProviderUpstream, type ProviderUpstream } from '../sync/provider-upstream.js';
+import { emptyMirror, startCache } from './site.js';
+
+const dir = tempDir('mm-upstream-providers-');
+const log: string[] = [];
+let upstream: ProviderUpstream;
+let cache: RunningServer;
+let ca: string;
+
+beforeAll(async () => {
+  upstream = await startProviderUpstream(join(dir, 'upstream'), [
+    { namespace: 'acme', type: 'widgets', versions: { '1.0.0': ['linux_amd64'], '1.1.0': ['linux_amd64', 'darwin_arm64'] } },
+  ]);
+  await emptyMirror(dir);
+  const certs = makeCertificates(dir);
+  ca = certs.ca;
+  const config = resolveMirrorConfig({ out: join(dir, 'cache') }, dir);
+  const into = join(dir, 'data/upstream-providers');
+  cache = await startCache(
+    dir,
+    {
+      url: new URL(upstream.url),
+      ttlSeconds: 1,
+      providers: { into, platforms: config.platforms, path: config.providersPath, commit: takeInProviders(config, into) },
+    },
+    log,
+    { cert: certs.cert, key: certs.key },
+  );
+});
+afterAll(async () => {
+  await cache?.close();
+  upstream?.close();
+});
+
+const PROVIDER = 'providers/registry.terraform.io/acme/widgets';
+
+describe('serve --upstream, providers', () => {
+  it('lists the upstream versions, and fills a version once for 10 clients asking at once', async () => {
+    const index = await httpsJson(`${PROVIDER}/index.json`);
+    expect(index.status).toBe(200);
+    expect(index.headers['x-modmirror-cache']).toBe('miss');
+    expect(index.body).toEqual({ versions: { '1.1.0': {}, '1.0.0': {} } });
+
+    const answers = await Promise.all(Array.from({ length: 10 }, () => httpsJson(`${PROVIDER}/1.1.0.json`)));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    const archives = (answers[0]!.body as { archives: Record<string, { url: string; hashes: string[] }> }).archives;
+    // The config's platforms only (linux_amd64 by default), whatever else the upstream has.
+    expect(Object.keys(archives)).toEqual(['linux_amd64']);
+    expect(upstream.requests.filter((p) => p.endsWith('/1.1.0/download/linux/amd64'))).toHaveLength(1);
+    expect(upstream.requests.filter((p) => p.endsWith('_linux_amd64.zip'))).toHaveLength(1);
+    expect(log.some((l) => /SHA256SUMS signed by/.test(l))).toBe(true);
+
+    const zip = await httpsBytes(`${PROVIDER}/${archives['linux_amd64']!.url}`);
+    expect(zip.status).toBe(200);
+    expect(archives['linux_amd64']!.hashes).toContain(`zh:${createHash('sha256').update(zip.body).digest('hex')}`);
+    const verified = await runCli(['verify', '--mirror', 'cache'], dir);
+    expect(verified.code, verified.stderr).toBe(0);
+  });
+
+  it.skipIf(!hasTerraform)(
+    'installs the provider with terraform init through the cache, and again with the upstream gone',
+    async () => {
+      const init = (folder: string) =>
+        terraformInit(
+          join(dir, folder),
+          {
+            'cli.tfrc': `provider_installation {\n  network_mirror {\n    url = "${cache.url}providers/"\n  }\n}\n`,
+            'infra/main.tf': 'terraform {\n  required_providers {\n    widgets = { source = "acme/widgets", version = "~> 1.0" }\n  }\n}\n',
+          },
+          { SSL_CERT_FILE: ca },
+        );
+      const first = await init('first');
+      expect(first.output).toContain('Installed acme/widgets v1.1.0');
+      expect(first.code).toBe(0);
+      upstream.close();
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const second = await init('second');
+      expect(second.output).toContain('Installed acme/widgets v1.1.0');
+      expect(second.code).toBe(0);
+      expect(log.some((l) => /could not give the versions of registry\.terraform\.io\/acme\/widgets/.test(l))).toBe(true);
+    },
+    120_000,
+  );
+});
+
+async function httpsBytes(path: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+  const { request } = await import('node:https');
+  const { readFileSync } = await import('node:fs');
+  return new Promise((resolve, reject) => {
+    request(new URL(path, cache.url), { ca: readFileSync(ca) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body: Buffer.concat(chunks) }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+async function httpsJson(path: string): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
+  const r = await httpsBytes(path);
+  return { ...r, body: JSON.parse(r.body.toString('utf8')) as unknown };
+}
