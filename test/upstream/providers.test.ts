@@ -71,6 +71,25 @@ describe('serve --upstream, providers', () => {
     expect(verified.code, verified.stderr).toBe(0);
   });
 
+  it('refuses a package whose SHA256SUMS signature does not check out (502, nothing kept), and never fetches a held version again', async () => {
+    upstream.faults.badSignature.add('widgets/1.0.0');
+    const refused = await httpsJson(`${PROVIDER}/1.0.0.json`);
+    expect(refused.status).toBe(502);
+    expect((refused.body as { errors: string[] }).errors[0]).toMatch(/could not give registry\.terraform\.io\/acme\/widgets 1\.0\.0: .*signature/i);
+    expect((await httpsJson(`${PROVIDER}/index.json`)).body).toEqual({ versions: { '1.1.0': {}, '1.0.0': {} } });
+    const verified = await runCli(['verify', '--mirror', 'cache'], dir);
+    expect(verified.code, verified.stderr).toBe(0);
+
+    // The upstream re-zips 1.1.0: the cache answers with what it holds and does not ask.
+    const before = await httpsJson(`${PROVIDER}/1.1.0.json`);
+    const name = [...upstream.zips.keys()].find((k) => k.includes('1.1.0_linux_amd64'))!;
+    upstream.zips.set(name, Buffer.concat([upstream.zips.get(name)!, Buffer.from('other bytes')]));
+    const downloads = upstream.requests.length;
+    const after = await httpsJson(`${PROVIDER}/1.1.0.json`);
+    expect(after.body).toEqual(before.body);
+    expect(upstream.requests.length).toBe(downloads);
+  });
+
   it.skipIf(!hasTerraform)(
     'installs the provider with terraform init through the cache, and again with the upstream gone',
     async () => {
