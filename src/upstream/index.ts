@@ -11,20 +11,20 @@
 import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MirrorError, messageOf } from '../errors.js';
+import { MirrorError } from '../errors.js';
 import { addressKey } from '../protocol/paths.js';
 import { describeFolder } from '../scan/folder.js';
 import { fetchLocation, GitRepos } from '../sync/fetch.js';
 import { HttpClient, UpstreamStatusError } from '../sync/http.js';
 import { parseLocation } from '../sync/location.js';
 import { listProviderVersions } from '../sync/provider-upstream.js';
-import { mirrorProviders } from '../sync/providers.js';
-import type { SyncResult } from '../sync/types.js';
 import { downloadLocation, isMissingModule, listVersions, readDiscovery, serviceUrl, versionDetail, type Discovery } from '../sync/upstream.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
 import { PUBLIC_REGISTRY_HOSTS, servedHosts } from '../protocol/source-address.js';
 import type { ModuleAddress, VersionSource } from '../types.js';
 import { SingleFlight } from './flight.js';
+import { gatewayError, Memory } from './memory.js';
+import { fetchProviderVersion } from './providers.js';
 
 export interface UpstreamOptions {
   /** The upstream registry; discovery is read from its host. */
@@ -84,8 +84,6 @@ const DEFAULT_PATIENCE_MS = 3_000;
 const MISS_SECONDS = 60;
 /** How long an upstream failure is believed before the upstream is tried again, at most. */
 const FAILURE_SECONDS = 10;
-/** Entries of each memory kept, at most: anyone can ask for any name. */
-const MAX_ENTRIES = 10_000;
 /** Codes of a fetched version that cannot be published as it is: the upstream's content, not the server, is at fault. */
 const UNCACHEABLE = new Set(['HCL_SYNTAX', 'VERSION_READ_FAILED', 'VERSION_INVALID', 'FILE_TOO_LARGE', 'VERSION_TOO_LARGE']);
 
@@ -121,34 +119,49 @@ export class UpstreamCache {
    */
   versions(address: ModuleAddress, held = false): Promise<VersionList> {
     const key = addressKey(address);
-    const known = this.lists.get(key);
-    if (known) return Promise.resolve(known.kind === 'listed' ? { ...known, asked: false } : known);
-    const asked = this.askVersions(address, key);
-    return held ? this.atMost(asked, `the versions of ${key}`) : asked;
+    return this.list(key, key, held, async () => listVersions(this.http, await this.modules(), address));
   }
 
-  private askVersions(address: ModuleAddress, key: string): Promise<VersionList> {
-    return this.flights.run(`versions ${key}`, async () => {
+  /** The upstream's version list of a provider (providers.v1), kept as a module's is; missing when the upstream serves no providers. */
+  providerVersions(address: ProviderAddress, held = false): Promise<VersionList> {
+    const name = providerKey(address);
+    return this.list(`provider ${name}`, name, held, async () => {
+      const service = await this.service('providers.v1');
+      return service && listProviderVersions(this.http, service, address, name);
+    });
+  }
+
+  /** A version list as kept, or asked for; undefined from `ask` (or a 404) is a miss. */
+  private list(key: string, name: string, held: boolean, ask: () => Promise<string[] | undefined>): Promise<VersionList> {
+    const known = this.lists.get(key);
+    if (known) return Promise.resolve(known.kind === 'listed' ? { ...known, asked: false } : known);
+    const asked = this.flights.run(`versions ${key}`, async () => {
       try {
-        const versions = await listVersions(this.http, await this.modules(), address);
+        const versions = await ask();
+        if (versions === undefined) return this.lists.set(key, { kind: 'missing' }, this.brief(MISS_SECONDS));
         return this.lists.set(key, { kind: 'listed', versions, asked: true }, this.ttlMs);
       } catch (error) {
         if (isMissingModule(error)) return this.lists.set(key, { kind: 'missing' }, this.brief(MISS_SECONDS));
-        const failed = gatewayError(error, `the versions of ${key}`, this.origin);
+        const failed = gatewayError(error, `the versions of ${name}`, this.origin);
         this.options.log(`upstream: ${failed.message}; answering from what the mirror holds for ${Math.round(this.brief(FAILURE_SECONDS) / 1000)} s`);
         return this.lists.set(key, { kind: 'failed', error: failed }, this.brief(FAILURE_SECONDS));
       }
     });
+    return held ? this.atMost(asked, `the versions of ${name}`) : asked;
   }
 
   /** Fetches a version the mirror lacks and publishes it; throws NOT_FOUND, BAD_GATEWAY or GATEWAY_TIMEOUT when it cannot. */
   fill(address: ModuleAddress, version: string): Promise<Filled> {
-    const key = `${addressKey(address)} ${version}`;
+    return this.once(`version ${addressKey(address)} ${version}`, () => this.fetchAndCommit(address, version));
+  }
+
+  /** `work` once for all callers; its miss or upstream failure is answered again, without asking, for a short while. */
+  private once<T>(key: string, work: () => Promise<T>): Promise<T> {
     const failed = this.versionFailures.get(key);
     if (failed) return Promise.reject(failed);
-    return this.flights.run(`version ${key}`, async () => {
+    return this.flights.run(key, async () => {
       try {
-        return await this.fetchAndCommit(address, version);
+        return await work();
       } catch (error) {
         if (error instanceof MirrorError && (error.code === 'NOT_FOUND' || error.code === 'BAD_GATEWAY' || error.code === 'GATEWAY_TIMEOUT')) {
           this.versionFailures.set(key, error, this.brief(error.code === 'NOT_FOUND' ? MISS_SECONDS : FAILURE_SECONDS));
@@ -212,27 +225,6 @@ export class UpstreamCache {
     return p && { path: p.path, hosts: servedHosts(this.options.url, PUBLIC_REGISTRY_HOSTS) };
   }
 
-  /** The upstream's version list of a provider, kept as a module's is. */
-  providerVersions(address: ProviderAddress, held = false): Promise<VersionList> {
-    const key = `provider ${providerKey(address)}`;
-    const known = this.lists.get(key);
-    if (known) return Promise.resolve(known.kind === 'listed' ? { ...known, asked: false } : known);
-    const asked = this.flights.run(`versions ${key}`, async () => {
-      try {
-        const service = await this.service('providers.v1');
-        if (service === undefined) return this.lists.set(key, { kind: 'missing' }, this.ttlMs);
-        const versions = await listProviderVersions(this.http, service, address, providerKey(address));
-        return this.lists.set(key, { kind: 'listed', versions, asked: true }, this.ttlMs);
-      } catch (error) {
-        if (error instanceof UpstreamStatusError && error.status === 404) return this.lists.set(key, { kind: 'missing' }, this.brief(MISS_SECONDS));
-        const failed = gatewayError(error, `the versions of ${providerKey(address)}`, this.origin);
-        this.options.log(`upstream: ${failed.message}; answering from what the mirror holds for ${Math.round(this.brief(FAILURE_SECONDS) / 1000)} s`);
-        return this.lists.set(key, { kind: 'failed', error: failed }, this.brief(FAILURE_SECONDS));
-      }
-    });
-    return held ? this.atMost(asked, `the versions of ${providerKey(address)}`) : asked;
-  }
-
   /**
    * Fetches a provider version's packages for the configured platforms, each
    * checked against the upstream's signed SHA256SUMS, into the provider
@@ -241,60 +233,18 @@ export class UpstreamCache {
   fillProvider(address: ProviderAddress, version: string): Promise<void> {
     const providers = this.options.providers;
     if (!providers) return Promise.reject(new MirrorError('NOT_FOUND', 'Not found'));
-    const key = `provider ${providerKey(address)} ${version}`;
-    const failed = this.versionFailures.get(key);
-    if (failed) return Promise.reject(failed);
-    return this.flights.run(key, async () => {
+    return this.once(`provider ${providerKey(address)} ${version}`, async () => {
+      let service: URL | undefined;
       try {
-        await this.fetchProvider(address, version, providers);
+        service = await this.service('providers.v1');
       } catch (error) {
-        if (error instanceof MirrorError && (error.code === 'NOT_FOUND' || error.code === 'BAD_GATEWAY' || error.code === 'GATEWAY_TIMEOUT'))
-          this.versionFailures.set(key, error, this.brief(error.code === 'NOT_FOUND' ? MISS_SECONDS : FAILURE_SECONDS));
-        throw error;
+        throw gatewayError(error, `${providerKey(address)} ${version}`, this.origin);
       }
+      if (service === undefined) throw new MirrorError('NOT_FOUND', `The upstream ${this.origin} serves no providers`);
+      const run = { http: this.http, service, origin: this.origin, log: (line: string) => this.options.log(`upstream: ${line}`) };
+      await fetchProviderVersion(run, address, version, providers);
+      await providers.commit();
     });
-  }
-
-  private async fetchProvider(address: ProviderAddress, version: string, providers: NonNullable<UpstreamOptions['providers']>): Promise<void> {
-    const what = `${providerKey(address)} ${version}`;
-    const result: SyncResult = {
-      fetched: [],
-      present: [],
-      failures: [],
-      notMirrored: [],
-      cycles: [],
-      providers: [],
-      providerVersions: [],
-      providerUnavailable: [],
-    };
-    let service: URL | undefined;
-    try {
-      service = await this.service('providers.v1');
-    } catch (error) {
-      throw gatewayError(error, what, this.origin);
-    }
-    if (service === undefined) throw new MirrorError('NOT_FOUND', `The upstream ${this.origin} serves no providers`);
-    const providersUrl = service;
-    const need = { address, constraint: version, matches: (v: string) => v === version, pick: 'every' as const };
-    await mirrorProviders(
-      {
-        http: this.http,
-        service: () => providersUrl,
-        into: providers.into,
-        platforms: providers.platforms,
-        result,
-        log: (line) => this.options.log(`upstream: ${line}`),
-      },
-      [need],
-    );
-    const stored = result.providerVersions.some((r) => r.fetched.length + r.present.length > 0);
-    if (!stored) {
-      const failure = result.failures[0];
-      if (failure === undefined || /no such provider|no upstream version matches/.test(failure.message))
-        throw new MirrorError('NOT_FOUND', `Version ${version} of ${providerKey(address)} not found here or upstream for ${providers.platforms.join(', ')}`);
-      throw new MirrorError('BAD_GATEWAY', `The upstream ${this.origin} could not give ${what}: ${failure.message}`);
-    }
-    await providers.commit();
   }
 
   private async fetchAndCommit(address: ModuleAddress, version: string): Promise<Filled> {
@@ -372,42 +322,4 @@ export class UpstreamCache {
     }
     return undefined;
   }
-}
-
-/** Values believed until they expire, the oldest dropped first past MAX_ENTRIES. */
-class Memory<T> {
-  private readonly entries = new Map<string, { value: T; until: number }>();
-
-  get(key: string): T | undefined {
-    const entry = this.entries.get(key);
-    if (entry && Date.now() < entry.until) return entry.value;
-    if (entry) this.entries.delete(key);
-    return undefined;
-  }
-
-  set(key: string, value: T, ms: number): T {
-    this.entries.delete(key);
-    this.entries.set(key, { value, until: Date.now() + ms });
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    return value;
-  }
-}
-
-/** An upstream failure as the server answers it when it holds nothing: 504 when the upstream did not answer in time, else 502. */
-function gatewayError(error: unknown, what: string, origin: string): MirrorError {
-  if (error instanceof MirrorError && (error.code === 'BAD_GATEWAY' || error.code === 'GATEWAY_TIMEOUT')) return error;
-  const timedOut = causes(error).some((e) => {
-    const code = (e as { code?: unknown }).code;
-    return typeof code === 'string' && /TIMEOUT/.test(code);
-  });
-  return new MirrorError(timedOut ? 'GATEWAY_TIMEOUT' : 'BAD_GATEWAY', `The upstream ${origin} could not give ${what}: ${messageOf(error)}`, {
-    hint: 'The mirror holds nothing to answer with; try again once the upstream answers.',
-    cause: error,
-  });
-}
-
-function causes(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  for (let e = error; e !== undefined && e !== null && chain.length < 10; e = (e as { cause?: unknown }).cause) chain.push(e);
-  return chain;
 }

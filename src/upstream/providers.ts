@@ -1,13 +1,53 @@
-// How provider packages the cache fetched become part of the mirror: the
-// mirror's network mirror is made from provider folders by a build, so the
-// cache's folder is taken in by one, through the mirror's one write (the
-// lock, staging, the ledger, verification, the swap). It builds no module
-// source: the versions the mirror holds are kept as published, and a
-// provider version already published keeps its bytes.
+// Provider packages for the cache: one version's packages fetched into the
+// cache's provider folder by sync's own code (every package checked as
+// Terraform checks it), then taken into the mirror. The mirror's network
+// mirror is made from provider folders by a build, so the folder is taken in
+// by one, through the mirror's one write (the lock, staging, the ledger,
+// verification, the swap). It builds no module source: the versions the
+// mirror holds are kept as published, and a provider version already
+// published keeps its bytes.
 
 import { build } from '../build/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { MirrorError } from '../errors.js';
+import { providerKey, type ProviderAddress } from '../protocol/providers.js';
+import type { HttpClient } from '../sync/http.js';
+import { mirrorProviders } from '../sync/providers.js';
+import type { SyncResult } from '../sync/types.js';
+
+export interface ProviderRun {
+  http: HttpClient;
+  /** The upstream's providers.v1 URL. */
+  service: URL;
+  origin: string;
+  log: (line: string) => void;
+}
+
+/** Fetches `version`'s packages for `platforms` into `into`; NOT_FOUND when the upstream has none of them, BAD_GATEWAY when they fail a check. */
+export async function fetchProviderVersion(
+  run: ProviderRun,
+  address: ProviderAddress,
+  version: string,
+  { into, platforms }: { into: string; platforms: string[] },
+): Promise<void> {
+  const result: SyncResult = {
+    fetched: [],
+    present: [],
+    failures: [],
+    notMirrored: [],
+    cycles: [],
+    providers: [],
+    providerVersions: [],
+    providerUnavailable: [],
+  };
+  const need = { address, constraint: version, matches: (v: string) => v === version, pick: 'every' as const };
+  await mirrorProviders({ http: run.http, service: () => run.service, into, platforms, result, log: run.log }, [need]);
+  if (result.providerVersions.some((r) => r.fetched.length + r.present.length > 0)) return;
+  const failure = result.failures[0];
+  if (failure === undefined || /no such provider|no upstream version matches/.test(failure.message))
+    throw new MirrorError('NOT_FOUND', `Version ${version} of ${providerKey(address)} not found here or upstream for ${platforms.join(', ')}`);
+  throw new MirrorError('BAD_GATEWAY', `The upstream ${run.origin} could not give ${providerKey(address)} ${version}: ${failure.message}`);
+}
 
 export function takeInProviders(config: ResolvedConfig, into: string): () => Promise<void> {
   return async () => {
