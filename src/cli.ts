@@ -100,8 +100,9 @@ const COMMANDS: Record<string, Command> = {
                    (default: 1000)
   --usage-max-mib N  private: the bound of the usage record in the data folder (modmirror usage), in MiB
                    (default: 64); the oldest days go first
-  --upstream URL   fill the mirror from this registry: a module version it lacks is fetched when asked
-                   for, published into the mirror and kept for good (default: the config's upstream.url)
+  --upstream URL   fill the mirror from this registry: a module or provider version it lacks is fetched
+                   when asked for, published into the mirror and kept for good (default: the config's
+                   upstream.url); a --mirror folder that does not exist starts as an empty mirror
   --upstream-ttl DURATION  how long an upstream version list is used before it is asked again: seconds,
                    or 90s, 10m, 1h (default: 10m)
   --upstream-ca FILE  PEM CA certificate(s) trusted for the upstream, beside Node.js's own and

@@ -1,13 +1,16 @@
-// serve --upstream: what the module routes do before answering. A version
-// the mirror lacks is filled from the upstream (upstream/), then answered
-// from the mirror like any other; a version list is the mirror's versions
-// and the upstream's, so a client picks from both. When the upstream fails,
+// serve --upstream: what the module routes and the network mirror's
+// documents do before answering. A version the mirror lacks is filled from
+// the upstream (upstream/), then answered from the mirror like any other; a
+// version list is the mirror's versions and the upstream's, so a client
+// picks from both. When the upstream fails,
 // the answer is what the mirror holds, marked stale; with nothing held, a
 // 502 or 504, never a 500.
 
+import { MirrorError } from '../errors.js';
 import { jsonPayload } from '../http/payload.js';
 import { addressKey, isValidName, versionsFile } from '../protocol/paths.js';
 import { normalizeHost } from '../protocol/source-address.js';
+import type { ModuleAddress } from '../types.js';
 import type { UpstreamCache } from '../upstream/index.js';
 import { compareVersionsDesc, latestVersion, validVersion } from '../version-order.js';
 import { addressOf, notFound, type Answer, type RouteRequest } from './registry.js';
@@ -20,6 +23,8 @@ import { addressOf, notFound, type Answer, type RouteRequest } from './registry.
 export const CACHE_HEADER = 'X-Modmirror-Cache';
 export type CacheState = 'hit' | 'miss' | 'stale';
 
+const validAddress = (a: ModuleAddress) => isValidName(a.namespace) && isValidName(a.name) && isValidName(a.provider);
+
 interface VersionEntry {
   version: string;
 }
@@ -27,8 +32,7 @@ interface VersionEntry {
 /** GET …/versions with an upstream: the mirror's versions (kept even when the upstream drops them) and the upstream's. */
 export async function upstreamVersions(r: RouteRequest, upstream: UpstreamCache): Promise<Answer> {
   const address = addressOf(r);
-  if (!(isValidName(address.namespace) && isValidName(address.name) && isValidName(address.provider)))
-    throw notFound(`Module ${addressKey(address)} not found`);
+  if (!validAddress(address)) throw notFound(`Module ${addressKey(address)} not found`);
   const held = r.index.byKey.has(addressKey(address)) ? await r.registry.mirror.document(versionsFile(address)) : undefined;
   const list = await upstream.versions(address, held !== undefined);
   if (list.kind === 'failed') {
@@ -69,8 +73,7 @@ export async function fillLatestFromUpstream(r: RouteRequest): Promise<Record<st
   const upstream = r.registry.upstream;
   if (!upstream) return {};
   const address = addressOf(r);
-  const valid = isValidName(address.namespace) && isValidName(address.name) && isValidName(address.provider);
-  if (!valid || r.registry.mirror.current().byKey.has(addressKey(address))) return { [CACHE_HEADER]: 'hit' };
+  if (!validAddress(address) || r.registry.mirror.current().byKey.has(addressKey(address))) return { [CACHE_HEADER]: 'hit' };
   const list = await upstream.versions(address);
   if (list.kind === 'failed') throw list.error;
   const newest = list.kind === 'listed' ? latestVersion(list.versions.filter((v) => validVersion(v) !== null)) : undefined;
@@ -80,7 +83,7 @@ export async function fillLatestFromUpstream(r: RouteRequest): Promise<Record<st
 
 async function fillVersion(r: RouteRequest, upstream: UpstreamCache, version: string): Promise<CacheState> {
   const address = addressOf(r);
-  const valid = isValidName(address.namespace) && isValidName(address.name) && isValidName(address.provider) && validVersion(version) !== null;
+  const valid = validAddress(address) && validVersion(version) !== null;
   // The route's own 404 answers what is not a version, or what the caller may not read.
   if (!valid || r.registry.mirror.current().byKey.get(addressKey(address))?.versions.includes(version)) return 'hit';
   await upstream.fill(address, version);
@@ -103,7 +106,10 @@ export async function upstreamProviderFile(r: RouteRequest, path: string): Promi
   const hostname = match ? normalizeHost(match[1]!) : undefined;
   if (!match || hostname === undefined || !providers.hosts.has(hostname) || !isValidName(match[2]!) || !isValidName(match[3]!)) return undefined;
   const address = { hostname, namespace: match[2]!, type: match[3]! };
-  const held = await r.registry.mirror.document(path).catch(() => undefined);
+  const held = await r.registry.mirror.document(path).catch((error: unknown) => {
+    if (error instanceof MirrorError && error.code === 'NOT_FOUND') return undefined;
+    throw error;
+  });
   if (match[4] !== 'index') {
     if (held || validVersion(match[4]!) === null) return undefined;
     await upstream.fillProvider(address, match[4]!);
