@@ -1,7 +1,7 @@
 // `modmirror serve`: sirv over dist/ plus a small router in front for what
 // static files cannot answer. One error path decides every failure status.
 
-import { realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeOf, putBackSetAside } from '../mirror/home.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -29,7 +29,6 @@ import { DEFAULT_UPSTREAM_TTL_SECONDS } from '../config/upstream.js';
 import { UpstreamCache } from '../upstream/index.js';
 import { moduleStateFile, readModuleStateFile } from '../mirror/manifest.js';
 import { addressKey } from '../protocol/paths.js';
-import { mkdirSync } from 'node:fs';
 import { usageReport } from '../usage/report.js';
 import { readUsage, UsageLog } from '../usage/store.js';
 
@@ -267,23 +266,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
 /** The upstream cache: its record of what it fetched is in the data folder, its writes are the server's. */
 function startUpstream(options: NonNullable<ServeOptions['upstream']>, dataDir: string, root: string, writers: MirrorWriters): UpstreamCache {
-  const providers = options.providers;
+  const { ttlSeconds, log, providers, limits: _limits, ...rest } = options;
   mkdirSync(dataDir, { recursive: true });
   return new UpstreamCache({
-    url: options.url,
-    ttlSeconds: options.ttlSeconds ?? DEFAULT_UPSTREAM_TTL_SECONDS,
-    ...(options.ca ? { ca: options.ca } : {}),
-    ...(options.token !== undefined ? { token: options.token } : {}),
-    log: options.log ?? ((line) => console.log(line)),
+    ...rest,
+    ttlSeconds: ttlSeconds ?? DEFAULT_UPSTREAM_TTL_SECONDS,
+    log: log ?? ((line) => console.log(line)),
     commit: writers.cache,
     ...(providers ? { providers: { ...providers, commit: () => writers.exclusive(providers.commit) } } : {}),
     heldSha256: (address, version) =>
       readModuleStateFile(join(root, moduleStateFile(addressKey(address))), addressKey(address))?.versions.find((v) => v.version === version)?.sha256,
     recordFile: join(dataDir, UPSTREAM_RECORD_FILE),
-    ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
-    ...(options.baseDelayMs !== undefined ? { baseDelayMs: options.baseDelayMs } : {}),
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.patienceMs !== undefined ? { patienceMs: options.patienceMs } : {}),
   });
 }
 

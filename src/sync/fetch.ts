@@ -3,7 +3,7 @@
 // run and read with `git archive`. Only regular files and folders are taken:
 // a link in an upstream archive could make the build read outside the module.
 
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,9 +38,7 @@ export async function fetchLocation(scratch: string, location: Location, http: H
       // A retry starts again from an empty folder.
       await rm(files, { recursive: true, force: true });
       await mkdir(files, { recursive: true });
-      const hash = createHash('sha256');
-      await unpack(body, files, location.url.toString(), hashing(hash));
-      return hash.digest('hex');
+      return unpack(body, files, location.url.toString());
     });
   } else {
     const gitDir = await repos.get(location.url);
@@ -62,22 +60,15 @@ export async function fetchLocation(scratch: string, location: Location, http: H
   return { root: await moduleRoot(files, location.subdir, what), sha256 };
 }
 
-/** Passes the bytes on as they are, counting them into `hash`: the archive's digest as the upstream sent it. */
-function hashing(hash: ReturnType<typeof createHash>): Transform {
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
-}
-
 /**
  * Streams a (gzipped) tar into `dir`. Network errors pass through untouched,
  * so the HTTP client can retry them; anything tar or gunzip rejects is a
- * damaged or truncated archive, which another try would not mend.
+ * damaged or truncated archive, which another try would not mend. Gives
+ * the sha256 of the bytes as they came (an archive's digest as the upstream
+ * sent it).
  */
-async function unpack(input: Readable, dir: string, source: string, hash?: Transform): Promise<void> {
+async function unpack(input: Readable, dir: string, source: string): Promise<string> {
+  const hash = createHash('sha256');
   let written = 0;
   let tooLarge: MirrorError | undefined;
   const sink = extract({
@@ -100,7 +91,7 @@ async function unpack(input: Readable, dir: string, source: string, hash?: Trans
     },
   });
   try {
-    await (hash ? pipeline(input, hash, limit(MAX_ARCHIVE_BYTES, source), sink) : pipeline(input, limit(MAX_ARCHIVE_BYTES, source), sink));
+    await pipeline(input, limit(MAX_ARCHIVE_BYTES, source, hash), sink);
   } catch (error) {
     if (tooLarge) throw tooLarge;
     const code = (error as { code?: unknown }).code;
@@ -111,13 +102,16 @@ async function unpack(input: Readable, dir: string, source: string, hash?: Trans
     });
   }
   if (tooLarge) throw tooLarge;
+  return hash.digest('hex');
 }
 
-function limit(max: number, source: string): Transform {
+/** Passes at most `max` bytes on, counting each into `hash`. */
+function limit(max: number, source: string, hash: Hash): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       seen += chunk.length;
+      hash.update(chunk);
       if (seen > max) done(new MirrorError('UPSTREAM_FAILED', `The archive ${source} is larger than ${max / 1024 / 1024} MiB; a module archive never is.`));
       else done(null, chunk);
     },
