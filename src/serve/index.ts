@@ -24,6 +24,7 @@ import { ArchiveSigner } from './signing.js';
 import { staticFiles } from './static.js';
 import { isManagementTarget, originForm, parseTarget } from './target.js';
 import { mirrorWriters, type MirrorWriters } from './uploads.js';
+import { CACHE_HEADER } from './upstream.js';
 import type { ModuleAddress, ModuleMeta, SizeLimits } from '../types.js';
 import { DEFAULT_UPSTREAM_TTL_SECONDS } from '../config/upstream.js';
 import { UpstreamCache } from '../upstream/index.js';
@@ -186,6 +187,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       index = access.view(index, caller);
     }
     const answer = await handler({ registry, index, caller, req, res, params, query, record });
+    const cacheState = answer?.headers?.[CACHE_HEADER];
+    if (cacheState !== undefined) metrics.cacheAnswer(cacheState);
     if (answer) sendPayload(req, res, answer.payload, answer.status, { 'Cache-Control': access ? CACHE_PRIVATE : CACHE_SHORT, ...answer.headers });
   };
 

@@ -32,6 +32,7 @@ export class ServeMetrics {
   private readonly series = new Set<string>();
   private readonly publishes: Counter<'outcome'>;
   private readonly refusals: Counter<'status'>;
+  private readonly cacheAnswers: Counter<'state'>;
 
   constructor(
     mirror: Mirror,
@@ -54,6 +55,12 @@ export class ServeMetrics {
       name: 'modmirror_access_refusals_total',
       help: 'Private mode: registry requests refused for want of access (401 no or unknown token, 403 bad signature, 404 module not readable).',
       labelNames: ['status'],
+      registers,
+    });
+    this.cacheAnswers = new Counter({
+      name: 'modmirror_upstream_answers_total',
+      help: 'serve --upstream: answers by how they were made (hit: from the mirror; miss: the upstream asked now; stale: from the mirror, the upstream failing).',
+      labelNames: ['state'],
       registers,
     });
     let reloadsSeen = 0;
@@ -102,6 +109,11 @@ export class ServeMetrics {
 
   refused(status: number): void {
     this.refusals.inc({ status: String(status) });
+  }
+
+  /** An answer of serve --upstream, by its X-Modmirror-Cache value (hit, miss, stale). */
+  cacheAnswer(state: string): void {
+    this.cacheAnswers.inc({ state });
   }
 
   /** The exposition: the process's metrics, then the server's, then its requests'. */

@@ -162,6 +162,9 @@ describe('serve --upstream', () => {
     const gone = await get(`${MODULE}/versions`);
     expect(gone.status).toBe(200);
     expect(gone.headers.get('x-modmirror-cache')).toBe('stale');
+    const metrics = await (await get('metrics')).text();
+    expect(metrics).toMatch(/^modmirror_upstream_answers_total\{state="stale"\} [2-9]\d*$/m);
+    expect(metrics).toMatch(/^modmirror_upstream_answers_total\{state="miss"\} \d+$/m);
     for (const path of ['v1/modules/acme/dns/aws/versions', `${MODULE}/2.0.0/download`, `${MODULE}/2.0.0`]) {
       const answer = await get(path);
       expect(answer.status, path).toBe(502);
