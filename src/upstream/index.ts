@@ -98,7 +98,7 @@ export class UpstreamCache {
 
   constructor(private readonly options: UpstreamOptions) {
     this.http = new HttpClient({
-      log: options.log,
+      log: (line) => options.log(`upstream: ${line}`),
       maxAttempts: options.maxAttempts ?? 2,
       baseDelayMs: options.baseDelayMs ?? 250,
       headersTimeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
