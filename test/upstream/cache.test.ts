@@ -30,6 +30,7 @@ beforeAll(async () => {
     ...files({ '1.0.0': main('1.0.0')['main.tf'], '1.1.0': main('1.1.0')['main.tf'] }),
     'mods/acme/dns/aws/0.1.0/main.tf': 'variable "zone" {}\n',
     'mods/acme/dns/aws/0.2.0/main.tf': 'variable "zone" {}\nvariable "ttl" {}\n',
+    'mods/acme/lb/aws/0.1.0/main.tf': 'variable "listeners" {}\n',
   });
   // The same upstream later: 1.1.0 re-pushed with other content, 1.0.0 gone, 2.0.0 new.
   changed = await startUpstream(join(dir, 'changed'), files({ '1.1.0': 'variable "changed" {}\n', '2.0.0': main('2.0.0')['main.tf'] }));
@@ -44,7 +45,7 @@ afterAll(async () => {
   await changed?.close();
 });
 
-const get = (path: string) => fetch(new URL(path, cache.url));
+const get = (path: string, signal?: AbortSignal) => fetch(new URL(path, cache.url), signal ? { signal } : {});
 const MODULE = 'v1/modules/acme/net/aws';
 const versionsOf = async (response: Response) =>
   ((await response.json()) as { modules: { versions: { version: string }[] }[] }).modules[0]!.versions.map((v) => v.version);
@@ -136,6 +137,25 @@ describe('serve --upstream', () => {
     expect(held.headers.get('x-modmirror-cache')).toBe('hit');
     expect(await sha256Of(await get(`${MODULE}/1.1.0/net-aws-1.1.0.tar.gz`))).toBe(upstreamSha('upstream', '1.1.0'));
     expect(proxy.count('/acme/net/aws/1.1.0/download')).toBe(1);
+  });
+
+  it('finishes a fill whose client gave up waiting, so the next request is answered from the mirror', async () => {
+    proxy.target = upstream.url;
+    proxy.hold('/lb-aws-0.1.0.tar.gz');
+    const impatient = new AbortController();
+    const gaveUp = get('v1/modules/acme/lb/aws/0.1.0/download', impatient.signal).catch((error: unknown) => error);
+    await proxy.held();
+    impatient.abort();
+    expect(await gaveUp).toBeInstanceOf(Error);
+    proxy.release();
+    // The fill goes on without its client: its record is written once the version is published.
+    const recorded = () => readFileSync(join(dir, 'data/upstream-cache.jsonl'), 'utf8').includes('"module":"acme/lb/aws"');
+    for (let i = 0; i < 100 && !recorded(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(recorded()).toBe(true);
+    const next = await get('v1/modules/acme/lb/aws/0.1.0/download');
+    expect(next.status).toBe(200);
+    expect(next.headers.get('x-modmirror-cache')).toBe('hit');
+    expect(proxy.count('/lb-aws-0.1.0.tar.gz')).toBe(1);
   });
 
   it('answers from what it holds when the upstream fails, marked stale, and 502 with a JSON body when it holds nothing', async () => {
