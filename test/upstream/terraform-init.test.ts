@@ -1,7 +1,7 @@
 // What Terraform itself gets from a mirror that fills itself: `terraform
 // init` of a configuration with public-style addresses, through a cache whose
 // upstream is another modmirror serve over HTTPS with a CA of its own (the
-// cache trusts it by --upstream-ca, Terraform only the cache's). The called
+// cache trusts it as --upstream-ca makes it, Terraform only the cache's). The called
 // module's module call is followed by Terraform through the same cache. With
 // the upstream stopped, a fresh init still succeeds from what the cache
 // holds, and the cache's mirror verifies. Runs when terraform is on PATH.
