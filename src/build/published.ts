@@ -56,7 +56,8 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
   const ledger = ledgerOf(previous);
   const at = new Date().toISOString();
   const by = requester();
-  const produced = new Set(versions.map((v) => `${addressKey(v.address)}@${v.version}`));
+  // Only a mirror with published modules needs to know which the sources still produce.
+  const produced = new Set(previous && Object.keys(previous.modules).length > 0 ? versions.map((v) => `${addressKey(v.address)}@${v.version}`) : []);
   const carried = new Map<string, ManifestVersion[]>();
   // Held for the whole build: the digest and size of each published version, and nothing more.
   const publishedSha = new Map<string, [sha256: string, size: number]>();
