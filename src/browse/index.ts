@@ -110,8 +110,8 @@ async function emitNamespacePages(staging: Staging, view: ModulesView, namespace
     const rows = page.keys.flatMap((key) => {
       const row = partial && !view.rewritten(key) ? kept(key, page.from) : undefined;
       if (row) return [row];
-      const state = view.state(key);
-      return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length)] : [];
+      const listing = view.listing(key);
+      return listing && listing.versions > 0 && listing.latest ? [browseRow(listing.latest, listing.versions)] : [];
     });
     await staging.write(browsePageFile(namespace, page.name), `${JSON.stringify({ modules: rows })}\n`);
   }
