@@ -37,10 +37,16 @@ const token = () => sessionStorage.getItem(TOKEN_KEY);
 
 class Unauthorized extends Error {}
 
+// modmirror dev serves the page with a flag naming its event stream: the page then shows each rebuild as it
+// happens, and asks again for every document rather than trusting its cache. Never on a static host or under serve.
+const devEvents = document.querySelector('meta[name="modmirror-dev"]')?.getAttribute('content');
+/** The preview's last build: {build, errors: [{module?, version?, lines}]}. */
+let devState = { build: 0, errors: [] };
+
 async function getJson(path) {
   const headers = { Accept: 'application/json' };
   if (token()) headers.Authorization = `Bearer ${token()}`;
-  const res = await fetch(path, { headers });
+  const res = await fetch(path, { headers, cache: devEvents ? 'no-cache' : 'default' });
   if (res.status === 401) throw new Unauthorized(`${path}: 401`);
   if (!res.ok) throw new Error(`${path}: ${res.status}`);
   return res.json();
@@ -353,7 +359,7 @@ async function renderModule([ns, name, provider, wanted]) {
   );
   document.title = `${key} ${detail.version}`;
   // For keyboard and screen reader users the new content is where they are; style.css draws no box around it.
-  main.focus();
+  main.focus({ preventScroll: true });
 }
 
 function copyButton(id, text) {
@@ -411,7 +417,7 @@ function renderProvider(parts) {
       : table('Versions', ['Version', 'Platforms'], provider.versions, (v) => [code(v.version), v.platforms.join(', ')]),
   );
   document.title = `${key} (provider)`;
-  main.focus();
+  main.focus({ preventScroll: true });
 }
 
 async function route() {
@@ -427,6 +433,59 @@ async function route() {
     if (error instanceof Unauthorized) return renderSignIn(true);
     show(el('p', { class: 'error', text: `Could not load this page: ${error.message}` }), el('a', { href: '#/', text: 'All modules' }));
   }
+  showDevErrors(parts);
+}
+
+// ---- modmirror dev -------------------------------------------------------------
+
+/**
+ * The preview's build errors: on a module's page, that module's; on the home
+ * page, a banner naming every failing module; errors that belong to no module
+ * (the config) everywhere.
+ */
+function showDevErrors(parts) {
+  document.getElementById('dev-errors')?.remove();
+  if (!devEvents || devState.errors.length === 0) return;
+  const isModule = parts.length >= 3 && parts[0] !== '-';
+  const key = isModule ? parts.slice(0, 3).join('/') : undefined;
+  const shown = devState.errors.filter((e) => e.module === undefined || !isModule || e.module === key);
+  if (shown.length === 0) return;
+  const title = isModule
+    ? 'This module fails to build: the last version that built is shown'
+    : 'Some modules fail to build: their last versions that built are shown';
+  main.prepend(
+    el(
+      'section',
+      { id: 'dev-errors', class: 'dev-errors', role: 'alert' },
+      el('strong', { text: title }),
+      el(
+        'ul',
+        {},
+        shown.map((e) =>
+          el(
+            'li',
+            {},
+            e.module && !isModule ? el('a', { href: moduleHref(...e.module.split('/')), text: `${e.module} ${e.version}` }) : null,
+            e.module && isModule ? el('span', { text: e.version }) : null,
+            el('pre', { text: e.lines.join('\n') }),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Follows the preview's builds: each new one renders the page again where the reader is. */
+function followDev() {
+  const source = new EventSource(devEvents);
+  source.addEventListener('build', (event) => {
+    const next = JSON.parse(event.data);
+    const rebuilt = devState.build !== 0 && next.build !== devState.build;
+    devState = next;
+    if (!rebuilt) return showDevErrors(location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent));
+    const y = window.scrollY;
+    void start().then(() => window.scrollTo(0, y));
+  });
 }
 
 // A static mirror keeps each namespace's rows in pages, which its list names (a write rewrites only the pages
@@ -474,3 +533,4 @@ function start() {
 }
 
 start();
+if (devEvents) followDev();
