@@ -19,8 +19,12 @@ export interface DevError {
   /** `namespace/name/provider`, when a module version failed (not the config or the scan). */
   module?: string;
   version?: string;
-  /** `file:line:column: message` lines, or the error's message. */
+  /** `file:line:column: message` lines (the file relative to the version), or the error's message. */
   lines: string[];
+  /** HCL_SYNTAX: `lines` are files that do not parse. */
+  syntax?: boolean;
+  /** The version's folder, or a git version's `repo@tag`. */
+  where?: string;
 }
 
 /** What the page is told after each build: which build it is, and what failed in it. */

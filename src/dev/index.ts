@@ -3,7 +3,8 @@
 // never the config's `out`, never inside a source), serves it as `serve`
 // does, and watches the sources and the config: each burst of changes is one
 // rebuild through the incremental build (unchanged versions come from its
-// cache), after which every open browse page shows the result.
+// cache; a change within version folders rewrites those versions alone,
+// versions.ts), after which every open browse page shows the result.
 //
 // The preview takes the sources as the truth: a version whose files changed
 // replaces the one built before (on the preview's record, never a published
@@ -17,6 +18,7 @@ import { MirrorError } from '../errors.js';
 import { startServer, type RunningServer } from '../serve/index.js';
 import { homeOf } from '../mirror/home.js';
 import { DevEvents, type DevError } from './events.js';
+import { changedVersions, rebuildVersions } from './versions.js';
 import { watchSources, watchTargets, type Watching } from './watch.js';
 
 export interface DevOptions {
@@ -84,14 +86,22 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const once = async (paths: string[]) => {
     const configChanged = config.configFile !== undefined && paths.includes(config.configFile);
     builds++;
+    const hadErrors = errors.length > 0;
+    const what = `rebuilt after ${count(paths.length, 'change')}`;
     try {
       if (configChanged) {
         config = options.loadConfig();
         watchConfig();
       }
-      const result = await build(config, DEV_BUILD);
-      const hadErrors = errors.length > 0;
-      errors = report(result, config, options.log, `rebuilt after ${paths.length === 1 ? '1 change' : `${paths.length} changes`}`);
+      const versions = configChanged ? undefined : changedVersions(config, paths);
+      if (versions) {
+        const started = performance.now();
+        const rebuilt = await rebuildVersions(config, versions);
+        options.log(`${what} in ${((performance.now() - started) / 1000).toFixed(2)} s: ${rebuilt.summary}`);
+        const done = new Set(rebuilt.done);
+        errors = [...errors.filter((e) => e.module === undefined || !done.has(`${e.module}@${e.version}`)), ...rebuilt.errors];
+        printErrors(rebuilt.errors, config, options.log);
+      } else errors = report(await build(config, DEV_BUILD), config, options.log, what);
       if (hadErrors && errors.length === 0) options.log('fixed: every version builds again');
     } catch (error) {
       // The config or a source cannot be read at all: the last good build stays served.
@@ -130,20 +140,27 @@ function report(result: BuildResult, config: ResolvedConfig, log: (line: string)
     const cached = result.cached > 0 ? ` (${result.cached} from the cache)` : '';
     log(`${what} in ${seconds}: ${count(result.built.versions, 'version')} of ${count(result.built.modules, 'module')} built${cached}`);
   }
-  const errors: DevError[] = [];
-  for (const problem of result.errors) {
-    if (problem.syntax) {
-      // Where the editor can open it: the file in the source folder, or the tag of a repository.
-      const at = problem.where === undefined ? '' : `${shown(problem.where, config)}/`;
-      for (const line of problem.syntax) log(`${at}${line}`);
-      errors.push({ module: problem.module, version: problem.version, lines: problem.syntax });
-    } else {
-      log(`error: ${problem.message}`);
-      errors.push({ module: problem.module, version: problem.version, lines: problem.message.split('\n') });
-    }
-  }
+  const errors: DevError[] = result.errors.map((problem) => ({
+    module: problem.module,
+    version: problem.version,
+    where: problem.where,
+    ...(problem.syntax ? { lines: problem.syntax, syntax: true } : { lines: problem.message.split('\n') }),
+  }));
+  printErrors(errors, config, log);
   for (const warning of result.warnings) log(`warning: ${warning}`);
   return errors;
+}
+
+/** Each file that does not parse as `file:line:column: message`, where an editor can open it; other errors as they are. */
+function printErrors(errors: DevError[], config: ResolvedConfig, log: (line: string) => void): void {
+  for (const error of errors) {
+    if (!error.syntax) {
+      log(`error: ${error.lines.join('\n')}`);
+      continue;
+    }
+    const at = error.where === undefined ? '' : `${shown(error.where, config)}/`;
+    for (const line of error.lines) log(`${at}${line}`);
+  }
 }
 
 /** A folder version's path from the working folder (a git version's label, `repo@tag`, as it is). */

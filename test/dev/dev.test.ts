@@ -5,7 +5,7 @@
 // the module's page (and the home page) while the last good build stays
 // served, until it is fixed; a burst of writes is one rebuild.
 
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { request } from 'undici';
@@ -89,6 +89,18 @@ describe('modmirror dev', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(rebuilds()).toBe(before + 1);
     await expect.poll(() => page.locator('code', { hasText: 'v19' }).count(), { timeout: 10_000 }).toBeGreaterThan(0);
+  });
+
+  it('adds a version folder made while it runs, and removes one deleted', async () => {
+    const versions = async () => {
+      const res = await request(new URL('v1/modules/acme/db/aws/versions', dev.url));
+      const body = (await res.body.json()) as { modules: { versions: { version: string }[] }[] };
+      return body.modules[0]!.versions.map((v) => v.version).sort();
+    };
+    writeFiles(dir, { 'modules/acme/db/aws/1.1.0/main.tf': 'variable "size" {\n  default = 20\n}\n' });
+    await expect.poll(versions, { timeout: 10_000 }).toEqual(['1.0.0', '1.1.0']);
+    rmSync(join(dir, 'modules/acme/db/aws/1.0.0'), { recursive: true });
+    await expect.poll(versions, { timeout: 10_000 }).toEqual(['1.1.0']);
   });
 });
 
