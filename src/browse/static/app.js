@@ -230,9 +230,10 @@ async function renderHome() {
 
 function table(caption, headers, items, cells) {
   if (items.length === 0) return el('p', { class: 'muted', text: `No ${caption.toLowerCase()}.` });
+  // A wide table scrolls on its own: keyboard users reach it by Tab (a scrollable region must take focus).
   return el(
     'div',
-    { class: 'table-wrap' },
+    { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
     el(
       'table',
       {},
@@ -283,6 +284,8 @@ function readmeBlock(markdown, description) {
   if (!body.trim()) return el('p', { class: 'muted', text: 'No README.' });
   const readme = el('div', { class: 'readme' });
   readme.innerHTML = readmeHtml(body); // raw HTML escaped, links checked (readme.js)
+  // A code block wider than the page scrolls on its own: keyboard users reach it by Tab.
+  for (const pre of readme.querySelectorAll('pre')) pre.setAttribute('tabindex', '0');
   return readme;
 }
 
@@ -291,8 +294,9 @@ function inputsTable(content) {
   const inputs = [...content.inputs].sort((a, b) => Number(b.required) - Number(a.required));
   return table('Inputs', ['Name', 'Type', 'Default', 'Required', 'Description'], inputs, (i) => [
     code(i.name),
-    code(i.type),
-    i.required ? '' : el('pre', { class: 'hcl', text: texts().defaultAsHcl(i.default) }),
+    // A type of several lines (an object's attributes) keeps its lines.
+    i.type.includes('\n') ? el('pre', { class: 'hcl', tabindex: '0', text: i.type }) : code(i.type),
+    i.required ? '' : el('pre', { class: 'hcl', tabindex: '0', text: texts().defaultAsHcl(i.default) }),
     i.required ? 'yes' : 'no',
     i.description,
   ]);
@@ -473,7 +477,7 @@ async function renderModule(parts) {
         'aside',
         {},
         el('h2', { text: 'Provision' }),
-        el('div', { class: 'snippet' }, el('pre', { id: 'usage', text: usage }), copyButton('copy', usage)),
+        el('div', { class: 'snippet' }, el('pre', { id: 'usage', tabindex: '0', text: usage }), copyButton('copy', usage)),
         el('h2', { text: 'Used by' }),
         callers,
       ),
@@ -533,12 +537,17 @@ function renderProvider(parts) {
         })
       : el('p', { class: 'muted', text: `Provider from the network mirror at ${mirrorUrl}` }),
     el('h3', { text: 'Use it in a configuration' }),
-    el('div', { class: 'snippet' }, el('pre', { id: 'required-providers', text: required }), copyButton('copy-required', required)),
+    el('div', { class: 'snippet' }, el('pre', { id: 'required-providers', tabindex: '0', text: required }), copyButton('copy-required', required)),
     ...(inHouse
       ? [el('h3', { text: 'Signing keys' }), el('p', { id: 'signing-keys', text: `Signed with key ID ${keyIds.join(', ')}` })]
       : [
           el('h3', { text: 'CLI configuration (~/.terraformrc or ~/.tofurc)' }),
-          el('div', { class: 'snippet' }, el('pre', { id: 'provider-installation', text: installation }), copyButton('copy-installation', installation)),
+          el(
+            'div',
+            { class: 'snippet' },
+            el('pre', { id: 'provider-installation', tabindex: '0', text: installation }),
+            copyButton('copy-installation', installation),
+          ),
         ]),
     el('h3', { text: 'Versions' }),
     inHouse
