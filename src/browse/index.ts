@@ -32,11 +32,11 @@ export const BROWSE_ASSET_FILES = Object.keys(ASSETS);
 const LEGACY_FILES = ['browse/readme', 'browse/rendered', 'browse/recent.json'];
 /** How many recent versions the page shows. */
 export const RECENT_COUNT = 20;
-export const BROWSE_FIELDS = ['namespace', 'name', 'provider', 'version', 'description', 'published_at', 'verified', 'versions'] as const;
+export const BROWSE_FIELDS = ['namespace', 'name', 'provider', 'version', 'description', 'published_at', 'verified', 'versions', 'calls'] as const;
 
-/** A module's row in the browse page's index. */
-export function browseRow(latest: ModuleSummary, versions: number): unknown[] {
-  return [latest.namespace, latest.name, latest.provider, latest.version, latest.description, latest.published_at, latest.verified, versions];
+/** A module's row in the browse page's index; `calls`: the registry modules its latest version calls, from which the page lists a module's callers. */
+export function browseRow(latest: ModuleSummary, versions: number, calls: string[] = []): unknown[] {
+  return [latest.namespace, latest.name, latest.provider, latest.version, latest.description, latest.published_at, latest.verified, versions, calls];
 }
 
 export interface BrowseSiteOptions {
@@ -112,7 +112,7 @@ async function emitNamespacePages(staging: Staging, view: ModulesView, namespace
       const row = partial && !view.rewritten(key) ? kept(key, page.from) : undefined;
       if (row) return [row];
       const state = view.state(key);
-      return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length)] : [];
+      return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length, state.calls)] : [];
     });
     await staging.write(browsePageFile(namespace, page.name), `${JSON.stringify({ modules: rows })}\n`);
   }

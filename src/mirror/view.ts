@@ -16,7 +16,7 @@ export interface ModulesView {
   /** The modules of a namespace (with a state, listed or not), sorted. */
   modulesIn(namespace: string): string[];
   /** A module's state as the write leaves it; undefined when it has none. */
-  state(key: string): Pick<ModuleState, 'versions' | 'latest'> | undefined;
+  state(key: string): Pick<ModuleState, 'versions' | 'latest' | 'calls'> | undefined;
   /** True for a module this write rewrote (every module, for a build). */
   rewritten(key: string): boolean;
 }
@@ -55,7 +55,7 @@ export function recordsView(sorted: ModuleRecord[]): ModulesView {
     modulesIn: (namespace) => [...(byNamespace.get(namespace) ?? [])].sort(),
     state: (key) => {
       const record = byKey.get(key);
-      return record && { versions: record.versions.map((v) => ({ ...v, archive: '' })), latest: record.latest };
+      return record && { versions: record.versions.map((v) => ({ ...v, archive: '' })), latest: record.latest, calls: record.calls };
     },
     rewritten: (key) => byKey.has(key),
   };
@@ -72,7 +72,7 @@ export function stagedView(staging: Staging & { changed?: string[] }, liveDir: s
   // moduleStatesIn lists a namespace's folder again only when it changed.
   const listed = (dir: string, namespace: string) => moduleStatesIn(dir, namespace);
   const added = () => (staging.changed ?? []).map(moduleOfStateFile).filter((key) => key !== undefined);
-  const read = new Map<string, Pick<ModuleState, 'versions' | 'latest'> | undefined>();
+  const read = new Map<string, Pick<ModuleState, 'versions' | 'latest' | 'calls'> | undefined>();
   return {
     namespaces: () =>
       [...new Set([...stateNamespacesIn(staging.root ?? liveDir), ...added().map((k) => k.slice(0, k.indexOf('/'))), ...records.namespaces()])].sort(),

@@ -26,7 +26,7 @@ export async function verifyBrowsePages(namespace: string, view: ModulesView, ke
   const modules = view.modulesIn(namespace);
   const rowOf = (key: string) => {
     const state = view.state(key);
-    return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length)] : [];
+    return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length, state.calls)] : [];
   };
   const checkRows = (rel: string, rows: unknown[][] | undefined, shownKeys: string[]) => {
     if (rows === undefined) return;

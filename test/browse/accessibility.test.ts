@@ -30,7 +30,13 @@ let page: Page;
 
 beforeAll(async () => {
   const dir = tempDir('mm-browse-a11y-');
-  writeFiles(dir, { 'mirror.config.yaml': `sources:\n  - folder: ${JSON.stringify(join(ROOT, 'modules'))}\n` });
+  writeFiles(dir, {
+    'mirror.config.yaml': `sources:\n  - folder: ${JSON.stringify(join(ROOT, 'modules'))}\n  - folder: extra\n`,
+    // Two modules that call the samples: one from its root (by another host), one from a submodule.
+    'extra/zz/app/aws/1.0.0/main.tf': 'module "net" {\n  source  = "registry.example.com/acme/network/aws"\n  version = "2.0.0"\n}\n',
+    'extra/zz/edge/aws/1.0.0/main.tf': 'module "dns" {\n  source = "./modules/dns"\n}\n',
+    'extra/zz/edge/aws/1.0.0/modules/dns/main.tf': 'module "zone" {\n  source = "Acme/Network/aws//modules/nat"\n}\n',
+  });
   const built = await runCli(['build', '--json'], dir);
   expect(built.code, built.stderr).toBe(0);
   server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
@@ -69,6 +75,16 @@ async function overflowing(name: string): Promise<number[]> {
   await page.setViewportSize({ width: 1440, height: 900 });
   return wide;
 }
+
+describe('used by', () => {
+  it("lists the modules of the mirror whose latest version calls the module, from the browse page's rows", async () => {
+    await page.goto(`${server.url}#/acme/network/aws`);
+    await expect.poll(() => page.locator('#used-by a').allTextContents()).toEqual(['zz/app/aws', 'zz/edge/aws']);
+    await page.click('#used-by a:has-text("zz/app/aws")');
+    await expect.poll(() => page.textContent('#module-title')).toBe('zz/app/aws');
+    await expect.poll(() => page.textContent('#used-by')).toBe('No module in this mirror calls it.');
+  });
+});
 
 describe('browse page accessibility and widths', () => {
   it('home page: no serious or critical violation, no sideways scrolling', async () => {

@@ -390,8 +390,10 @@ function moduleTabs(detail, hrefOf, selected) {
 /** The modules of this mirror whose latest version calls `key`, from the rows the home view loads. */
 async function usedBy(key) {
   const loaded = await modules.catch(() => []);
+  // Registry addresses are not case-sensitive: the rows keep the calls in lower case.
+  const wanted = key.toLowerCase();
   return rows(loaded)
-    .filter((m) => m.calls.includes(key))
+    .filter((m) => m.calls.includes(wanted))
     .map((m) => `${m.namespace}/${m.name}/${m.provider}`);
 }
 
