@@ -99,6 +99,13 @@ describe('home page', () => {
     expect([...recent].sort()).toEqual(ALL_VERSIONS);
     expect(recent[0]).toBe('zz/evil/aws 0.1.0');
     expect(await page.locator('#recent li').first().textContent()).toBe('zz/evil/aws 0.1.0 2030-01-02');
+    // A date is never cut over two lines, however narrow the column.
+    expect(
+      await page
+        .locator('#recent time')
+        .first()
+        .evaluate((t) => getComputedStyle(t).whiteSpace),
+    ).toBe('nowrap');
     await page.screenshot({ path: join(SHOTS, 'home.png'), fullPage: true });
 
     await page.fill('#search', 'dns');
@@ -179,6 +186,9 @@ describe('module page', () => {
     await page.waitForFunction(() => (document.getElementById('version') as HTMLSelectElement | null)?.value === '1.1.0');
     expect(await page.getAttribute('#tab-outputs', 'aria-selected')).toBe('true');
     expect(await page.isVisible('#panel-outputs')).toBe(true);
+    // Opening the page leaves it at its top: focus moves to the content without scrolling.
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
 
     await page.selectOption('#version', '1.0.0');
     await expect.poll(() => page.url()).toMatch(/#\/acme\/network\/aws\/1\.0\.0$/);
