@@ -34,9 +34,15 @@ const LEGACY_FILES = ['browse/readme', 'browse/rendered', 'browse/recent.json'];
 export const RECENT_COUNT = 20;
 export const BROWSE_FIELDS = ['namespace', 'name', 'provider', 'version', 'description', 'published_at', 'verified', 'versions', 'calls'] as const;
 
-/** A module's row in the browse page's index; `calls`: the registry modules its latest version calls, from which the page lists a module's callers. */
+/**
+ * A module's row in the browse page's index; `calls`: the registry modules its
+ * latest version calls, from which the page lists a module's callers. A module
+ * that calls none has no ninth field, as every row had before modmirror kept
+ * the calls: a mirror written then still agrees with its states.
+ */
 export function browseRow(latest: ModuleSummary, versions: number, calls: string[] = []): unknown[] {
-  return [latest.namespace, latest.name, latest.provider, latest.version, latest.description, latest.published_at, latest.verified, versions, calls];
+  const row = [latest.namespace, latest.name, latest.provider, latest.version, latest.description, latest.published_at, latest.verified, versions];
+  return calls.length > 0 ? [...row, calls] : row;
 }
 
 export interface BrowseSiteOptions {
