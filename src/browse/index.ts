@@ -22,6 +22,7 @@ const ASSETS: Record<string, () => string> = {
   'browse/app.js': () => join(STATIC, 'app.js'),
   'browse/readme.js': () => join(STATIC, 'readme.js'),
   'browse/module.js': () => join(STATIC, 'module.js'),
+  'browse/module-page.js': () => join(STATIC, 'module-page.js'),
   'browse/style.css': () => join(STATIC, 'style.css'),
   // Found only when the page is written: serve and verify need the names alone.
   'browse/markdown-it.min.js': () => createRequire(import.meta.url).resolve('markdown-it/dist/markdown-it.min.js'),

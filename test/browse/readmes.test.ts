@@ -52,7 +52,16 @@ async function openVersion(version: string): Promise<void> {
 const readmeOf = (section: string) => page.locator(`${section} > .readme`).first().innerHTML();
 
 it('stores no README HTML: the page carries one renderer', () => {
-  expect(readdirSync(join(dist, 'browse')).sort()).toEqual(['app.js', 'index.json', 'markdown-it.min.js', 'module.js', 'modules', 'readme.js', 'style.css']);
+  expect(readdirSync(join(dist, 'browse')).sort()).toEqual([
+    'app.js',
+    'index.json',
+    'markdown-it.min.js',
+    'module-page.js',
+    'module.js',
+    'modules',
+    'readme.js',
+    'style.css',
+  ]);
   // The rows of each namespace's modules in pages, and nothing else.
   expect(readdirSync(join(dist, 'browse/modules'))).toEqual(['acme']);
   expect(readdirSync(join(dist, 'browse/modules/acme')).sort()).toEqual(['a.aws.json', 'index.json']);
