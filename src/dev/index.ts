@@ -106,7 +106,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     } catch (error) {
       // The config or a source cannot be read at all: the last good build stays served.
       const lines = messageLines(error);
-      for (const line of lines) options.log(`error: ${line}`);
+      options.log(`error: ${lines.join('\n')}`);
       errors = [{ lines }];
     }
     events.send({ build: builds, errors });
@@ -170,7 +170,7 @@ function shown(where: string, config: ResolvedConfig): string {
 }
 
 function messageLines(error: unknown): string[] {
-  if (error instanceof MirrorError) return [error.message, ...(error.hint ? [`hint: ${error.hint}`] : [])];
+  if (error instanceof MirrorError) return [...error.message.split('\n'), ...(error.hint ? [`  hint: ${error.hint}`] : [])];
   return [error instanceof Error ? error.message : String(error)];
 }
 

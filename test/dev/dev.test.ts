@@ -104,8 +104,8 @@ describe('modmirror dev', () => {
   });
 });
 
-describe('modmirror dev with a git source', () => {
-  it('rebuilds when a tag is added, and never writes into the mirror the config builds', async () => {
+describe('modmirror dev with a config and a git source', () => {
+  it('rebuilds when a tag is added or the config changes (a broken config keeps the last build), and never writes into the mirror the config builds', async () => {
     const root = tempDir('mm-dev-git-');
     const repo = makeRepo(join(root, 'terraform-aws-vpc'), [{ files: { 'main.tf': 'variable "cidr" {}\n' }, tags: ['v1.0.0'], date: '2024-01-01T00:00:00Z' }]);
     writeFiles(root, { 'mirror.config.yaml': `out: dist\nsources:\n  - git: ${JSON.stringify(repo)}\n    namespace: acme\n` });
@@ -124,6 +124,15 @@ describe('modmirror dev with a git source', () => {
       makeRepoCommit(repo, 'v1.1.0');
       await expect.poll(versions, { timeout: 10_000 }).toEqual(['1.0.0', '1.1.0']);
       expect(existsSync(join(root, 'dist'))).toBe(false);
+
+      // The config itself: a broken one is reported and the last good build stays; a fixed one is read again.
+      writeFileSync(join(root, 'mirror.config.yaml'), 'out: dist\nsources: [\n');
+      await expect.poll(() => git.stdout(), { timeout: 10_000 }).toMatch(/error: [^]*mirror\.config\.yaml:3:1: /);
+      expect(await versions()).toEqual(['1.0.0', '1.1.0']);
+      writeFiles(root, { 'more/acme/extra/aws/0.1.0/main.tf': 'variable "x" {}\n' });
+      writeFileSync(join(root, 'mirror.config.yaml'), `out: dist\nsources:\n  - git: ${JSON.stringify(repo)}\n    namespace: acme\n  - folder: more\n`);
+      await expect.poll(async () => (await request(new URL('v1/modules/acme/extra/aws/versions', git.url))).statusCode, { timeout: 10_000 }).toBe(200);
+      expect(git.stdout()).toContain('fixed: every version builds again');
     } finally {
       git.child.kill('SIGTERM');
       await git.exited;
