@@ -5,15 +5,16 @@
 // the module's page (and the home page) while the last good build stays
 // served, until it is fixed; a burst of writes is one rebuild.
 
-import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../browse/chromium.js';
-import { git as gitIn, makeRepo, runCli, spawnListening, tempDir, writeFiles, type ServeProcess } from '../helpers.js';
+import { git as gitIn, makeRepo, ROOT, runCli, spawnListening, tempDir, writeFiles, type ServeProcess } from '../helpers.js';
 
 const VERSION = 'modules/acme/app/aws/1.0.0';
+const SHOTS = join(ROOT, 'test-results', 'browse');
 let dir: string;
 let dev: ServeProcess;
 let browser: Browser;
@@ -59,6 +60,8 @@ describe('modmirror dev', () => {
     const before = rebuilds();
     writeFileSync(join(dir, VERSION, 'main.tf'), 'variable "region" {\n  default = \n}\n');
     await expect.poll(() => page.textContent('#dev-errors').catch(() => null), { timeout: 10_000 }).toContain('main.tf:2:13');
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, 'dev-error.png') });
     await rebuilt(before + 1);
     expect(dev.stdout()).toContain(`${join('modules/acme/app/aws/1.0.0', 'main.tf')}:2:13: Expected an expression`);
     // The last good build is still what the registry answers.
