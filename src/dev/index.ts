@@ -35,8 +35,6 @@ export interface DevOptions {
 export interface DevServer {
   url: string;
   server: RunningServer;
-  /** Rebuilds now, as a burst of changes does (tests and the bench call it to wait for one). */
-  rebuild(paths: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -115,7 +113,6 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   return {
     url: server.url,
     server,
-    rebuild,
     close: async () => {
       watching?.close();
       await running;
