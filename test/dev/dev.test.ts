@@ -63,7 +63,7 @@ describe('modmirror dev', () => {
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: join(SHOTS, 'dev-error.png') });
     await rebuilt(before + 1);
-    expect(dev.stdout()).toContain(`${join('modules/acme/app/aws/1.0.0', 'main.tf')}:2:13: Expected an expression`);
+    await expect.poll(() => dev.stdout()).toContain(`${join('modules/acme/app/aws/1.0.0', 'main.tf')}:2:13: Expected an expression`);
     // The last good build is still what the registry answers.
     const detail = await request(new URL('v1/modules/acme/app/aws/1.0.0', dev.url));
     expect(JSON.stringify(await detail.body.json())).toContain('zone_added');
@@ -76,7 +76,7 @@ describe('modmirror dev', () => {
     writeFileSync(join(dir, VERSION, 'main.tf'), 'variable "region" {\n  default = "eu"\n}\n');
     await expect.poll(() => page.locator('#dev-errors').count(), { timeout: 10_000 }).toBe(0);
     await expect.poll(() => page.locator('code', { hasText: 'zone_added' }).count()).toBe(0);
-    expect(dev.stdout()).toContain('fixed: every version builds again');
+    await expect.poll(() => dev.stdout()).toContain('fixed: every version builds again');
   });
 
   it('rebuilds once for a burst of writes and a rename', async () => {
@@ -135,7 +135,8 @@ describe('modmirror dev with a config and a git source', () => {
       writeFiles(root, { 'more/acme/extra/aws/0.1.0/main.tf': 'variable "x" {}\n' });
       writeFileSync(join(root, 'mirror.config.yaml'), `out: dist\nsources:\n  - git: ${JSON.stringify(repo)}\n    namespace: acme\n  - folder: more\n`);
       await expect.poll(async () => (await request(new URL('v1/modules/acme/extra/aws/versions', git.url))).statusCode, { timeout: 10_000 }).toBe(200);
-      expect(git.stdout()).toContain('fixed: every version builds again');
+      // Printed once the build that serves it has returned.
+      await expect.poll(() => git.stdout()).toContain('fixed: every version builds again');
     } finally {
       git.child.kill('SIGTERM');
       await git.exited;
