@@ -121,6 +121,30 @@ const COMMANDS: Record<string, Command> = {
     },
     run: async (values) => (await import('./commands/serve.js')).runServe(values),
   },
+  dev: {
+    summary: 'Preview the sources as you write them: build, serve, and rebuild on every save',
+    usage: `modmirror dev [--config FILE] [--modules DIR] [--mirror DIR] [--host 127.0.0.1] [--port 8080]
+
+  --config FILE    config file whose sources to preview (default: ./mirror.config.yaml)
+  --modules DIR    preview a folder laid out as <namespace>/<name>/<provider>/<version>/, no config needed
+  --mirror DIR     the preview mirror (default: a temporary folder, removed on exit); never the config's
+                   "out" nor a folder inside a source
+  --host HOST      address to listen on (default: 127.0.0.1)
+  --port PORT      port (default: 8080; 0 picks a free one)
+
+  Serves what modmirror serve serves, and rebuilds after each change to the sources or the config (a
+  burst of changes, such as a git checkout, is one rebuild): open browse pages show the result without a
+  reload. A version whose files do not parse keeps its last good build, and its file:line:column errors
+  are printed and shown on its page until fixed. Local git sources are rebuilt when their tags change.`,
+    options: {
+      config: { type: 'string' },
+      modules: { type: 'string' },
+      ...MIRROR_OPTION,
+      host: { type: 'string' },
+      port: { type: 'string' },
+    },
+    run: async (values) => (await import('./commands/dev.js')).runDev(values),
+  },
   deprecate: {
     summary: 'Mark a published version deprecated (with a reason and a link), or lift that with --undo',
     usage: `modmirror deprecate NAMESPACE/NAME/PROVIDER VERSION (--reason TEXT [--link URL] | --undo) [--mirror DIR] [--config FILE] [--json]

@@ -70,7 +70,7 @@ export function build(config: ResolvedConfig, options: BuildOptions = {}): Promi
     // check their sizes here, not read their bytes again.
     check: (root) => verifyMirror(root, { hashArchives: false, written }),
     // Only what was asked for: --replace of named versions, --prune of what the sources lack; both go on record.
-    allow: { replace: (options.replace?.length ?? 0) > 0, remove: options.prune === true },
+    allow: { replace: (options.replace?.length ?? 0) > 0 || options.replaceAll === true, remove: options.prune === true },
     failure: (problems) =>
       new MirrorError('MIRROR_INVALID', `The built mirror failed verification; the previous one is left in place:\n${problemLines(problems)}`, {
         hint: 'This is a bug in modmirror or a corrupted cache: run again with --clean, and report it if it persists.',
@@ -137,7 +137,14 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       } catch (error) {
         if (!(error instanceof MirrorError)) throw error;
         const where = `${addressKey(source.address)} ${source.version} (${source.label})`;
-        errors.push({ code: error.code, message: `${where}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}`, where: source.label });
+        errors.push({
+          code: error.code,
+          message: `${where}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}`,
+          where: source.label,
+          module: addressKey(source.address),
+          version: source.version,
+          ...(error.code === 'HCL_SYNTAX' ? { syntax: error.message.split('\n') } : {}),
+        });
         return undefined;
       } finally {
         options.onProgress?.(++done, total, source);

@@ -51,6 +51,7 @@ import {
 import { jsonText, type Staging } from '../mirror/staging.js';
 import { latestVersion } from '../version-order.js';
 import { firstListed, listedSummary, type ModulesView } from '../mirror/view.js';
+import { parseModuleSource } from '../protocol/source-address.js';
 
 export interface IndexOptions {
   baseUrl: string;
@@ -158,9 +159,11 @@ export function createModuleWriter(
       }
       await staging.writeJson(versionsFile(address), versionsDocument(address, versions, deprecations));
       await staging.writeJson(downloadsSummaryFile(address), downloadsSummaryDocument(address));
+      const calls = registryCalls(address, written.get(latest)!.content);
       return {
         address,
         latest: moduleSummary(written.get(latest)!),
+        ...(calls.length > 0 ? { calls } : {}),
         versions: versions.map((v) => ({
           version: v.source.version,
           tag: v.source.tag,
@@ -289,15 +292,22 @@ export function writeModuleState(
   ledger: ModuleLedger | undefined,
 ): Promise<void> {
   const key = addressKey(record.address);
-  return staging.write(moduleStateFile(key), jsonText(moduleState(key, [...manifestVersions(record, deprecations)], record.latest, ledger)));
+  return staging.write(moduleStateFile(key), jsonText(moduleState(key, [...manifestVersions(record, deprecations)], record.latest, ledger, record.calls)));
 }
 
-function moduleState(key: string, versions: ManifestVersion[], latest: ModuleSummary | undefined, ledger: ModuleLedger | undefined): ModuleState {
+function moduleState(
+  key: string,
+  versions: ManifestVersion[],
+  latest: ModuleSummary | undefined,
+  ledger: ModuleLedger | undefined,
+  calls?: string[],
+): ModuleState {
   return {
     format: MANIFEST_FORMAT,
     module: key,
     versions,
     ...(latest ? { latest } : {}),
+    ...(calls?.length ? { calls } : {}),
     ...(ledger?.forced.length ? { forced: ledger.forced } : {}),
     ...(ledger?.removed.length ? { removed: ledger.removed } : {}),
   };
@@ -320,4 +330,24 @@ export function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[
     list.push(item);
   }
   return groups;
+}
+
+/**
+ * The registry modules a version's root and submodules call (`ns/name/provider`,
+ * lower case, itself left out), whatever host they name: the browse page lists
+ * a module's callers among the mirror's modules from them, so a write of one
+ * module keeps them in its own state rather than reading the others'.
+ */
+export function registryCalls(address: ModuleAddress, content: VersionsDocumentContent): string[] {
+  const self = addressKey(address).toLowerCase();
+  const found = new Set<string>();
+  for (const m of [content.root, ...content.submodules]) {
+    for (const call of m.moduleCalls) {
+      const source = parseModuleSource(call.source);
+      if (source.kind !== 'registry') continue;
+      const key = addressKey(source.address).toLowerCase();
+      if (key !== self) found.add(key);
+    }
+  }
+  return [...found].sort();
 }

@@ -25,11 +25,13 @@ export interface ModulesView {
 export interface ModuleListing {
   latest: ModuleSummary | undefined;
   versions: number;
+  /** The registry modules its latest version calls (the browse page's "Used by"). */
+  calls: string[] | undefined;
 }
 
 /** What listings keep of a module's state or record. */
-export function listingOf(module: { latest?: ModuleSummary; versions: readonly unknown[] }): ModuleListing {
-  return { latest: module.latest, versions: module.versions.length };
+export function listingOf(module: { latest?: ModuleSummary; versions: readonly unknown[]; calls?: string[] }): ModuleListing {
+  return { latest: module.latest, versions: module.versions.length, calls: module.calls };
 }
 
 /** A module's summary as listings show it: undefined for a module every version of which was removed. */

@@ -51,6 +51,11 @@ export interface ServeOptions {
   };
   /** Private mode: the bound of the usage store in the data folder (default 64 MiB). */
   usageMaxBytes?: number;
+  /**
+   * Answers a request before the registry's routes when it returns true:
+   * `modmirror dev`'s event stream and its page. Its route class is `dev`.
+   */
+  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** One line per refused request in private mode (who, what, why; never a token). Default: stderr. */
   audit?: (line: string) => void;
   /** Publishing through the management API's registry-modules endpoints. */
@@ -130,6 +135,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   const handle = async (req: IncomingMessage, res: ServerResponse, record: RequestRecord) => {
     const url = req.url ?? '/';
+    if (options.intercept?.(req, res)) {
+      record.route = 'dev';
+      return;
+    }
     const forApi = isManagementTarget(url);
     if (forApi) record.route = 'management';
     const { segments, query } = parseTarget(url);

@@ -26,7 +26,7 @@ export async function verifyBrowsePages(namespace: string, view: ModulesView, ke
   const modules = view.modulesIn(namespace);
   const rowOf = (key: string) => {
     const listing = view.listing(key);
-    return listing && listing.versions > 0 && listing.latest ? [browseRow(listing.latest, listing.versions)] : [];
+    return listing && listing.versions > 0 && listing.latest ? [browseRow(listing.latest, listing.versions, listing.calls)] : [];
   };
   const checkRows = (rel: string, rows: unknown[][] | undefined, shownKeys: string[]) => {
     if (rows === undefined) return;
