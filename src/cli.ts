@@ -376,18 +376,34 @@ ${BUCKET_USAGE}
     run: async (values, positionals) => (await import('./commands/manage.js')).runTeam(values, positionals),
   },
   token: {
-    summary: 'Management data: create an API token; prints it once, keeps only its hash',
-    usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR] [--json]
+    summary: 'Management data: create, list and revoke API tokens; a token is printed once, only its hash is kept',
+    usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--description TEXT] [--expires-in DURATION] [--data DIR] [--json]
+       modmirror token list (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR] [--json]
+       modmirror token revoke ID [--data DIR] [--json]
 
   --user NAME      a token that acts as this user (by username)
   --team NAME      with --org ORG: a token that acts as this team of ORG (a service user)
   --org NAME       alone: the organization's token, which acts as the organization (a service user)
+  --description TEXT     what the token is for, shown by list
+  --expires-in DURATION  the token stops working after this long: a number and m, h, d or w (90d,
+                   12h, 1w); default: never
   --data DIR       the management data folder serve reads (default: data)
-  --json           print {"token"} rather than the token alone
+  --json           create: print {"token","id","expires"} rather than the token alone; list: one JSON
+                   object with the tokens; revoke: {"revoked"}
 
-  Prints the token once, on standard output; the data folder keeps only its hash.`,
-    options: { user: { type: 'string' }, team: { type: 'string' }, org: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } },
-    positionals: { names: ['create'], required: 1 },
+  create prints the token once, on standard output; the data folder keeps only its hash. list shows
+  each token's id, description, creation, last use (to within a minute) and expiry, never the token.
+  A running serve refuses a revoked or expired token from the next request on.`,
+    options: {
+      user: { type: 'string' },
+      team: { type: 'string' },
+      org: { type: 'string' },
+      description: { type: 'string' },
+      'expires-in': { type: 'string' },
+      data: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    positionals: { names: ['create|list|revoke', 'ID'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runToken(values, positionals),
   },
   edition: {

@@ -109,7 +109,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     usage: (filter) => usageReport(readUsage(options.dataDir), filter, root),
   });
   const access =
-    options.access === 'private' ? new PrivateAccess(management.store, signer!, options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS) : undefined;
+    options.access === 'private'
+      ? new PrivateAccess(management.store, signer!, options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS, management.tokenUse)
+      : undefined;
   const audit = options.audit ?? ((line: string) => console.error(line));
   const registry: Registry = {
     mirror,
@@ -228,7 +230,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     server,
     close: async () => {
       await Promise.all([closeServer(server), elsewhere && closeServer(elsewhere.server)]);
-      await Promise.all([downloads.flush(), usage?.close()]);
+      await Promise.all([downloads.flush(), usage?.close(), management.tokenUse.flush()]);
     },
   };
 }
