@@ -79,8 +79,25 @@ export class PrivateAccess {
 
   /** The caller when the request has an Authorization header (401, recorded, when the data does not know it); else undefined. */
   callerIfAny(req: IncomingMessage): Caller | undefined {
-    const header = req.headers.authorization;
-    if (header === undefined) return undefined;
+    if (req.headers.authorization === undefined) return undefined;
+    const caller = this.lookUp(req.headers.authorization);
+    if (caller && Date.now() < caller.expiresAtMs) {
+      this.tokenUse?.used(caller.token);
+      return caller;
+    }
+    if (caller) this.refuse(req, caller.label, 'the token has expired');
+    else this.refuse(req, 'unknown-token', 'the token is not known, revoked, or its organization is disabled');
+    throw unauthorized();
+  }
+
+  /** The caller of a token that works now; undefined for none, or one that does not (nothing recorded). */
+  callerOrNone(req: IncomingMessage): Caller | undefined {
+    const caller = req.headers.authorization === undefined ? null : this.lookUp(req.headers.authorization);
+    return caller && Date.now() < caller.expiresAtMs ? caller : undefined;
+  }
+
+  /** The caller a header's token makes, expired or not; null when the data does not know the token. */
+  private lookUp(header: string): Caller | null {
     const data = this.current();
     // Keyed by a hash: the cache holds no token.
     const id = createHash('sha256').update(header).digest('base64url');
@@ -90,13 +107,7 @@ export class PrivateAccess {
       caller = token ? this.callerOfToken(data, token) : null;
       this.callers.set(id, caller);
     }
-    if (caller && Date.now() < caller.expiresAtMs) {
-      this.tokenUse?.used(caller.token);
-      return caller;
-    }
-    if (caller) this.refuse(req, caller.label, 'the token has expired');
-    else this.refuse(req, 'unknown-token', 'the token is not known, revoked, or its organization is disabled');
-    throw unauthorized();
+    return caller;
   }
 
   /** The data, with the caches of callers started over when it has changed. */

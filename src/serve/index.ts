@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { MirrorError } from '../errors.js';
 import { sendError, statusOf } from '../http/errors.js';
 import { AnswerCache, sendPayload } from '../http/payload.js';
+import { createLogin } from '../login/index.js';
 import { createManagementApi } from '../management/index.js';
 import { CACHE_PRIVATE, CACHE_SHORT } from '../protocol/headers.js';
 import { auditLine, PrivateAccess, type Caller } from './access.js';
@@ -112,6 +113,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     options.access === 'private'
       ? new PrivateAccess(management.store, signer!, options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS, management.tokenUse)
       : undefined;
+  // terraform login hands out tokens, which only a private registry asks for.
+  const login = access
+    ? createLogin({ store: management.store, secure: options.tls !== undefined || options.baseUrl?.startsWith('https:') === true })
+    : undefined;
   const audit = options.audit ?? ((line: string) => console.error(line));
   const registry: Registry = {
     mirror,
@@ -139,6 +144,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       // A version's upload link (management/index.ts): the publish API's one write of a module.
       if (segments.length === 5 && segments[2] === 'registry-module-versions' && segments[4] === 'upload') record.route = 'upload';
       return management.handle(req, res, segments.slice(2), query);
+    }
+    if (login?.owns(segments)) {
+      record.route = 'login';
+      return login.handle(req, res, segments, query);
     }
     if (metricsHere && url.split('?', 1)[0] === METRICS_PATH) {
       record.route = 'metrics';
