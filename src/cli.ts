@@ -70,7 +70,7 @@ const COMMANDS: Record<string, Command> = {
   serve: {
     summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
     usage: `modmirror serve [--mirror DIR] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--config FILE]
-                [--access public|private] [--archive-url-ttl SECONDS] [--read-only] [--max-upload-mib N] [--quiet]
+                [--access public|private] [--archive-url-ttl SECONDS] [--login-token-expiry 30d] [--read-only] [--max-upload-mib N] [--quiet]
                 [--log-format text|json] [--metrics-listen HOST:PORT] [--metrics-download-series N] [--usage-max-mib N]
 
   --mirror DIR     the built mirror (default: the config's "out", else ./dist)
@@ -87,6 +87,8 @@ const COMMANDS: Record<string, Command> = {
                    and in-house providers and those shared with them (default: the config's "access",
                    else public)
   --archive-url-ttl SECONDS  private: how long a signed archive URL stays valid (default: 900)
+  --login-token-expiry DURATION  private: how long a token from terraform login works, a number and m,
+                   h, d or w (default: 30d)
   --read-only      refuse publishing and deleting modules through the API (/api/v2/.../registry-modules);
                    a mirror on a read-only file system is refused anyway
   --max-upload-mib N  largest module upload through the API, in MiB (default: 64)
@@ -110,6 +112,7 @@ const COMMANDS: Record<string, Command> = {
       data: { type: 'string' },
       access: { type: 'string' },
       'archive-url-ttl': { type: 'string' },
+      'login-token-expiry': { type: 'string' },
       'read-only': { type: 'boolean' },
       'max-upload-mib': { type: 'string' },
       config: { type: 'string' },

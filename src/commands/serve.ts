@@ -1,6 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { ACCESS_MODES, baseUrlFlag, moduleMeta, resolveMirrorConfig, type Access } from '../config/index.js';
 import { MirrorError } from '../errors.js';
+import { durationSeconds } from '../management/tokens.js';
 import { startServer } from '../serve/index.js';
 import { DEFAULT_DOWNLOAD_SERIES } from '../serve/metrics.js';
 import { LOG_FORMATS, type LogFormat } from '../serve/request-log.js';
@@ -28,6 +29,10 @@ export async function runServe(values: Values): Promise<number> {
   const ttl = Number(values['archive-url-ttl'] ?? 900);
   if (!Number.isInteger(ttl) || ttl < 1)
     throw new MirrorError('USAGE', `Invalid --archive-url-ttl "${values['archive-url-ttl']}": expected a whole number of seconds, 1 or more.`);
+  const loginExpiry = stringFlag(values, 'login-token-expiry') ?? '30d';
+  const loginSeconds = durationSeconds(loginExpiry);
+  if (loginSeconds === undefined)
+    throw new MirrorError('USAGE', `Invalid --login-token-expiry "${loginExpiry}": give a number and m, h, d or w, such as 30d or 12h.`);
   const mib = Number(values['max-upload-mib'] ?? 64);
   if (!Number.isFinite(mib) || mib <= 0)
     throw new MirrorError('USAGE', `Invalid --max-upload-mib "${values['max-upload-mib']}": expected a positive number of MiB.`);
@@ -51,6 +56,7 @@ export async function runServe(values: Values): Promise<number> {
     baseUrl: baseUrl === '' ? undefined : baseUrl,
     access: access as Access,
     archiveUrlTtlSeconds: ttl,
+    loginTokenSeconds: loginSeconds,
     publishing: {
       cacheDir: config.cacheDir,
       imageHosts: config.imageHosts,

@@ -23,7 +23,7 @@ import { FREE_FAILURES, Throttle } from './throttle.js';
 const REQUEST_TTL_MS = 10 * 60_000;
 const CODE_TTL_MS = 60_000;
 /** A token from terraform login expires after this long, unless serve says otherwise. */
-export const DEFAULT_LOGIN_TOKEN_DAYS = 30;
+export const DEFAULT_LOGIN_TOKEN_SECONDS = 30 * 86_400;
 const MAX_PENDING = 10_000;
 const MAX_FORM_BYTES = 16 * 1024;
 const COOKIE = 'mm_login_csrf';
@@ -48,7 +48,7 @@ export interface LoginOptions {
   store: Store;
   /** Cookies get `Secure` when the server is reached over HTTPS. */
   secure: boolean;
-  tokenDays?: number;
+  tokenSeconds?: number | undefined;
 }
 
 export interface Login {
@@ -66,7 +66,7 @@ export function createLogin(options: LoginOptions): Login {
   const pending = new Map<string, Pending>();
   const codes = new Map<string, Code>();
   const throttle = new Throttle();
-  const tokenMs = (options.tokenDays ?? DEFAULT_LOGIN_TOKEN_DAYS) * 86_400_000;
+  const tokenMs = (options.tokenSeconds ?? DEFAULT_LOGIN_TOKEN_SECONDS) * 1000;
   const cookie = (value: string, maxAge: number) =>
     `${COOKIE}=${value}; Path=/${LOGIN_AUTHZ_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${options.secure ? '; Secure' : ''}`;
 

@@ -41,6 +41,8 @@ export interface ServeOptions {
   access?: 'public' | 'private';
   /** Private mode: how long a signed archive URL stays valid (default 15 minutes). */
   archiveUrlTtlSeconds?: number;
+  /** Private: how long a token from terraform login works (default: 30 days). */
+  loginTokenSeconds?: number;
   log?: (line: string) => void;
   /** text (default): `GET /path 200 1.2ms`; json: one object per request (logging.md). */
   logFormat?: LogFormat;
@@ -115,7 +117,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       : undefined;
   // terraform login hands out tokens, which only a private registry asks for.
   const login = access
-    ? createLogin({ store: management.store, secure: options.tls !== undefined || options.baseUrl?.startsWith('https:') === true })
+    ? createLogin({
+        store: management.store,
+        secure: options.tls !== undefined || options.baseUrl?.startsWith('https:') === true,
+        tokenSeconds: options.loginTokenSeconds,
+      })
     : undefined;
   const audit = options.audit ?? ((line: string) => console.error(line));
   const registry: Registry = {

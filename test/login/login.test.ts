@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers.js';
 import { authzQuery, exchange, openSignIn, PASSWORD, pkce, signIn, startLoginSite, submitSignIn, tokenForm, type LoginSite } from './flow.js';
 
 let site: LoginSite;
@@ -139,5 +140,30 @@ describe('terraform login protocol', () => {
     expect(locked.text).toMatch(/try again in \d+ seconds/);
     // Another account from the same address still signs in: the address has more room.
     expect((await signIn(site, 'alice', pkce().challenge)).code).toBeTruthy();
+  });
+
+  it('behind a TLS proxy (an https base URL): absolute endpoints in discovery, and a Secure cookie', async () => {
+    const proxied = await startLoginSite({ baseUrl: 'https://registry.example.com/', loginTokenSeconds: 3600 });
+    try {
+      const res = await request(new URL('.well-known/terraform.json', proxied.server.url));
+      expect(((await res.body.json()) as any)['login.v1']).toMatchObject({
+        authz: 'https://registry.example.com/oauth/authorization',
+        token: 'https://registry.example.com/oauth/token',
+      });
+      const page = await openSignIn(proxied, authzQuery(pkce().challenge));
+      expect(String(page.headers['set-cookie'])).toMatch(/; Secure/);
+      // serve --login-token-expiry 1h
+      const { verifier, challenge } = pkce();
+      const { code } = await signIn(proxied, 'alice', challenge);
+      expect((await exchange(proxied, tokenForm(code, verifier))).json.expires_in).toBe(3600);
+    } finally {
+      await proxied.server.close();
+    }
+  });
+
+  it('refuses a --login-token-expiry that is not a duration', async () => {
+    const result = await runCli(['serve', '--access', 'private', '--login-token-expiry', '30'], site.dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Invalid --login-token-expiry "30": give a number and m, h, d or w/);
   });
 });
