@@ -70,7 +70,7 @@ const COMMANDS: Record<string, Command> = {
   serve: {
     summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
     usage: `modmirror serve [--mirror DIR] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--config FILE]
-                [--access public|private] [--archive-url-ttl SECONDS] [--login-token-expiry 30d] [--read-only] [--max-upload-mib N] [--quiet]
+                [--access public|private] [--archive-url-ttl SECONDS] [--login-token-expiry 30d] [--sso-issuer URL ...] [--read-only] [--max-upload-mib N] [--quiet]
                 [--log-format text|json] [--metrics-listen HOST:PORT] [--metrics-download-series N] [--usage-max-mib N]
 
   --mirror DIR     the built mirror (default: the config's "out", else ./dist)
@@ -89,6 +89,14 @@ const COMMANDS: Record<string, Command> = {
   --archive-url-ttl SECONDS  private: how long a signed archive URL stays valid (default: 900)
   --login-token-expiry DURATION  private: how long a token from terraform login works, a number and m,
                    h, d or w (default: 30d)
+  --sso-issuer URL  private: offer single sign-on through this OpenID Connect provider on terraform login's
+                   sign-in page (its issuer, exactly as its discovery document states it)
+  --sso-client-id ID  the client this server is at the provider
+  --sso-client-secret-file FILE | --sso-client-secret-env VAR  its client secret, never on the command line
+  --sso-groups-claim NAME  the ID token claim listing the person's groups (default: groups)
+  --sso-team GROUP=ORG/TEAM  members of GROUP are members of TEAM of ORG, and others are not (repeatable)
+  --sso-create-users  make a user on first sign-in when none has the person's e-mail address (default:
+                   refuse)
   --read-only      refuse publishing and deleting modules through the API (/api/v2/.../registry-modules);
                    a mirror on a read-only file system is refused anyway
   --max-upload-mib N  largest module upload through the API, in MiB (default: 64)
@@ -113,6 +121,13 @@ const COMMANDS: Record<string, Command> = {
       access: { type: 'string' },
       'archive-url-ttl': { type: 'string' },
       'login-token-expiry': { type: 'string' },
+      'sso-issuer': { type: 'string' },
+      'sso-client-id': { type: 'string' },
+      'sso-client-secret-file': { type: 'string' },
+      'sso-client-secret-env': { type: 'string' },
+      'sso-groups-claim': { type: 'string' },
+      'sso-team': { type: 'string', multiple: true },
+      'sso-create-users': { type: 'boolean' },
       'read-only': { type: 'boolean' },
       'max-upload-mib': { type: 'string' },
       config: { type: 'string' },

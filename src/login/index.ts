@@ -17,6 +17,7 @@ import { issueToken, revokeToken } from '../management/tokens.js';
 import { LOGIN_CLIENT_ID, LOGIN_PORTS } from '../protocol/documents.js';
 import { LOGIN_AUTHZ_PATH, LOGIN_TOKEN_PATH } from '../protocol/paths.js';
 import { sendProblem, sendSignIn } from './page.js';
+import { createSso, type SsoOptions } from './sso.js';
 import { FREE_FAILURES, Throttle } from './throttle.js';
 
 /** How long the sign-in page stays good, and a code once issued (single use either way). */
@@ -27,6 +28,8 @@ export const DEFAULT_LOGIN_TOKEN_SECONDS = 30 * 86_400;
 const MAX_PENDING = 10_000;
 const MAX_FORM_BYTES = 16 * 1024;
 const COOKIE = 'mm_login_csrf';
+const SSO_START = 'oauth/sso';
+const SSO_CALLBACK = 'oauth/sso/callback';
 
 interface AuthzRequest {
   redirectUri: string;
@@ -49,6 +52,10 @@ export interface LoginOptions {
   /** Cookies get `Secure` when the server is reached over HTTPS. */
   secure: boolean;
   tokenSeconds?: number | undefined;
+  /** Single sign-on through an OpenID Connect provider, offered beside the password. */
+  sso?: SsoOptions | undefined;
+  /** The URL clients reach the server at, for the provider's callback; else the request's Host. */
+  baseUrl?: string | undefined;
 }
 
 export interface Login {
@@ -66,6 +73,8 @@ export function createLogin(options: LoginOptions): Login {
   const pending = new Map<string, Pending>();
   const codes = new Map<string, Code>();
   const throttle = new Throttle();
+  const sso = options.sso && createSso(options.sso, options.store);
+  const ssoLink = (request: string) => (sso ? `/${SSO_START}?request=${encodeURIComponent(request)}` : undefined);
   const tokenMs = (options.tokenSeconds ?? DEFAULT_LOGIN_TOKEN_SECONDS) * 1000;
   const cookie = (value: string, maxAge: number) =>
     `${COOKIE}=${value}; Path=/${LOGIN_AUTHZ_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${options.secure ? '; Secure' : ''}`;
@@ -91,7 +100,7 @@ export function createLogin(options: LoginOptions): Login {
       csrf,
       expires: now + REQUEST_TTL_MS,
     });
-    sendSignIn(res, 200, { request: id, csrf }, { 'Set-Cookie': cookie(csrf, REQUEST_TTL_MS / 1000) });
+    sendSignIn(res, 200, { request: id, csrf, sso: ssoLink(id) }, { 'Set-Cookie': cookie(csrf, REQUEST_TTL_MS / 1000) });
   };
 
   const signIn = async (req: IncomingMessage, res: ServerResponse) => {
@@ -109,7 +118,7 @@ export function createLogin(options: LoginOptions): Login {
     const account = `account:${username.toLowerCase()}`;
     const address = `address:${req.socket.remoteAddress ?? ''}`;
     const wait = Math.max(throttle.wait(account, now), throttle.wait(address, now));
-    const again = { request: id, csrf, username };
+    const again = { request: id, csrf, username, sso: ssoLink(id) };
     if (wait > 0)
       return sendSignIn(res, 429, { ...again, problem: `Too many failed sign-ins: try again in ${wait} seconds.` }, { 'Retry-After': String(wait) });
     const user = options.store.read().users.find((u) => u.username === username);
@@ -120,15 +129,41 @@ export function createLogin(options: LoginOptions): Login {
       return sendSignIn(res, 401, { ...again, problem: 'Wrong user name or password.' });
     }
     throttle.succeeded(account);
+    redirectWithCode(res, id, request, user.id, now);
+  };
+
+  /** The sign-in is done: a single-use code for Terraform, on the redirect to its listener. */
+  const redirectWithCode = (res: ServerResponse, id: string, request: Pending, user: string, now: number) => {
     pending.delete(id);
     const code = random();
-    codes.set(code, { redirectUri: request.redirectUri, state: request.state, challenge: request.challenge, user: user.id, expires: now + CODE_TTL_MS });
+    codes.set(code, { redirectUri: request.redirectUri, state: request.state, challenge: request.challenge, user, expires: now + CODE_TTL_MS });
     const target = new URL(request.redirectUri);
     target.searchParams.set('code', code);
     target.searchParams.set('state', request.state);
     res.writeHead(302, { Location: target.href, 'Cache-Control': 'no-store', 'Set-Cookie': cookie('', 0), 'Referrer-Policy': 'no-referrer' });
     res.end();
   };
+
+  const ssoStart = async (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => {
+    const id = query.get('request') ?? '';
+    const request = pending.get(id);
+    if (!sso || !request || request.expires <= Date.now())
+      return sendProblem(res, 400, 'This sign-in page has expired or was already used. Run terraform login again.');
+    await sso.start(res, id, new URL(SSO_CALLBACK, publicBase(req)).href);
+  };
+
+  const ssoFinish = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!sso) return sendProblem(res, 404, 'Single sign-on is not set up here.');
+    const done = await sso.finish(res, new URL(req.url ?? '/', publicBase(req)));
+    if (!done) return;
+    const request = pending.get(done.request);
+    const now = Date.now();
+    if (!request || request.expires <= now) return sendProblem(res, 400, 'This sign-in page has expired or was already used. Run terraform login again.');
+    redirectWithCode(res, done.request, request, done.user, now);
+  };
+
+  /** Where browsers reach this server: the base URL, else the scheme and Host of the request. */
+  const publicBase = (req: IncomingMessage) => options.baseUrl ?? `${options.secure ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}/`;
 
   const exchange = async (req: IncomingMessage, res: ServerResponse) => {
     const refuse = (status: number, error: string, description: string) => sendOAuth(res, status, { error, error_description: description });
@@ -159,15 +194,18 @@ export function createLogin(options: LoginOptions): Login {
   };
 
   return {
-    owns: (segments) => [LOGIN_AUTHZ_PATH, LOGIN_TOKEN_PATH].includes(segments.join('/')),
+    owns: (segments) => [LOGIN_AUTHZ_PATH, LOGIN_TOKEN_PATH, SSO_START, SSO_CALLBACK].includes(segments.join('/')),
     handle: async (req, res, segments, query) => {
       const path = segments.join('/');
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       if (path === LOGIN_AUTHZ_PATH && method === 'GET') return start(res, query);
       if (path === LOGIN_AUTHZ_PATH && method === 'POST') return signIn(req, res);
       if (path === LOGIN_TOKEN_PATH && method === 'POST') return exchange(req, res);
+      if (path === SSO_START && method === 'GET') return ssoStart(req, res, query);
+      if (path === SSO_CALLBACK && method === 'GET') return ssoFinish(req, res);
       req.resume();
-      res.writeHead(405, { Allow: path === LOGIN_TOKEN_PATH ? 'POST' : 'GET, HEAD, POST', 'Content-Type': 'application/json' });
+      const allow = path === LOGIN_TOKEN_PATH ? 'POST' : path === LOGIN_AUTHZ_PATH ? 'GET, HEAD, POST' : 'GET, HEAD';
+      res.writeHead(405, { Allow: allow, 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ errors: [`Method ${req.method} not allowed`] }));
     },
   };

@@ -33,6 +33,8 @@ export interface SignInForm {
   csrf: string;
   username?: string;
   problem?: string;
+  /** Where single sign-on starts, when it is set up. */
+  sso?: string | undefined;
 }
 
 export function sendSignIn(res: ServerResponse, status: number, form: SignInForm, headers: Record<string, string> = {}): void {
@@ -44,7 +46,8 @@ ${form.problem ? `<p class="problem" role="alert">${escape(form.problem)}</p>` :
 <label for="username">User name</label><input type="text" id="username" name="username" autocomplete="username" required value="${escape(form.username ?? '')}">
 <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>`;
+</form>
+${form.sso ? `<p>or</p>\n<p><a href="${escape(form.sso)}">Sign in with your organization's identity provider</a></p>` : ''}`;
   send(res, status, page('Sign in to the module registry', body), headers);
 }
 

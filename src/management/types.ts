@@ -19,6 +19,8 @@ export interface User {
   passwordHash: string;
   isSiteAdmin: boolean;
   createdAt: string;
+  /** `ISSUER#SUBJECT` of the identity provider account that signs in as this user (single sign-on). */
+  ssoSubject?: string;
 }
 
 export type TokenKind = 'user' | 'team' | 'organization';

@@ -10,6 +10,7 @@ import { MirrorError } from '../errors.js';
 import { sendError, statusOf } from '../http/errors.js';
 import { AnswerCache, sendPayload } from '../http/payload.js';
 import { createLogin } from '../login/index.js';
+import type { SsoOptions } from '../login/sso.js';
 import { createManagementApi } from '../management/index.js';
 import { CACHE_PRIVATE, CACHE_SHORT } from '../protocol/headers.js';
 import { auditLine, PrivateAccess, type Caller } from './access.js';
@@ -43,6 +44,8 @@ export interface ServeOptions {
   archiveUrlTtlSeconds?: number;
   /** Private: how long a token from terraform login works (default: 30 days). */
   loginTokenSeconds?: number;
+  /** Private: single sign-on on terraform login's sign-in page. */
+  sso?: SsoOptions | undefined;
   log?: (line: string) => void;
   /** text (default): `GET /path 200 1.2ms`; json: one object per request (logging.md). */
   logFormat?: LogFormat;
@@ -121,6 +124,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         store: management.store,
         secure: options.tls !== undefined || options.baseUrl?.startsWith('https:') === true,
         tokenSeconds: options.loginTokenSeconds,
+        sso: options.sso,
+        baseUrl: options.baseUrl,
       })
     : undefined;
   const audit = options.audit ?? ((line: string) => console.error(line));

@@ -166,4 +166,19 @@ describe('terraform login protocol', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/Invalid --login-token-expiry "30": give a number and m, h, d or w/);
   });
+
+  it('refuses --sso-* flags that do not make a provider, naming the flag', async () => {
+    for (const [args, message] of [
+      [['--sso-client-id', 'x'], /--sso-client-id needs --sso-issuer/],
+      [['--sso-issuer', 'https://idp.example', '--sso-client-id', 'x'], /needs the client secret/],
+      [['--sso-issuer', 'https://idp.example', '--sso-client-id', 'x', '--sso-client-secret-env', 'MM_NO_SUCH_VARIABLE'], /MM_NO_SUCH_VARIABLE .* is not set/],
+      [['--sso-issuer', 'https://idp.example', '--sso-client-id', 'x', '--sso-client-secret-env', 'HOME', '--sso-team', 'ops'], /Invalid --sso-team "ops"/],
+    ] as const) {
+      const result = await runCli(['serve', '--access', 'private', ...args], site.dir);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    const publicMode = await runCli(['serve', '--sso-issuer', 'https://idp.example', '--sso-client-id', 'x', '--sso-client-secret-env', 'HOME'], site.dir);
+    expect(publicMode.stderr).toMatch(/works with --access private/);
+  });
 });
