@@ -21,11 +21,16 @@ const SECRET = 'client-secret-for-the-tests';
 const ACCOUNTS: Record<string, Record<string, unknown>> = {
   alice: { email: 'Alice@example.com', email_verified: true, preferred_username: 'alice-idp', groups: ['platform-team'] },
   dora: { email: 'dora@example.com', email_verified: true, preferred_username: 'dora', groups: [] },
+  erin: { email: 'erin@example.com', email_verified: true, preferred_username: 'erin', groups: [] },
+  // Claims bob's address without the provider having checked it.
+  mallory: { email: 'bob@example.com', email_verified: false, preferred_username: 'mallory', groups: [] },
 };
 
 type Tamper = 'none' | 'issuer' | 'audience' | 'expired' | 'signature';
 let tamper: Tamper = 'none';
 let site: LoginSite;
+/** The same provider, with no users made on first sign-in. */
+let strict: LoginSite;
 let provider: Server;
 let proxy: Server;
 const signing = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -52,6 +57,7 @@ beforeAll(async () => {
       teams: { 'platform-team': { organization: 'acme', team: 'platform' }, 'old-team': { organization: 'acme', team: 'legacy' } },
     },
   });
+  strict = await startLoginSite({ sso: { issuer, clientId: 'modmirror', clientSecret: SECRET } });
   const store = new Store(join(site.dir, 'data'));
   await createTeam(store, { organization: 'acme', name: 'platform', members: [] });
   await createTeam(store, { organization: 'acme', name: 'legacy', members: ['alice'] });
@@ -60,7 +66,7 @@ beforeAll(async () => {
       {
         client_id: 'modmirror',
         client_secret: SECRET,
-        redirect_uris: [new URL('oauth/sso/callback', site.server.url).href],
+        redirect_uris: [site, strict].map((s) => new URL('oauth/sso/callback', s.server.url).href),
         grant_types: ['authorization_code'],
         response_types: ['code'],
       },
@@ -76,6 +82,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await site?.server.close();
+  await strict?.server.close();
   provider?.close();
   proxy?.close();
 });
@@ -154,12 +161,12 @@ async function browse(start: URL, account: string, stop = (_url: URL) => false):
 }
 
 /** terraform login's first steps, then the SSO link on the sign-in page. */
-async function ssoSignIn(account: string) {
+async function ssoSignIn(account: string, at = site) {
   const { verifier, challenge } = pkce();
-  const page = await openSignIn(site, authzQuery(challenge));
+  const page = await openSignIn(at, authzQuery(challenge));
   const link = /href="(\/oauth\/sso\?request=[^"]+)"/.exec(page.text)?.[1];
   expect(link).toBeDefined();
-  return { verifier, ...(await browse(new URL(link!.replaceAll('&amp;', '&'), site.server.url), account)) };
+  return { verifier, ...(await browse(new URL(link!.replaceAll('&amp;', '&'), at.server.url), account)) };
 }
 
 const users = () => JSON.parse(readFileSync(join(site.dir, 'data/users.json'), 'utf8')) as { id: string; username: string; ssoSubject?: string }[];
@@ -188,6 +195,16 @@ describe('single sign-on through OpenID Connect', () => {
     const done = await ssoSignIn('dora');
     expect(done.status).toBe(302);
     expect(users().map((u) => u.username)).toContain('dora');
+  });
+
+  it('refuses a person no user matches unless serve makes users, and never links by an unverified address', async () => {
+    const unknown = await ssoSignIn('erin', strict);
+    expect(unknown.status).toBe(403);
+    expect(unknown.text).toMatch(/No user here matches erin@example\.com/);
+    const unverified = await ssoSignIn('mallory', strict);
+    expect(unverified.status).toBe(403);
+    const bob = JSON.parse(readFileSync(join(strict.dir, 'data/users.json'), 'utf8')).find((u: { username: string }) => u.username === 'bob');
+    expect(bob.ssoSubject).toBeUndefined();
   });
 
   for (const [mode, why] of [
