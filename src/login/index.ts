@@ -56,6 +56,8 @@ export interface LoginOptions {
   sso?: SsoOptions | undefined;
   /** The URL clients reach the server at, for the provider's callback; else the request's Host. */
   baseUrl?: string | undefined;
+  /** Records why a request was refused, for the server's audit line (never a password or a token). */
+  audit?: (req: IncomingMessage, who: string, why: string) => void;
 }
 
 export interface Login {
@@ -74,6 +76,7 @@ export function createLogin(options: LoginOptions): Login {
   const codes = new Map<string, Code>();
   const throttle = new Throttle();
   const sso = options.sso && createSso(options.sso, options.store);
+  const audit = options.audit ?? (() => {});
   const ssoLink = (request: string) => (sso ? `/${SSO_START}?request=${encodeURIComponent(request)}` : undefined);
   const tokenMs = (options.tokenSeconds ?? DEFAULT_LOGIN_TOKEN_SECONDS) * 1000;
   const cookie = (value: string, maxAge: number) =>
@@ -111,21 +114,26 @@ export function createLogin(options: LoginOptions): Login {
     const request = pending.get(id);
     if (!request || request.expires <= now) return sendProblem(res, 400, 'This sign-in page has expired or was already used. Run terraform login again.');
     const csrf = form.get('csrf') ?? '';
-    if (!sameText(csrf, request.csrf) || !sameText(cookieOf(req, COOKIE) ?? '', request.csrf))
+    if (!sameText(csrf, request.csrf) || !sameText(cookieOf(req, COOKIE) ?? '', request.csrf)) {
+      audit(req, 'anonymous', "sign-in form without the page's CSRF token or cookie");
       return sendProblem(res, 403, 'The form did not come from this sign-in page (its CSRF token or cookie is missing or wrong). Run terraform login again.');
+    }
     const username = (form.get('username') ?? '').trim();
     const password = form.get('password') ?? '';
     const account = `account:${username.toLowerCase()}`;
     const address = `address:${req.socket.remoteAddress ?? ''}`;
     const wait = Math.max(throttle.wait(account, now), throttle.wait(address, now));
     const again = { request: id, csrf, username, sso: ssoLink(id) };
-    if (wait > 0)
+    if (wait > 0) {
+      audit(req, 'anonymous', `sign-in as ${JSON.stringify(username)} refused for ${wait} s after failed ones`);
       return sendSignIn(res, 429, { ...again, problem: `Too many failed sign-ins: try again in ${wait} seconds.` }, { 'Retry-After': String(wait) });
+    }
     const user = options.store.read().users.find((u) => u.username === username);
     const matches = checkPassword(password, user?.passwordHash || NOBODY);
     if (!user || !matches) {
       throttle.failed(account, FREE_FAILURES.account, now);
       throttle.failed(address, FREE_FAILURES.address, now);
+      audit(req, 'anonymous', `sign-in as ${JSON.stringify(username)} failed: wrong user name or password`);
       return sendSignIn(res, 401, { ...again, problem: 'Wrong user name or password.' });
     }
     throttle.succeeded(account);
@@ -155,7 +163,7 @@ export function createLogin(options: LoginOptions): Login {
   const ssoFinish = async (req: IncomingMessage, res: ServerResponse) => {
     if (!sso) return sendProblem(res, 404, 'Single sign-on is not set up here.');
     const done = await sso.finish(res, new URL(req.url ?? '/', publicBase(req)));
-    if (!done) return;
+    if ('refused' in done) return audit(req, 'anonymous', `single sign-on refused: ${done.refused}`);
     const request = pending.get(done.request);
     const now = Date.now();
     if (!request || request.expires <= now) return sendProblem(res, 400, 'This sign-in page has expired or was already used. Run terraform login again.');
@@ -166,7 +174,10 @@ export function createLogin(options: LoginOptions): Login {
   const publicBase = (req: IncomingMessage) => options.baseUrl ?? `${options.secure ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}/`;
 
   const exchange = async (req: IncomingMessage, res: ServerResponse) => {
-    const refuse = (status: number, error: string, description: string) => sendOAuth(res, status, { error, error_description: description });
+    const refuse = (status: number, error: string, description: string) => {
+      audit(req, 'anonymous', `token request refused: ${error}: ${description}`);
+      sendOAuth(res, status, { error, error_description: description });
+    };
     const form = await readForm(req);
     if (!form) return refuse(400, 'invalid_request', 'Send the token request as application/x-www-form-urlencoded, under 16 KiB.');
     if (form.get('grant_type') !== 'authorization_code') return refuse(400, 'unsupported_grant_type', 'Only grant_type=authorization_code is supported.');

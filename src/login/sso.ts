@@ -42,8 +42,8 @@ interface Flow {
 export interface Sso {
   /** Redirects the browser to the provider for `request`; `callback` is this server's callback URL. */
   start(res: ServerResponse, request: string, callback: string): Promise<void>;
-  /** Checks the provider's answer; the request and user it signed in, or undefined once a page says why not. */
-  finish(res: ServerResponse, url: URL): Promise<{ request: string; user: string } | undefined>;
+  /** Checks the provider's answer; the request and user it signed in, or why not once a page has said so. */
+  finish(res: ServerResponse, url: URL): Promise<{ request: string; user: string } | { refused: string }>;
 }
 
 export function createSso(options: SsoOptions, store: Store): Sso {
@@ -89,17 +89,19 @@ export function createSso(options: SsoOptions, store: Store): Sso {
       const flow = flows.get(state);
       // Single use: a state seen once is gone, so a replayed answer finds nothing.
       flows.delete(state);
-      if (!flow || flow.expires <= Date.now()) {
-        sendProblem(
-          res,
+      const refuse = (status: number, why: string, page: string) => {
+        sendProblem(res, status, page);
+        return { refused: why };
+      };
+      if (!flow || flow.expires <= Date.now())
+        return refuse(
           400,
+          'an unknown or used state',
           'This answer from the identity provider is not one this server is waiting for (already used or expired). Run terraform login again.',
         );
-        return undefined;
-      }
       if (url.searchParams.has('error')) {
-        sendProblem(res, 401, `The identity provider refused the sign-in: ${url.searchParams.get('error_description') ?? url.searchParams.get('error')}`);
-        return undefined;
+        const why = url.searchParams.get('error_description') ?? url.searchParams.get('error') ?? '';
+        return refuse(401, `the provider refused: ${why}`, `The identity provider refused the sign-in: ${why}`);
       }
       let claims: oidc.IDToken;
       try {
@@ -115,15 +117,14 @@ export function createSso(options: SsoOptions, store: Store): Sso {
         });
         claims = tokens.claims()!;
       } catch (error) {
-        sendProblem(res, 401, `The identity provider's answer was refused: ${reason(error)}. Run terraform login again, or ask an administrator.`);
-        return undefined;
+        const why = reason(error);
+        return refuse(401, why, `The identity provider's answer was refused: ${why}. Run terraform login again, or ask an administrator.`);
       }
       try {
         const user = await signedIn(store, options, claims);
         return { request: flow.request, user: user.id };
       } catch (error) {
-        sendProblem(res, 403, (error as Error).message);
-        return undefined;
+        return refuse(403, (error as Error).message, (error as Error).message);
       }
     },
   };

@@ -126,6 +126,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         tokenSeconds: options.loginTokenSeconds,
         sso: options.sso,
         baseUrl: options.baseUrl,
+        audit: (req, who, why) => access.refuse(req, who, why),
       })
     : undefined;
   const audit = options.audit ?? ((line: string) => console.error(line));

@@ -116,6 +116,7 @@ describe('terraform login protocol', () => {
     expect(await registry(token)).toBe(404);
     const replay = await exchange(site, tokenForm(good.code, second.verifier));
     expect(replay).toMatchObject({ status: 400, json: { error: 'invalid_grant', error_description: 'The code was already used.' } });
+    expect(site.logs).toContain('refused POST /oauth/token 400 who=anonymous why="token request refused: invalid_grant: The code was already used."');
     expect(await registry(token)).toBe(401);
 
     const third = pkce();
@@ -138,6 +139,11 @@ describe('terraform login protocol', () => {
     expect(locked.status).toBe(429);
     expect(Number(locked.headers['retry-after'])).toBeGreaterThanOrEqual(29);
     expect(locked.text).toMatch(/try again in \d+ seconds/);
+    // Each refusal is an audit line naming the account as typed, and never the password.
+    const audit = site.logs.filter((l) => l.startsWith('refused POST /oauth/authorization'));
+    expect(audit).toContain('refused POST /oauth/authorization 401 who=anonymous why="sign-in as \\"carol\\" failed: wrong user name or password"');
+    expect(audit.some((l) => / 429 who=anonymous why="sign-in as \\"carol\\" refused for \d+ s after failed ones"/.test(l))).toBe(true);
+    expect(site.logs.join('\n')).not.toMatch(/wrong password \d/);
     // Another account from the same address still signs in: the address has more room.
     expect((await signIn(site, 'alice', pkce().challenge)).code).toBeTruthy();
   });

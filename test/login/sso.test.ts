@@ -220,6 +220,7 @@ describe('single sign-on through OpenID Connect', () => {
         expect(done.status).toBe(401);
         expect(done.text).toMatch(why);
         expect(done.url.pathname).toBe('/oauth/sso/callback');
+        expect(site.logs.at(-1)).toMatch(/^refused GET \/oauth\/sso\/callback 401 who=anonymous why="single sign-on refused: /);
       } finally {
         tamper = 'none';
       }
