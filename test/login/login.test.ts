@@ -93,6 +93,8 @@ describe('terraform login protocol', () => {
     const page = await openSignIn(site, authzQuery(pkce().challenge));
     const form = { request: page.request, csrf: page.csrf, username: 'bob', password: PASSWORD };
     expect((await submitSignIn(site, { ...form, csrf: 'forged' }, page.cookie)).status).toBe(403);
+    // As many characters as the token, more bytes: still a 403, not a failed comparison.
+    expect((await submitSignIn(site, { ...form, csrf: 'é'.repeat(page.csrf.length) }, page.cookie)).status).toBe(403);
     expect((await submitSignIn(site, form, '')).status).toBe(403);
     expect((await submitSignIn(site, form, 'mm_login_csrf=forged')).status).toBe(403);
     expect((await submitSignIn(site, { ...form, request: 'unknown' }, page.cookie)).status).toBe(400);
