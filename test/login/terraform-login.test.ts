@@ -19,6 +19,7 @@ const BROWSER = `#!/bin/bash
   set -euo pipefail
   jar=$(mktemp)
   page=$(curl -sS --fail --cacert "$MM_CA" -c "$jar" -b "$jar" "$1")
+  cp "$jar" "$MM_BROWSER_LOG.cookies"
   field() { sed -n "s/.*name=\\"$1\\" value=\\"\\([^\\"]*\\)\\".*/\\1/p" <<<"$page"; }
   origin=$(sed -E 's#^(https://[^/]+).*#\\1#' <<<"$1")
   action=$(sed -n 's/.*<form method="post" action="\\([^"]*\\)".*/\\1/p' <<<"$page")
@@ -78,6 +79,12 @@ describe.skipIf(!hasTerraform)('terraform login (real client)', () => {
     expect(token).toMatch(/^mm\./);
     const stored = JSON.parse(readFileSync(join(site.dir, 'data/tokens.json'), 'utf8'));
     expect(stored).toEqual([expect.objectContaining({ kind: 'user', description: 'terraform login', expiresAt: expect.any(String) })]);
+    // The sign-in page's cookie, as curl kept it: HttpOnly, and Secure over HTTPS (Netscape format: the fourth field).
+    const cookie = readFileSync(`${env.MM_BROWSER_LOG}.cookies`, 'utf8')
+      .split('\n')
+      .find((line) => line.includes('mm_login_csrf'))!;
+    expect(cookie).toMatch(/^#HttpOnly_127\.0\.0\.1\t/);
+    expect(cookie.split('\t')[3]).toBe('TRUE');
     // Neither secret reached a log line.
     expect(site.logs.join('\n')).not.toContain(token);
     expect(site.logs.join('\n')).not.toContain(PASSWORD);
