@@ -29,6 +29,7 @@ const BENCHMARKS = [
   { name: 'build-memory', run: async (opts) => (await import('./build.mjs')).benchBuildMemory(opts) },
   { name: 'build-large-file', run: async (opts) => (await import('./large-file.mjs')).benchBuildLargeFile(opts) },
   { name: 'serve', run: async (opts) => (await import('./serve/throughput.mjs')).benchServe(opts) },
+  { name: 'dev', run: async (opts) => (await import('./dev.mjs')).benchDev(opts) },
   {
     name: 'serve-api',
     onlyWhenNamed: true, // the management API rows of `serve`, on their own (with the small mirror)

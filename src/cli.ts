@@ -70,7 +70,7 @@ const COMMANDS: Record<string, Command> = {
   serve: {
     summary: 'Serve a built mirror over HTTP(S), with queries, download headers and counts',
     usage: `modmirror serve [--mirror DIR] [--host 127.0.0.1] [--port 8080] [--tls-cert FILE --tls-key FILE] [--base-url URL] [--data DIR] [--config FILE]
-                [--access public|private] [--archive-url-ttl SECONDS] [--read-only] [--max-upload-mib N] [--quiet]
+                [--access public|private] [--archive-url-ttl SECONDS] [--login-token-expiry 30d] [--sso-issuer URL ...] [--read-only] [--max-upload-mib N] [--quiet]
                 [--log-format text|json] [--metrics-listen HOST:PORT] [--metrics-download-series N] [--usage-max-mib N]
                 [--upstream URL [--upstream-ttl DURATION] [--upstream-ca FILE] [--upstream-token-env VAR | --upstream-token-file FILE]]
 
@@ -88,6 +88,16 @@ const COMMANDS: Record<string, Command> = {
                    and in-house providers and those shared with them (default: the config's "access",
                    else public)
   --archive-url-ttl SECONDS  private: how long a signed archive URL stays valid (default: 900)
+  --login-token-expiry DURATION  private: how long a token from terraform login works, a number and m,
+                   h, d or w (default: 30d)
+  --sso-issuer URL  private: offer single sign-on through this OpenID Connect provider on terraform login's
+                   sign-in page (its issuer, exactly as its discovery document states it)
+  --sso-client-id ID  the client this server is at the provider
+  --sso-client-secret-file FILE | --sso-client-secret-env VAR  its client secret, never on the command line
+  --sso-groups-claim NAME  the ID token claim listing the person's groups (default: groups)
+  --sso-team GROUP=ORG/TEAM  members of GROUP are members of TEAM of ORG, and others are not (repeatable)
+  --sso-create-users  make a user on first sign-in when none has the person's e-mail address (default:
+                   refuse)
   --read-only      refuse publishing and deleting modules through the API (/api/v2/.../registry-modules);
                    a mirror on a read-only file system is refused anyway
   --max-upload-mib N  largest module upload through the API, in MiB (default: 64)
@@ -121,6 +131,14 @@ const COMMANDS: Record<string, Command> = {
       data: { type: 'string' },
       access: { type: 'string' },
       'archive-url-ttl': { type: 'string' },
+      'login-token-expiry': { type: 'string' },
+      'sso-issuer': { type: 'string' },
+      'sso-client-id': { type: 'string' },
+      'sso-client-secret-file': { type: 'string' },
+      'sso-client-secret-env': { type: 'string' },
+      'sso-groups-claim': { type: 'string' },
+      'sso-team': { type: 'string', multiple: true },
+      'sso-create-users': { type: 'boolean' },
       'read-only': { type: 'boolean' },
       'max-upload-mib': { type: 'string' },
       config: { type: 'string' },
@@ -136,6 +154,30 @@ const COMMANDS: Record<string, Command> = {
       'upstream-token-file': { type: 'string' },
     },
     run: async (values) => (await import('./commands/serve.js')).runServe(values),
+  },
+  dev: {
+    summary: 'Preview the sources as you write them: build, serve, and rebuild on every save',
+    usage: `modmirror dev [--config FILE] [--modules DIR] [--mirror DIR] [--host 127.0.0.1] [--port 8080]
+
+  --config FILE    config file whose sources to preview (default: ./mirror.config.yaml)
+  --modules DIR    preview a folder laid out as <namespace>/<name>/<provider>/<version>/, no config needed
+  --mirror DIR     the preview mirror (default: a temporary folder, removed on exit); never the config's
+                   "out" nor a folder inside a source
+  --host HOST      address to listen on (default: 127.0.0.1)
+  --port PORT      port (default: 8080; 0 picks a free one)
+
+  Serves what modmirror serve serves, and rebuilds after each change to the sources or the config (a
+  burst of changes, such as a git checkout, is one rebuild): open browse pages show the result without a
+  reload. A version whose files do not parse keeps its last good build, and its file:line:column errors
+  are printed and shown on its page until fixed. Local git sources are rebuilt when their tags change.`,
+    options: {
+      config: { type: 'string' },
+      modules: { type: 'string' },
+      ...MIRROR_OPTION,
+      host: { type: 'string' },
+      port: { type: 'string' },
+    },
+    run: async (values) => (await import('./commands/dev.js')).runDev(values),
   },
   deprecate: {
     summary: 'Mark a published version deprecated (with a reason and a link), or lift that with --undo',
@@ -392,18 +434,34 @@ ${BUCKET_USAGE}
     run: async (values, positionals) => (await import('./commands/manage.js')).runTeam(values, positionals),
   },
   token: {
-    summary: 'Management data: create an API token; prints it once, keeps only its hash',
-    usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR] [--json]
+    summary: 'Management data: create, list and revoke API tokens; a token is printed once, only its hash is kept',
+    usage: `modmirror token create (--user NAME | --team NAME --org ORG | --org NAME) [--description TEXT] [--expires-in DURATION] [--data DIR] [--json]
+       modmirror token list (--user NAME | --team NAME --org ORG | --org NAME) [--data DIR] [--json]
+       modmirror token revoke ID [--data DIR] [--json]
 
   --user NAME      a token that acts as this user (by username)
   --team NAME      with --org ORG: a token that acts as this team of ORG (a service user)
   --org NAME       alone: the organization's token, which acts as the organization (a service user)
+  --description TEXT     what the token is for, shown by list
+  --expires-in DURATION  the token stops working after this long: a number and m, h, d or w (90d,
+                   12h, 1w); default: never
   --data DIR       the management data folder serve reads (default: data)
-  --json           print {"token"} rather than the token alone
+  --json           create: print {"token","id","expires"} rather than the token alone; list: one JSON
+                   object with the tokens; revoke: {"revoked"}
 
-  Prints the token once, on standard output; the data folder keeps only its hash.`,
-    options: { user: { type: 'string' }, team: { type: 'string' }, org: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } },
-    positionals: { names: ['create'], required: 1 },
+  create prints the token once, on standard output; the data folder keeps only its hash. list shows
+  each token's id, description, creation, last use (to within a minute) and expiry, never the token.
+  A running serve refuses a revoked or expired token from the next request on.`,
+    options: {
+      user: { type: 'string' },
+      team: { type: 'string' },
+      org: { type: 'string' },
+      description: { type: 'string' },
+      'expires-in': { type: 'string' },
+      data: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    positionals: { names: ['create|list|revoke', 'ID'], required: 1 },
     run: async (values, positionals) => (await import('./commands/manage.js')).runToken(values, positionals),
   },
   edition: {

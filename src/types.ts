@@ -174,6 +174,11 @@ export interface BuildProblem {
   message: string;
   /** The file (and `:line:column`) or source the problem is about. */
   where?: string;
+  /** The module version that failed (`namespace/name/provider` and its version), when one did. */
+  module?: string;
+  version?: string;
+  /** HCL_SYNTAX: each file no parser could read, as `file:line:column: message` (the file relative to the version). */
+  syntax?: string[];
 }
 
 /** A version mirrored with the documentation that could be read (build without --strict). */

@@ -140,7 +140,12 @@ export interface ServeProcess {
  * the URL it serves at: `listening`'s first group. Rejects if it exits before.
  */
 export async function spawnServe(args: string[], cwd: string = ROOT, listening = /at (http:\/\/\S+)/): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd });
+  return spawnListening(['serve', ...args], cwd, listening);
+}
+
+/** A command that serves (`serve`, `dev`) as a process of its own, once it has printed its URL: `listening`'s first group. */
+export async function spawnListening(args: string[], cwd: string = ROOT, listening = /at (http:\/\/\S+)/): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -149,7 +154,7 @@ export async function spawnServe(args: string[], cwd: string = ROOT, listening =
       const match = listening.exec(stdout);
       if (match) resolve(match[1]!);
     });
-    child.on('exit', () => reject(new Error(`serve exited before it listened: ${stdout}`)));
+    child.on('exit', () => reject(new Error(`${args[0]} exited before it listened: ${stdout}`)));
   });
   return { child, url, stdout: () => stdout, exited };
 }

@@ -21,6 +21,8 @@ const ASSETS: Record<string, () => string> = {
   'index.html': () => join(STATIC, 'index.html'),
   'browse/app.js': () => join(STATIC, 'app.js'),
   'browse/readme.js': () => join(STATIC, 'readme.js'),
+  'browse/module.js': () => join(STATIC, 'module.js'),
+  'browse/module-page.js': () => join(STATIC, 'module-page.js'),
   'browse/style.css': () => join(STATIC, 'style.css'),
   // Found only when the page is written: serve and verify need the names alone.
   'browse/markdown-it.min.js': () => createRequire(import.meta.url).resolve('markdown-it/dist/markdown-it.min.js'),
@@ -31,11 +33,17 @@ export const BROWSE_ASSET_FILES = Object.keys(ASSETS);
 const LEGACY_FILES = ['browse/readme', 'browse/rendered', 'browse/recent.json'];
 /** How many recent versions the page shows. */
 export const RECENT_COUNT = 20;
-export const BROWSE_FIELDS = ['namespace', 'name', 'provider', 'version', 'description', 'published_at', 'verified', 'versions'] as const;
+export const BROWSE_FIELDS = ['namespace', 'name', 'provider', 'version', 'description', 'published_at', 'verified', 'versions', 'calls'] as const;
 
-/** A module's row in the browse page's index. */
-export function browseRow(latest: ModuleSummary, versions: number): unknown[] {
-  return [latest.namespace, latest.name, latest.provider, latest.version, latest.description, latest.published_at, latest.verified, versions];
+/**
+ * A module's row in the browse page's index; `calls`: the registry modules its
+ * latest version calls, from which the page lists a module's callers. A module
+ * that calls none has no ninth field, as every row had before modmirror kept
+ * the calls: a mirror written then still agrees with its states.
+ */
+export function browseRow(latest: ModuleSummary, versions: number, calls: string[] = []): unknown[] {
+  const row = [latest.namespace, latest.name, latest.provider, latest.version, latest.description, latest.published_at, latest.verified, versions];
+  return calls.length > 0 ? [...row, calls] : row;
 }
 
 export interface BrowseSiteOptions {
@@ -110,8 +118,8 @@ async function emitNamespacePages(staging: Staging, view: ModulesView, namespace
     const rows = page.keys.flatMap((key) => {
       const row = partial && !view.rewritten(key) ? kept(key, page.from) : undefined;
       if (row) return [row];
-      const state = view.state(key);
-      return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length)] : [];
+      const listing = view.listing(key);
+      return listing && listing.versions > 0 && listing.latest ? [browseRow(listing.latest, listing.versions, listing.calls)] : [];
     });
     await staging.write(browsePageFile(namespace, page.name), `${JSON.stringify({ modules: rows })}\n`);
   }

@@ -13,8 +13,8 @@ import { OUTPUT_FORMAT } from './cache.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { readDeprecations } from '../mirror/deprecations.js';
-import { createModuleWriter, groupBy } from '../emit/index.js';
-import { providerArchivesOf, type Manifest, type ManifestVersion, type ModuleRecord } from '../mirror/manifest.js';
+import { createModuleWriter, groupBy, ledgersByModule, writeModuleState, type ModuleLedger } from '../emit/index.js';
+import { providerArchivesOf, recentVersions, type Manifest, type ManifestVersion, type RecentVersion } from '../mirror/manifest.js';
 import { readBuiltVersion } from '../mirror/read.js';
 import { emitProviders } from '../providers/emit.js';
 import { authenticateReleases, type ProviderRelease } from '../providers/release.js';
@@ -70,7 +70,7 @@ export function build(config: ResolvedConfig, options: BuildOptions = {}): Promi
     // check their sizes here, not read their bytes again.
     check: (root) => verifyMirror(root, { hashArchives: false, written }),
     // Only what was asked for: --replace of named versions, --prune of what the sources lack; both go on record.
-    allow: { replace: (options.replace?.length ?? 0) > 0, remove: options.prune === true },
+    allow: { replace: (options.replace?.length ?? 0) > 0 || options.replaceAll === true, remove: options.prune === true },
     failure: (problems) =>
       new MirrorError('MIRROR_INVALID', `The built mirror failed verification; the previous one is left in place:\n${problemLines(problems)}`, {
         hint: 'This is a bug in modmirror or a corrupted cache: run again with --clean, and report it if it persists.',
@@ -114,7 +114,13 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
   // Deprecations live in the mirror (deprecate writes them there); a rebuild keeps them.
   const deprecations = readDeprecations(config.outDir, tx.live());
   const staged = tx.stage(async (staging) => {
-    const records: ModuleRecord[] = [];
+    // Each module's state is written as soon as its last version is done, and of its versions the build keeps
+    // only a count and the most recent: so it never holds every version of a large mirror at once.
+    const states = new Set<string>();
+    let recent: RecentVersion[] = [];
+    let modulesWritten = 0;
+    let versionsWritten = 0;
+    const ledgers = moduleLedgers(published.ledger, plan.forcedBefore);
     let done = 0;
     const buildOne = async (source: VersionSource, moduleCaches: VersionCaches): Promise<BuiltVersion | undefined> => {
       try {
@@ -131,7 +137,14 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       } catch (error) {
         if (!(error instanceof MirrorError)) throw error;
         const where = `${addressKey(source.address)} ${source.version} (${source.label})`;
-        errors.push({ code: error.code, message: `${where}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}`, where: source.label });
+        errors.push({
+          code: error.code,
+          message: `${where}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}`,
+          where: source.label,
+          module: addressKey(source.address),
+          version: source.version,
+          ...(error.code === 'HCL_SYNTAX' ? { syntax: error.message.split('\n') } : {}),
+        });
         return undefined;
       } finally {
         options.onProgress?.(++done, total, source);
@@ -177,7 +190,14 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
         if (left === 0) caches.git.close(v.origin.gitDir);
       }
       const record = await writer.finish(failed);
-      if (record) records.push(record);
+      const key = addressKey(address);
+      // A module with no version left (each failed, none published) keeps its ledger records in a state the indexes write.
+      if (!record) return;
+      await writeModuleState(staging, record, deprecations[key] ?? {}, ledgers.of(key));
+      states.add(key);
+      recent = recentVersions([record], recent);
+      modulesWritten++;
+      versionsWritten += record.versions.length;
     });
     // Every version is built: the packing thread (its heap and buffers) ends before the indexes and verify, when memory peaks.
     await closeVersionCaches(caches);
@@ -192,24 +212,18 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
       ...published.ledger,
       forced: [...published.ledger.forced.slice(0, plan.forcedBefore), ...published.ledger.forced.slice(plan.forcedBefore).sort(byVersion)],
     };
-    await writeMirrorIndexes(staging, records, {
+    await writeMirrorIndexes(staging, [], {
       baseUrl: config.baseUrl,
       imageHosts: config.imageHosts,
       generator: GENERATOR,
       ledger,
       providers,
       deprecations,
-      // Every module is in `records`; the live mirror says whether it keeps a _headers file.
+      // The live mirror says whether it keeps a _headers file.
       live: { dir: config.outDir, recent: undefined },
+      staged: { keys: states, recent },
     });
-    const counts = {
-      modules: records.length,
-      count: records.reduce((n, r) => n + r.versions.length, 0),
-      providerPackages: providerArchivesOf({ providers: providers.entries }).size,
-    };
-    // Verify reads the manifest back: the records it was written from can go first.
-    records.length = 0;
-    return counts;
+    return { modules: modulesWritten, count: versionsWritten, providerPackages: providerArchivesOf({ providers: providers.entries }).size };
   });
   // A repository reader is a git process, the packer a thread: none outlives the build, whether it is committed or discarded.
   const { modules, count, providerPackages } = await staged.finally(() => closeVersionCaches(caches));
@@ -345,6 +359,22 @@ function previousSignature(outDir: string, previous: Manifest | undefined, addre
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Each module's ledger records as its state needs them when its last version is done: those before this
+ * build, then this build's replacements (recorded as its versions are built, in any order) in version order.
+ */
+function moduleLedgers(ledger: ModuleLedger, forcedBefore: number): { of(key: string): ModuleLedger | undefined } {
+  const before = ledgersByModule({ forced: ledger.forced.slice(0, forcedBefore), removed: ledger.removed }).byModule;
+  return {
+    of(key) {
+      const mine = ledger.forced.slice(forcedBefore).filter((f) => f.module === key);
+      const earlier = before.get(key);
+      if (mine.length === 0) return earlier;
+      return { forced: [...(earlier?.forced ?? []), ...mine.sort(byVersion)], removed: earlier?.removed ?? [] };
+    },
+  };
 }
 
 /** `providers` of a detail document: every provider the module's namespace/name exists for. */

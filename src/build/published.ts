@@ -21,6 +21,8 @@ export interface KeepOptions {
   prune?: boolean;
   /** `ns/name/provider@version` of module versions whose published bytes may be replaced, on record. */
   replace?: string[];
+  /** Every module version the sources now give with other bytes replaces the published one, on record: a preview mirror (`modmirror dev`), whose sources are being edited. */
+  replaceAll?: boolean;
 }
 
 export interface Published {
@@ -56,7 +58,8 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
   const ledger = ledgerOf(previous);
   const at = new Date().toISOString();
   const by = requester();
-  const produced = new Set(versions.map((v) => `${addressKey(v.address)}@${v.version}`));
+  // Only a mirror with published modules needs to know which the sources still produce.
+  const produced = new Set(previous && Object.keys(previous.modules).length > 0 ? versions.map((v) => `${addressKey(v.address)}@${v.version}`) : []);
   const carried = new Map<string, ManifestVersion[]>();
   // Held for the whole build: the digest and size of each published version, and nothing more.
   const publishedSha = new Map<string, [sha256: string, size: number]>();
@@ -138,7 +141,7 @@ export function keepPublished(previous: Manifest | undefined, versions: VersionS
       const published = publishedSha.get(`${key}@${source.version}`)?.[0];
       if (published === undefined) return 'new';
       if (published === sha256) return 'same';
-      if (replace.has(`${key}@${source.version}`)) {
+      if (options.replaceAll === true || replace.has(`${key}@${source.version}`)) {
         ledger.forced.push({ module: key, version: source.version, previous_sha256: published, sha256, at, by });
         return 'replaced';
       }

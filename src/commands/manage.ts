@@ -1,11 +1,14 @@
 // Bootstrap commands for the management data folder: user, org (create, and
-// share: module and provider sharing), team, token, edition, and run-task
-// record for pipelines.
+// share: module and provider sharing), team, token (create, list, revoke),
+// edition, and run-task record for pipelines.
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { printJson, usageError, type Values } from './args.js';
-import { createOrganization, createTeam, createToken, createUser, recordRunTask, setEdition } from '../management/bootstrap.js';
+import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { MirrorError } from '../errors.js';
+import { isExpired } from '../management/auth.js';
+import { createOrganization, createTeam, createUser, recordRunTask, setEdition } from '../management/bootstrap.js';
+import { durationSeconds, issueToken, revokeToken, subjectOf, tokensOf, type TokenSubject } from '../management/tokens.js';
 import { setConsumers, setGlobalSharing, type Shared } from '../management/sharing.js';
 import { Store } from '../management/store.js';
 
@@ -118,19 +121,86 @@ export async function runTeam(values: Values, positionals: string[]): Promise<nu
 }
 
 export async function runToken(values: Values, positionals: string[]): Promise<number> {
+  const sub = positionals[0];
+  if (sub === 'list') return runTokenList(values, positionals);
+  if (sub === 'revoke') return runTokenRevoke(values, positionals);
   expectSub(positionals, 'create', 'token');
-  const user = values['user'] as string | undefined;
-  const team = values['team'] as string | undefined;
-  const org = values['org'] as string | undefined;
-  let subject: Parameters<typeof createToken>[1];
-  if (user !== undefined && team === undefined && org === undefined) subject = { user };
-  else if (team !== undefined && org !== undefined && user === undefined) subject = { team, organization: org };
-  else if (org !== undefined && user === undefined && team === undefined) subject = { organization: org };
-  else throw usageError('token', 'Give one of --user NAME, --team NAME --org ORG, or --org NAME.');
+  noId(positionals);
+  const description = stringFlag(values, 'description');
+  const expiresIn = stringFlag(values, 'expires-in');
+  const seconds = expiresIn === undefined ? undefined : durationSeconds(expiresIn);
+  if (expiresIn !== undefined && seconds === undefined)
+    throw usageError('token', `--expires-in "${expiresIn}" is not a duration: give a number and m, h, d or w, such as 90d or 12h.`);
+  const expiresAt = seconds === undefined ? undefined : new Date(Date.now() + seconds * 1000).toISOString();
   // The token alone on stdout (or in JSON), once: only its hash is kept.
-  const token = await createToken(storeOf(values), subject);
-  if (values['json'] === true) printJson({ token });
-  else console.log(token);
+  const made = await issueToken(storeOf(values), subjectFlags(values), {
+    ...(description === undefined ? {} : { description }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+  });
+  if (values['json'] === true) printJson({ token: made.token, id: made.id, expires: made.record.expiresAt ?? null });
+  else console.log(made.token);
+  return 0;
+}
+
+/** --user, --team with --org, or --org alone: whom a token acts for. */
+function subjectFlags(values: Values): TokenSubject {
+  const user = stringFlag(values, 'user');
+  const team = stringFlag(values, 'team');
+  const org = stringFlag(values, 'org');
+  if (user !== undefined && team === undefined && org === undefined) return { user };
+  if (team !== undefined && org !== undefined && user === undefined) return { team, organization: org };
+  if (org !== undefined && user === undefined && team === undefined) return { organization: org };
+  throw usageError('token', 'Give one of --user NAME, --team NAME --org ORG, or --org NAME.');
+}
+
+function noId(positionals: string[]): void {
+  if (positionals[1] !== undefined) throw usageError('token', `Unexpected argument "${positionals[1]}": only token revoke takes an ID.`);
+}
+
+async function runTokenList(values: Values, positionals: string[]): Promise<number> {
+  noId(positionals);
+  const subject = subjectFlags(values);
+  const data = storeOf(values).read();
+  const { kind, id } = subjectOf(data, subject);
+  const now = Date.now();
+  const tokens = tokensOf(data, kind, id).map((t) => ({
+    id: t.id,
+    description: t.description ?? null,
+    created: t.createdAt,
+    'last-used': t.lastUsedAt ?? null,
+    expires: t.expiresAt ?? null,
+    expired: isExpired(t, now),
+  }));
+  if (values['json'] === true) {
+    printJson({ tokens });
+    return 0;
+  }
+  if (tokens.length === 0) {
+    console.log('No tokens.');
+    return 0;
+  }
+  const rows = [
+    ['ID', 'DESCRIPTION', 'CREATED', 'LAST USED', 'EXPIRES'],
+    ...tokens.map((t) => [
+      t.id,
+      t.description ?? '-',
+      t.created,
+      t['last-used'] ?? 'never',
+      t.expires === null ? 'never' : `${t.expires}${t.expired ? ' (expired)' : ''}`,
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const row of rows) console.log(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+  return 0;
+}
+
+async function runTokenRevoke(values: Values, positionals: string[]): Promise<number> {
+  const id = positionals[1];
+  if (id === undefined) throw usageError('token', 'Name the token: modmirror token revoke ID (modmirror token list shows the ids).');
+  if (!(await revokeToken(storeOf(values), id)))
+    throw new MirrorError('DATA_INVALID', `No token with the id "${id}".`, { hint: 'modmirror token list --user NAME (or --team, --org) shows the ids.' });
+  if (values['json'] === true) printJson({ revoked: id });
+  else console.error(`Revoked ${id}.`);
   return 0;
 }
 

@@ -3,6 +3,8 @@ import { join, relative, resolve } from 'node:path';
 import { ACCESS_MODES, baseUrlFlag, moduleMeta, resolveMirrorConfig, type Access, type ResolvedConfig } from '../config/index.js';
 import { DEFAULT_UPSTREAM_TTL_SECONDS, parseDuration } from '../config/upstream.js';
 import { MirrorError } from '../errors.js';
+import type { SsoOptions } from '../login/sso.js';
+import { durationSeconds } from '../management/tokens.js';
 import { startServer, UPSTREAM_PROVIDERS_DIR } from '../serve/index.js';
 import { takeInProviders } from '../upstream/providers.js';
 import { DEFAULT_DOWNLOAD_SERIES } from '../serve/metrics.js';
@@ -31,6 +33,13 @@ export async function runServe(values: Values): Promise<number> {
   const ttl = Number(values['archive-url-ttl'] ?? 900);
   if (!Number.isInteger(ttl) || ttl < 1)
     throw new MirrorError('USAGE', `Invalid --archive-url-ttl "${values['archive-url-ttl']}": expected a whole number of seconds, 1 or more.`);
+  const loginExpiry = stringFlag(values, 'login-token-expiry') ?? '30d';
+  const loginSeconds = durationSeconds(loginExpiry);
+  if (loginSeconds === undefined)
+    throw new MirrorError('USAGE', `Invalid --login-token-expiry "${loginExpiry}": give a number and m, h, d or w, such as 30d or 12h.`);
+  const sso = ssoOptions(values);
+  if (sso && access !== 'private')
+    throw new MirrorError('USAGE', '--sso-issuer works with --access private: single sign-on gives people tokens, which only a private registry asks for.');
   const mib = Number(values['max-upload-mib'] ?? 64);
   if (!Number.isFinite(mib) || mib <= 0)
     throw new MirrorError('USAGE', `Invalid --max-upload-mib "${values['max-upload-mib']}": expected a positive number of MiB.`);
@@ -63,6 +72,8 @@ export async function runServe(values: Values): Promise<number> {
     baseUrl: baseUrl === '' ? undefined : baseUrl,
     access: access as Access,
     archiveUrlTtlSeconds: ttl,
+    loginTokenSeconds: loginSeconds,
+    sso,
     publishing: {
       cacheDir: config.cacheDir,
       imageHosts: config.imageHosts,
@@ -200,4 +211,46 @@ function upstreamToken(variable: string | undefined, file: string | undefined, f
 function upstreamProviders(config: ResolvedConfig, dataDir: string) {
   const into = join(dataDir, UPSTREAM_PROVIDERS_DIR);
   return { into, platforms: config.platforms, path: config.providersPath, commit: takeInProviders(config, into) };
+}
+
+/** The --sso-* flags: undefined without --sso-issuer; every other problem a usage error naming the flag. */
+function ssoOptions(values: Values): SsoOptions | undefined {
+  const issuer = stringFlag(values, 'sso-issuer');
+  const others = Object.keys(values).filter((k) => k.startsWith('sso-') && k !== 'sso-issuer' && values[k] !== undefined);
+  if (issuer === undefined) {
+    if (others.length > 0) throw new MirrorError('USAGE', `--${others[0]} needs --sso-issuer.`, { hint: 'Run modmirror serve --help.' });
+    return undefined;
+  }
+  if (!URL.canParse(issuer)) throw new MirrorError('USAGE', `Invalid --sso-issuer "${issuer}": expected a URL.`);
+  const clientId = stringFlag(values, 'sso-client-id');
+  if (!clientId) throw new MirrorError('USAGE', '--sso-issuer needs --sso-client-id.');
+  const file = stringFlag(values, 'sso-client-secret-file');
+  const env = stringFlag(values, 'sso-client-secret-env');
+  if ((file === undefined) === (env === undefined))
+    throw new MirrorError('USAGE', '--sso-issuer needs the client secret: --sso-client-secret-file FILE or --sso-client-secret-env VAR (one of them).');
+  let clientSecret: string | undefined;
+  try {
+    clientSecret = env !== undefined ? process.env[env] : readFileSync(file!, 'utf8').split(/\r?\n/, 1)[0];
+  } catch (error) {
+    throw new MirrorError('USAGE', `Cannot read --sso-client-secret-file "${file}": ${(error as Error).message}`);
+  }
+  if (!clientSecret)
+    throw new MirrorError(
+      'USAGE',
+      env !== undefined ? `The environment variable ${env} (--sso-client-secret-env) is not set.` : `--sso-client-secret-file "${file}" is empty.`,
+    );
+  const teams: NonNullable<SsoOptions['teams']> = {};
+  for (const entry of (values['sso-team'] as unknown as string[] | undefined) ?? []) {
+    const match = /^(.+)=([^/=]+)\/([^/=]+)$/.exec(entry);
+    if (!match) throw new MirrorError('USAGE', `Invalid --sso-team "${entry}": expected GROUP=ORG/TEAM.`);
+    teams[match[1]!] = { organization: match[2]!, team: match[3]! };
+  }
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    groupsClaim: stringFlag(values, 'sso-groups-claim') ?? 'groups',
+    teams,
+    createUsers: values['sso-create-users'] === true,
+  };
 }

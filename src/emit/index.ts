@@ -51,6 +51,7 @@ import {
 import { jsonText, type Staging } from '../mirror/staging.js';
 import { latestVersion } from '../version-order.js';
 import { firstListed, listedSummary, type ModulesView } from '../mirror/view.js';
+import { parseModuleSource } from '../protocol/source-address.js';
 
 export interface IndexOptions {
   baseUrl: string;
@@ -65,6 +66,8 @@ export interface IndexOptions {
   deprecations?: Deprecations;
   /** The mirror's most recent versions, as the root keeps them (recentVersions). */
   recent: RecentVersion[];
+  /** Modules whose states (with their ledger records) a build wrote as each finished: not written again. */
+  stagedStates?: ReadonlySet<string>;
 }
 
 /**
@@ -156,9 +159,11 @@ export function createModuleWriter(
       }
       await staging.writeJson(versionsFile(address), versionsDocument(address, versions, deprecations));
       await staging.writeJson(downloadsSummaryFile(address), downloadsSummaryDocument(address));
+      const calls = registryCalls(address, written.get(latest)!.content);
       return {
         address,
         latest: moduleSummary(written.get(latest)!),
+        ...(calls.length > 0 ? { calls } : {}),
         versions: versions.map((v) => ({
           version: v.source.version,
           tag: v.source.tag,
@@ -197,6 +202,7 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
       ...(providers?.hostname ? { providers_hostname: providers.hostname } : {}),
     },
     options.deprecations ?? {},
+    options.stagedStates ?? new Set(),
   );
   const basePath = basePathOf(options.baseUrl);
   const inHouse = Object.values(options.providers?.entries ?? {}).some((e) => e.versions.some((v) => v.registry));
@@ -234,38 +240,77 @@ function groupNames(view: ModulesView, namespaces: string[]): { namespace: strin
  * The mirror's truth: each module's state (with its own ledger records, and
  * one for a module whose every version was removed, so its records stay) and
  * the root, last. The root is replaced even with its own bytes: its new stamp
- * tells a running server to load the mirror again.
+ * tells a running server to load the mirror again. `staged` modules' states
+ * are written already, their records in them.
  */
-async function writeManifest(staging: Staging, sorted: ModuleRecord[], head: Omit<Manifest, 'modules'>, deprecations: Deprecations): Promise<void> {
-  const ledgers = new Map<string, { forced: ForcedReplacement[]; removed: Removal[] }>();
-  const ledgerOf = (key: string) => ledgers.get(key) ?? ledgers.set(key, { forced: [], removed: [] }).get(key)!;
+async function writeManifest(
+  staging: Staging,
+  sorted: ModuleRecord[],
+  head: Omit<Manifest, 'modules'>,
+  deprecations: Deprecations,
+  staged: ReadonlySet<string>,
+): Promise<void> {
   const { forced = [], removed = [], ...root } = head;
+  const { byModule: ledgers, rootRemoved } = ledgersByModule({ forced, removed });
+  const written = new Set<string>();
+  for (const r of sorted) {
+    const key = addressKey(r.address);
+    written.add(key);
+    await writeModuleState(staging, r, deprecations[key] ?? {}, ledgers.get(key));
+  }
+  for (const key of [...ledgers.keys()].sort()) {
+    if (written.has(key) || staged.has(key)) continue;
+    await staging.write(moduleStateFile(key), jsonText(moduleState(key, [], undefined, ledgers.get(key))));
+  }
+  await staging.writeChunks(MANIFEST_FILE, [jsonText({ ...root, ...(rootRemoved.length > 0 ? { removed: rootRemoved } : {}) })]);
+}
+
+/** A module's ledger records. */
+export interface ModuleLedger {
+  forced: ForcedReplacement[];
+  removed: Removal[];
+}
+
+/** The ledger's records by module, in their order, and the removals of no module (providers'), which the root keeps. */
+export function ledgersByModule(ledger: Ledger): { byModule: Map<string, ModuleLedger>; rootRemoved: Removal[] } {
+  const byModule = new Map<string, ModuleLedger>();
+  const ledgerOf = (key: string) => byModule.get(key) ?? byModule.set(key, { forced: [], removed: [] }).get(key)!;
   const rootRemoved: Removal[] = [];
-  for (const f of forced) ledgerOf(f.module).forced.push(f);
-  for (const r of removed) {
+  for (const f of ledger.forced ?? []) ledgerOf(f.module).forced.push(f);
+  for (const r of ledger.removed ?? []) {
     if (r.module === undefined) rootRemoved.push(r);
     else ledgerOf(r.module).removed.push(r);
   }
-  const written = new Set<string>();
-  const writeState = (key: string, versions: ManifestVersion[], latest?: ModuleSummary) => {
-    written.add(key);
-    const ledger = ledgers.get(key);
-    const state: ModuleState = {
-      format: MANIFEST_FORMAT,
-      module: key,
-      versions,
-      ...(latest ? { latest } : {}),
-      ...(ledger?.forced.length ? { forced: ledger.forced } : {}),
-      ...(ledger?.removed.length ? { removed: ledger.removed } : {}),
-    };
-    return staging.write(moduleStateFile(key), jsonText(state));
+  return { byModule, rootRemoved };
+}
+
+/** One module's state, from its record: what a build writes as soon as the module's last version is done. */
+export function writeModuleState(
+  staging: Staging,
+  record: ModuleRecord,
+  deprecations: Record<string, Deprecation>,
+  ledger: ModuleLedger | undefined,
+): Promise<void> {
+  const key = addressKey(record.address);
+  return staging.write(moduleStateFile(key), jsonText(moduleState(key, [...manifestVersions(record, deprecations)], record.latest, ledger, record.calls)));
+}
+
+function moduleState(
+  key: string,
+  versions: ManifestVersion[],
+  latest: ModuleSummary | undefined,
+  ledger: ModuleLedger | undefined,
+  calls?: string[],
+): ModuleState {
+  return {
+    format: MANIFEST_FORMAT,
+    module: key,
+    versions,
+    ...(latest ? { latest } : {}),
+    ...(calls?.length ? { calls } : {}),
+    ...(ledger?.forced.length ? { forced: ledger.forced } : {}),
+    ...(ledger?.removed.length ? { removed: ledger.removed } : {}),
   };
-  for (const r of sorted) {
-    const key = addressKey(r.address);
-    await writeState(key, [...manifestVersions(r, deprecations[key] ?? {})], r.latest);
-  }
-  for (const key of [...ledgers.keys()].sort()) if (!written.has(key)) await writeState(key, []);
-  await staging.writeChunks(MANIFEST_FILE, [jsonText({ ...root, ...(rootRemoved.length > 0 ? { removed: rootRemoved } : {}) })]);
 }
 
 /** A module's manifest entries, made as the manifest is written, each with its deprecation (the write's, not the record's). */
@@ -285,4 +330,24 @@ export function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[
     list.push(item);
   }
   return groups;
+}
+
+/**
+ * The registry modules a version's root and submodules call (`ns/name/provider`,
+ * lower case, itself left out), whatever host they name: the browse page lists
+ * a module's callers among the mirror's modules from them, so a write of one
+ * module keeps them in its own state rather than reading the others'.
+ */
+export function registryCalls(address: ModuleAddress, content: VersionsDocumentContent): string[] {
+  const self = addressKey(address).toLowerCase();
+  const found = new Set<string>();
+  for (const m of [content.root, ...content.submodules]) {
+    for (const call of m.moduleCalls) {
+      const source = parseModuleSource(call.source);
+      if (source.kind !== 'registry') continue;
+      const key = addressKey(source.address).toLowerCase();
+      if (key !== self) found.add(key);
+    }
+  }
+  return [...found].sort();
 }

@@ -10,9 +10,9 @@
 // Cloudflare Pages reads at most 100 rules: larger mirrors there need the
 // edge function in the README ("Scaling out").
 
-import type { ModuleRecord } from '../mirror/manifest.js';
 import { archiveLocation, basePathOf, downloadFile, downloadsSummaryFile, versionsFile } from '../protocol/paths.js';
 import type { Staging } from '../mirror/staging.js';
+import type { ModuleAddress } from '../types.js';
 import {
   CACHE_LONG,
   CACHE_SHORT,
@@ -37,12 +37,15 @@ export const HEADERS_FILE = '_headers';
 const PLACEHOLDERS = { namespace: ':namespace', name: ':name', provider: ':provider' };
 
 /** From every module's versions in address order (sortRecords). */
-export async function emitHeadersFile(staging: Staging, sorted: ModuleRecord[], baseUrl: string, providers?: ProvidersIndex): Promise<void> {
+/** The modules, in address order, with their versions: records, or states read one at a time. */
+type HeaderModules = Iterable<{ address: ModuleAddress; versions: readonly { version: string }[] }>;
+
+export async function emitHeadersFile(staging: Staging, sorted: HeaderModules, baseUrl: string, providers?: ProvidersIndex): Promise<void> {
   await staging.writeChunks(HEADERS_FILE, headersChunks(sorted, baseUrl, providers));
 }
 
 /** The file's text a rule at a time: one rule per version is 35 MB of text at 100,000 versions. */
-function* headersChunks(sorted: ModuleRecord[], baseUrl: string, providers: ProvidersIndex | undefined): Generator<string> {
+function* headersChunks(sorted: HeaderModules, baseUrl: string, providers: ProvidersIndex | undefined): Generator<string> {
   const prefix = basePathOf(baseUrl);
   const rule = (path: string, headers: Record<string, string>) =>
     [`${prefix}${path}`, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`), ''].join('\n');

@@ -54,12 +54,27 @@ function serviceUser(kind: Exclude<TokenKind, 'user'>, name: string): User {
   };
 }
 
-/** The stored token an `Authorization: Bearer` header presents, or undefined. */
-export function tokenOf(data: Data, header: string | undefined): Token | undefined {
+/** The stored token an `Authorization: Bearer` header presents, expired or not, or undefined. */
+export function storedTokenOf(data: Data, header: string | undefined): Token | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!match) return undefined;
   const hash = hashToken(match[1]!);
   return data.tokens.find((t) => t.hash === hash);
+}
+
+/** The stored token an `Authorization: Bearer` header presents, or undefined when there is none or it has expired. */
+export function tokenOf(data: Data, header: string | undefined, now = Date.now()): Token | undefined {
+  const token = storedTokenOf(data, header);
+  return token && !isExpired(token, now) ? token : undefined;
+}
+
+/** When a token stops working, in milliseconds since the epoch; Infinity for one that never does. */
+export function expiryOf(token: Token): number {
+  return token.expiresAt ? Date.parse(token.expiresAt) : Infinity;
+}
+
+export function isExpired(token: Token, now = Date.now()): boolean {
+  return now >= expiryOf(token);
 }
 
 /** The principal of an `Authorization: Bearer` header, or undefined (then 401). */

@@ -5,7 +5,8 @@
 
 import { createHash } from 'node:crypto';
 import { MirrorError } from '../errors.js';
-import { hashPassword, hashToken, newId, newToken } from './auth.js';
+import { hashPassword, newId, newToken } from './auth.js';
+import { issueToken, type TokenOptions, type TokenSubject } from './tokens.js';
 import type { Store } from './store.js';
 import { statusTimestamp } from './time.js';
 import {
@@ -99,30 +100,8 @@ export async function createTeam(store: Store, input: { organization: string; na
 }
 
 /** Returns the token itself, which exists only here: the data folder keeps its hash. */
-export async function createToken(
-  store: Store,
-  subject: { user: string } | { team: string; organization: string } | { organization: string },
-): Promise<string> {
-  const token = newToken();
-  await store.mutate(['tokens'], (data) => {
-    let kind: 'user' | 'team' | 'organization';
-    let id: string | undefined;
-    if ('user' in subject) {
-      kind = 'user';
-      id = data.users.find((u) => u.username === subject.user)?.id;
-      if (!id) throw fail(`No user named "${subject.user}".`);
-    } else if ('team' in subject) {
-      kind = 'team';
-      id = data.teams.find((t) => t.name === subject.team && t.organization === subject.organization)?.id;
-      if (!id) throw fail(`No team "${subject.team}" in organization "${subject.organization}".`);
-    } else {
-      kind = 'organization';
-      id = data.organizations.find((o) => o.name === subject.organization)?.name;
-      if (!id) throw fail(`No organization named "${subject.organization}".`);
-    }
-    data.tokens.push({ id: newId('at'), kind, subject: id, hash: hashToken(token), createdAt: now() });
-  });
-  return token;
+export async function createToken(store: Store, subject: TokenSubject, options: TokenOptions = {}): Promise<string> {
+  return (await issueToken(store, subject, options)).token;
 }
 
 export interface RunTaskRecord {

@@ -10,7 +10,7 @@ import { AnswerCache, payload, sendPayload, type Payload } from '../http/payload
 import { matchRoutePath, routePath } from '../http/route-path.js';
 import { JSONAPI_TYPE } from '../protocol/headers.js';
 import { VERSION } from '../version.js';
-import { authenticate, principalKey, type Principal } from './auth.js';
+import { principalKey, principalOf, tokenOf, type Principal } from './auth.js';
 import { notFound, sendDocument, unauthorized, type Reply } from './jsonapi.js';
 import { accountDetails, changePassword, updateAccount } from './routes/account.js';
 import { deleteOrganization, listConsumers, listOrganizations, showOrganization, updateConsumers, updateOrganization } from './routes/admin-organizations.js';
@@ -18,9 +18,11 @@ import type { RegistryHooks } from './registry.js';
 import { createVersion, deleteVersion, readVersion, uploadVersion } from './routes/registry-module-versions.js';
 import { createModule, deleteModule, listModules, readModule, readModuleById, updateModuleVersion, type DeprecateHook } from './routes/registry-modules.js';
 import { revokeOrganizationToken } from './routes/tokens.js';
+import { createUserToken, deleteUserToken, listUserTokens, showUserToken } from './routes/user-tokens.js';
 import { usageReport, type UsageHook } from './routes/admin-usage.js';
 import { listStages, overrideStage, showResult, showStage } from './routes/task-stages.js';
 import { Store } from './store.js';
+import { TokenUse } from './token-use.js';
 import type { Data } from './types.js';
 
 interface ReadContext {
@@ -92,6 +94,10 @@ const ROUTES: Route[] = [
     ({ store, params, req }) => updateConsumers(store, params[0]!, 'module', req),
     true,
   ),
+  get('users/:user/authentication-tokens', ({ data, principal, params, query }) => listUserTokens(data, principal, params[0]!, query)),
+  write('POST', 'users/:user/authentication-tokens', ({ store, principal, params, req }) => createUserToken(store, principal, params[0]!, req)),
+  get('authentication-tokens/:token', ({ data, principal, params }) => showUserToken(data, principal, params[0]!)),
+  write('DELETE', 'authentication-tokens/:token', ({ store, principal, params }) => deleteUserToken(store, principal, params[0]!)),
   write('DELETE', 'organizations/:org/authentication-token', ({ store, principal, params }) => revokeOrganizationToken(store, principal, params[0]!)),
   write('PATCH', 'organizations/:org/registry-modules/private/:namespace/:name/:provider/:version', ({ store, principal, params, req, hooks }) =>
     updateModuleVersion(store, principal, params, req, hooks.deprecate),
@@ -129,6 +135,8 @@ function match(route: Route, segments: string[]): string[] | undefined {
 
 export interface ManagementApi {
   store: Store;
+  /** When tokens were last used, registry requests' included; serve flushes it when it closes. */
+  tokenUse: TokenUse;
   /**
    * `segments` are the decoded path segments after `/api/v2/`. Failures are
    * thrown as MirrorErrors; the server answers them (http/errors.ts).
@@ -138,6 +146,7 @@ export interface ManagementApi {
 
 export function createManagementApi(dataDir: string, hooks: ManagementHooks = {}): ManagementApi {
   const store = new Store(dataDir);
+  const tokenUse = new TokenUse(store);
   const answers = answerCache(store);
   const handle = async (req: IncomingMessage, res: ServerResponse, segments: string[], query: URLSearchParams) => {
     if (segments.length === 1 && segments[0] === 'ping') {
@@ -153,8 +162,10 @@ export function createManagementApi(dataDir: string, hooks: ManagementHooks = {}
       return sendDocument(req, res, reply.status, reply.document);
     }
     const data = store.read();
-    const principal = authenticate(data, req.headers.authorization);
+    const token = tokenOf(data, req.headers.authorization);
+    const principal = token && principalOf(data, token);
     if (!principal) throw unauthorized();
+    tokenUse.used(token);
     const adminVisible = data.settings.edition === 'self-hosted' && principal.kind === 'user' && principal.user.isSiteAdmin;
     const candidates = ROUTES.filter((r) => (!r.admin || adminVisible) && match(r, segments) !== undefined);
     if (candidates.length === 0) throw notFound();
@@ -181,7 +192,7 @@ export function createManagementApi(dataDir: string, hooks: ManagementHooks = {}
     });
     sendPayload(req, res, answer);
   };
-  return { store, handle };
+  return { store, tokenUse, handle };
 }
 
 /**

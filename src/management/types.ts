@@ -19,6 +19,8 @@ export interface User {
   passwordHash: string;
   isSiteAdmin: boolean;
   createdAt: string;
+  /** `ISSUER#SUBJECT` of the identity provider account that signs in as this user (single sign-on). */
+  ssoSubject?: string;
 }
 
 export type TokenKind = 'user' | 'team' | 'organization';
@@ -31,6 +33,12 @@ export interface Token {
   /** sha256 of the token, hex: tokens are random, so a fast hash cannot be reversed. */
   hash: string;
   createdAt: string;
+  /** What the token is for, as its creator said; absent on tokens made before descriptions. */
+  description?: string;
+  /** When it stops working (ISO 8601); absent or null: never. */
+  expiresAt?: string | null;
+  /** Recorded at most once a minute (token-use.ts), so to within a minute. */
+  lastUsedAt?: string | null;
 }
 
 export interface Team {

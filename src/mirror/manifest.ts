@@ -211,6 +211,8 @@ export interface ManifestModule {
   versions: ManifestVersion[];
   /** Absent in a format-1 manifest. */
   latest?: ModuleSummary;
+  /** The registry modules (`ns/name/provider`) the latest version (its root and submodules) calls; absent when none, or written before modmirror kept them. */
+  calls?: string[];
 }
 
 /** The generation of the manifest a write makes live over `live` (the one it replaces, if any). */
@@ -258,8 +260,8 @@ export function withModuleStates(root: Manifest, states: ModuleState[]): Manifes
   const modules: Record<string, ManifestModule> = {};
   const forced = [...(root.forced ?? [])];
   const removed = [...(root.removed ?? [])];
-  for (const { module, versions, latest, forced: f, removed: r } of states) {
-    modules[module] = { versions, ...(latest ? { latest } : {}) };
+  for (const { module, versions, latest, calls, forced: f, removed: r } of states) {
+    modules[module] = { versions, ...(latest ? { latest } : {}), ...(calls ? { calls } : {}) };
     forced.push(...(f ?? []));
     removed.push(...(r ?? []));
   }
@@ -418,6 +420,8 @@ export interface ModuleRecord {
   address: ModuleAddress;
   latest: ModuleSummary;
   versions: VersionRecord[];
+  /** As the state keeps them (ManifestModule.calls). */
+  calls?: string[];
 }
 
 export type VersionRecord = Omit<ManifestVersion, 'archive'>;

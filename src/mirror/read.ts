@@ -78,6 +78,7 @@ export function readRecords(dir: string, manifest: Manifest): ModuleRecord[] {
         address,
         latest: entry.latest ?? latestSummaryOf(dir, address, entry.versions),
         versions: entry.versions.map(({ archive: _archive, ...v }) => v),
+        ...(entry.calls ? { calls: entry.calls } : {}),
       };
     });
 }

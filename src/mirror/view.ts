@@ -7,7 +7,7 @@
 
 import type { ModuleSummary } from '../protocol/documents.js';
 import { addressKey, LIST_DEFAULT_LIMIT } from '../protocol/paths.js';
-import { moduleOfStateFile, moduleStateFile, moduleStatesIn, readModuleStateFile, stateNamespacesIn, type ModuleRecord, type ModuleState } from './manifest.js';
+import { moduleOfStateFile, moduleStateFile, moduleStatesIn, readModuleStateFile, stateNamespacesIn, type ModuleRecord } from './manifest.js';
 import type { Staging } from './staging.js';
 
 export interface ModulesView {
@@ -15,16 +15,29 @@ export interface ModulesView {
   namespaces(): string[];
   /** The modules of a namespace (with a state, listed or not), sorted. */
   modulesIn(namespace: string): string[];
-  /** A module's state as the write leaves it; undefined when it has none. */
-  state(key: string): Pick<ModuleState, 'versions' | 'latest'> | undefined;
+  /** What listings show of a module as the write leaves it; undefined when it has no state. */
+  listing(key: string): ModuleListing | undefined;
   /** True for a module this write rewrote (every module, for a build). */
   rewritten(key: string): boolean;
 }
 
+/** What a listing (a registry listing, a browse row) shows of a module: its latest version's summary and how many versions it has. */
+export interface ModuleListing {
+  latest: ModuleSummary | undefined;
+  versions: number;
+  /** The registry modules its latest version calls (the browse page's "Used by"). */
+  calls: string[] | undefined;
+}
+
+/** What listings keep of a module's state or record. */
+export function listingOf(module: { latest?: ModuleSummary; versions: readonly unknown[]; calls?: string[] }): ModuleListing {
+  return { latest: module.latest, versions: module.versions.length, calls: module.calls };
+}
+
 /** A module's summary as listings show it: undefined for a module every version of which was removed. */
 export function listedSummary(view: ModulesView, key: string): ModuleSummary | undefined {
-  const state = view.state(key);
-  return state && state.versions.length > 0 ? state.latest : undefined;
+  const listing = view.listing(key);
+  return listing && listing.versions > 0 ? listing.latest : undefined;
 }
 
 /** The summaries a listing's first page shows, and one more (so it knows there is a next page), from `namespaces` in order. */
@@ -53,9 +66,9 @@ export function recordsView(sorted: ModuleRecord[]): ModulesView {
   return {
     namespaces: () => [...byNamespace.keys()].sort(),
     modulesIn: (namespace) => [...(byNamespace.get(namespace) ?? [])].sort(),
-    state: (key) => {
+    listing: (key) => {
       const record = byKey.get(key);
-      return record && { versions: record.versions.map((v) => ({ ...v, archive: '' })), latest: record.latest };
+      return record && listingOf(record);
     },
     rewritten: (key) => byKey.has(key),
   };
@@ -72,7 +85,8 @@ export function stagedView(staging: Staging & { changed?: string[] }, liveDir: s
   // moduleStatesIn lists a namespace's folder again only when it changed.
   const listed = (dir: string, namespace: string) => moduleStatesIn(dir, namespace);
   const added = () => (staging.changed ?? []).map(moduleOfStateFile).filter((key) => key !== undefined);
-  const read = new Map<string, Pick<ModuleState, 'versions' | 'latest'> | undefined>();
+  // What listings show of each state read, not the state: a build's listings and pages read every module's.
+  const read = new Map<string, ModuleListing | undefined>();
   return {
     namespaces: () =>
       [...new Set([...stateNamespacesIn(staging.root ?? liveDir), ...added().map((k) => k.slice(0, k.indexOf('/'))), ...records.namespaces()])].sort(),
@@ -80,9 +94,12 @@ export function stagedView(staging: Staging & { changed?: string[] }, liveDir: s
       [
         ...new Set([...listed(staging.root ?? liveDir, namespace), ...added().filter((k) => k.startsWith(`${namespace}/`)), ...records.modulesIn(namespace)]),
       ].sort(),
-    state: (key) => {
-      if (own.has(key)) return records.state(key);
-      if (!read.has(key)) read.set(key, readModuleStateFile(staging.at(moduleStateFile(key)), key));
+    listing: (key) => {
+      if (own.has(key)) return records.listing(key);
+      if (!read.has(key)) {
+        const state = readModuleStateFile(staging.at(moduleStateFile(key)), key);
+        read.set(key, state && listingOf(state));
+      }
       return read.get(key);
     },
     // A module whose every version this write removed has no record, but its state changed: its rows go too.

@@ -3,7 +3,7 @@
 
 import { providersServiceUrl } from './providers.js';
 import type { BuiltVersion, Deprecation, ModuleAddress, ModuleContent } from '../types.js';
-import { addressKey, archiveLocation, listingPageUrl, modulesServiceUrl } from './paths.js';
+import { addressKey, archiveLocation, listingPageUrl, LOGIN_AUTHZ_PATH, LOGIN_TOKEN_PATH, modulesServiceUrl } from './paths.js';
 
 export interface ModuleSummary {
   id: string;
@@ -166,6 +166,21 @@ export function listingDocument(all: ModuleSummary[], offset: number, limit: num
 /** `providers.v1` only when the mirror has in-house providers: a sync reading this mirror as its upstream then knows to ask. */
 export function discoveryDocument(baseUrl: string, options: { providers?: boolean } = {}) {
   return { 'modules.v1': modulesServiceUrl(baseUrl), ...(options.providers ? { 'providers.v1': providersServiceUrl(baseUrl) } : {}) };
+}
+
+/** The OAuth client id Terraform sends: an advisory name, the one login.v1 announces. */
+export const LOGIN_CLIENT_ID = 'terraform-cli';
+/** The loopback ports Terraform may listen on for the redirect (Terraform's login protocol). */
+export const LOGIN_PORTS: [number, number] = [10000, 10010];
+
+/**
+ * Terraform's login protocol (`terraform login`): the authorization code
+ * grant with PKCE, its endpoints relative to the discovery document's host
+ * unless the server has a base URL.
+ */
+export function loginService(baseUrl: string | undefined) {
+  const at = (path: string) => (baseUrl ? `${baseUrl}${path}` : `/${path}`);
+  return { client: LOGIN_CLIENT_ID, grant_types: ['authz_code'], authz: at(LOGIN_AUTHZ_PATH), token: at(LOGIN_TOKEN_PATH), ports: LOGIN_PORTS };
 }
 
 /** Body of a download endpoint: OpenTofu reads `location` from it; Terraform reads the header. */

@@ -10,6 +10,9 @@ import type { ModuleAddress } from '../types.js';
 export const MODULES_BASE = 'v1/modules/';
 export const V2_MODULES_BASE = 'v2/modules/';
 export const DISCOVERY_FILE = '.well-known/terraform.json';
+/** `terraform login`'s endpoints (login.v1), served by `serve --access private` only. */
+export const LOGIN_AUTHZ_PATH = 'oauth/authorization';
+export const LOGIN_TOKEN_PATH = 'oauth/token';
 export const MANIFEST_FILE = 'manifest.json';
 export const SEARCH_INDEX_FILE = 'search-index.json';
 export const VERSIONS_INDEX_FILE = 'versions-index.json';

@@ -9,6 +9,7 @@ import type { ModuleMeta, VersionSource } from '../types.js';
 import { listFolderFiles } from './files.js';
 import { nameBytes, nameFromBytes, showName } from './names.js';
 import { validVersion } from '../version-order.js';
+import { forEachLimited } from '../concurrency.js';
 
 export async function scanFolder(
   source: FolderSource,
@@ -20,7 +21,10 @@ export async function scanFolder(
   const versions: VersionSource[] = [];
   // One address and meta object per module, not per version: a large drop has 100,000 versions held until built.
   const modules = new Map<string, Pick<VersionSource, 'address' | 'meta'>>();
-  for (const rel of folders) {
+  for (let i = 0; i < folders.length; i++) {
+    const rel = folders[i]!;
+    // Each path goes once its version is made: the list and the versions are never both whole.
+    folders[i] = '';
     const [namespace = '', name = '', provider = '', folder = ''] = rel.split('/');
     if (![namespace, name, provider].every(isValidName)) {
       warn(`${join(source.dir, showName(rel))}: skipping: "${showName(`${namespace}/${name}/${provider}`)}" is not a valid module address`);
@@ -40,7 +44,9 @@ export async function scanFolder(
     }
     const { publishedAt, fingerprint } = await describeFolder(dir);
     // Spelled out rather than spread: a spread gave every version an object shape of its own (~350 bytes more each).
-    versions.push({ address: module.address, meta: module.meta, version, tag: folder, publishedAt, origin: { kind: 'folder', dir }, label: dir, fingerprint });
+    // The tag is the version's own string when they read alike (the usual case): one string held, not two.
+    const tag = folder === version ? version : folder;
+    versions.push({ address: module.address, meta: module.meta, version, tag, publishedAt, origin: { kind: 'folder', dir }, label: dir, fingerprint });
   }
   return versions;
 }
@@ -58,18 +64,24 @@ const LAYOUT = ['NAMESPACE', 'NAME', 'PROVIDER', 'VERSION'];
 async function versionFolders(dir: string): Promise<{ folders: string[]; empty: string[] }> {
   const empty: string[] = [];
   let level: Folder[] = [{ rel: '', location: Buffer.from(dir) }];
+  const folders: string[] = [];
   for (let depth = 1; depth <= LAYOUT.length; depth++) {
-    const found = await Promise.all(
-      level.map(async (parent) => {
-        const children = await subfolders(parent);
-        if (children.length === 0 && parent.rel !== '') empty.push(parent.rel);
-        return children;
-      }),
-    );
-    level = found.flat();
+    const leaves = depth === LAYOUT.length;
+    const next: Folder[] = [];
+    // A few folders read at a time: a drop of 40,000 modules never has all their listings in memory at once.
+    await forEachLimited(level.values(), FOLDER_READS, async (parent) => {
+      const children = await subfolders(parent);
+      if (children.length === 0 && parent.rel !== '') empty.push(parent.rel);
+      // A version folder's path is all the scan keeps of it.
+      if (leaves) for (const child of children) folders.push(child.rel);
+      else for (const child of children) next.push(child);
+    });
+    level = next;
   }
-  return { folders: level.map((f) => f.rel).sort(), empty: empty.sort() };
+  return { folders: folders.sort(), empty: empty.sort() };
 }
+
+const FOLDER_READS = 32;
 
 interface Folder {
   /** The path under the source, `/`-separated, a name that is not UTF-8 carried as names.ts does. */

@@ -6,7 +6,7 @@ import { compareVersionsDesc } from '../version-order.js';
 import { moduleMeta, type ResolvedConfig } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { addressKey } from '../protocol/paths.js';
-import type { VersionSource } from '../types.js';
+import type { ModuleAddress, VersionSource } from '../types.js';
 import { scanFolder } from './folder.js';
 import { scanGit } from './git.js';
 
@@ -32,9 +32,11 @@ export async function scan(config: ResolvedConfig): Promise<ScanResult> {
  * One entry per module version. Two tags of one repository naming the same
  * version (`v1.0.0` and `1.0.0`) keep the first in tag order with a warning;
  * two sources giving the same module address is a configuration mistake.
+ * Sorted first (the sort is stable, so the first given stays first), then
+ * each version is compared with the one before it: a drop of 400,000
+ * versions is held once, with no second table of them.
  */
 function dedupe(versions: VersionSource[], warn: (message: string) => void): VersionSource[] {
-  const byKey = new Map<string, VersionSource>();
   const originOf = new Map<string, string>();
   for (const v of versions) {
     const module = addressKey(v.address);
@@ -45,18 +47,33 @@ function dedupe(versions: VersionSource[], warn: (message: string) => void): Ver
         hint: 'Give each source its own namespace/name/provider, or remove one of them.',
       });
     }
-    originOf.set(module, origin);
-    const key = `${module}@${v.version}`;
-    const kept = byKey.get(key);
-    if (kept) warn(`${v.label}: skipping: version ${v.version} of ${module} is already given by ${kept.label}`);
-    else byKey.set(key, v);
+    if (firstOrigin === undefined) originOf.set(module, origin);
   }
-  return [...byKey.values()].sort(compareVersionSources);
+  versions.sort(compareVersionSources);
+  let kept = 0;
+  for (const v of versions) {
+    const before = kept > 0 ? versions[kept - 1]! : undefined;
+    if (before && compareVersionSources(before, v) === 0) {
+      warn(`${v.label}: skipping: version ${v.version} of ${addressKey(v.address)} is already given by ${before.label}`);
+      continue;
+    }
+    versions[kept++] = v;
+  }
+  versions.length = kept;
+  return versions;
 }
 
+/** By address, then newest first. A scan shares one address object among a module's versions, so its key is made once, not per comparison. */
 export function compareVersionSources(a: VersionSource, b: VersionSource): number {
-  const ka = addressKey(a.address);
-  const kb = addressKey(b.address);
+  const ka = keyOf(a.address);
+  const kb = keyOf(b.address);
   if (ka !== kb) return ka < kb ? -1 : 1;
   return compareVersionsDesc(a.version, b.version);
+}
+
+const keys = new WeakMap<ModuleAddress, string>();
+function keyOf(address: ModuleAddress): string {
+  let key = keys.get(address);
+  if (key === undefined) keys.set(address, (key = addressKey(address)));
+  return key;
 }

@@ -12,16 +12,18 @@ import type { IncomingMessage } from 'node:http';
 import { MirrorError } from '../errors.js';
 import {
   canReadNamespace,
+  expiryOf,
   moduleReaders,
   principalOf,
   principalLabel,
   providerReaders,
-  tokenOf,
+  storedTokenOf,
   type ModuleReaders,
   type Principal,
 } from '../management/auth.js';
 import type { Data, Token } from '../management/types.js';
 import type { Store } from '../management/store.js';
+import type { TokenUse } from '../management/token-use.js';
 import { parseProviderKey } from '../protocol/providers.js';
 import type { MirrorIndex } from './mirror.js';
 import type { ArchiveSigner } from './signing.js';
@@ -41,6 +43,10 @@ export interface Caller {
   user?: string;
   /** A site administrator's user token: reads everything, /metrics included. */
   siteAdmin: boolean;
+  /** When the token stops working (milliseconds since the epoch; Infinity: never): a cached caller is checked against it. */
+  expiresAtMs: number;
+  /** The stored token, for noting its use. */
+  token: Token;
 }
 
 /** Bounds for the caches below: enough for every token of a large site, small next to the mirror's. */
@@ -60,6 +66,7 @@ export class PrivateAccess {
     private readonly store: Store,
     readonly signer: ArchiveSigner,
     readonly archiveUrlTtlSeconds: number,
+    private readonly tokenUse?: TokenUse,
   ) {}
 
   /** The caller of a registry request; 401 (recorded) without a token the data knows. */
@@ -72,20 +79,35 @@ export class PrivateAccess {
 
   /** The caller when the request has an Authorization header (401, recorded, when the data does not know it); else undefined. */
   callerIfAny(req: IncomingMessage): Caller | undefined {
-    const header = req.headers.authorization;
-    if (header === undefined) return undefined;
+    if (req.headers.authorization === undefined) return undefined;
+    const caller = this.lookUp(req.headers.authorization);
+    if (caller && Date.now() < caller.expiresAtMs) {
+      this.tokenUse?.used(caller.token);
+      return caller;
+    }
+    if (caller) this.refuse(req, caller.label, 'the token has expired');
+    else this.refuse(req, 'unknown-token', 'the token is not known, revoked, or its organization is disabled');
+    throw unauthorized();
+  }
+
+  /** The caller of a token that works now; undefined for none, or one that does not (nothing recorded). */
+  callerOrNone(req: IncomingMessage): Caller | undefined {
+    const caller = req.headers.authorization === undefined ? null : this.lookUp(req.headers.authorization);
+    return caller && Date.now() < caller.expiresAtMs ? caller : undefined;
+  }
+
+  /** The caller a header's token makes, expired or not; null when the data does not know the token. */
+  private lookUp(header: string): Caller | null {
     const data = this.current();
     // Keyed by a hash: the cache holds no token.
     const id = createHash('sha256').update(header).digest('base64url');
     let caller = this.callers.get(id);
     if (caller === undefined) {
-      const token = tokenOf(data, header);
+      const token = storedTokenOf(data, header);
       caller = token ? this.callerOfToken(data, token) : null;
       this.callers.set(id, caller);
     }
-    if (caller) return caller;
-    this.refuse(req, 'unknown-token', 'the token is not known, revoked, or its organization is disabled');
-    throw unauthorized();
+    return caller;
   }
 
   /** The data, with the caches of callers started over when it has changed. */
@@ -103,7 +125,7 @@ export class PrivateAccess {
     let caller = this.byTokenId.get(token.id);
     if (caller === undefined) {
       const principal = principalOf(data, token);
-      caller = principal ? callerOf(principal, token.id, moduleReaders(data, principal), providerReaders(data, principal)) : null;
+      caller = principal ? callerOf(principal, token, moduleReaders(data, principal), providerReaders(data, principal)) : null;
       this.byTokenId.set(token.id, caller);
     }
     return caller;
@@ -154,8 +176,8 @@ export class PrivateAccess {
     const signature = this.signer.check(signedPath, query);
     if (signature.status === 'valid') {
       const issuedTo = this.callerOfTokenId(signature.token);
-      if (issuedTo) return issuedTo;
-      this.refuse(req, 'anonymous', `${what} URL of a token that is revoked or whose organization is disabled`);
+      if (issuedTo && Date.now() < issuedTo.expiresAtMs) return issuedTo;
+      this.refuse(req, 'anonymous', `${what} URL of a token that is revoked or expired, or whose organization is disabled`);
       throw forbiddenSignature('revoked');
     }
     const caller = this.callerIfAny(req);
@@ -178,7 +200,7 @@ export class PrivateAccess {
   }
 }
 
-function callerOf(principal: Principal, tokenId: string, readers: ModuleReaders, providers: ModuleReaders): Caller {
+function callerOf(principal: Principal, token: Token, readers: ModuleReaders, providers: ModuleReaders): Caller {
   const describe = (r: ModuleReaders) => `${r.everything ? 'all-but' : 'only'}:${[...r.organizations].sort().join(',')}`;
   const key = createHash('sha256')
     .update(`${describe(readers)}\n${describe(providers)}`)
@@ -189,7 +211,17 @@ function callerOf(principal: Principal, tokenId: string, readers: ModuleReaders,
       ? { user: principal.user.username }
       : { organization: principal.organization.name, ...(principal.kind === 'team' ? { team: principal.team.name } : {}) };
   const siteAdmin = principal.kind === 'user' && principal.user.isSiteAdmin;
-  return { label: principalLabel(principal), readers, providerReaders: providers, key, tokenId, siteAdmin, ...who };
+  return {
+    label: principalLabel(principal),
+    readers,
+    providerReaders: providers,
+    key,
+    tokenId: token.id,
+    siteAdmin,
+    expiresAtMs: expiryOf(token),
+    token,
+    ...who,
+  };
 }
 
 /** The providers whose namespace `readers` may read: every map of the index cut to them. */
@@ -232,6 +264,6 @@ export const forbiddenSignature = (why: 'expired' | 'invalid' | 'revoked') =>
     why === 'expired'
       ? 'This archive URL has expired: ask the registry for the download location again.'
       : why === 'revoked'
-        ? 'This archive URL no longer works: the token it was issued to is revoked, or its organization is disabled.'
+        ? 'This archive URL no longer works: the token it was issued to is revoked or expired, or its organization is disabled.'
         : 'This archive URL is not one the registry signed (altered or signed with a replaced key).',
   );

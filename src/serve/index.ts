@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { MirrorError } from '../errors.js';
 import { sendError, statusOf } from '../http/errors.js';
 import { AnswerCache, sendPayload } from '../http/payload.js';
+import { createLogin } from '../login/index.js';
+import type { SsoOptions } from '../login/sso.js';
 import { createManagementApi } from '../management/index.js';
 import { CACHE_PRIVATE, CACHE_SHORT } from '../protocol/headers.js';
 import { auditLine, PrivateAccess, type Caller } from './access.js';
@@ -45,6 +47,10 @@ export interface ServeOptions {
   access?: 'public' | 'private';
   /** Private mode: how long a signed archive URL stays valid (default 15 minutes). */
   archiveUrlTtlSeconds?: number;
+  /** Private: how long a token from terraform login works (default: 30 days). */
+  loginTokenSeconds?: number;
+  /** Private: single sign-on on terraform login's sign-in page. */
+  sso?: SsoOptions | undefined;
   log?: (line: string) => void;
   /** text (default): `GET /path 200 1.2ms`; json: one object per request (logging.md). */
   logFormat?: LogFormat;
@@ -56,6 +62,11 @@ export interface ServeOptions {
   };
   /** Private mode: the bound of the usage store in the data folder (default 64 MiB). */
   usageMaxBytes?: number;
+  /**
+   * Answers a request before the registry's routes when it returns true:
+   * `modmirror dev`'s event stream and its page. Its route class is `dev`.
+   */
+  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** One line per refused request in private mode (who, what, why; never a token). Default: stderr. */
   audit?: (line: string) => void;
   /** Publishing through the management API's registry-modules endpoints. */
@@ -140,7 +151,20 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     usage: (filter) => usageReport(readUsage(options.dataDir), filter, root),
   });
   const access =
-    options.access === 'private' ? new PrivateAccess(management.store, signer!, options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS) : undefined;
+    options.access === 'private'
+      ? new PrivateAccess(management.store, signer!, options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS, management.tokenUse)
+      : undefined;
+  // terraform login hands out tokens, which only a private registry asks for.
+  const login = access
+    ? createLogin({
+        store: management.store,
+        secure: options.tls !== undefined || options.baseUrl?.startsWith('https:') === true,
+        tokenSeconds: options.loginTokenSeconds,
+        sso: options.sso,
+        baseUrl: options.baseUrl,
+        audit: (req, who, why) => access.refuse(req, who, why),
+      })
+    : undefined;
   const audit = options.audit ?? ((line: string) => console.error(line));
   const registry: Registry = {
     mirror,
@@ -162,6 +186,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   const handle = async (req: IncomingMessage, res: ServerResponse, record: RequestRecord) => {
     const url = req.url ?? '/';
+    if (options.intercept?.(req, res)) {
+      record.route = 'dev';
+      return;
+    }
     const forApi = isManagementTarget(url);
     if (forApi) record.route = 'management';
     const { segments, query } = parseTarget(url);
@@ -169,6 +197,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       // A version's upload link (management/index.ts): the publish API's one write of a module.
       if (segments.length === 5 && segments[2] === 'registry-module-versions' && segments[4] === 'upload') record.route = 'upload';
       return management.handle(req, res, segments.slice(2), query);
+    }
+    if (login?.owns(segments)) {
+      record.route = 'login';
+      return login.handle(req, res, segments, query);
     }
     if (metricsHere && url.split('?', 1)[0] === METRICS_PATH) {
       record.route = 'metrics';
@@ -262,7 +294,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     server,
     close: async () => {
       await Promise.all([closeServer(server), elsewhere && closeServer(elsewhere.server)]);
-      await Promise.all([downloads.flush(), usage?.close(), upstream?.close()]);
+      await Promise.all([downloads.flush(), usage?.close(), management.tokenUse.flush(), upstream?.close()]);
     },
   };
 }

@@ -34,6 +34,8 @@ export interface IndexedModule {
   recent: RecentVersion[];
   /** The bytes of its archives (for /metrics). */
   archiveBytes: number;
+  /** The registry modules its latest version calls (the browse page's rows, for a private caller). */
+  calls: string[];
   /** Lower-case namespace, name, provider and description, for search. */
   haystack: string;
   nameLower: string;
@@ -198,6 +200,7 @@ function loadStates(root: string, previous: MirrorIndex | undefined): { modules:
         newestOf(key, state.versions),
       );
       module.archiveBytes = state.versions.reduce((sum, v) => sum + v.size, 0);
+      module.calls = state.calls ?? [];
       if (stamp !== undefined) stamps.set(module, stamp);
       modules.push(module);
     }
@@ -212,6 +215,7 @@ function indexed(key: string, summary: ModuleSummary, versions: string[], recent
     versions,
     recent,
     archiveBytes: 0,
+    calls: [],
     haystack: `${summary.namespace} ${summary.name} ${summary.provider} ${summary.description}`.toLowerCase(),
     nameLower: summary.name.toLowerCase(),
   };

@@ -20,7 +20,7 @@ export interface RequestRecord {
   method: string;
   /** The request target, with any archive URL signature masked. */
   target: string;
-  /** The route class (routes/index.ts), or what answered before routing: management, upload, metrics, bad_request. */
+  /** The route class (routes/index.ts), or what answered before routing: management, upload, login, metrics, bad_request. */
   route: string;
   /** performance.now() when the request came in. */
   started: number;

@@ -25,8 +25,8 @@ export async function verifyBrowsePages(namespace: string, view: ModulesView, ke
   const { at, json, problem } = check;
   const modules = view.modulesIn(namespace);
   const rowOf = (key: string) => {
-    const state = view.state(key);
-    return state && state.versions.length > 0 && state.latest ? [browseRow(state.latest, state.versions.length)] : [];
+    const listing = view.listing(key);
+    return listing && listing.versions > 0 && listing.latest ? [browseRow(listing.latest, listing.versions, listing.calls)] : [];
   };
   const checkRows = (rel: string, rows: unknown[][] | undefined, shownKeys: string[]) => {
     if (rows === undefined) return;

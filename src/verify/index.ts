@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { latestVersion } from '../version-order.js';
 import { moduleStateFile, readManifestAt, readModuleStateFile, type Manifest } from '../mirror/manifest.js';
-import { firstListed, listedSummary, type ModulesView } from '../mirror/view.js';
+import { firstListed, listedSummary, listingOf, type ModulesView } from '../mirror/view.js';
 import {
   addressKey,
   archiveFile,
@@ -453,7 +453,10 @@ async function verifyListings(manifest: Manifest, keys: string[], mirror: Mirror
   const view: ModulesView = {
     namespaces: mirror.namespaces,
     modulesIn: mirror.modulesIn,
-    state: (key) => manifest.modules[key] ?? readModuleStateFile(mirror.at(moduleStateFile(key)), key),
+    listing: (key) => {
+      const state = manifest.modules[key] ?? readModuleStateFile(mirror.at(moduleStateFile(key)), key);
+      return state && listingOf(state);
+    },
     rewritten: () => false,
   };
   for (const key of keys) {

@@ -81,6 +81,10 @@ async function openModule(path: string): Promise<void> {
     await page.waitForFunction((v) => (document.getElementById('version') as HTMLSelectElement).value === v, path.split('/')[3]);
 }
 
+/** The provision snippet of acme/network/aws: its one required input to fill in. */
+const usageOf = (host: string, version: string) =>
+  `module "network" {\n  source  = "${host}/acme/network/aws"\n  version = "${version}"\n\n  # Required inputs\n  name = "" # string\n}\n`;
+
 afterAll(async () => {
   await browser?.close();
   await server?.close();
@@ -95,6 +99,13 @@ describe('home page', () => {
     expect([...recent].sort()).toEqual(ALL_VERSIONS);
     expect(recent[0]).toBe('zz/evil/aws 0.1.0');
     expect(await page.locator('#recent li').first().textContent()).toBe('zz/evil/aws 0.1.0 2030-01-02');
+    // A date is never cut over two lines, however narrow the column.
+    expect(
+      await page
+        .locator('#recent time')
+        .first()
+        .evaluate((t) => getComputedStyle(t).whiteSpace),
+    ).toBe('nowrap');
     await page.screenshot({ path: join(SHOTS, 'home.png'), fullPage: true });
 
     await page.fill('#search', 'dns');
@@ -125,37 +136,81 @@ describe('module page', () => {
     await page.fill('#search', 'network');
     await page.click('#results a:has-text("acme/network/aws")');
     await expect.poll(() => page.textContent('#module-title')).toBe('acme/network/aws');
+    expect(await page.locator('.breadcrumb li').allTextContents()).toEqual(['Modules', 'acme', 'network/aws']);
     expect(await page.locator('#version option').allTextContents()).toEqual(['2.1.0-rc.1 (pre-release)', '2.0.0', '1.1.0', '1.0.0']);
     expect(await page.inputValue('#version')).toBe('2.0.0');
-    expect(await page.locator('table').first().locator('th').allTextContents()).toEqual(['Name', 'Type', 'Default', 'Required', 'Description']);
-    // The root README, then the submodule's and the examples' inside their details.
-    expect(await page.locator('.readme h1').allTextContents()).toEqual(['acme/network/aws', 'nat', 'Basic example', 'Complete example']);
+    // Tabs with their counts; the README first, without the title and description the header shows.
+    expect(await page.locator('.tabs [role="tab"]').allTextContents()).toEqual([
+      'Readme',
+      'Inputs 8',
+      'Outputs 7',
+      'Dependencies 2',
+      'Resources 9',
+      'Submodules 1',
+      'Examples 2',
+    ]);
+    expect(await page.getAttribute('#tab-readme', 'aria-selected')).toBe('true');
+    const description = await page.textContent('#description');
+    expect(await page.textContent('#panel-readme')).not.toContain(description);
+    expect(await page.locator('#panel-readme .readme > :first-child').textContent()).toBe('Usage');
+    // The root README's title is the header's; the submodule's and the examples' keep theirs, inside their details.
+    expect(await page.locator('.readme h1').allTextContents()).toEqual(['nat', 'Basic example', 'Complete example']);
     expect(await page.locator('details.submodule > summary').allTextContents()).toEqual(['modules/nat']);
     expect(await page.locator('details.example > summary').allTextContents()).toEqual(['examples/basic', 'examples/complete']);
     expect(await page.locator('main').evaluate((m) => [...m.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim()))).toBe(false);
     await page.screenshot({ path: join(SHOTS, 'module.png'), fullPage: true });
 
+    // A tab is a link to itself: the address changes, the page does not move.
+    await page.evaluate(() => window.scrollTo(0, 200));
+    const y = await page.evaluate(() => window.scrollY);
+    await page.click('#tab-inputs');
+    await expect.poll(() => page.url()).toMatch(/#\/acme\/network\/aws\/inputs$/);
+    expect(await page.evaluate(() => window.scrollY)).toBe(y);
+    expect(await page.isVisible('#panel-inputs')).toBe(true);
+    expect(await page.isVisible('#panel-readme')).toBe(false);
+    expect(await page.locator('#panel-inputs th').allTextContents()).toEqual(['Name', 'Type', 'Default', 'Required', 'Description']);
+    // Required inputs first; object and list defaults as HCL, not JSON.
+    expect(await page.locator('#panel-inputs tbody tr td:first-child').first().textContent()).toBe('name');
+    const defaultOf = (input: string) =>
+      page
+        .locator('#panel-inputs tbody tr', { has: page.locator(`td:first-child code:text-is("${input}")`) })
+        .locator('td')
+        .nth(2);
+    expect(await defaultOf('default_security_group_ingress').textContent()).toBe(
+      '[\n  {\n    protocol  = "-1"\n    from_port = 0\n    to_port   = 0\n    self      = true\n  },\n]',
+    );
+    expect(await defaultOf('cidr_block').textContent()).toBe('"10.0.0.0/16"');
+
+    // A deep link opens its tab.
+    await page.goto(`${server.url}#/acme/network/aws/1.1.0/outputs`);
+    await page.waitForFunction(() => (document.getElementById('version') as HTMLSelectElement | null)?.value === '1.1.0');
+    expect(await page.getAttribute('#tab-outputs', 'aria-selected')).toBe('true');
+    expect(await page.isVisible('#panel-outputs')).toBe(true);
+    // Opening the page leaves it at its top: focus moves to the content without scrolling.
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+
     await page.selectOption('#version', '1.0.0');
     await expect.poll(() => page.url()).toMatch(/#\/acme\/network\/aws\/1\.0\.0$/);
     const host = new URL(server.url).host;
-    await expect.poll(() => page.textContent('#usage')).toBe(`module "network" {\n  source  = "${host}/acme/network/aws"\n  version = "1.0.0"\n}\n`);
+    await expect.poll(() => page.textContent('#usage')).toBe(usageOf(host, '1.0.0'));
   });
 
   it('switches between the providers a module exists for', async () => {
     await openModule('acme/dns/aws');
-    expect(await page.locator('.tabs a').allTextContents()).toEqual(['aws', 'google']);
-    await page.click('.tabs a:has-text("google")');
+    expect(await page.locator('.provider-tabs a').allTextContents()).toEqual(['aws', 'google']);
+    await page.click('.provider-tabs a:has-text("google")');
     await expect.poll(() => page.textContent('#module-title')).toBe('acme/dns/google');
-    expect(await page.getAttribute('.tabs a:has-text("google")', 'aria-selected')).toBe('true');
+    expect(await page.getAttribute('.provider-tabs a:has-text("google")', 'aria-current')).toBe('page');
   });
 
-  it("copies a usage snippet with the page's own host", async () => {
+  it("copies a provision snippet with the page's own host and the required inputs", async () => {
     await openModule('acme/network/aws');
     await page.click('#copy');
     await expect.poll(() => page.textContent('#copy')).toBe('Copied');
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     const host = new URL(server.url).host;
-    expect(copied).toBe(`module "network" {\n  source  = "${host}/acme/network/aws"\n  version = "2.0.0"\n}\n`);
+    expect(copied).toBe(usageOf(host, '2.0.0'));
     expect(copied).toBe(await page.textContent('#usage'));
   });
 

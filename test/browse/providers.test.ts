@@ -94,7 +94,7 @@ describe('providers on the browse page', () => {
 
   it("links a module's required provider to the mirrored one, and leaves one the mirror lacks as text", async () => {
     await page.goto(`${server.url}#/acme/network/aws/2.0.0`);
-    await page.waitForSelector('.provider-link');
+    await page.waitForSelector('.provider-link', { state: 'attached' });
     expect(await page.locator('.provider-link').first().getAttribute('href')).toBe('#/-/providers/registry.terraform.io/hashicorp/aws');
     // modules/nat declares nothing: its aws_* resources imply hashicorp/aws, linked the same way.
     const nat = page.locator('details.submodule', { hasText: 'modules/nat' });

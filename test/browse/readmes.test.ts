@@ -21,7 +21,7 @@ beforeAll(async () => {
   writeFiles(dir, {
     'mirror.config.yaml': 'sources:\n  - folder: mods\n',
     'mods/acme/a/aws/1.0.0/main.tf': 'variable "x" {}\n',
-    'mods/acme/a/aws/1.0.0/README.md': '# First\n\nThe *first* release.\n',
+    'mods/acme/a/aws/1.0.0/README.md': '# First\n\nThe *first* release.\n\nMore about the *first* one.\n',
     'mods/acme/a/aws/1.1.0/main.tf': 'variable "x" {}\n',
     'mods/acme/a/aws/1.1.0/README.md': '# Second\n\n| name | value |\n|---|---|\n| x | 1 |\n',
     'mods/acme/a/aws/1.1.0/modules/part/main.tf': 'variable "y" {}\n',
@@ -52,7 +52,16 @@ async function openVersion(version: string): Promise<void> {
 const readmeOf = (section: string) => page.locator(`${section} > .readme`).first().innerHTML();
 
 it('stores no README HTML: the page carries one renderer', () => {
-  expect(readdirSync(join(dist, 'browse')).sort()).toEqual(['app.js', 'index.json', 'markdown-it.min.js', 'modules', 'readme.js', 'style.css']);
+  expect(readdirSync(join(dist, 'browse')).sort()).toEqual([
+    'app.js',
+    'index.json',
+    'markdown-it.min.js',
+    'module-page.js',
+    'module.js',
+    'modules',
+    'readme.js',
+    'style.css',
+  ]);
   // The rows of each namespace's modules in pages, and nothing else.
   expect(readdirSync(join(dist, 'browse/modules'))).toEqual(['acme']);
   expect(readdirSync(join(dist, 'browse/modules/acme')).sort()).toEqual(['a.aws.json', 'index.json']);
@@ -60,14 +69,17 @@ it('stores no README HTML: the page carries one renderer', () => {
 
 it("renders the shown version's READMEs, each in its own section", async () => {
   await openVersion('1.1.0');
-  expect(await readmeOf('#main')).toContain('<h1>Second</h1>');
-  expect(await readmeOf('#main')).toContain('<table>');
+  // The title is the page's header: the README goes on from there.
+  expect(await readmeOf('#panel-readme')).not.toContain('<h1>Second</h1>');
+  expect(await readmeOf('#panel-readme')).toContain('<table>');
   expect(await readmeOf('details.submodule')).toContain('<a href="https://example.com/part" rel="noopener noreferrer nofollow">the docs</a>');
   expect(await readmeOf('details.example:has(summary:text-is("examples/basic"))')).toContain('<code>terraform apply</code>');
   expect(await page.locator('details.example:has(summary:text-is("examples/bare")) .readme').count()).toBe(0);
 
   await page.selectOption('#version', '1.0.0');
-  await page.waitForFunction(() => document.querySelector('#main > .readme h1')?.textContent === 'First');
-  expect(await readmeOf('#main')).toContain('<em>first</em>');
+  await page.waitForFunction(() => document.querySelector('#panel-readme > .readme')?.textContent?.startsWith('More about'));
+  // Its first paragraph is the description, shown in the header.
+  expect(await readmeOf('#panel-readme')).toBe('<p>More about the <em>first</em> one.</p>\n');
+  expect(await page.textContent('#description')).toBe('The *first* release.');
   expect(await page.locator('details.submodule').count()).toBe(0);
 });

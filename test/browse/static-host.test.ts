@@ -38,7 +38,7 @@ it('loads, searches and opens a module from a plain nginx', async () => {
   await expect.poll(() => page.locator('#results .title').allTextContents()).toEqual(['acme/storage/aws']);
   await page.click('#results .title');
   await page.waitForFunction(() => document.getElementById('module-title')?.textContent?.startsWith('acme/storage/aws'));
-  expect(await page.locator('main > .readme h1').count()).toBe(1);
+  expect(await page.locator('#panel-readme > .readme').count()).toBe(1);
   expect(await page.textContent('#usage')).toContain(`source  = "127.0.0.1:${new URL(url).port}/acme/storage/aws"`);
   await page.selectOption('#version', { index: 0 });
   expect(await page.locator('table').count()).toBeGreaterThan(3);

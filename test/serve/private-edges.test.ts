@@ -111,7 +111,7 @@ describe('private mode at its edges', () => {
     expect((await api('DELETE', 'organizations/acme/authentication-token', undefined, tokens['olivia'])).status).toBe(204);
     const refused = await get(organization.pathname + organization.search);
     expect(refused.status).toBe(403);
-    expect(JSON.parse(refused.text).errors[0]).toMatch(/the token it was issued to is revoked, or its organization is disabled/);
+    expect(JSON.parse(refused.text).errors[0]).toMatch(/the token it was issued to is revoked or expired, or its organization is disabled/);
   });
 
   it('lets no owner of a disabled organization revoke its token (a site administrator still may)', async () => {

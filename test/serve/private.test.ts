@@ -59,11 +59,15 @@ describe('every registry endpoint x every caller', () => {
       // Whole-mirror answers: the caller's modules and nothing else, counts and pages included.
       // The mirror's truth (the root, each module's state) and the browse page's pages are a site administrator's alone.
       const adminOnly = ['manifest.json', 'state/acme/hello.null.json', 'browse/modules/acme/index.json', 'browse/modules/acme/hello.null.json'];
-      for (const path of ['.well-known/terraform.json', 'v1/modules', 'v1/modules/search?q=hello', 'browse/index.json', ...adminOnly]) {
+      for (const path of ['v1/modules', 'v1/modules/search?q=hello', 'browse/index.json', ...adminOnly]) {
         const res = await get(site, caller, path);
         const wantStatus = visible === undefined ? 401 : adminOnly.includes(path) && caller !== 'admin' ? 404 : 200;
         expect(res.status, `${caller} ${path}`).toBe(wantStatus);
       }
+      // Discovery answers everyone, as terraform login needs before it has a token; it names services, not modules.
+      const discovery = await get(site, caller, '.well-known/terraform.json');
+      expect(discovery.status, `${caller} discovery`).toBe(200);
+      expect(Object.keys(discovery.json())).toEqual(expect.arrayContaining(['modules.v1', 'login.v1']));
       if (!visible) return;
       // The browse page renders READMEs from the detail documents, which the endpoints above guard.
       expect((await get(site, caller, `${base(visible[0]!)}/1.0.0`)).json().root.readme).toContain('# Hello 1.0.0');

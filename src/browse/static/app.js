@@ -1,11 +1,12 @@
 // The browse page: a home view (search as you type, filters, recent
 // versions, the mirrored providers), a module view
-// (#/namespace/name/provider[/version]) and a provider view
+// (#/namespace/name/provider[/version][/tab], in module-page.js) and a provider view
 // (#/-/providers/hostname/namespace/type; "-" is no module namespace), built
 // from the registry's own documents. Every value from the mirror is put into
 // the page as text; only the README, rendered by readme.js with raw HTML
 // escaped and links checked, is inserted as HTML.
-/* global markdownit, createReadmeRenderer -- from markdown-it.min.js and readme.js, loaded before this script */
+/* global markdownit, createReadmeRenderer, renderModule -- from markdown-it.min.js, readme.js and module-page.js, loaded before this script */
+/* exported table, code, copyButton, readmeHtml, mirroredProvider, safeUrl, isPrerelease -- also used by module-page.js */
 'use strict';
 
 const main = document.getElementById('main');
@@ -37,10 +38,16 @@ const token = () => sessionStorage.getItem(TOKEN_KEY);
 
 class Unauthorized extends Error {}
 
+// modmirror dev serves the page with a flag naming its event stream: the page then shows each rebuild as it
+// happens, and asks again for every document rather than trusting its cache. Never on a static host or under serve.
+const devEvents = document.querySelector('meta[name="modmirror-dev"]')?.getAttribute('content');
+/** The preview's last build: {build, errors: [{module?, version?, lines}]}. */
+let devState = { build: 0, errors: [] };
+
 async function getJson(path) {
   const headers = { Accept: 'application/json' };
   if (token()) headers.Authorization = `Bearer ${token()}`;
-  const res = await fetch(path, { headers });
+  const res = await fetch(path, { headers, cache: devEvents ? 'no-cache' : 'default' });
   if (res.status === 401) throw new Unauthorized(`${path}: 401`);
   if (!res.ok) throw new Error(`${path}: ${res.status}`);
   return res.json();
@@ -114,6 +121,8 @@ function rows(loaded) {
     description: m[f.description],
     published: m[f.published_at],
     verified: m[f.verified],
+    // The modules its latest version calls (a mirror written before rows had them: none).
+    calls: f.calls === undefined ? [] : (m[f.calls] ?? []),
     haystack: `${m[f.namespace]} ${m[f.name]} ${m[f.provider]} ${m[f.description]}`.toLowerCase(),
   }));
 }
@@ -183,7 +192,8 @@ async function renderHome() {
         'li',
         {},
         el('a', { href: moduleHref(ns, name, prov, version), text: `${ns}/${name}/${prov} ${version}` }),
-        el('span', { class: 'muted', text: ` ${published.slice(0, 10)}` }),
+        ' ',
+        el('time', { class: 'muted date', datetime: published, text: published.slice(0, 10) }),
       ),
     ),
   );
@@ -221,9 +231,10 @@ async function renderHome() {
 
 function table(caption, headers, items, cells) {
   if (items.length === 0) return el('p', { class: 'muted', text: `No ${caption.toLowerCase()}.` });
+  // A wide table scrolls on its own: keyboard users reach it by Tab (a scrollable region must take focus).
   return el(
     'div',
-    { class: 'table-wrap' },
+    { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
     el(
       'table',
       {},
@@ -253,109 +264,6 @@ function table(caption, headers, items, cells) {
 }
 
 const code = (text) => (text === '' ? '' : el('code', { text }));
-
-function contentSection(content) {
-  const section = [];
-  if (content.readme) {
-    const readme = el('div', { class: 'readme' });
-    readme.innerHTML = readmeHtml(content.readme); // raw HTML escaped, links checked (readme.js)
-    section.push(readme);
-  }
-  section.push(
-    el('h3', { text: 'Inputs' }),
-    table('Inputs', ['Name', 'Type', 'Default', 'Required', 'Description'], content.inputs, (i) => [
-      code(i.name),
-      code(i.type),
-      i.required ? '' : code(i.default),
-      i.required ? 'yes' : 'no',
-      i.description,
-    ]),
-    el('h3', { text: 'Outputs' }),
-    table('Outputs', ['Name', 'Description', 'Sensitive'], content.outputs, (o) => [code(o.name), o.description, o.sensitive ? 'yes' : '']),
-    el('h3', { text: 'Resources' }),
-    table('Resources', ['Type', 'Name'], content.resources, (r) => [code(r.type), r.name]),
-    el('h3', { text: 'Data sources' }),
-    table('Data sources', ['Type', 'Name'], content.data_sources ?? [], (r) => [code(r.type), r.name]),
-    el('h3', { text: 'Required providers' }),
-    table('Required providers', ['Name', 'Source', 'Version'], content.provider_dependencies ?? [], (p) => {
-      // No source (implied by a resource, or a legacy declaration): Terraform's hashicorp/NAME.
-      const source = p.source || `hashicorp/${p.name}`;
-      const mirrored = mirroredProvider(source);
-      return [code(p.name), mirrored ? el('a', { class: 'provider-link', href: providerHref(mirrored), text: source }) : source, code(p.version)];
-    }),
-    el('h3', { text: 'Module calls' }),
-    table('Module calls', ['Name', 'Source', 'Version'], content.dependencies ?? [], (m) => [code(m.name), code(m.source), code(m.version)]),
-  );
-  if (content.required_version) section.push(el('p', {}, 'Terraform ', code(content.required_version)));
-  return section;
-}
-
-async function renderModule([ns, name, provider, wanted]) {
-  const base = `v1/modules/${[ns, name, provider].map(encodeURIComponent).join('/')}/`;
-  const detail = await getJson(wanted ? `${base}${encodeURIComponent(wanted)}/index.json` : `${base}index.json`);
-  const key = `${ns}/${name}/${provider}`;
-  const [downloads, listed] = await Promise.all([
-    getJson(`v2/modules/${key}/downloads/summary`).catch(() => undefined),
-    getJson(`${base}versions`).catch(() => undefined),
-  ]);
-  // Deprecated versions, from the versions document (a static host has it too).
-  const deprecated = new Map((listed?.modules?.[0]?.versions ?? []).filter((v) => v.deprecation).map((v) => [v.version, v.deprecation]));
-  const host = index.host || location.host;
-  const usage = `module "${name}" {\n  source  = "${host}/${key}"\n  version = "${detail.version}"\n}\n`;
-  const copy = copyButton('copy', usage);
-  const label = (v) => [v, isPrerelease(v) ? '(pre-release)' : '', deprecated.has(v) ? '(deprecated)' : ''].filter(Boolean).join(' ');
-  const picker = el(
-    'select',
-    { id: 'version', 'aria-label': 'Version' },
-    detail.versions.map((v) => el('option', { value: v, selected: v === detail.version, text: label(v) })),
-  );
-  const deprecation = detail.deprecation ?? deprecated.get(detail.version);
-  const deprecationLink = deprecation && deprecation.link ? safeUrl(deprecation.link) : undefined;
-  picker.addEventListener('change', () => (location.hash = moduleHref(ns, name, provider, picker.value)));
-  const tabs =
-    detail.providers.length > 1
-      ? el(
-          'nav',
-          { class: 'tabs', role: 'tablist', 'aria-label': 'Providers' },
-          detail.providers.map((p) => el('a', { role: 'tab', href: moduleHref(ns, name, p), 'aria-selected': p === provider ? 'true' : 'false', text: p })),
-        )
-      : null;
-  const source = safeUrl(detail.source);
-  const total = downloads?.data?.attributes?.total;
-  show(
-    el('h1', { id: 'module-title', text: key }, detail.verified ? el('span', { class: 'badge', text: 'verified' }) : null),
-    el('p', { id: 'description', text: detail.description }),
-    el(
-      'p',
-      { class: 'muted' },
-      'Version ',
-      picker,
-      ` published ${detail.published_at.slice(0, 10)}`,
-      typeof total === 'number' ? el('span', { id: 'downloads', text: ` · ${total} downloads` }) : null,
-      source ? el('span', {}, ' · ', el('a', { href: source, rel: 'noopener noreferrer', text: 'source' })) : null,
-    ),
-    deprecation
-      ? el(
-          'p',
-          { id: 'deprecation', class: 'deprecated', role: 'note' },
-          el('strong', { text: 'Deprecated: ' }),
-          deprecation.reason,
-          deprecationLink ? el('span', {}, ' · ', el('a', { href: deprecationLink, rel: 'noopener noreferrer', text: 'more' })) : null,
-        )
-      : null,
-    tabs,
-    el('div', { class: 'snippet' }, el('pre', { id: 'usage', text: usage }), copy),
-    ...contentSection(detail.root),
-    detail.submodules.length ? el('h2', { text: 'Submodules' }) : null,
-    ...detail.submodules.map((s) => el('details', { class: 'submodule' }, el('summary', { text: s.path }), ...contentSection(s))),
-    detail.examples.length ? el('h2', { text: 'Examples' }) : null,
-    ...detail.examples.map((e) => el('details', { class: 'example' }, el('summary', { text: e.path }), ...contentSection(e))),
-  );
-  document.title = `${key} ${detail.version}`;
-  // For keyboard and screen reader users the new content is where they are; style.css draws no box around it.
-  main.focus();
-}
-
 function copyButton(id, text) {
   const button = el('button', { id, type: 'button', text: 'Copy' });
   button.addEventListener('click', async () => {
@@ -398,12 +306,17 @@ function renderProvider(parts) {
         })
       : el('p', { class: 'muted', text: `Provider from the network mirror at ${mirrorUrl}` }),
     el('h3', { text: 'Use it in a configuration' }),
-    el('div', { class: 'snippet' }, el('pre', { id: 'required-providers', text: required }), copyButton('copy-required', required)),
+    el('div', { class: 'snippet' }, el('pre', { id: 'required-providers', tabindex: '0', text: required }), copyButton('copy-required', required)),
     ...(inHouse
       ? [el('h3', { text: 'Signing keys' }), el('p', { id: 'signing-keys', text: `Signed with key ID ${keyIds.join(', ')}` })]
       : [
           el('h3', { text: 'CLI configuration (~/.terraformrc or ~/.tofurc)' }),
-          el('div', { class: 'snippet' }, el('pre', { id: 'provider-installation', text: installation }), copyButton('copy-installation', installation)),
+          el(
+            'div',
+            { class: 'snippet' },
+            el('pre', { id: 'provider-installation', tabindex: '0', text: installation }),
+            copyButton('copy-installation', installation),
+          ),
         ]),
     el('h3', { text: 'Versions' }),
     inHouse
@@ -411,7 +324,7 @@ function renderProvider(parts) {
       : table('Versions', ['Version', 'Platforms'], provider.versions, (v) => [code(v.version), v.platforms.join(', ')]),
   );
   document.title = `${key} (provider)`;
-  main.focus();
+  main.focus({ preventScroll: true });
 }
 
 async function route() {
@@ -427,6 +340,59 @@ async function route() {
     if (error instanceof Unauthorized) return renderSignIn(true);
     show(el('p', { class: 'error', text: `Could not load this page: ${error.message}` }), el('a', { href: '#/', text: 'All modules' }));
   }
+  showDevErrors(parts);
+}
+
+// ---- modmirror dev -------------------------------------------------------------
+
+/**
+ * The preview's build errors: on a module's page, that module's; on the home
+ * page, a banner naming every failing module; errors that belong to no module
+ * (the config) everywhere.
+ */
+function showDevErrors(parts) {
+  document.getElementById('dev-errors')?.remove();
+  if (!devEvents || devState.errors.length === 0) return;
+  const isModule = parts.length >= 3 && parts[0] !== '-';
+  const key = isModule ? parts.slice(0, 3).join('/') : undefined;
+  const shown = devState.errors.filter((e) => e.module === undefined || !isModule || e.module === key);
+  if (shown.length === 0) return;
+  const title = isModule
+    ? 'This module fails to build: the last version that built is shown'
+    : 'Some modules fail to build: their last versions that built are shown';
+  main.prepend(
+    el(
+      'section',
+      { id: 'dev-errors', class: 'dev-errors', role: 'alert' },
+      el('strong', { text: title }),
+      el(
+        'ul',
+        {},
+        shown.map((e) =>
+          el(
+            'li',
+            {},
+            e.module && !isModule ? el('a', { href: moduleHref(...e.module.split('/')), text: `${e.module} ${e.version}` }) : null,
+            e.module && isModule ? el('span', { text: e.version }) : null,
+            el('pre', { text: e.lines.join('\n') }),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Follows the preview's builds: each new one renders the page again where the reader is. */
+function followDev() {
+  const source = new EventSource(devEvents);
+  source.addEventListener('build', (event) => {
+    const next = JSON.parse(event.data);
+    const rebuilt = devState.build !== 0 && next.build !== devState.build;
+    devState = next;
+    if (!rebuilt) return showDevErrors(location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent));
+    const y = window.scrollY;
+    void start().then(() => window.scrollTo(0, y));
+  });
 }
 
 // A static mirror keeps each namespace's rows in pages, which its list names (a write rewrites only the pages
@@ -474,3 +440,4 @@ function start() {
 }
 
 start();
+if (devEvents) followDev();

@@ -32,7 +32,7 @@ const route = (name: string, pattern: string, handler: Handler, ownAccess = fals
 const MODULE = 'v1/modules/:namespace/:name/:provider';
 
 const ROUTES: Route[] = [
-  route('discovery', '.well-known/terraform.json', discovery),
+  route('discovery', '.well-known/terraform.json', discovery, true),
   route('modules_list', 'v1/modules', listAll),
   route('search', 'v1/modules/search', search),
   route('namespace_list', 'v1/modules/:namespace', listNamespace),

@@ -65,6 +65,6 @@ async function browseIndexFor(r: RouteRequest) {
       dated.length > 0
         ? recentVersions(dated.map((m) => ({ module: m.key, versions: m.recent }))).map((v) => [...v.module.split('/'), v.version, v.published_at])
         : head.recent.filter((row) => r.index.byKey.has(row.slice(0, 3).join('/')));
-    return jsonPayload({ ...head, modules: modules.map((m) => browseRow(m.summary, m.versions.length)), recent });
+    return jsonPayload({ ...head, modules: modules.map((m) => browseRow(m.summary, m.versions.length, m.calls)), recent });
   });
 }
