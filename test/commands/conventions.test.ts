@@ -156,7 +156,11 @@ describe('--json', () => {
     expect(
       onlyJson(await runCli(['org', 'create', '--name', 'acme', '--email', 'ops@example.com', '--owner', 'ann', '--data', data, '--json'], dir)),
     ).toHaveProperty('id');
-    expect(onlyJson(await runCli(['token', 'create', '--user', 'ann', '--data', data, '--json'], dir))).toEqual({ token: expect.any(String) });
+    expect(onlyJson(await runCli(['token', 'create', '--user', 'ann', '--data', data, '--json'], dir))).toEqual({
+      token: expect.any(String),
+      id: expect.stringMatching(/^at-/),
+      expires: null,
+    });
     expect(onlyJson(await runCli(['edition', 'set', 'free', '--data', data, '--json'], dir))).toEqual({ edition: 'free' });
     expect(onlyJson(await runCli(['signing-key', 'rotate', '--data', data, '--json'], dir))).toEqual({ file: expect.stringContaining(data) });
   });
