@@ -42,7 +42,8 @@ export function openFolderStore(outDir: string, options: StoreOptions): MirrorSt
       const problems = await verifyMirror(dir);
       const checked = complete && problems.length === 0 ? readManifest(dir) : undefined;
       if (checked) problems.push(...(await completenessProblems(dir, checked, complete!.platforms)));
-      const current = problems.length === 0 ? readManifest(dir) : undefined;
+      // The root alone: the provider keys are in it, and a large mirror's states would all be read again.
+      const current = problems.length === 0 ? readManifest(dir, []) : undefined;
       const warnings = current ? await signingKeyWarnings(dir, current) : [];
       return { problems, ...(repaired ? { repaired } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
     },

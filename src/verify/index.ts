@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { latestVersion } from '../version-order.js';
-import { moduleStateFile, readManifestAt, readModuleStateFile, type Manifest } from '../mirror/manifest.js';
-import { firstListed, listedSummary, listingOf, type ModulesView } from '../mirror/view.js';
+import { moduleStateFile, readManifestAt, readManifestFile, readModuleStateFile, type Manifest, type ModuleState } from '../mirror/manifest.js';
+import { firstListed, listedSummary, listingOf, type ModuleListing, type ModulesView } from '../mirror/view.js';
 import {
   addressKey,
   archiveFile,
@@ -168,8 +168,13 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
 
   if (!existsSync(at(MANIFEST_FILE))) return [{ path: MANIFEST_FILE, message: 'missing: this is not a built mirror' }];
   let manifest: Manifest;
+  // A whole mirror of per-module states is read a state at a time, each checked as it is read: of every
+  // version, only its name is held past its module (what the listings and the walk over every file need).
+  let lazy: boolean;
   try {
-    manifest = readManifestAt(at, () => mirror.modules())!;
+    const root = readManifestFile(at(MANIFEST_FILE))!;
+    lazy = root.format >= 3 && options.modules === undefined;
+    manifest = lazy ? { ...root, modules: {} } : readManifestAt(at, () => mirror.modules())!;
   } catch (error) {
     return [{ path: MANIFEST_FILE, message: `does not parse: ${messageOf((error as { cause?: unknown }).cause ?? error)}` }];
   }
@@ -178,24 +183,39 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
   if (discovery && typeof modulesV1 !== 'string') problem(DISCOVERY_FILE, 'has no "modules.v1" string');
   const basePath = typeof modulesV1 === 'string' ? basePathOfModulesService(modulesV1) : '/';
 
-  const keys = options.modules ?? Object.keys(manifest.modules);
+  const keys = options.modules ?? (lazy ? [...new Set(mirror.modules())].sort() : Object.keys(manifest.modules));
   // A mirror with the browse page has all of it: without markdown-it's file, say, it would show no README.
   if (existsSync(at(BROWSE_INDEX_FILE))) {
     for (const file of BROWSE_ASSET_FILES) if (!existsSync(at(file))) problem(file, 'missing: the browse page needs it');
   }
   const deprecations = manifest.format >= 3 ? deprecationsOf(manifest) : verifyOlderDeprecations(manifest, at, problem);
+  const held = new Map<string, HeldModule>();
+  // A state read, or undefined, its problem said once, when it does not parse.
+  const readState = (key: string) => {
+    const rel = moduleStateFile(key);
+    try {
+      return readModuleStateFile(at(rel), key);
+    } catch (error) {
+      if (!checked.has(rel)) problem(rel, `does not parse: ${messageOf((error as { cause?: unknown }).cause ?? error)}`);
+      return undefined;
+    } finally {
+      checked.add(rel);
+    }
+  };
   for (const key of keys) {
-    const entry = manifest.modules[key];
+    const entry = lazy ? readState(key) : manifest.modules[key];
     if (!entry) {
-      problem(MANIFEST_FILE, `has no module ${key}`);
+      if (!lazy) problem(MANIFEST_FILE, `has no module ${key}`);
       continue;
     }
+    held.set(key, { listing: listingOf(entry), versions: entry.versions.map((v) => v.version) });
     if (entry.versions.length === 0) {
       // Every version removed: the state keeps the removals on record, and the mirror serves nothing of the module.
       const rel = versionsFile(parseAddressKey(key));
       if (existsSync(at(rel))) problem(rel, 'is there, but the module state lists no versions');
       continue;
     }
+    if (lazy) Object.assign(deprecations, deprecationsOf({ modules: { [key]: entry } }));
     await verifyModule(key, entry.versions, {
       at,
       json,
@@ -207,7 +227,7 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
       seen: (rel) => checked.add(rel),
     });
   }
-  if (manifest.format >= 3) await verifyListings(manifest, keys, mirror, { json, problem }, options.modules === undefined);
+  if (manifest.format >= 3) await verifyListings(held, readState, keys, mirror, { json, problem }, options.modules === undefined);
   else await verifyIndexes(manifest, keys, { json, problem });
   if (options.modules === undefined || options.providers === true) {
     await verifyProviders(manifest, { at, json: (rel) => json(rel), problem, hashArchives: options.hashArchives ?? true, basePath });
@@ -215,7 +235,7 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
   if (options.modules === undefined) {
     // Every file is walked only in a whole folder; a change in place is checked by the modules it touches.
     if (mirror.root === undefined) throw new Error("verifyMirror: a check of every file needs the mirror's folder");
-    const isVersionFile = versionFileCheck(manifest);
+    const isVersionFile = versionFileCheck(held);
     verifyEveryJsonFile(mirror.root, (path) => checked.has(path) || isVersionFile(path), problem);
   }
   return problems;
@@ -226,13 +246,10 @@ export async function verifyMirror(dir: string | MirrorView, options: VerifyOpti
  * reads for every version in the manifest. The walk goes a folder at a time,
  * so the versions of the module it is in are kept for the next question.
  */
-function versionFileCheck(manifest: Manifest): (path: string) => boolean {
+function versionFileCheck(held: Map<string, HeldModule>): (path: string) => boolean {
   let last: { key: string; versions: Set<string> } | undefined;
   const versionsOf = (key: string) => {
-    if (last?.key !== key) {
-      const entry = Object.hasOwn(manifest.modules, key) ? manifest.modules[key] : undefined;
-      last = { key, versions: new Set(entry?.versions.map((v) => v.version)) };
-    }
+    if (last?.key !== key) last = { key, versions: new Set(held.get(key)?.versions) };
     return last.versions;
   };
   return (path) => {
@@ -244,6 +261,12 @@ function versionFileCheck(manifest: Manifest): (path: string) => boolean {
     const address = { namespace, name, provider };
     return path === (file === 'download' ? downloadFile(address, version) : versionDetailFile(address, version));
   };
+}
+
+/** What verify keeps of a module once it is checked: what listings show of it, and its versions' names. */
+interface HeldModule {
+  listing: ModuleListing;
+  versions: string[];
 }
 
 interface Context {
@@ -448,20 +471,30 @@ function verifyOlderDeprecations(manifest: Manifest, at: (rel: string) => string
  * listings' first pages and the browse page's files that show `keys` (every
  * one of them, for a whole mirror) list what the states say.
  */
-async function verifyListings(manifest: Manifest, keys: string[], mirror: MirrorView, ctx: Pick<Context, 'json' | 'problem'>, whole: boolean): Promise<void> {
+async function verifyListings(
+  held: Map<string, HeldModule>,
+  readState: (key: string) => ModuleState | undefined,
+  keys: string[],
+  mirror: MirrorView,
+  ctx: Pick<Context, 'json' | 'problem'>,
+  whole: boolean,
+): Promise<void> {
   const { json, problem } = ctx;
   const view: ModulesView = {
     namespaces: mirror.namespaces,
     modulesIn: mirror.modulesIn,
     listing: (key) => {
-      const state = manifest.modules[key] ?? readModuleStateFile(mirror.at(moduleStateFile(key)), key);
+      const known = held.get(key)?.listing;
+      if (known) return known;
+      const state = readState(key);
       return state && listingOf(state);
     },
     rewritten: () => false,
   };
   for (const key of keys) {
-    const recorded = manifest.modules[key]?.latest;
-    if (!recorded || manifest.modules[key]!.versions.length === 0) continue;
+    const listing = held.get(key)?.listing;
+    const recorded = listing?.latest;
+    if (!recorded || listing.versions === 0) continue;
     const latest = await json(latestDetailFile(parseAddressKey(key)));
     if (!latest) continue;
     for (const [field] of SUMMARY_FIELDS) {

@@ -263,3 +263,17 @@ describe('verify --repair', () => {
     expect([again.code, again.stdout]).toEqual([0, expect.stringMatching(/Repaired nothing/)]);
   });
 });
+
+it("names a module state that does not parse, and checks every other module's", async () => {
+  writeFileSync(join(dist, 'state/acme/a.aws.json'), '{"format": 3,');
+  // Another module's damage is still found: the check goes on past the unreadable state.
+  rmSync(join(dist, 'v1/modules/acme/b/aws/0.1.0/download'));
+  const r = await verify();
+  expect(r.code).toBe(1);
+  expect(r.problems).toEqual(
+    expect.arrayContaining([
+      { path: 'state/acme/a.aws.json', message: expect.stringMatching(/^does not parse: /) },
+      { path: 'v1/modules/acme/b/aws/0.1.0/download', message: 'missing' },
+    ]),
+  );
+});
