@@ -11,7 +11,8 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Staging } from '../mirror/staging.js';
-import { envelopeOf, parseEnvelope, type DsseEnvelope } from '../openpgp/dsse.js';
+import type { TrustedKey } from '../openpgp/detached.js';
+import { envelopeOf, parseEnvelope, verifyEnvelope, type DsseEnvelope } from '../openpgp/dsse.js';
 import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { addressKey } from '../protocol/paths.js';
 import type { VersionSource } from '../types.js';
@@ -133,4 +134,17 @@ export async function writeProvenance(
   const rel = provenanceFile(archiveRel);
   if (published && existsSync(join(liveDir, rel))) return staging.linkFrom(join(liveDir, rel), rel);
   await staging.write(rel, await provenanceLine(source, archiveRel, sha256, signer));
+}
+
+/**
+ * Why a provenance file's signature is not accepted by `trusted`; undefined
+ * when it is, or when the file is unsigned (an unsigned statement vouches for
+ * nothing, and a bundle's own signature covers it).
+ */
+export async function provenanceSignatureProblem(text: string, trusted: TrustedKey[]): Promise<string | undefined> {
+  const read = readProvenance(text);
+  if (typeof read === 'string') return `is not a provenance statement: ${read}`;
+  if (read.envelope.signatures.length === 0) return undefined;
+  const checked = await verifyEnvelope(read.envelope, trusted);
+  return checked.ok ? undefined : `its signature is not accepted: ${checked.detail}`;
 }

@@ -39,7 +39,11 @@ beforeAll(async () => {
   writeFiles(dir, {
     'mirror.config.yaml': 'sources:\n  - git: repo\n    namespace: acme\n    name: net\n    provider: aws\n    source: https://git.example.com/acme/net\n',
   });
-  const made = await runCli(['key', 'create', '--name', 'Provenance Signer', '--email', 'prov@example.com', '--out', 'keys', '--json'], dir, env);
+  const made = await runCli(
+    ['key', 'create', '--name', 'Provenance Signer', '--email', 'prov@example.com', '--out', 'keys', '--algorithm', 'curve25519', '--json'],
+    dir,
+    env,
+  );
   expect(made.code, made.stderr).toBe(0);
   g = gpg();
   g.run(['--import', join(dir, 'keys/provenance-signer.pub.asc')]);
@@ -125,6 +129,34 @@ describe('unsigned provenance', () => {
     const verified = await runCli(['verify', 'a'], dir);
     expect(verified.code).toBe(1);
     expect(verified.stdout + verified.stderr).toMatch(/intoto\.jsonl.*subject's sha256 0{64} is not the archive's/);
+  });
+});
+
+describe('bundles', () => {
+  it('carry the provenance; unbundle --trust refuses one whose provenance another key signed', async () => {
+    const other = await runCli(
+      ['key', 'create', '--name', 'Other Signer', '--email', 'other@example.com', '--out', 'other', '--algorithm', 'curve25519', '--json'],
+      dir,
+      env,
+    );
+    expect(other.code, other.stderr).toBe(0);
+    expect((await runCli(['build', '--mirror', 'foreign', '--sign-key', 'other/other-signer.key.asc'], dir, env)).code).toBe(0);
+    for (const mirror of ['signed', 'foreign']) {
+      const bundled = await runCli(['bundle', '--mirror', mirror, '--out', `${mirror}.tar.gz`, '--sign-key', 'keys/provenance-signer.key.asc'], dir, env);
+      expect(bundled.code, bundled.stderr).toBe(0);
+    }
+    const trust = ['--trust', 'keys/provenance-signer.pub.asc'];
+    const taken = await runCli(['unbundle', 'signed.tar.gz', '--mirror', 'inside', ...trust], dir);
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(readFileSync(provenanceOf('inside')).equals(readFileSync(provenanceOf('signed')))).toBe(true);
+    const refused = await runCli(['unbundle', 'foreign.tar.gz', '--mirror', 'refused', ...trust], dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /carries provenance whose signature does not verify[\s\S]*intoto\.jsonl: its signature is not accepted: signed by [0-9A-F]{16}, which is not a trusted key/,
+    );
+    expect(existsSync(provenanceOf('refused'))).toBe(false);
+    // Trusting both keys, it is taken.
+    expect((await runCli(['unbundle', 'foreign.tar.gz', '--mirror', 'refused', ...trust, '--trust', 'other/other-signer.pub.asc'], dir)).code).toBe(0);
   });
 });
 
