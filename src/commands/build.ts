@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { build, type BuildResult } from '../build/index.js';
 import { baseUrlFlag, resolveConfig } from '../config/index.js';
 import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
-import { signingKeyFlag } from './key-flags.js';
+import { provenanceSigningKey } from './key-flags.js';
 import { mirrorFlag } from './mirror-flag.js';
 import { addressKey, isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
@@ -27,7 +27,7 @@ export async function runBuild(values: Values): Promise<number> {
     baseUrl: baseUrlFlag(stringFlag(values, 'base-url'), 'build'),
   });
   // Read and unlocked before anything is built: a wrong passphrase fails at once.
-  const signer = await signingKeyFlag(values, 'build');
+  const signer = await provenanceSigningKey(values, 'build', config);
   const progress = !json && process.stderr.isTTY;
   const result = await build(config, {
     clean: values['clean'] === true,

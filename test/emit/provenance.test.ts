@@ -100,6 +100,23 @@ describe('build --sign-key', () => {
   });
 });
 
+describe('the config provenance: key', () => {
+  it('signs as --sign-key does; a passphrase that does not unlock it is the config problem (exit 1), nothing written', async () => {
+    const config = join(dir, 'with-key.yaml');
+    writeFileSync(
+      config,
+      readFileSync(join(dir, 'mirror.config.yaml'), 'utf8') + 'provenance:\n  key: keys/provenance-signer.key.asc\n  passphraseEnv: PROV_PASS\n',
+    );
+    const built = await runCli(['build', '--config', config, '--mirror', 'configured'], dir, { PROV_PASS: PASSPHRASE });
+    expect(built.code, built.stderr).toBe(0);
+    expect(envelopeIn(provenanceOf('configured')).signatures).toHaveLength(1);
+    const wrong = await runCli(['build', '--config', config, '--mirror', 'never'], dir, { PROV_PASS: 'wrong' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/provenance: key .*provenance-signer\.key\.asc: the passphrase from PROV_PASS does not unlock it/);
+    expect(existsSync(join(dir, 'never'))).toBe(false);
+  });
+});
+
 describe('unsigned provenance', () => {
   it('is the same bytes for the same sources, and has no signatures', async () => {
     expect((await runCli(['build', '--mirror', 'a'], dir)).code).toBe(0);
