@@ -100,6 +100,39 @@ describe('build --sign-key', () => {
   });
 });
 
+describe('publish --sign-key', () => {
+  it('signs the provenance of a version published from a git tag; a wrong passphrase writes nothing', async () => {
+    makeRepo(join(dir, 'repo2'), [{ files: { 'main.tf': 'variable "c" {}\n' }, tags: ['v3.0.0'], date: '2024-05-01T10:00:00Z' }]);
+    const address = ['--namespace', 'acme', '--name', 'net', '--provider', 'aws'];
+    const wrong = await runCli(
+      ['publish', '--git', 'repo2', '--ref', 'v3.0.0', ...address, '--mirror', 'signed', '--sign-key', 'keys/provenance-signer.key.asc'],
+      dir,
+      {
+        MODMIRROR_SIGNING_PASSPHRASE: 'wrong',
+      },
+    );
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/does not unlock the signing key/);
+    const archive = 'v1/modules/acme/net/aws/3.0.0/net-aws-3.0.0.tar.gz';
+    expect(existsSync(join(dir, 'signed', archive))).toBe(false);
+    const published = await runCli(
+      ['publish', '--git', 'repo2', '--ref', 'v3.0.0', ...address, '--mirror', 'signed', '--sign-key', 'keys/provenance-signer.key.asc'],
+      dir,
+      env,
+    );
+    expect(published.code, published.stderr).toBe(0);
+    const envelope = envelopeIn(provenanceOf('signed', archive));
+    const statement = statementOf(envelope);
+    expect(statement['subject'][0].digest.sha256).toBe(sha256Of(join(dir, 'signed', archive)));
+    expect(statement['predicate'].buildDefinition.externalParameters.ref).toBe('refs/tags/v3.0.0');
+    const payload = Buffer.from(envelope.payload, 'base64');
+    writeFileSync(join(dir, 'pae3.bin'), pae(envelope.payloadType, payload));
+    writeFileSync(join(dir, 'pae3.sig'), Buffer.from(envelope.signatures[0]!.sig, 'base64'));
+    expect(g.check(['--verify', join(dir, 'pae3.sig'), join(dir, 'pae3.bin')]).code).toBe(0);
+    expect((await runCli(['verify', 'signed'], dir)).code).toBe(0);
+  });
+});
+
 describe('the config provenance: key', () => {
   it('signs as --sign-key does; a passphrase that does not unlock it is the config problem (exit 1), nothing written', async () => {
     const config = join(dir, 'with-key.yaml');
