@@ -516,7 +516,7 @@ ${BUCKET_USAGE}
   },
   verify: {
     summary: 'Check that a mirror agrees with itself and its archives match the manifest',
-    usage: `modmirror verify [--mirror DIR|s3://BUCKET/PREFIX] [--complete] [--repair] [--config FILE] [--json]
+    usage: `modmirror verify [--mirror DIR|s3://BUCKET/PREFIX] [--complete] [--repair] [--config FILE] [--trust KEY.asc ...] [--json]
 
   --mirror DIR  the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror in a
               bucket, with --endpoint URL, --region REGION and --path-style as for modmirror push
@@ -525,10 +525,14 @@ ${BUCKET_USAGE}
   --repair    first write every derived document (listings, indexes, each module's versions and
               details) again from the manifest, then check; changes no published version
   --config    the config file naming the platforms (default: mirror.config.yaml when present)
+  --trust KEY.asc   a signed mirror: manifest.json and every module state must carry a good signature
+              (FILE.asc, written by build and publish --sign-key) by one of these armored public keys
+              (repeatable); the archives are then checked against the signed states
   --json      print {"ok", "problems": [{"path", "message"}]}`,
     options: {
       ...MIRROR_OPTION,
       json: { type: 'boolean' },
+      trust: { type: 'string', multiple: true },
       complete: { type: 'boolean' },
       repair: { type: 'boolean' },
       config: { type: 'string' },

@@ -75,6 +75,7 @@ export function build(config: ResolvedConfig, options: BuildOptions = {}): Promi
     check: (root) => verifyMirror(root, { hashArchives: false, written }),
     // Only what was asked for: --replace of named versions, --prune of what the sources lack; both go on record.
     allow: { replace: (options.replace?.length ?? 0) > 0 || options.replaceAll === true, remove: options.prune === true },
+    ...(options.signer ? { signer: options.signer } : {}),
     failure: (problems) =>
       new MirrorError('MIRROR_INVALID', `The built mirror failed verification; the previous one is left in place:\n${problemLines(problems)}`, {
         hint: 'This is a bug in modmirror or a corrupted cache: run again with --clean, and report it if it persists.',
