@@ -49,11 +49,16 @@ const COMMANDS: Record<string, Command> = {
                    each removal is recorded in the manifest
   --replace NS/NAME/PROVIDER@VERSION   take the sources' new content for that published version (a
                    moved tag) instead of failing it; recorded in the manifest (repeatable)
+  --sign-key FILE  sign each new version's provenance (ARCHIVE.intoto.jsonl) with this armored OpenPGP
+                   private key; passphrase from --passphrase-env VAR (default MODMIRROR_SIGNING_PASSPHRASE)
+                   or --passphrase-file FILE, never the command line (default: unsigned provenance)
   --json           print one JSON summary and no progress
 
   Published versions are immutable: a version whose source now has other content fails (exit 1) and
   keeps its published archive; versions the sources no longer have stay until --prune.`,
     options: {
+      'sign-key': { type: 'string' },
+      ...PASSPHRASE_OPTIONS,
       clean: { type: 'boolean' },
       strict: { type: 'boolean' },
       prune: { type: 'boolean' },
@@ -295,6 +300,8 @@ const COMMANDS: Record<string, Command> = {
   --dry-run        say what would change, change nothing
   --no-spare       no effect, accepted for scripts that pass it: nothing is left writing beside the
                    mirror when publish returns
+  --sign-key FILE  sign the version's provenance (ARCHIVE.intoto.jsonl) with this armored OpenPGP private
+                   key; passphrase from --passphrase-env VAR or --passphrase-file FILE (default: unsigned)
   --json           print the result as JSON
 
   In-house providers (served over the provider registry protocol, providers.v1):
@@ -312,6 +319,8 @@ const COMMANDS: Record<string, Command> = {
       'public-key': { type: 'string', multiple: true },
       hostname: { type: 'string' },
       'signing-key': { type: 'string' },
+      'sign-key': { type: 'string' },
+      ...PASSPHRASE_OPTIONS,
       source: { type: 'string' },
       git: { type: 'string' },
       ref: { type: 'string' },
@@ -507,7 +516,7 @@ ${BUCKET_USAGE}
   },
   verify: {
     summary: 'Check that a mirror agrees with itself and its archives match the manifest',
-    usage: `modmirror verify [--mirror DIR|s3://BUCKET/PREFIX] [--complete] [--repair] [--config FILE] [--json]
+    usage: `modmirror verify [--mirror DIR|s3://BUCKET/PREFIX] [--complete] [--repair] [--config FILE] [--trust KEY.asc ...] [--json]
 
   --mirror DIR  the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror in a
               bucket, with --endpoint URL, --region REGION and --path-style as for modmirror push
@@ -516,10 +525,14 @@ ${BUCKET_USAGE}
   --repair    first write every derived document (listings, indexes, each module's versions and
               details) again from the manifest, then check; changes no published version
   --config    the config file naming the platforms (default: mirror.config.yaml when present)
+  --trust KEY.asc   a signed mirror: manifest.json and every module state must carry a good signature
+              (FILE.asc, written by build and publish --sign-key) by one of these armored public keys
+              (repeatable); the archives are then checked against the signed states
   --json      print {"ok", "problems": [{"path", "message"}]}`,
     options: {
       ...MIRROR_OPTION,
       json: { type: 'boolean' },
+      trust: { type: 'string', multiple: true },
       complete: { type: 'boolean' },
       repair: { type: 'boolean' },
       config: { type: 'string' },

@@ -6,7 +6,7 @@
 // mirror has published stays (published.ts).
 
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { OUTPUT_FORMAT } from './cache.js';
@@ -21,6 +21,8 @@ import { authenticateReleases, type ProviderRelease } from '../providers/release
 import { scanProviders, type ProviderScan } from '../providers/scan.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
 import { writeMirrorIndexes } from '../emit/indexes.js';
+import { provenanceFile, writeProvenance } from '../emit/provenance.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { addressKey, archiveFile, parseAddressKey } from '../protocol/paths.js';
 import { buildVersion, closeVersionCaches, createVersionCaches, forModule, type VersionCaches } from './version.js';
 import { recordBuild, upToDateReport, type BuildReport } from './state.js';
@@ -61,6 +63,8 @@ export interface BuildOptions extends KeepOptions {
   /** Leave out (and fail on) a version whose documentation cannot be read whole, rather than mirror it with what could be read. */
   strict?: boolean;
   onProgress?: (done: number, total: number, current: VersionSource) => void;
+  /** Signs each new version's provenance (unsigned without). */
+  signer?: PrivateSigningKey;
 }
 
 export function build(config: ResolvedConfig, options: BuildOptions = {}): Promise<BuildResult> {
@@ -71,6 +75,7 @@ export function build(config: ResolvedConfig, options: BuildOptions = {}): Promi
     check: (root) => verifyMirror(root, { hashArchives: false, written }),
     // Only what was asked for: --replace of named versions, --prune of what the sources lack; both go on record.
     allow: { replace: (options.replace?.length ?? 0) > 0 || options.replaceAll === true, remove: options.prune === true },
+    ...(options.signer ? { signer: options.signer } : {}),
     failure: (problems) =>
       new MirrorError('MIRROR_INVALID', `The built mirror failed verification; the previous one is left in place:\n${problemLines(problems)}`, {
         hint: 'This is a bug in modmirror or a corrupted cache: run again with --clean, and report it if it persists.',
@@ -128,7 +133,9 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
         const verdict = published.check(source, version.built.archive.sha256);
         if (verdict instanceof MirrorError) throw verdict;
         // Written once, into the cache, and linked into the mirror as a cache hit is.
-        await staging.linkFrom(await version.store(), archiveFile(source.address, source.version));
+        const archiveRel = archiveFile(source.address, source.version);
+        await staging.linkFrom(await version.store(), archiveRel);
+        await writeProvenance(staging, config.outDir, source, archiveRel, version.built.archive.sha256, verdict === 'same', options.signer);
         if (version.cached) cacheHits++;
         for (const w of version.warnings) versionWarnings.push(`${source.label}: ${w}`);
         if (version.problems.length > 0)
@@ -153,7 +160,10 @@ async function buildLocked(tx: MirrorWrite, config: ResolvedConfig, options: Bui
 
     // A version's published bytes stay: carried forward from the live mirror, documents and archive alike.
     const keep = async (address: ModuleAddress, entry: PublishedEntry) => {
-      await staging.linkFrom(join(config.outDir, archiveFile(address, entry.version)), archiveFile(address, entry.version));
+      const archiveRel = archiveFile(address, entry.version);
+      await staging.linkFrom(join(config.outDir, archiveRel), archiveRel);
+      if (existsSync(join(config.outDir, provenanceFile(archiveRel))))
+        await staging.linkFrom(join(config.outDir, provenanceFile(archiveRel)), provenanceFile(archiveRel));
       return readBuiltVersion(config.outDir, address, entry);
     };
     await forEachLimited(takeEach(plan.modules), MODULE_CONCURRENCY, async ({ address, sources, carried }) => {

@@ -20,6 +20,7 @@ import { readManifest } from '../mirror/manifest.js';
 import type { Manifest } from '../mirror/manifest.js';
 import { problemLines, withMirrorWrite, type MirrorWriteOptions } from '../mirror/transaction.js';
 import { verifyMirror } from '../verify/index.js';
+import { PROVENANCE_SUFFIX, provenanceSignatureProblem } from '../emit/provenance.js';
 import { derivedText } from './derive.js';
 import { archivesOf, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest } from './format.js';
 import { verifyBundle, walkBundle, type VerifiedBundle } from './read.js';
@@ -77,6 +78,7 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
       for (const path of takeOutsideFiles(outDir, root, bundle.manifest, file)) plan.keep.add(path);
       await removeAllBut(root, plan.keep);
       await writeEntries(file, root, bundle.manifest);
+      if (options.trust) await checkProvenanceSignatures(root, bundle.manifest, options.trust, file);
       writeCopies(root, bundle.manifest);
       await removeEmptyFolders(root);
     });
@@ -92,6 +94,28 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
       ...(signature ? { signedBy: { keyId: signature.keyId, userId: signature.userId } } : {}),
     };
   });
+}
+
+/**
+ * With trusted keys, each signed provenance the bundle carries must be by one
+ * of them too: a signed bundle of someone else's signed statements is refused.
+ */
+async function checkProvenanceSignatures(root: string, manifest: BundleManifest, trusted: TrustedKey[], file: string): Promise<void> {
+  const problems: string[] = [];
+  for (const { path } of manifest.files) {
+    if (!path.endsWith(PROVENANCE_SUFFIX)) continue;
+    const problem = await provenanceSignatureProblem(readFileSync(join(root, path), 'utf8'), trusted);
+    if (problem) problems.push(`${path}: ${problem}`);
+  }
+  if (problems.length === 0) return;
+  throw new MirrorError(
+    'BUNDLE_INVALID',
+    `The bundle ${file} carries provenance whose signature does not verify, so nothing was changed:\n${problems
+      .slice(0, 10)
+      .map((p) => `  ${p}`)
+      .join('\n')}`,
+    { hint: 'Sign the provenance with a key unbundle --trust names (build or publish --sign-key), or trust the key that signed it.' },
+  );
 }
 
 interface MergePlan {

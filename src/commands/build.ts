@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { build, type BuildResult } from '../build/index.js';
 import { baseUrlFlag, resolveConfig } from '../config/index.js';
 import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
+import { provenanceSigningKey } from './key-flags.js';
 import { mirrorFlag } from './mirror-flag.js';
 import { addressKey, isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
@@ -25,12 +26,15 @@ export async function runBuild(values: Values): Promise<number> {
     out: mirrorFlag(values, 'build', 'out'),
     baseUrl: baseUrlFlag(stringFlag(values, 'base-url'), 'build'),
   });
+  // Read and unlocked before anything is built: a wrong passphrase fails at once.
+  const signer = await provenanceSigningKey(values, 'build', config);
   const progress = !json && process.stderr.isTTY;
   const result = await build(config, {
     clean: values['clean'] === true,
     strict: values['strict'] === true,
     prune: values['prune'] === true,
     replace: replaceFlags(values['replace'] as string[] | undefined),
+    signer,
     onProgress: progress
       ? (done, total, current) => {
           process.stderr.write(`\r\x1b[K[${done}/${total}] ${addressKey(current.address)} ${current.version}`);

@@ -9,7 +9,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_PASSPHRASE_ENV, type TrustFile } from '../config/index.js';
+import { DEFAULT_PASSPHRASE_ENV, type SigningConfig, type TrustFile } from '../config/index.js';
 import { MirrorError, messageOf } from '../errors.js';
 import type { TrustedKey } from '../openpgp/detached.js';
 import { checkCanSign, KeyError, readPrivateKeyFile, readPublicKeys, unlockSigningKey, type PrivateSigningKey } from '../openpgp/keys.js';
@@ -80,6 +80,36 @@ export async function signingKeyFlag(values: Values, command: string): Promise<P
           cause: error,
         })
       : error;
+  });
+}
+
+const PROVENANCE_HINT =
+  'provenance: key names an armored private key file (relative to the config file), whose passphrase is in the variable provenance: passphraseEnv names (MODMIRROR_SIGNING_PASSPHRASE by default).';
+
+/**
+ * The unlocked key that signs provenance: --sign-key's, else the config's
+ * provenance: key (a problem with it is the config's, exit 1); undefined
+ * with neither. Read before anything is written.
+ */
+export async function provenanceSigningKey(values: Values, command: string, config: { provenance?: SigningConfig }): Promise<PrivateSigningKey | undefined> {
+  if (stringFlag(values, 'sign-key') !== undefined || config.provenance === undefined) return signingKeyFlag(values, command);
+  const { keyFile, passphraseEnv } = config.provenance;
+  const problem = (message: string, cause?: unknown) =>
+    new MirrorError('CONFIG_INVALID', `provenance: key ${keyFile}: ${message}`, { hint: PROVENANCE_HINT, cause });
+  const asProblem = (error: unknown) => (error instanceof KeyError ? problem(error.message, error) : error);
+  if (!existsSync(keyFile)) throw problem('the key file does not exist');
+  const signer = await readPrivateKeyFile(keyFile).catch((error: unknown) => {
+    throw asProblem(error);
+  });
+  await checkCanSign(signer, keyFile).catch((error: unknown) => {
+    throw asProblem(error);
+  });
+  if (signer.key.isDecrypted()) return signer;
+  const flagged = Object.keys(PASSPHRASE_OPTIONS).some((flag) => values[flag] !== undefined);
+  const { passphrase, from } = flagged ? passphraseOf(values, command) : { passphrase: process.env[passphraseEnv] || undefined, from: passphraseEnv };
+  if (passphrase === undefined) throw problem(`is locked with a passphrase, and ${from} holds none`);
+  return unlockSigningKey(signer, keyFile, passphrase).catch((error: unknown) => {
+    throw error instanceof KeyError ? problem(`the passphrase from ${from} does not unlock it`, error) : error;
   });
 }
 

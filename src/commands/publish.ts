@@ -24,6 +24,7 @@ import type { ModuleAddress, VersionSource } from '../types.js';
 import { validVersion } from '../version-order.js';
 import { printJson, stringFlag, usageError, type Values } from './args.js';
 import { mirrorFlag, openMirror } from './mirror-flag.js';
+import { provenanceSigningKey } from './key-flags.js';
 
 const usage = (message: string) => usageError('publish', message);
 
@@ -47,6 +48,7 @@ export async function runPublish(values: Values): Promise<number> {
     resolveMirrorConfig({ config: str('config'), out, baseUrl: baseUrlFlag(str('base-url'), 'publish') }),
   );
   // One `git cat-file` reads the ref and then the version's files; it must end however the publish does.
+  const signer = await provenanceSigningKey(values, 'publish', config);
   const git = new GitReaders();
   let result: StorePublishResult;
   try {
@@ -60,6 +62,7 @@ export async function runPublish(values: Values): Promise<number> {
       newMirror: values['new-mirror'] === true,
       dryRun: values['dry-run'] === true,
       git,
+      signer,
     });
   } finally {
     git.closeAll();

@@ -32,6 +32,8 @@ export interface UserConfig {
   providersPath?: string;
   /** The site's key for signing in-house provider releases that come unsigned. */
   signing?: { key: string; passphraseEnv?: string };
+  /** The key that signs each version's provenance (build and publish; --sign-key overrides it). */
+  provenance?: { key: string; passphraseEnv?: string };
   /** Who may read the registry `modmirror serve` answers: anyone (public), or token holders (private). */
   access?: Access;
   /** How large a version's files may be: a version over a bound fails alone. */
@@ -133,6 +135,8 @@ export interface ResolvedConfig {
   /** The network mirror's folder in the mirror's tree, relative, no leading or trailing slash. */
   providersPath: string;
   signing?: SigningConfig;
+  /** The key that signs each version's provenance, when the config names one. */
+  provenance?: SigningConfig;
   access: Access;
   /** Bounds in bytes on one file and on all of a version's files. */
   limits: SizeLimits;
@@ -161,6 +165,7 @@ const TOP_KEYS = [
   'platforms',
   'providersPath',
   'signing',
+  'provenance',
   'access',
   'limits',
   'trust',
@@ -271,6 +276,9 @@ export function resolveConfig(overrides: ConfigOverrides, cwd = process.cwd(), o
     platforms: user.platforms ?? [...DEFAULT_PLATFORMS],
     providersPath: (user.providersPath ?? DEFAULT_PROVIDERS_PATH).replace(/^\/+|\/+$/g, ''),
     ...(user.signing ? { signing: { keyFile: resolve(base, user.signing.key), passphraseEnv: user.signing.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } } : {}),
+    ...(user.provenance
+      ? { provenance: { keyFile: resolve(base, user.provenance.key), passphraseEnv: user.provenance.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } }
+      : {}),
     access: user.access ?? 'public',
     limits: resolveLimits(user.limits),
     trust: (user.trust ?? []).map((file, i) => ({ file: resolve(base, file), at: where(['trust', i]) })),
@@ -522,18 +530,17 @@ function validateUserConfig(value: unknown): Problem[] {
       expect(typeof platform === 'string' && isPlatform(platform), ['platforms', i], `expected an OS_ARCH platform such as linux_amd64, got ${show(platform)}`);
     });
   }
-  if ('signing' in config && expect(isRecord(config['signing']), ['signing'], 'expected a mapping with key (an armored private key file) and passphraseEnv')) {
-    const signing = config['signing'] as Record<string, unknown>;
-    unknownKeys(signing, ['key', 'passphraseEnv'], ['signing']);
-    expect(
-      typeof signing['key'] === 'string' && signing['key'] !== '',
-      ['signing', 'key'],
-      `expected an armored private key file, got ${show(signing['key'])}`,
-    );
+  // signing: signs in-house provider releases, provenance: each version's provenance; both name a key alike.
+  for (const entry of ['signing', 'provenance'] as const) {
+    if (!(entry in config) || !expect(isRecord(config[entry]), [entry], 'expected a mapping with key (an armored private key file) and passphraseEnv'))
+      continue;
+    const signing = config[entry] as Record<string, unknown>;
+    unknownKeys(signing, ['key', 'passphraseEnv'], [entry]);
+    expect(typeof signing['key'] === 'string' && signing['key'] !== '', [entry, 'key'], `expected an armored private key file, got ${show(signing['key'])}`);
     if ('passphraseEnv' in signing) {
       expect(
         typeof signing['passphraseEnv'] === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(signing['passphraseEnv']),
-        ['signing', 'passphraseEnv'],
+        [entry, 'passphraseEnv'],
         `expected an environment variable name, got ${show(signing['passphraseEnv'])}`,
       );
     }

@@ -11,6 +11,8 @@
 // writes, which import this folder): the mirror's home knows its files, not
 // what a correct document says.
 
+import type { PrivateSigningKey } from '../openpgp/keys.js';
+import { signTruth } from './signed.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MirrorError } from '../errors.js';
@@ -63,6 +65,8 @@ export interface MirrorWriteOptions {
   /** Checks the new generation; read once it is written, since publish checks only what it rewrote. */
   check: MirrorCheck;
   failure: VerifyFailure;
+  /** Signs the truth files the write changes (signed.ts); without it, none is signed. */
+  signer?: PrivateSigningKey;
 }
 
 export interface MirrorWrite {
@@ -111,6 +115,7 @@ async function stageAndCommit<R>(
       await staging.discard();
       return result;
     }
+    if (options.signer) await signTruth(outDir, staging, options.signer, !inPlace && options.start !== 'copy');
     // A change in place is held against the live mirror for the modules it read and those it wrote; a whole new one, whole.
     // Read once the write is done: what it changed stays as it is from here on.
     let changedKeys: string[] | undefined;

@@ -12,6 +12,8 @@ import { emitModule, type DetailListener } from '../emit/index.js';
 import { carriedProviders, type ModuleRecord } from '../mirror/manifest.js';
 import { ledgerOf, requester } from '../mirror/ledger.js';
 import { writeMirrorIndexes } from '../emit/indexes.js';
+import { writeProvenance } from '../emit/provenance.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { addressKey, archiveFile } from '../protocol/paths.js';
 import type { Staging } from '../mirror/staging.js';
 import type { GitReaders } from '../scan/git-objects.js';
@@ -48,6 +50,8 @@ export interface PublishOptions {
   strict?: boolean;
   /** The git readers the source was scanned with, so the version is read through the same `git cat-file`; closed by publish. */
   git?: GitReaders;
+  /** Signs the version's provenance (unsigned without). */
+  signer?: PrivateSigningKey;
 }
 
 export interface PublishResult {
@@ -167,6 +171,8 @@ async function publishBuilt(
     const packed = version.packed;
     if (packed && 'data' in packed) await staging.write(archiveRel, packed.data);
     else await staging.linkFrom(packed ? packed.file : await version.store(), archiveRel);
+    // A new or replaced version: its provenance is new too.
+    await writeProvenance(staging, mirror.dir, source, archiveRel, archive.sha256, false, options.signer);
     const rewritten = await emitAffected(staging, mirror, built, { baseUrl, deprecations, onDetail: check.written!.add });
     const records = mergeRecords(mirror.records(), rewritten);
     // The provider files are in the staging copy as they were; the manifest keeps listing them.

@@ -4,6 +4,7 @@
 // there unless a new one was asked for, since a mistyped path must not look
 // like a first publish. What the write checks is the part it rewrote.
 
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
@@ -29,6 +30,8 @@ export interface PartialWriteOptions {
    * (under the lock); undefined reads every module. The rest of the mirror is left as it is.
    */
   modules: (dir: string) => string[] | undefined;
+  /** Signs the truth files the write changes. */
+  signer?: PrivateSigningKey;
 }
 
 export async function withPartialWrite<T>(options: PartialWriteOptions, fn: (tx: MirrorWrite, mirror: OpenedMirror) => Promise<T>): Promise<T> {
@@ -40,6 +43,7 @@ export async function withPartialWrite<T>(options: PartialWriteOptions, fn: (tx:
     start: 'in-place' as const,
     dryRun: options.dryRun === true,
     ...(options.allow ? { allow: options.allow } : {}),
+    ...(options.signer ? { signer: options.signer } : {}),
     check: (mirror: MirrorView) => verifyMirror(mirror, options.check()),
     failure: (problems: Parameters<typeof problemLines>[0]) =>
       new MirrorError('MIRROR_INVALID', `The mirror failed verification after ${options.what}; it is left as it was:\n${problemLines(problems)}`),

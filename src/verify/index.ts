@@ -4,9 +4,10 @@
 // tree whose sha256 and size match; every JSON file parses and has the spec's
 // fields.
 
+import { provenanceFile, readProvenance } from '../emit/provenance.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { latestVersion } from '../version-order.js';
 import { moduleStateFile, readManifestAt, readManifestFile, readModuleStateFile, type Manifest, type ModuleState } from '../mirror/manifest.js';
 import { firstListed, listedSummary, listingOf, type ModuleListing, type ModulesView } from '../mirror/view.js';
@@ -438,7 +439,24 @@ async function verifyDownload(address: ModuleAddress, entry: Manifest['modules']
   if (data) {
     const sha256 = createHash('sha256').update(data).digest('hex');
     if (sha256 !== entry.sha256) ctx.problem(archiveRel, `sha256 ${sha256} differs from the manifest's ${entry.sha256}`);
+    verifyProvenance(archiveRel, entry.sha256, ctx);
   }
+}
+
+/** A version's provenance, when it has one, must be of its archive: the subject's name and sha256. */
+function verifyProvenance(archiveRel: string, sha256: string, ctx: Context): void {
+  const rel = provenanceFile(archiveRel);
+  let text: string;
+  try {
+    text = readFileSync(ctx.at(rel), 'utf8');
+  } catch {
+    return;
+  }
+  const read = readProvenance(text);
+  if (typeof read === 'string') return ctx.problem(rel, `is not a provenance statement: ${read}`);
+  if (read.subject.name !== basename(archiveRel)) ctx.problem(rel, `is the provenance of ${read.subject.name}, not of ${basename(archiveRel)}`);
+  else if (read.subject.sha256 !== sha256)
+    ctx.problem(rel, `its subject's sha256 ${read.subject.sha256} is not the archive's ${sha256}: it is not the provenance of this archive`);
 }
 
 /** A mirror older than format 3: deprecations.json, which its manifest may record too (format 2). */
@@ -620,7 +638,7 @@ function verifyEveryJsonFile(dir: string, checked: (path: string) => boolean, pr
     for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && !/\.(tar\.gz|zip|html|js|css)$|_SHA256SUMS(\.sig)?$/.test(entry.name) && entry.name !== '_headers' && !checked(path)) {
+      else if (entry.isFile() && !/\.(tar\.gz|zip|html|js|css|json\.asc)$|_SHA256SUMS(\.sig)?$/.test(entry.name) && entry.name !== '_headers' && !checked(path)) {
         try {
           JSON.parse(readFileSync(join(dir, path), 'utf8'));
         } catch (error) {

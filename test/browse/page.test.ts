@@ -214,6 +214,11 @@ describe('module page', () => {
     expect(copied).toBe(await page.textContent('#usage'));
   });
 
+  it('says where the version came from, from its provenance', async () => {
+    await openModule('acme/storage/aws');
+    await expect.poll(() => page.textContent('#provenance')).toBe('Built from folder 1.0.0 (provenance)');
+  });
+
   it('shows download counts from modmirror serve', async () => {
     const archive = await request(new URL('/v1/modules/acme/storage/aws/1.0.0/storage-aws-1.0.0.tar.gz', server.url));
     await archive.body.dump();

@@ -143,6 +143,53 @@ async function usedBy(key) {
     .map((m) => `${m.namespace}/${m.name}/${m.provider}`);
 }
 
+/**
+ * Where a version came from, from its provenance (ARCHIVE.intoto.jsonl beside
+ * the archive): the repository, tag and commit, or the folder; undefined when
+ * the version has none (or the caller may not read it).
+ */
+async function provenanceOf(base, version, name, provider) {
+  const envelope = await getJson(`${base}${encodeURIComponent(version)}/${encodeURIComponent(`${name}-${provider}-${version}.tar.gz.intoto.jsonl`)}`).catch(
+    () => undefined,
+  );
+  if (typeof envelope?.payload !== 'string') return undefined;
+  try {
+    const bytes = Uint8Array.from(atob(envelope.payload), (c) => c.charCodeAt(0));
+    const definition = JSON.parse(new TextDecoder().decode(bytes)).predicate?.buildDefinition ?? {};
+    const params = definition.externalParameters ?? {};
+    const dependency = definition.resolvedDependencies?.[0] ?? {};
+    return {
+      repository: params.repository,
+      tag: typeof params.ref === 'string' ? params.ref.replace(/^refs\/tags\//, '') : undefined,
+      commit: dependency.digest?.gitCommit,
+      folder: params.folder,
+      signed: Array.isArray(envelope.signatures) && envelope.signatures.length > 0,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** "Built from REPOSITORY, tag T, commit C (signed)", or the folder's name. */
+function provenanceLine(p) {
+  if (!p || (!p.commit && !p.folder)) return null;
+  const repository = p.repository ? safeUrl(p.repository) : undefined;
+  return el(
+    'p',
+    { id: 'provenance', class: 'muted' },
+    'Built from ',
+    p.commit
+      ? [
+          repository ? el('a', { href: repository, rel: 'noopener noreferrer', text: p.repository }) : code(p.repository ?? 'a git repository'),
+          p.tag ? [', tag ', code(p.tag)] : [],
+          ', commit ',
+          code(p.commit.slice(0, 12)),
+        ].flat()
+      : ['folder ', code(p.folder)],
+    p.signed ? ' (signed provenance)' : ' (provenance)',
+  );
+}
+
 async function renderModule(parts) {
   const [ns, name, provider] = parts;
   // `#/ns/name/provider[/version][/tab]`: a tab's name is never a version.
@@ -152,9 +199,10 @@ async function renderModule(parts) {
   const base = `v1/modules/${[ns, name, provider].map(encodeURIComponent).join('/')}/`;
   const detail = await getJson(wanted ? `${base}${encodeURIComponent(wanted)}/index.json` : `${base}index.json`);
   const key = `${ns}/${name}/${provider}`;
-  const [downloads, listed] = await Promise.all([
+  const [downloads, listed, provenance] = await Promise.all([
     getJson(`v2/modules/${key}/downloads/summary`).catch(() => undefined),
     getJson(`${base}versions`).catch(() => undefined),
+    provenanceOf(base, detail.version, name, provider),
   ]);
   // Deprecated versions, from the versions document (a static host has it too).
   const deprecated = new Map((listed?.modules?.[0]?.versions ?? []).filter((v) => v.deprecation).map((v) => [v.version, v.deprecation]));
@@ -203,6 +251,7 @@ async function renderModule(parts) {
       typeof total === 'number' ? el('span', { id: 'downloads', text: ` · ${total} downloads` }) : null,
       source ? el('span', {}, ' · ', el('a', { href: source, rel: 'noopener noreferrer', text: 'source' })) : null,
     ),
+    provenanceLine(provenance),
     deprecation
       ? el(
           'p',

@@ -2,6 +2,7 @@
 // download count patched in), the download answer, the redirect to the
 // latest version's download, and the archive itself, counted when fetched.
 
+import { provenanceFile } from '../../emit/provenance.js';
 import { jsonPayload, payload, type Payload } from '../../http/payload.js';
 import { ARCHIVE_TYPE, CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE_LONG, downloadHeaders } from '../../protocol/headers.js';
 import { whenSentWhole } from '../downloads.js';
@@ -71,12 +72,17 @@ export async function archive(r: RouteRequest): Promise<undefined> {
   const module = moduleOf(r);
   const address = addressOf(r);
   const version = versionOf(r, module);
+  const cache = r.registry.access ? CACHE_PRIVATE_LONG : CACHE_LONG;
+  // The archive's provenance beside it, read as the archive is (the browse page shows where a version came from).
+  if (r.params['file'] === provenanceFile(archiveName(address, version))) {
+    await r.registry.serveFile(r.req, r.res, provenanceFile(archiveFile(address, version)), { 'Content-Type': 'application/json', 'Cache-Control': cache });
+    return undefined;
+  }
   if (r.params['file'] !== archiveName(address, version)) throw notFound();
   whenSentWhole(r.req, r.res, () => {
     r.registry.downloads.record(module.key);
     r.registry.archiveSent?.(module.key, version, r.caller);
   });
-  const cache = r.registry.access ? CACHE_PRIVATE_LONG : CACHE_LONG;
   await r.registry.serveFile(r.req, r.res, archiveFile(address, version), { 'Content-Type': ARCHIVE_TYPE, 'Cache-Control': cache });
   return undefined;
 }
