@@ -638,7 +638,12 @@ function verifyEveryJsonFile(dir: string, checked: (path: string) => boolean, pr
     for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
       const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && !/\.(tar\.gz|zip|html|js|css|json\.asc)$|_SHA256SUMS(\.sig)?$/.test(entry.name) && entry.name !== '_headers' && !checked(path)) {
+      else if (
+        entry.isFile() &&
+        !/\.(tar\.gz|zip|html|js|css|json\.asc)$|_SHA256SUMS(\.sig)?$/.test(entry.name) &&
+        entry.name !== '_headers' &&
+        !checked(path)
+      ) {
         try {
           JSON.parse(readFileSync(join(dir, path), 'utf8'));
         } catch (error) {
