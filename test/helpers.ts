@@ -1,7 +1,7 @@
 // Test helpers: temp folders, real git repositories, and the real CLI.
 
 import { readManifest } from '../src/mirror/manifest.js';
-import { execFile, execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,6 +71,16 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, content);
   }
+}
+
+/**
+ * Writes `content` into `file` from another Node process, as an operator's edit or another modmirror would:
+ * a server is told of such changes by the file's stamp, looked at no more than once a millisecond, and a
+ * write from this process could land within the millisecond of its last look.
+ */
+export function writeFromAnotherProcess(file: string, content: string): void {
+  const written = spawnSync(process.execPath, ['-e', 'require("node:fs").writeFileSync(process.argv[1], process.argv[2])', file, content]);
+  if (written.status !== 0) throw new Error(`could not write ${file}: ${written.stderr.toString()}`);
 }
 
 export type { CliResult };

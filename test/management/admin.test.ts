@@ -1,9 +1,9 @@
 // Site-admin organizations (spec 4.3, 3.3): filters, pagination, updates,
 // sharing rules, deletion, and the edition gate.
 
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFromAnotherProcess } from '../helpers.js';
 import { startHarness, type Harness } from './helpers.js';
 
 let h: Harness;
@@ -192,9 +192,9 @@ describe('sharing (spec 3.3)', () => {
 describe('editions', () => {
   it('has no admin endpoints outside the self-hosted edition', async () => {
     // A request sent after another process replaced the file is answered from what it wrote.
-    writeFileSync(join(h.data, 'settings.json'), JSON.stringify({ edition: 'free' }));
+    writeFromAnotherProcess(join(h.data, 'settings.json'), JSON.stringify({ edition: 'free' }));
     expect((await admin('GET', '')).status).toBe(404);
-    writeFileSync(join(h.data, 'settings.json'), JSON.stringify({ edition: 'self-hosted' }));
+    writeFromAnotherProcess(join(h.data, 'settings.json'), JSON.stringify({ edition: 'self-hosted' }));
     expect((await admin('GET', '')).status).toBe(200);
   });
 });

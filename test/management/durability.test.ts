@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
-import { runCli, spawnServe } from '../helpers.js';
+import { runCli, spawnServe, writeFromAnotherProcess } from '../helpers.js';
 import { startHarness, TOKENS } from './helpers.js';
 import { organizationRecord } from './records.js';
 
@@ -124,7 +124,7 @@ describe('malformed data', () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const users = readFileSync(join(h.data, 'users.json'));
-      writeFileSync(join(h.data, 'users.json'), '[{"id": "user-1", "username": "x"');
+      writeFromAnotherProcess(join(h.data, 'users.json'), '[{"id": "user-1", "username": "x"');
       // A request sent after another process replaced the file is answered from what it wrote.
       const torn = await h.call('user', 'GET', '/api/v2/account/details');
       expect(torn.status).toBe(500);
@@ -135,7 +135,7 @@ describe('malformed data', () => {
       ]);
       // The operator sees it too, even with --quiet.
       expect(errors.mock.calls.flat().join('\n')).toMatch(/users\.json" is not valid JSON/);
-      writeFileSync(join(h.data, 'users.json'), users);
+      writeFromAnotherProcess(join(h.data, 'users.json'), users.toString('utf8'));
       expect((await h.call('user', 'GET', '/api/v2/account/details')).status).toBe(200);
     } finally {
       errors.mockRestore();

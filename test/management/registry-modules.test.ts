@@ -4,10 +4,10 @@
 // DeleteByName; the older paths it still calls (Read by id, Delete and the
 // delete actions); then who may call them. Debian's go-tfe 0.11 predates them.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, writeFiles } from '../helpers.js';
+import { runCli, writeFiles, writeFromAnotherProcess } from '../helpers.js';
 import { startHarness, type Harness } from './helpers.js';
 import { createBody, createVersionBody, goTfe, manifestOf, moduleFiles, publishThroughApi, removalOf, slug, upload } from './registry-helpers.js';
 
@@ -213,7 +213,7 @@ describe('who may publish and delete', () => {
     expect((await goTfe(h, 'team', 'GET', '/api/v2/organizations/acme/registry-modules/private/acme/team/aws')).status).toBe(200);
     expect((await goTfe(h, 'team', 'POST', '/api/v2/registry-modules/acme/team/aws/versions', createVersionBody('1.0.0'))).status).toBe(404);
     const teams = join(h.data, 'teams.json');
-    writeFileSync(teams, JSON.stringify(JSON.parse(readFileSync(teams, 'utf8')).map((t: object) => ({ ...t, manageModules: true }))));
+    writeFromAnotherProcess(teams, JSON.stringify(JSON.parse(readFileSync(teams, 'utf8')).map((t: object) => ({ ...t, manageModules: true }))));
     // A request sent after another process replaced the file is answered from what it wrote.
     const res = await goTfe(h, 'team', 'POST', '/api/v2/registry-modules/acme/team/aws/versions', createVersionBody('1.0.0'));
     expect(res.status).toBe(201);
