@@ -16,7 +16,7 @@ import { HttpClient } from './http.js';
 import { parseLocation } from './location.js';
 import { servedHosts } from '../protocol/source-address.js';
 import { removeAbandoned, storeVersion } from './store.js';
-import type { SyncPlan, SyncResult } from './types.js';
+import { emptySyncResult, type SyncPlan, type SyncResult } from './types.js';
 import { readDiscovery, serviceUrl, downloadLocation, publishedAt } from './upstream.js';
 import { readLockFile, type LockedProvider } from './lock-file.js';
 import { mirrorProviders, type ProviderNeed } from './providers.js';
@@ -46,16 +46,7 @@ export async function sync(plan: SyncPlan, options: SyncOptions): Promise<SyncRe
     baseDelayMs: options.baseDelayMs,
   });
   const repos = new GitRepos();
-  const result: SyncResult = {
-    fetched: [],
-    present: [],
-    failures: [],
-    notMirrored: [],
-    cycles: [],
-    providers: [],
-    providerVersions: [],
-    providerUnavailable: [],
-  };
+  const result = emptySyncResult();
   const hosts = servedHosts(plan.from, plan.dependencies.standsInFor);
   const providerNeeds: ProviderNeed[] = plan.providers.map((spec) => ({ ...spec, pick: 'every' }));
   const requires = (p: ProviderRequirement, calledFrom: string, configuration?: string) => {

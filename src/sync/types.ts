@@ -93,6 +93,11 @@ export interface SyncResult {
   providerUnavailable: { provider: string; version: string; platform: string }[];
 }
 
+/** A result with nothing in it yet, for a run to fill. */
+export function emptySyncResult(): SyncResult {
+  return { fetched: [], present: [], failures: [], notMirrored: [], cycles: [], providers: [], providerVersions: [], providerUnavailable: [] };
+}
+
 export interface ProviderVersionRecord {
   provider: string;
   version: string;

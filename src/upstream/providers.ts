@@ -13,7 +13,7 @@ import { MirrorError } from '../errors.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
 import type { HttpClient } from '../sync/http.js';
 import { mirrorProviders } from '../sync/providers.js';
-import type { SyncResult } from '../sync/types.js';
+import { emptySyncResult } from '../sync/types.js';
 
 export interface ProviderRun {
   http: HttpClient;
@@ -30,16 +30,7 @@ export async function fetchProviderVersion(
   version: string,
   { into, platforms }: { into: string; platforms: string[] },
 ): Promise<void> {
-  const result: SyncResult = {
-    fetched: [],
-    present: [],
-    failures: [],
-    notMirrored: [],
-    cycles: [],
-    providers: [],
-    providerVersions: [],
-    providerUnavailable: [],
-  };
+  const result = emptySyncResult();
   const need = { address, constraint: version, matches: (v: string) => v === version, pick: 'every' as const };
   await mirrorProviders({ http: run.http, service: () => run.service, into, platforms, result, log: run.log }, [need]);
   if (result.providerVersions.some((r) => r.fetched.length + r.present.length > 0)) return;
