@@ -108,7 +108,7 @@ export function createLogin(options: LoginOptions): Login {
       csrf,
       expires: now + REQUEST_TTL_MS,
     });
-    sendSignIn(res, 200, { request: id, csrf, sso: ssoLink(id) }, { 'Set-Cookie': cookie(csrf, REQUEST_TTL_MS / 1000) });
+    sendSignIn(res, 200, { request: id, csrf, sso: ssoLink(id), returnTo: query.get('redirect_uri')! }, { 'Set-Cookie': cookie(csrf, REQUEST_TTL_MS / 1000) });
   };
 
   const signIn = async (req: IncomingMessage, res: ServerResponse) => {
@@ -128,7 +128,7 @@ export function createLogin(options: LoginOptions): Login {
     const account = `account:${username.toLowerCase()}`;
     const address = `address:${req.socket.remoteAddress ?? ''}`;
     const wait = Math.max(throttle.wait(account, now), throttle.wait(address, now));
-    const again = { request: id, csrf, username, sso: ssoLink(id) };
+    const again = { request: id, csrf, username, sso: ssoLink(id), returnTo: request.redirectUri };
     if (wait > 0) {
       audit(req, 'anonymous', `sign-in as ${JSON.stringify(username)} refused for ${wait} s after failed ones`);
       return sendSignIn(res, 429, { ...again, problem: `Too many failed sign-ins: try again in ${wait} seconds.` }, { 'Retry-After': String(wait) });

@@ -35,6 +35,8 @@ export interface SignInForm {
   problem?: string;
   /** Where single sign-on starts, when it is set up. */
   sso?: string | undefined;
+  /** Terraform's loopback address (checked before the page is shown), where the signed-in browser is sent. */
+  returnTo: string;
 }
 
 export function sendSignIn(res: ServerResponse, status: number, form: SignInForm, headers: Record<string, string> = {}): void {
@@ -48,7 +50,10 @@ ${form.problem ? `<p class="problem" role="alert">${escape(form.problem)}</p>` :
 <button type="submit">Sign in</button>
 </form>
 ${form.sso ? `<p>or</p>\n<p><a href="${escape(form.sso)}">Sign in with your organization's identity provider</a></p>` : ''}`;
-  send(res, status, page('Sign in to the module registry', body), headers);
+  // A browser holds a form's redirect to the form-action rule too: Terraform's listener must be in it, or the
+  // signed-in browser stays on this page and Terraform never gets its code.
+  const policy = HEADERS['Content-Security-Policy'].replace("form-action 'self'", `form-action 'self' ${new URL(form.returnTo).origin}`);
+  send(res, status, page('Sign in to the module registry', body), { 'Content-Security-Policy': policy, ...headers });
 }
 
 /** A page that says why the sign-in stops here, and what to do. */
