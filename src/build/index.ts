@@ -21,9 +21,9 @@ import { authenticateReleases, type ProviderRelease } from '../providers/release
 import { scanProviders, type ProviderScan } from '../providers/scan.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
 import { writeMirrorIndexes } from '../emit/indexes.js';
-import { provenanceFile, writeProvenance } from '../emit/provenance.js';
+import { writeProvenance } from '../emit/provenance.js';
 import type { PrivateSigningKey } from '../openpgp/keys.js';
-import { addressKey, archiveFile, parseAddressKey } from '../protocol/paths.js';
+import { addressKey, archiveFile, parseAddressKey, provenanceFile } from '../protocol/paths.js';
 import { buildVersion, closeVersionCaches, createVersionCaches, forModule, type VersionCaches } from './version.js';
 import { recordBuild, upToDateReport, type BuildReport } from './state.js';
 import { forEachLimited, takeEach } from '../concurrency.js';

@@ -14,18 +14,14 @@ import type { Staging } from '../mirror/staging.js';
 import type { TrustedKey } from '../openpgp/detached.js';
 import { envelopeOf, parseEnvelope, verifyEnvelope, type DsseEnvelope } from '../openpgp/dsse.js';
 import type { PrivateSigningKey } from '../openpgp/keys.js';
-import { addressKey } from '../protocol/paths.js';
+import { addressKey, provenanceFile } from '../protocol/paths.js';
 import type { VersionSource } from '../types.js';
 import { VERSION } from '../version.js';
 
-export const PROVENANCE_SUFFIX = '.intoto.jsonl';
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 export const SLSA_PROVENANCE = 'https://slsa.dev/provenance/v1';
 export const IN_TOTO_PAYLOAD = 'application/vnd.in-toto+json';
 const BUILD_TYPE = 'https://github.com/modmirror/modmirror/module-archive/v1';
-
-/** The provenance file of the archive at `archiveRel`. */
-export const provenanceFile = (archiveRel: string): string => archiveRel + PROVENANCE_SUFFIX;
 
 /** Where a version came from, as the browse page and `verify` read it back. */
 export interface ProvenanceSource {

@@ -13,7 +13,7 @@ import {
   RELEASE_SIGNATURE_TYPE,
   RELEASE_SUMS_TYPE,
 } from '../protocol/headers.js';
-import { basePathOf } from '../protocol/paths.js';
+import { basePathOf, PROVENANCE_SUFFIX } from '../protocol/paths.js';
 import { escapeRegExp, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
 
 /** Caddy placeholders for the groups of the `download` path_regexp matcher below. */
@@ -54,7 +54,11 @@ export function caddySiteBlock(options: HostingOptions): string {
     '\t# Provider packages of the network mirror; `encode` leaves application/zip alone, so never a Content-Encoding.',
     '\t@provider_zip path *.zip',
     `\theader @provider_zip Content-Type ${PROVIDER_ZIP_TYPE}`,
-    '\t@not_archive not path *.tar.gz *.zip *_SHA256SUMS *_SHA256SUMS.sig',
+    "\t# Each version's provenance beside its archive: JSON, written once as the archive is.",
+    `\t@provenance path *${PROVENANCE_SUFFIX}`,
+    `\theader @provenance Content-Type ${JSON_TYPE}`,
+    `\theader @provenance Cache-Control "${CACHE_LONG}"`,
+    `\t@not_archive not path *.tar.gz *.zip *_SHA256SUMS *_SHA256SUMS.sig *${PROVENANCE_SUFFIX}`,
     `\theader @not_archive Cache-Control "${CACHE_SHORT}"`,
     "\t# In-house providers (providers.v1): each release's SHA256SUMS and its binary signature, as signed.",
     '\t@release_sums path *_SHA256SUMS',

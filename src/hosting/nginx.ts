@@ -11,7 +11,7 @@
 //   `modmirror serve`, answer a clear JSON error instead of a wrong first page.
 
 import { CACHE_LONG, CACHE_SHORT, CORS_HEADERS, DOWNLOAD_HEADERS, JSON_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../protocol/headers.js';
-import { basePathOf } from '../protocol/paths.js';
+import { basePathOf, PROVENANCE_SUFFIX } from '../protocol/paths.js';
 import { escapeRegExp, FILE_TYPES, LISTING_PATH, locationTemplate, NEEDS_SERVE, type HostingOptions } from './rules.js';
 
 /** nginx variables captured from the download path; the names avoid clashes with a site's own. */
@@ -84,6 +84,14 @@ export function nginxServerBlock(options: HostingOptions): string {
     "    # never gzipped (gzip_types is JSON only): Terraform checks a zip's bytes against zh:.",
     '    # Its index.json and VERSION.json files are JSON by their extension (location /).',
     '    location ~ "\\.(zip|tar\\.gz)$" {',
+    `        add_header Cache-Control "${CACHE_LONG}";`,
+    ...indent(8, cors),
+    '        try_files $uri =404;',
+    '    }',
+    '',
+    "    # Each version's provenance beside its archive: JSON, written once as the archive is.",
+    `    location ~ "${PROVENANCE_SUFFIX.replace(/\./g, '\\.')}$" {`,
+    `        default_type ${JSON_TYPE};`,
     `        add_header Cache-Control "${CACHE_LONG}";`,
     ...indent(8, cors),
     '        try_files $uri =404;',

@@ -72,6 +72,12 @@ export function archiveFile(a: ModuleAddress, version: string): string {
   return `${moduleDir(a)}${version}/${archiveName(a, version)}`;
 }
 
+/** A version's provenance sits beside its archive, named after it, as SLSA's tools look for it. */
+export const PROVENANCE_SUFFIX = '.intoto.jsonl';
+
+/** The provenance file of the archive at `archiveRel`. */
+export const provenanceFile = (archiveRel: string): string => archiveRel + PROVENANCE_SUFFIX;
+
 /** GET {base}/ns/name (latest version for every provider) */
 export function providersListingFile(namespace: string, name: string): string {
   return `${MODULES_BASE}${namespace}/${name}/${INDEX_FILE}`;

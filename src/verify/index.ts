@@ -4,7 +4,7 @@
 // tree whose sha256 and size match; every JSON file parses and has the spec's
 // fields.
 
-import { provenanceFile, readProvenance } from '../emit/provenance.js';
+import { readProvenance } from '../emit/provenance.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -29,6 +29,7 @@ import {
   versionDetailFile,
   versionsFile,
   VERSIONS_INDEX_FILE,
+  provenanceFile,
 } from '../protocol/paths.js';
 import { versionsIndexOf, type VersionsIndex } from '../mirror/versions-index.js';
 import type { ModuleSummary } from '../protocol/documents.js';

@@ -32,8 +32,12 @@ const FILES: Record<string, string> = {
   [`/v1/modules/${MODULE}/1.2.3`]: `v1/modules/${MODULE}/1.2.3/index.json`,
   [`/v1/modules/${MODULE}/1.2.3/download`]: `v1/modules/${MODULE}/1.2.3/download`,
   [`/v1/modules/${MODULE}/1.2.3/hello-null-1.2.3.tar.gz`]: `v1/modules/${MODULE}/1.2.3/hello-null-1.2.3.tar.gz`,
+  // The version's provenance, beside its archive.
+  [`/v1/modules/${MODULE}/1.2.3/hello-null-1.2.3.tar.gz.intoto.jsonl`]: `v1/modules/${MODULE}/1.2.3/hello-null-1.2.3.tar.gz.intoto.jsonl`,
   '/': 'index.html',
   '/browse/app.js': 'browse/app.js',
+  '/browse/module.js': 'browse/module.js',
+  '/browse/module-page.js': 'browse/module-page.js',
   '/browse/style.css': 'browse/style.css',
   '/browse/index.json': 'browse/index.json',
   // The provider network mirror (Terraform's http_mirror_source.go requires application/json for both JSON files).

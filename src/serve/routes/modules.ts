@@ -2,11 +2,10 @@
 // download count patched in), the download answer, the redirect to the
 // latest version's download, and the archive itself, counted when fetched.
 
-import { provenanceFile } from '../../emit/provenance.js';
 import { jsonPayload, payload, type Payload } from '../../http/payload.js';
 import { ARCHIVE_TYPE, CACHE_LONG, CACHE_NO_STORE, CACHE_PRIVATE_LONG, downloadHeaders } from '../../protocol/headers.js';
 import { whenSentWhole } from '../downloads.js';
-import { archiveFile, archiveName, downloadFile, latestDetailFile, versionDetailFile, versionsFile } from '../../protocol/paths.js';
+import { archiveFile, archiveName, downloadFile, latestDetailFile, provenanceFile, versionDetailFile, versionsFile } from '../../protocol/paths.js';
 import { latestVersion } from '../../version-order.js';
 import type { IndexedModule } from '../mirror.js';
 import { addressOf, moduleOf, notFound, versionOf, type Answer, type RouteRequest } from '../registry.js';
