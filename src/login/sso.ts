@@ -157,7 +157,8 @@ function reason(error: unknown): string {
 /** The user the claims name, made or linked as the options say, with the mapped teams' membership set from the groups claim. */
 async function signedIn(store: Store, options: SsoOptions, claims: oidc.IDToken): Promise<User> {
   const subject = `${options.issuer}#${claims.sub}`;
-  const email = typeof claims['email'] === 'string' && claims['email_verified'] !== false ? claims['email'].toLowerCase() : undefined;
+  // Only an address the provider says it verified may name a user here: one it merely passes on would let anyone claim an account.
+  const email = typeof claims['email'] === 'string' && claims['email_verified'] === true ? claims['email'].toLowerCase() : undefined;
   const groupsClaim = claims[options.groupsClaim ?? 'groups'];
   const groups = new Set(Array.isArray(groupsClaim) ? groupsClaim.filter((g): g is string => typeof g === 'string') : []);
   const password = hashPassword(newToken());

@@ -24,6 +24,8 @@ const ACCOUNTS: Record<string, Record<string, unknown>> = {
   erin: { email: 'erin@example.com', email_verified: true, preferred_username: 'erin', groups: [] },
   // Claims bob's address without the provider having checked it.
   mallory: { email: 'bob@example.com', email_verified: false, preferred_username: 'mallory', groups: [] },
+  // Claims bob's address from a provider that says nothing of having checked it.
+  trudy: { email: 'bob@example.com', preferred_username: 'trudy', groups: [] },
 };
 
 type Tamper = 'none' | 'issuer' | 'audience' | 'expired' | 'signature';
@@ -203,6 +205,8 @@ describe('single sign-on through OpenID Connect', () => {
     expect(unknown.text).toMatch(/No user here matches erin@example\.com/);
     const unverified = await ssoSignIn('mallory', strict);
     expect(unverified.status).toBe(403);
+    const unsaid = await ssoSignIn('trudy', strict);
+    expect(unsaid.status).toBe(403);
     const bob = JSON.parse(readFileSync(join(strict.dir, 'data/users.json'), 'utf8')).find((u: { username: string }) => u.username === 'bob');
     expect(bob.ssoSubject).toBeUndefined();
   });
