@@ -73,8 +73,9 @@ function sameText(a: string, b: string): boolean {
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
-/** Checked against when the user does not exist, so an unknown name costs the same scrypt as a wrong password. */
-const NOBODY = hashPassword(random());
+/** Checked against when the user does not exist, so an unknown name costs the same scrypt as a wrong password; made on first need, not when serve starts. */
+let nobody: string | undefined;
+const nobodyHash = () => (nobody ??= hashPassword(random()));
 
 export function createLogin(options: LoginOptions): Login {
   const pending = new Map<string, Pending>();
@@ -134,7 +135,7 @@ export function createLogin(options: LoginOptions): Login {
       return sendSignIn(res, 429, { ...again, problem: `Too many failed sign-ins: try again in ${wait} seconds.` }, { 'Retry-After': String(wait) });
     }
     const user = options.store.read().users.find((u) => u.username === username);
-    const matches = checkPassword(password, user?.passwordHash || NOBODY);
+    const matches = checkPassword(password, user?.passwordHash || nobodyHash());
     if (!user || !matches) {
       throttle.failed(account, FREE_FAILURES.account, now);
       throttle.failed(address, FREE_FAILURES.address, now);
