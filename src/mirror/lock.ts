@@ -163,15 +163,13 @@ async function removeAbandoned(lock: string): Promise<void> {
     const prepared = join(dirname(lock), name);
     const id = name.slice(prefix.length);
     const info = await readInfo(join(prepared, id));
-    // Killed before its file was written, the folder still names its pid (uniqueId's first part). A live writer
-    // elsewhere with that pid that meets its folder gone prepares it again.
+    // Killed before its file was written whole, the folder still names its pid (uniqueId's first part). A live
+    // writer elsewhere with that pid that meets its folder gone prepares it again.
     const pid = Number(id.split('-')[0]);
     const dead =
-      info === undefined
+      info === undefined || info === 'unreadable'
         ? (Number.isInteger(pid) && pid > 0 && !isProcessAlive(pid)) || (await olderThan(prepared, UNREADABLE_GRACE_MS))
-        : info === 'unreadable'
-          ? await olderThan(prepared, UNREADABLE_GRACE_MS)
-          : info.host === hostname() && !isProcessAlive(info.pid);
+        : info.host === hostname() && !isProcessAlive(info.pid);
     if (dead) await rm(prepared, { recursive: true, force: true });
   }
 }

@@ -62,11 +62,13 @@ it('takes over the lock file an older modmirror left, one writer at once', async
   await rounds(dir, 30, () => writeFileSync(join(dir, 'dist.lock'), JSON.stringify({ pid: gone, host: hostname(), created: Date.now() })));
 });
 
-it('removes the lock a writer killed while preparing it left, before its file was written', async () => {
+it('removes the locks writers killed while preparing them left, before or while their file was written', async () => {
   const dir = tempDir();
   const gone = spawnSync(process.execPath, ['-e', '']).pid;
-  // What a writer killed between making its lock folder and writing its file leaves: an empty folder named for its pid.
+  // What writers killed while preparing leave, in folders named for their pid: no file yet, an empty one, half of one.
   mkdirSync(join(dir, `.dist.lock-${gone}-0badc0de`));
+  writeFiles(join(dir, `.dist.lock-${gone}-0badc0df`), { [`${gone}-0badc0df`]: '' });
+  writeFiles(join(dir, `.dist.lock-${gone}-0badc0e0`), { [`${gone}-0badc0e0`]: '{"pid":' });
   let held = false;
   await withLock(join(dir, 'dist'), async () => {
     held = true;
