@@ -9,7 +9,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_PASSPHRASE_ENV, type SigningConfig, type TrustFile } from '../config/index.js';
+import { DEFAULT_PASSPHRASE_ENV, type SigningConfig, type TrustFile } from '../config/signing.js';
 import { MirrorError, messageOf } from '../errors.js';
 import type { TrustedKey } from '../openpgp/detached.js';
 import { checkCanSign, KeyError, readPrivateKeyFile, readPublicKeys, unlockSigningKey, type PrivateSigningKey } from '../openpgp/keys.js';

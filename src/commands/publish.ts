@@ -1,17 +1,9 @@
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import {
-  addressFromRepoName,
-  baseUrlFlag,
-  DEFAULT_PASSPHRASE_ENV,
-  DEFAULT_TAG_PATTERN,
-  isRemoteRepository,
-  moduleMeta,
-  resolveMirrorConfig,
-  type GitSource,
-  type ProviderFolder,
-  type ResolvedConfig,
-} from '../config/index.js';
+import { baseUrlFlag, moduleMeta, resolveMirrorConfig, type ResolvedConfig } from '../config/index.js';
+import type { ProviderFolder } from '../config/providers.js';
+import { DEFAULT_PASSPHRASE_ENV } from '../config/signing.js';
+import { addressFromRepoName, DEFAULT_TAG_PATTERN, isRemoteRepository, type GitSource } from '../config/sources.js';
 import { isProviderHostname, isProviderPart } from '../protocol/providers.js';
 import type { ProviderPublishResult } from '../publish/provider.js';
 import { MirrorError } from '../errors.js';
