@@ -5,6 +5,7 @@ import { baseUrlFlag, resolveConfig } from '../config/index.js';
 import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
 import { provenanceSigningKey } from './key-flags.js';
 import { mirrorFlag } from './mirror-flag.js';
+import { terminalProgress } from './progress.js';
 import { addressKey, isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
 
@@ -28,7 +29,7 @@ export async function runBuild(values: Values): Promise<number> {
   });
   // Read and unlocked before anything is built: a wrong passphrase fails at once.
   const signer = await provenanceSigningKey(values, 'build', config);
-  const progress = !json && process.stderr.isTTY;
+  const progress = terminalProgress(!json);
   const result = await build(config, {
     clean: values['clean'] === true,
     strict: values['strict'] === true,
@@ -37,8 +38,8 @@ export async function runBuild(values: Values): Promise<number> {
     signer,
     onProgress: progress
       ? (done, total, current) => {
-          process.stderr.write(`\r\x1b[K[${done}/${total}] ${addressKey(current.address)} ${current.version}`);
-          if (done === total) process.stderr.write('\r\x1b[K');
+          progress(`[${done}/${total}] ${addressKey(current.address)} ${current.version}`);
+          if (done === total) progress.done();
         }
       : undefined,
   });

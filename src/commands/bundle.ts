@@ -4,6 +4,7 @@ import { resolveMirrorConfig } from '../config/index.js';
 import { printJson, stringFlag, usageError, type Values } from './args.js';
 import { signingKeyFlag } from './key-flags.js';
 import { mirrorFlag, requireMirror } from './mirror-flag.js';
+import { terminalProgress } from './progress.js';
 
 export async function runBundle(values: Values): Promise<number> {
   const out = stringFlag(values, 'out');
@@ -12,7 +13,15 @@ export async function runBundle(values: Values): Promise<number> {
   await requireMirror(dir, 'bundle');
   // The key is read and unlocked before anything is written: a bundle is signed as it is made, or not made.
   const signer = await signingKeyFlag(values, 'bundle');
-  const result = await createBundle({ dir, out, since: stringFlag(values, 'since'), ...(signer ? { signer } : {}) });
+  const progress = terminalProgress(values['json'] !== true);
+  const result = await createBundle({
+    dir,
+    out,
+    since: stringFlag(values, 'since'),
+    ...(signer ? { signer } : {}),
+    ...(progress ? { onProgress: progress } : {}),
+  });
+  progress?.done();
   if (values['json'] === true) {
     printJson({ mirror: dir, ...result });
     return 0;

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { generateSigningKey, KEY_ALGORITHMS, KeyError, type KeyAlgorithm } from '../openpgp/keys.js';
+import { terminalProgress } from './progress.js';
 import { printJson, stringFlag, usageError, type Values } from './args.js';
 import { passphraseOf } from './key-flags.js';
 
@@ -43,12 +44,23 @@ export async function runKey(values: Values, positionals: string[], command: 'ke
         hint: 'Choose another --name or --out: a key is never replaced (what was signed with it would lose its key).',
       });
   }
+  // Finding RSA primes has no fraction done to show: the time it has taken, so a wait of seconds is not mistaken for a hang.
+  const progress = terminalProgress(values['json'] !== true);
+  const started = Date.now();
+  const making = () => progress?.(`Making the ${algorithm} key: ${Math.round((Date.now() - started) / 1000)} s`);
+  making();
+  const ticking = progress ? setInterval(making, 1000) : undefined;
   const key = await generateSigningKey({ name: name.trim(), ...(email ? { email } : {}) }, passphrase, {
     algorithm,
     ...(days === undefined ? {} : { expiresInSeconds: Number(days) * 86_400 }),
-  }).catch((error: unknown) => {
-    throw error instanceof KeyError ? usage(`${error.message} (--name "${name}"${email ? `, --email "${email}"` : ''})`) : error;
-  });
+  })
+    .catch((error: unknown) => {
+      throw error instanceof KeyError ? usage(`${error.message} (--name "${name}"${email ? `, --email "${email}"` : ''})`) : error;
+    })
+    .finally(() => {
+      clearInterval(ticking);
+      progress?.done();
+    });
   mkdirSync(out, { recursive: true });
   writeFileSync(publicFile, key.publicArmor, { mode: 0o644, flag: 'wx' });
   writeFileSync(privateFile, key.privateArmor, { mode: 0o600, flag: 'wx' });

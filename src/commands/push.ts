@@ -2,6 +2,7 @@ import { isBucketUrl } from '../bucket/location.js';
 import { openBucket } from '../bucket/store.js';
 import { resolveMirrorConfig } from '../config/index.js';
 import { homeOf } from '../mirror/home.js';
+import { terminalProgress } from './progress.js';
 import { printJson, stringFlag, usageError, type Values } from './args.js';
 import { mirrorArgument, requireMirror } from './mirror-flag.js';
 import { bucketLocation } from './bucket-flags.js';
@@ -26,7 +27,6 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
   const dir = homeOf(config.outDir);
   const json = values['json'] === true;
   const { push } = await import('../bucket/push.js');
-  const { terminalProgress } = await import('../bucket/upload.js');
   const bucket = openBucket(location);
   try {
     const result = await push({
