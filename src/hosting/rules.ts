@@ -5,7 +5,7 @@
 
 import { MirrorError } from '../errors.js';
 import { ARCHIVE_TYPE, CACHE_LONG, CACHE_SHORT, JSON_TYPE, PROVIDER_ZIP_TYPE, RELEASE_SIGNATURE_TYPE, RELEASE_SUMS_TYPE } from '../protocol/headers.js';
-import { archiveLocation } from '../protocol/paths.js';
+import { archiveLocation, PROVENANCE_SUFFIX } from '../protocol/paths.js';
 
 /** Listing paths (`/v1/modules/`, `/<ns>`, `/<ns>/<name>`): only their first, unfiltered page is a file. */
 export const LISTING_PATH = '^/v1/modules/(?:[^/]+/?){0,2}$';
@@ -80,8 +80,8 @@ export const FILE_TYPES: [extension: string, type: string][] = [
   ['txt', 'text/plain'],
 ];
 
-/** Archives, provider zips and an in-house release's signed files: immutable once published. */
-const LONG_LIVED = /(\.tar\.gz|\.zip|_SHA256SUMS|_SHA256SUMS\.sig)$/;
+/** Archives, their provenance, provider zips and an in-house release's signed files: immutable once published. */
+const LONG_LIVED = new RegExp(`(\\.tar\\.gz|\\.zip|_SHA256SUMS|_SHA256SUMS\\.sig|${escapeRegExp(PROVENANCE_SUFFIX)})$`);
 
 /**
  * The Content-Type and Cache-Control a file of the tree is served with by the

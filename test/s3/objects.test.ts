@@ -68,6 +68,7 @@ describe('objects', () => {
       'Content-Type': RELEASE_SIGNATURE_TYPE,
       'Cache-Control': CACHE_LONG,
     });
+    expect(of('v1/modules/a/b/c/1.0.0/b-c-1.0.0.tar.gz.intoto.jsonl')).toEqual({ 'Content-Type': JSON_TYPE, 'Cache-Control': CACHE_LONG });
     for (const rel of ['v1/modules/a/b/c/versions', 'v1/modules/a/b/c/1.0.0/download', 'v2/modules/a/b/c/downloads/summary', 'manifest.json']) {
       expect(of(rel), rel).toEqual({ 'Content-Type': JSON_TYPE, 'Cache-Control': CACHE_SHORT });
     }
