@@ -9,14 +9,15 @@
 // Pending requests and codes live in memory: a sign-in is a minute's work,
 // and a restart only means running terraform login again.
 
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { checkPassword, hashPassword } from '../management/auth.js';
+import { checkPassword, hashPassword, sameSecret } from '../management/auth.js';
 import type { Store } from '../management/store.js';
 import { issueToken, revokeToken } from '../management/tokens.js';
 import { LOGIN_CLIENT_ID, LOGIN_PORTS } from '../protocol/documents.js';
 import { LOGIN_AUTHZ_PATH, LOGIN_TOKEN_PATH } from '../protocol/paths.js';
 import { sendProblem, sendSignIn } from './page.js';
+import { MAX_PENDING, sweepPending } from './pending.js';
 import { createSso, type SsoOptions } from './sso.js';
 import { FREE_FAILURES, Throttle } from './throttle.js';
 
@@ -25,7 +26,6 @@ const REQUEST_TTL_MS = 10 * 60_000;
 const CODE_TTL_MS = 60_000;
 /** A token from terraform login expires after this long, unless serve says otherwise. */
 export const DEFAULT_LOGIN_TOKEN_SECONDS = 30 * 86_400;
-const MAX_PENDING = 10_000;
 const MAX_FORM_BYTES = 16 * 1024;
 const COOKIE = 'mm_login_csrf';
 const SSO_START = 'oauth/sso';
@@ -67,12 +67,6 @@ export interface Login {
 }
 
 const random = () => randomBytes(32).toString('base64url');
-/** Equal strings, in a time that does not tell how much of them matched (bytes compared: a form may hold any text). */
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 /** Checked against when the user does not exist, so an unknown name costs the same scrypt as a wrong password; made on first need, not when serve starts. */
 let nobody: string | undefined;
 const nobodyHash = () => (nobody ??= hashPassword(random()));
@@ -89,10 +83,8 @@ export function createLogin(options: LoginOptions): Login {
     `${COOKIE}=${value}; Path=/${LOGIN_AUTHZ_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${options.secure ? '; Secure' : ''}`;
 
   const sweep = (now: number) => {
-    for (const [id, p] of pending) if (p.expires <= now) pending.delete(id);
-    for (const [code, c] of codes) if (c.expires + CODE_TTL_MS <= now) codes.delete(code);
-    while (pending.size > MAX_PENDING) pending.delete(pending.keys().next().value!);
-    while (codes.size > MAX_PENDING) codes.delete(codes.keys().next().value!);
+    sweepPending(pending, (p) => p.expires <= now, MAX_PENDING);
+    sweepPending(codes, (c) => c.expires + CODE_TTL_MS <= now, MAX_PENDING);
   };
 
   const start = (res: ServerResponse, query: URLSearchParams) => {
@@ -120,7 +112,7 @@ export function createLogin(options: LoginOptions): Login {
     const request = pending.get(id);
     if (!request || request.expires <= now) return sendProblem(res, 400, 'This sign-in page has expired or was already used. Run terraform login again.');
     const csrf = form.get('csrf') ?? '';
-    if (!sameText(csrf, request.csrf) || !sameText(cookieOf(req, COOKIE) ?? '', request.csrf)) {
+    if (!sameSecret(csrf, request.csrf) || !sameSecret(cookieOf(req, COOKIE) ?? '', request.csrf)) {
       audit(req, 'anonymous', "sign-in form without the page's CSRF token or cookie");
       return sendProblem(res, 403, 'The form did not come from this sign-in page (its CSRF token or cookie is missing or wrong). Run terraform login again.');
     }
@@ -202,7 +194,7 @@ export function createLogin(options: LoginOptions): Login {
     code.used = {};
     if (form.get('redirect_uri') !== code.redirectUri) return refuse(400, 'invalid_grant', 'redirect_uri differs from the one the code was issued for.');
     const verifier = form.get('code_verifier') ?? '';
-    if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || !sameText(createHash('sha256').update(verifier).digest('base64url'), code.challenge))
+    if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || !sameSecret(createHash('sha256').update(verifier).digest('base64url'), code.challenge))
       return refuse(400, 'invalid_grant', 'The PKCE code_verifier does not match the code_challenge.');
     const expiresAt = new Date(now + tokenMs).toISOString();
     const made = await issueToken(options.store, { kind: 'user', id: code.user }, { description: 'terraform login', expiresAt });

@@ -12,6 +12,7 @@ import { newId, hashPassword, newToken } from '../management/auth.js';
 import type { Store } from '../management/store.js';
 import type { Data, User } from '../management/types.js';
 import { sendProblem } from './page.js';
+import { MAX_PENDING, sweepPending } from './pending.js';
 
 export interface SsoOptions {
   /** The provider's issuer URL, exactly as its discovery document states it. */
@@ -28,7 +29,6 @@ export interface SsoOptions {
 
 /** How long the provider's page may take, from leaving the sign-in page to coming back. */
 const STATE_TTL_MS = 10 * 60_000;
-const MAX_PENDING = 10_000;
 
 interface Flow {
   /** The pending terraform login request it completes. */
@@ -67,8 +67,7 @@ export function createSso(options: SsoOptions, store: Store): Sso {
         return sendProblem(res, 502, `The identity provider at ${options.issuer} cannot be used: ${(error as Error).message}`);
       }
       const now = Date.now();
-      for (const [state, flow] of flows) if (flow.expires <= now) flows.delete(state);
-      while (flows.size > MAX_PENDING) flows.delete(flows.keys().next().value!);
+      sweepPending(flows, (flow) => flow.expires <= now, MAX_PENDING);
       const state = oidc.randomState();
       const flow: Flow = { request, verifier: oidc.randomPKCECodeVerifier(), nonce: oidc.randomNonce(), callback, expires: now + STATE_TTL_MS };
       flows.set(state, flow);
@@ -161,13 +160,13 @@ async function signedIn(store: Store, options: SsoOptions, claims: oidc.IDToken)
   const email = typeof claims['email'] === 'string' && claims['email_verified'] === true ? claims['email'].toLowerCase() : undefined;
   const groupsClaim = claims[options.groupsClaim ?? 'groups'];
   const groups = new Set(Array.isArray(groupsClaim) ? groupsClaim.filter((g): g is string => typeof g === 'string') : []);
-  const password = hashPassword(newToken());
   return store.mutate(['users', 'teams'], (data) => {
     let user = data.users.find((u) => u.ssoSubject === subject) ?? (email ? data.users.find((u) => u.email.toLowerCase() === email) : undefined);
     if (!user) {
       if (!options.createUsers)
         throw new Error(`No user here matches ${email ?? claims.sub}: ask an administrator to create one (modmirror user create) with that e-mail address.`);
-      user = newUser(data, claims, email, password);
+      // A password no one knows (the person signs in through the provider), hashed only for a user made here.
+      user = newUser(data, claims, email, hashPassword(newToken()));
       data.users.push(user);
     }
     user.ssoSubject = subject;

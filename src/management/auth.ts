@@ -21,9 +21,17 @@ export function hashPassword(password: string): string {
 export function checkPassword(password: string, stored: string): boolean {
   const [scheme, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const actual = scryptSync(password, Buffer.from(salt, 'hex'), 32);
-  const expected = Buffer.from(hash, 'hex');
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return sameSecret(scryptSync(password, Buffer.from(salt, 'hex'), 32), Buffer.from(hash, 'hex'));
+}
+
+/**
+ * Equal secrets (hashes, signatures, CSRF tokens, PKCE challenges), compared in a time that does not
+ * tell how much of them matched. Text is compared as its UTF-8 bytes: a form may hold any text.
+ */
+export function sameSecret(a: string | Buffer, b: string | Buffer): boolean {
+  const x = typeof a === 'string' ? Buffer.from(a) : a;
+  const y = typeof b === 'string' ? Buffer.from(b) : b;
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 const ID_ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';

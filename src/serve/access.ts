@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import { MirrorError } from '../errors.js';
 import {
   canReadNamespace,
-  expiryOf,
+  isExpired,
   moduleReaders,
   principalOf,
   principalLabel,
@@ -43,8 +43,6 @@ export interface Caller {
   user?: string;
   /** A site administrator's user token: reads everything, /metrics included. */
   siteAdmin: boolean;
-  /** When the token stops working (milliseconds since the epoch; Infinity: never): a cached caller is checked against it. */
-  expiresAtMs: number;
   /** The stored token, for noting its use. */
   token: Token;
 }
@@ -81,7 +79,7 @@ export class PrivateAccess {
   callerIfAny(req: IncomingMessage): Caller | undefined {
     if (req.headers.authorization === undefined) return undefined;
     const caller = this.lookUp(req.headers.authorization);
-    if (caller && Date.now() < caller.expiresAtMs) {
+    if (caller && isCurrent(caller)) {
       this.tokenUse?.used(caller.token);
       return caller;
     }
@@ -90,10 +88,12 @@ export class PrivateAccess {
     throw unauthorized();
   }
 
-  /** The caller of a token that works now; undefined for none, or one that does not (nothing recorded). */
+  /** The caller of a token that works now (its use recorded); undefined for none, or one that does not (no refusal recorded). */
   callerOrNone(req: IncomingMessage): Caller | undefined {
     const caller = req.headers.authorization === undefined ? null : this.lookUp(req.headers.authorization);
-    return caller && Date.now() < caller.expiresAtMs ? caller : undefined;
+    if (!caller || !isCurrent(caller)) return undefined;
+    this.tokenUse?.used(caller.token);
+    return caller;
   }
 
   /** The caller a header's token makes, expired or not; null when the data does not know the token. */
@@ -176,7 +176,7 @@ export class PrivateAccess {
     const signature = this.signer.check(signedPath, query);
     if (signature.status === 'valid') {
       const issuedTo = this.callerOfTokenId(signature.token);
-      if (issuedTo && Date.now() < issuedTo.expiresAtMs) return issuedTo;
+      if (issuedTo && isCurrent(issuedTo)) return issuedTo;
       this.refuse(req, 'anonymous', `${what} URL of a token that is revoked or expired, or whose organization is disabled`);
       throw forbiddenSignature('revoked');
     }
@@ -218,7 +218,6 @@ function callerOf(principal: Principal, token: Token, readers: ModuleReaders, pr
     key,
     tokenId: token.id,
     siteAdmin,
-    expiresAtMs: expiryOf(token),
     token,
     ...who,
   };
@@ -267,3 +266,8 @@ export const forbiddenSignature = (why: 'expired' | 'invalid' | 'revoked') =>
         ? 'This archive URL no longer works: the token it was issued to is revoked or expired, or its organization is disabled.'
         : 'This archive URL is not one the registry signed (altered or signed with a replaced key).',
   );
+
+/** A caller whose token works now: not past its expiry. */
+function isCurrent(caller: Caller): boolean {
+  return !isExpired(caller.token);
+}

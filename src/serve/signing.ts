@@ -6,13 +6,14 @@
 // mirror's own, kept in the data folder (created on the server's first start;
 // `modmirror signing-key rotate` replaces it, voiding every URL signed before).
 
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { writeFileAtomicWith } from '../atomic.js';
 import { MirrorError } from '../errors.js';
 import { fileStamp, Looks } from '../file-stamp.js';
+import { sameSecret } from '../management/auth.js';
 
 export const SIGNING_KEY_FILE = 'archive-signing.key';
 const KEY_BYTES = 32;
@@ -52,10 +53,8 @@ export class ArchiveSigner {
     const token = query.get('token');
     if (expires === null && signature === null && token === null) return { status: 'absent' };
     if (expires === null || signature === null || token === null || !/^\d{1,12}$/.test(expires)) return { status: 'invalid' };
-    const want = Buffer.from(this.sign(path, Number(expires), token));
-    const got = Buffer.from(signature);
     // Checked before the expiry, so an altered URL is told apart from an old one.
-    if (want.length !== got.length || !timingSafeEqual(want, got)) return { status: 'invalid' };
+    if (!sameSecret(this.sign(path, Number(expires), token), signature)) return { status: 'invalid' };
     return Number(expires) * 1000 < now ? { status: 'expired' } : { status: 'valid', token };
   }
 
