@@ -235,6 +235,22 @@ const COMMANDS: Record<string, Command> = {
     },
     run: async (values) => (await import('./commands/usage.js')).runUsage(values),
   },
+  cache: {
+    summary: 'What a mirror that fills itself (serve --upstream) holds: each version, when fetched and last used, its sha256',
+    usage: `modmirror cache list [--mirror DIR] [--data DIR] [--json]
+
+  --mirror DIR   the mirror serve --upstream fills (default: the config's "out", else ./dist)
+  --data DIR     the data folder serve --upstream records in (default: data)
+  --json         print {"mirror", "data", "modules": [{module, version, sha256, archive, fetched, upstream_sha256,
+                 last_used}], "providers": [{provider, version, platform, sha256, archive, fetched, upstream_sha256,
+                 last_used}]}
+
+  Every module version and provider package of the mirror is listed: fetched is null for one it got another
+  way (publish, build, unbundle), last_used null for one not downloaded since serve --upstream began recording.`,
+    options: { ...MIRROR_OPTION, dir: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: { names: ['list'], required: 1 },
+    run: async (values, positionals) => (await import('./commands/cache.js')).runCache(values, positionals),
+  },
   'signing-key': {
     summary: 'Private registry: replace the key that signs archive URLs (every URL signed before stops working)',
     usage: `modmirror signing-key rotate [--data DIR] [--json]

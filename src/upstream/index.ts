@@ -8,7 +8,7 @@
 // upstream is not asked on every request. Each piece of work is done once
 // for all the requests waiting on it (flight.ts).
 
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
@@ -25,6 +25,7 @@ import type { ModuleAddress, VersionSource } from '../types.js';
 import { SingleFlight } from './flight.js';
 import { gatewayError, Memory } from './memory.js';
 import { fetchProviderVersion } from './providers.js';
+import { appendFill, isModuleFill, readFills } from './record.js';
 
 export interface UpstreamOptions {
   /** The upstream registry; discovery is read from its host. */
@@ -45,7 +46,7 @@ export interface UpstreamOptions {
   commit: (source: VersionSource) => Promise<{ sha256: string }>;
   /** The sha256 of the archive the mirror holds for a version, if it holds it. */
   heldSha256: (address: ModuleAddress, version: string) => string | undefined;
-  /** The file each cached version's upstream archive digest is recorded in (JSON lines). */
+  /** The file each cached version's upstream archive digest is recorded in (record.ts). */
   recordFile: string;
   /** Filling the provider network mirror too: provider packages are fetched and checked as sync does, into `into`. */
   providers?: {
@@ -56,6 +57,8 @@ export interface UpstreamOptions {
     platforms: string[];
     /** Makes the mirror's network mirror take in what `into` holds, through the mirror's one write. */
     commit: () => Promise<void>;
+    /** The sha256 of each package (by platform) the mirror holds for a provider version. */
+    held: (key: string, version: string) => Map<string, string>;
   };
   /** Retry tuning (tests): a client is waiting, so fewer and shorter than sync's. */
   maxAttempts?: number;
@@ -242,8 +245,24 @@ export class UpstreamCache {
       }
       if (service === undefined) throw new MirrorError('NOT_FOUND', `The upstream ${this.origin} serves no providers`);
       const run = { http: this.http, service, origin: this.origin, log: (line: string) => this.options.log(`upstream: ${line}`) };
-      await fetchProviderVersion(run, address, version, providers);
+      const fetched = await fetchProviderVersion(run, address, version, providers);
       await providers.commit();
+      const key = providerKey(address);
+      const held = providers.held(key, version);
+      const at = new Date().toISOString();
+      for (const p of fetched) {
+        const sha256 = held.get(p.platform);
+        if (sha256 === undefined) continue;
+        await appendFill(this.options.recordFile, {
+          provider: key,
+          version,
+          platform: p.platform,
+          location: p.location,
+          upstream_sha256: p.sha256,
+          sha256,
+          at,
+        });
+      }
     });
   }
 
@@ -289,8 +308,14 @@ export class UpstreamCache {
         throw error;
       }
       this.options.log(`upstream: ${what}: fetched from ${location} (${shown}), published as sha256 ${sha256}`);
-      const record = { module: addressKey(address), version, location, upstream_sha256: upstreamSha256 ?? null, sha256, at: new Date().toISOString() };
-      await appendFile(this.options.recordFile, `${JSON.stringify(record)}\n`);
+      await appendFill(this.options.recordFile, {
+        module: addressKey(address),
+        version,
+        location,
+        upstream_sha256: upstreamSha256 ?? null,
+        sha256,
+        at: new Date().toISOString(),
+      });
       return { outcome: 'fetched', sha256 };
     } finally {
       await rm(scratch, { recursive: true, force: true });
@@ -301,7 +326,7 @@ export class UpstreamCache {
   /** Another writer published the version with other content while it was fetched: the mirror's stays, and the log says both digests. */
   private async keep(address: ModuleAddress, version: string, upstream: string): Promise<Filled> {
     const held = this.options.heldSha256(address, version) ?? 'unknown';
-    const recorded = await this.recorded(addressKey(address), version);
+    const recorded = this.recorded(addressKey(address), version);
     const then = recorded ? `; when first cached the upstream sent archive sha256 ${recorded}` : '';
     this.options.log(
       `upstream: ${addressKey(address)} ${version}: refused the upstream's bytes (${upstream}): the mirror holds this version as sha256 ${held}, and a published version never changes${then}`,
@@ -310,16 +335,8 @@ export class UpstreamCache {
   }
 
   /** The upstream archive digest recorded when the version was first cached here. */
-  private async recorded(module: string, version: string): Promise<string | undefined> {
-    const text = await readFile(this.options.recordFile, 'utf8').catch(() => '');
-    for (const line of text.split('\n')) {
-      try {
-        const r = JSON.parse(line) as { module?: string; version?: string; upstream_sha256?: string };
-        if (r.module === module && r.version === version && r.upstream_sha256) return r.upstream_sha256;
-      } catch {
-        // A line cut short by a crash says nothing.
-      }
-    }
-    return undefined;
+  private recorded(module: string, version: string): string | undefined {
+    const fill = readFills(this.options.recordFile).find((f) => isModuleFill(f) && f.module === module && f.version === version && f.upstream_sha256);
+    return fill?.upstream_sha256 ?? undefined;
   }
 }

@@ -69,6 +69,20 @@ describe('serve --upstream, providers', () => {
     expect(archives['linux_amd64']!.hashes).toContain(`zh:${createHash('sha256').update(zip.body).digest('hex')}`);
     const verified = await runCli(['verify', '--mirror', 'cache'], dir);
     expect(verified.code, verified.stderr).toBe(0);
+    // Recorded as a module version is: the upstream's sha256 (its signed SHA256SUMS) beside the mirror's.
+    const listed = await runCli(['cache', 'list', '--mirror', 'cache', '--json'], dir);
+    expect(listed.code, listed.stderr).toBe(0);
+    const zipSha256 = createHash('sha256').update(zip.body).digest('hex');
+    expect((JSON.parse(listed.stdout) as { providers: unknown[] }).providers).toEqual([
+      expect.objectContaining({
+        provider: 'registry.terraform.io/acme/widgets',
+        version: '1.1.0',
+        platform: 'linux_amd64',
+        sha256: zipSha256,
+        upstream_sha256: zipSha256,
+        fetched: expect.stringMatching(/^\d{4}-/) as unknown,
+      }),
+    ]);
   });
 
   it('refuses a package whose SHA256SUMS signature does not check out (502, nothing kept), and never fetches a held version again', async () => {
