@@ -63,7 +63,7 @@ export interface UpstreamOptions {
   /** Retry tuning (tests): a client is waiting, so fewer and shorter than sync's. */
   maxAttempts?: number;
   baseDelayMs?: number;
-  /** How long to wait for the upstream's answer to begin (default 10 s, Terraform's own registry timeout). */
+  /** How long to wait for the upstream's answer to begin, or for more of a body it stopped sending (default 10 s, Terraform's own registry timeout). */
   timeoutMs?: number;
   /**
    * How long a version list the mirror can answer from waits for the
@@ -105,6 +105,9 @@ export class UpstreamCache {
       maxAttempts: options.maxAttempts ?? 2,
       baseDelayMs: options.baseDelayMs ?? 250,
       headersTimeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      // An upstream that stops sending mid-body fails as one that never answers does; a slow one that keeps sending does not.
+      bodyTimeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      sameOriginDocuments: true,
       ...(options.token !== undefined ? { token: options.token, tokenOrigin: options.url.origin } : {}),
       ...(options.ca ? { ca: options.ca } : {}),
     });
