@@ -279,9 +279,12 @@ export class UpstreamCache {
       let location: string;
       try {
         const modules = await this.modules();
-        const found = await downloadLocation(this.http, modules, address, version);
+        // Both documents at once: a client is waiting, and they do not depend on each other.
+        const [found, detail] = await Promise.all([
+          downloadLocation(this.http, modules, address, version),
+          versionDetail(this.http, modules, address, version),
+        ]);
         location = new URL(found.location, found.base).href;
-        const detail = await versionDetail(this.http, modules, address, version);
         const fetched = await fetchLocation(scratch, parseLocation(found.location, found.base), this.http, repos, what);
         upstreamSha256 = fetched.sha256;
         source = {
