@@ -247,7 +247,7 @@ const COMMANDS: Record<string, Command> = {
 
   Every module version and provider package of the mirror is listed: fetched is null for one it got another
   way (publish, build, unbundle), last_used null for one not downloaded since serve --upstream began recording.`,
-    options: { ...MIRROR_OPTION, dir: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } },
+    options: { ...MIRROR_OPTION, data: { type: 'string' }, json: { type: 'boolean' } },
     positionals: { names: ['list'], required: 1 },
     run: async (values, positionals) => (await import('./commands/cache.js')).runCache(values, positionals),
   },

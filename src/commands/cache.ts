@@ -10,11 +10,11 @@ import { readManifest } from '../mirror/manifest.js';
 import { holdingsOf, type HeldModule, type HeldProvider } from '../upstream/holdings.js';
 import { readFills, readLastUse, UPSTREAM_RECORD_FILE } from '../upstream/record.js';
 import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
-import { mirrorFlag, requireMirror } from './mirror-flag.js';
+import { requireMirror } from './mirror-flag.js';
 
 export async function runCache(values: Values, positionals: string[]): Promise<number> {
   if (positionals[0] !== 'list') throw usageError('cache', `Unknown cache command "${positionals[0] ?? ''}": expected "modmirror cache list".`);
-  const dir = resolveMirrorConfig({ out: mirrorFlag(values, 'cache', 'dir') }).outDir;
+  const dir = resolveMirrorConfig({ out: stringFlag(values, 'mirror') }).outDir;
   await requireMirror(dir, 'cache');
   const manifest = readManifest(dir);
   if (!manifest)
