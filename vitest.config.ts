@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Files that mock a module (vi.mock): each runs in a fresh process, so the mock reaches every importer and leaves with it. */
-const ISOLATED = ['test/extract/nesting.test.ts'];
+export const ISOLATED = ['test/extract/nesting.test.ts'];
 
 export default defineConfig({
   test: {

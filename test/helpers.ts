@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { copyCertificates, makeCertificatesIn, type Certificates } from './certificates.js';
 import { runInProcess, type CliResult } from './in-process-cli.js';
+import type { RunningServer, ServeOptions } from '../src/serve/index.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 
@@ -39,6 +40,33 @@ export function tempDir(prefix = 'mm-'): string {
   return dir;
 }
 const made = new Set<string>();
+
+/**
+ * `modmirror serve`, in this process, of the mirror in `dir`/dist with its data in `dir`/data, on
+ * 127.0.0.1 at a free port, logging nothing; each option given replaces its default. Stopped after
+ * the test file (test/setup.ts) if the test has not stopped it.
+ */
+export async function serveMirror(dir: string, options: Partial<ServeOptions> = {}): Promise<RunningServer> {
+  // Loaded on first use: the unit tier imports these helpers and starts no server.
+  const { startServer } = await import('../src/serve/index.js');
+  const server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), log: () => {}, ...options });
+  let closed: Promise<void> | undefined;
+  const running: RunningServer = {
+    ...server,
+    close: () => {
+      servers.delete(running);
+      return (closed ??= server.close());
+    },
+  };
+  servers.add(running);
+  return running;
+}
+const servers = new Set<RunningServer>();
+
+/** Stops every server serveMirror started for this test file and that is still running. */
+export async function stopServers(): Promise<void> {
+  await Promise.all([...servers].map((server) => server.close()));
+}
 
 /** Removes every folder tempDir made for this test file. */
 export async function removeTempDirs(): Promise<void> {

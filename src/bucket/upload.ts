@@ -106,9 +106,3 @@ async function storeDerived(bucket: Bucket, upload: Upload, body: Buffer, genera
     hint: 'The change is live; the next write into this mirror, or modmirror verify --repair, writes it again.',
   });
 }
-
-/** Progress on stderr when it is a terminal: one line rewritten in place. */
-export function terminalProgress(enabled: boolean): ((line: string) => void) | undefined {
-  if (!enabled || !process.stderr.isTTY) return undefined;
-  return (line) => process.stderr.write(`\r\x1b[K${line}`);
-}

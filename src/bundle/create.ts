@@ -11,9 +11,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Header, Pack, ReadEntry } from 'tar';
+import { Header, Pack, ReadEntry, type WriteEntry } from 'tar';
 import { writeFileAtomicWith } from '../atomic.js';
 import { MirrorError, messageOf } from '../errors.js';
 import { moduleOfStateFile, parseManifest, readManifest, type Manifest } from '../mirror/manifest.js';
@@ -44,6 +44,8 @@ export interface BundleOptions {
   since?: string;
   /** An unlocked private key: sign the bundle, writing BUNDLE.asc beside it. */
   signer?: PrivateSigningKey;
+  /** Told what is being done, as it goes: a line for a person watching. */
+  onProgress?: (line: string) => void;
 }
 
 export interface BundleResult {
@@ -80,6 +82,8 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     if (!manifest) {
       throw new MirrorError('OUTPUT_FAILED', `${dir} is not a built mirror (no manifest.json).`, { hint: 'Run modmirror build first, or pass --dir.' });
     }
+    const progress = options.onProgress;
+    progress?.('Checking the mirror');
     await mirror.check(
       (root) => verifyMirror(root),
       (problems) =>
@@ -94,7 +98,10 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
     const inTar = files.filter((f) => !outside.has(f));
     // One file at a time: a mirror can hold more files than a process may open.
     const described: BundleFile[] = [];
-    for (const rel of inTar) described.push(await describe(dir, rel));
+    for (const rel of inTar) {
+      described.push(await describe(dir, rel));
+      progress?.(`Reading the mirror's files: ${described.length}/${inTar.length}`);
+    }
     // A --since bundle carries each content once (a full one stays a complete tree for `tar xzf`);
     // archives stay carried, as the manifests say which archives a bundle holds.
     const { carried: inTarOnce, copies } = base
@@ -108,7 +115,7 @@ export function createBundle(options: BundleOptions): Promise<BundleResult> {
       files: inTarOnce,
       ...(split ? { derived, shared: split.shared, copies } : {}),
     };
-    await writeBundle(dir, out, bundleManifest, options.signer);
+    await writeBundle(dir, out, bundleManifest, options.signer, progress);
     const bytes = (await stat(out)).size;
     return {
       out,
@@ -209,11 +216,33 @@ async function sha256Of(file: string): Promise<string> {
  * Written atomically, so an interrupted bundle never looks finished; its
  * signature is made from the written bytes and put in place just before them.
  */
-async function writeBundle(dir: string, out: string, manifest: BundleManifest, signer: PrivateSigningKey | undefined): Promise<void> {
+async function writeBundle(
+  dir: string,
+  out: string,
+  manifest: BundleManifest,
+  signer: PrivateSigningKey | undefined,
+  progress: ((line: string) => void) | undefined,
+): Promise<void> {
   // Files of a mirror may be hard links of one another (or of the build cache);
   // a no-op link cache makes every entry a plain file, which unbundle requires.
   const noLinks = { get: () => undefined, set: () => undefined, has: () => false } as unknown as Map<`${number}:${number}`, string>;
-  const pack = new Pack({ cwd: dir, gzip: true, portable: true, mtime: ARCHIVE_MTIME, noDirRecurse: true, linkCache: noLinks });
+  // The files' bytes as they go into the tar, against all of them: a share of the work, whatever gzip makes of it.
+  const total = manifest.files.reduce((sum, file) => sum + file.size, 0);
+  let written = 0;
+  const onWriteEntry = (entry: WriteEntry) =>
+    entry.on('end', () => {
+      written += entry.stat?.size ?? 0;
+      progress?.(`Writing ${basename(out)}: ${Math.floor((100 * written) / Math.max(total, 1))}% of ${manifest.files.length} files`);
+    });
+  const pack = new Pack({
+    cwd: dir,
+    gzip: true,
+    portable: true,
+    mtime: ARCHIVE_MTIME,
+    noDirRecurse: true,
+    linkCache: noLinks,
+    ...(progress ? { onWriteEntry } : {}),
+  });
   const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
   const header = new Header({ path: BUNDLE_MANIFEST, type: 'File', mode: 0o644, size: body.length, mtime: ARCHIVE_MTIME, uid: 0, gid: 0 });
   const first = new ReadEntry(header);

@@ -4,27 +4,20 @@
 
 import { parseBucketUrl, type BucketLocation } from '../bucket/location.js';
 import { MirrorError } from '../errors.js';
-import { stringFlag, type Values } from './args.js';
+import type { FlagValues } from './args.js';
+import { BUCKET_OPTIONS } from './options/shared.js';
 
-export const BUCKET_OPTIONS = {
-  endpoint: { type: 'string' },
-  region: { type: 'string' },
-  'path-style': { type: 'boolean' },
-} as const;
+/** The bucket flags' values (options/shared.ts declares them). */
+export type BucketValues = FlagValues<typeof BUCKET_OPTIONS>;
 
-export const BUCKET_USAGE = `  --endpoint URL   an S3-compatible store (Ceph RGW, MinIO): http(s)://HOST[:PORT] (default: AWS_ENDPOINT_URL, else AWS S3)
-  --region REGION  default: AWS_REGION, else AWS_DEFAULT_REGION, else the profile's region, else us-east-1 with --endpoint
-  --path-style     address the bucket as ENDPOINT/BUCKET rather than BUCKET.ENDPOINT (most on-premises stores)
-  Credentials come as the AWS CLI takes them: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws/credentials.`;
-
-export function bucketLocation(url: string, values: Values, flag: string): BucketLocation {
-  const endpoint = stringFlag(values, 'endpoint');
+export function bucketLocation(url: string, values: BucketValues, flag: string): BucketLocation {
+  const endpoint = values.endpoint;
   const env = process.env;
   // The AWS CLI's order: AWS_REGION, then AWS_DEFAULT_REGION (which the SDK for JavaScript does not read), then the profile's.
   const envRegion = env['AWS_REGION'] || env['AWS_DEFAULT_REGION'] || undefined;
   const custom = endpoint !== undefined || env['AWS_ENDPOINT_URL_S3'] !== undefined || env['AWS_ENDPOINT_URL'] !== undefined;
   // A store of one's own rarely has regions, but SigV4 signs one: S3's default, as the AWS CLI assumes for it.
-  const region = stringFlag(values, 'region') ?? envRegion ?? (custom && env['AWS_PROFILE'] === undefined ? 'us-east-1' : undefined);
+  const region = values.region ?? envRegion ?? (custom && env['AWS_PROFILE'] === undefined ? 'us-east-1' : undefined);
   return parseBucketUrl(url, flag, {
     ...(endpoint !== undefined ? { endpoint } : {}),
     ...(region !== undefined ? { region } : {}),
@@ -33,8 +26,8 @@ export function bucketLocation(url: string, values: Values, flag: string): Bucke
 }
 
 /** The bucket flags given to a command whose mirror is a folder. */
-export function refuseBucketFlags(values: Values, what: string): void {
-  for (const flag of Object.keys(BUCKET_OPTIONS)) {
+export function refuseBucketFlags(values: BucketValues, what: string): void {
+  for (const flag of Object.keys(BUCKET_OPTIONS) as (keyof BucketValues)[]) {
     if (values[flag] !== undefined) throw new MirrorError('USAGE', `--${flag} is for a mirror in a bucket (${what} s3://BUCKET/PREFIX).`);
   }
 }

@@ -2,9 +2,11 @@ import { relative } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { build, type BuildResult } from '../build/index.js';
 import { baseUrlFlag, resolveConfig } from '../config/index.js';
-import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
+import { plural, printJson, usageError } from './args.js';
 import { provenanceSigningKey } from './key-flags.js';
 import { mirrorFlag } from './mirror-flag.js';
+import { terminalProgress } from './progress.js';
+import type { BuildFlags } from './options/build.js';
 import { addressKey, isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
 
@@ -17,28 +19,28 @@ import { validVersion } from '../version-order.js';
  */
 const BUILD_HEAP_GROWTH = '--heap-growing-percent=50';
 
-export async function runBuild(values: Values): Promise<number> {
+export async function runBuild(values: BuildFlags): Promise<number> {
   setFlagsFromString(BUILD_HEAP_GROWTH);
-  const json = values['json'] === true;
+  const json = values.json === true;
   const config = resolveConfig({
-    config: stringFlag(values, 'config'),
-    modules: stringFlag(values, 'modules'),
+    config: values.config,
+    modules: values.modules,
     out: mirrorFlag(values, 'build', 'out'),
-    baseUrl: baseUrlFlag(stringFlag(values, 'base-url'), 'build'),
+    baseUrl: baseUrlFlag(values['base-url'], 'build'),
   });
   // Read and unlocked before anything is built: a wrong passphrase fails at once.
   const signer = await provenanceSigningKey(values, 'build', config);
-  const progress = !json && process.stderr.isTTY;
+  const progress = terminalProgress(!json);
   const result = await build(config, {
-    clean: values['clean'] === true,
-    strict: values['strict'] === true,
-    prune: values['prune'] === true,
-    replace: replaceFlags(values['replace'] as string[] | undefined),
+    clean: values.clean === true,
+    strict: values.strict === true,
+    prune: values.prune === true,
+    replace: replaceFlags(values.replace),
     signer,
     onProgress: progress
       ? (done, total, current) => {
-          process.stderr.write(`\r\x1b[K[${done}/${total}] ${addressKey(current.address)} ${current.version}`);
-          if (done === total) process.stderr.write('\r\x1b[K');
+          progress(`[${done}/${total}] ${addressKey(current.address)} ${current.version}`);
+          if (done === total) progress.done();
         }
       : undefined,
   });

@@ -1,19 +1,23 @@
 import { relative } from 'node:path';
 import { createBundle } from '../bundle/create.js';
 import { resolveMirrorConfig } from '../config/index.js';
-import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { printJson, usageError } from './args.js';
 import { signingKeyFlag } from './key-flags.js';
 import { mirrorFlag, requireMirror } from './mirror-flag.js';
+import { terminalProgress } from './progress.js';
+import type { BundleFlags } from './options/bundle.js';
 
-export async function runBundle(values: Values): Promise<number> {
-  const out = stringFlag(values, 'out');
+export async function runBundle(values: BundleFlags): Promise<number> {
+  const out = values.out;
   if (out === undefined) throw usageError('bundle', 'Name the bundle to write with --out FILE.tar.gz.');
   const dir = resolveMirrorConfig({ out: mirrorFlag(values, 'bundle', 'dir') }).outDir;
   await requireMirror(dir, 'bundle');
   // The key is read and unlocked before anything is written: a bundle is signed as it is made, or not made.
   const signer = await signingKeyFlag(values, 'bundle');
-  const result = await createBundle({ dir, out, since: stringFlag(values, 'since'), ...(signer ? { signer } : {}) });
-  if (values['json'] === true) {
+  const progress = terminalProgress(values.json !== true);
+  const result = await createBundle({ dir, out, since: values.since, ...(signer ? { signer } : {}), ...(progress ? { onProgress: progress } : {}) });
+  progress?.done();
+  if (values.json === true) {
     printJson({ mirror: dir, ...result });
     return 0;
   }

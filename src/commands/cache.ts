@@ -9,19 +9,20 @@ import { MirrorError } from '../errors.js';
 import { readManifest } from '../mirror/manifest.js';
 import { holdingsOf, type HeldModule, type HeldProvider } from '../upstream/holdings.js';
 import { readFills, readLastUse, UPSTREAM_RECORD_FILE } from '../upstream/record.js';
-import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
+import { plural, printJson, usageError } from './args.js';
 import { requireMirror } from './mirror-flag.js';
+import type { CacheFlags } from './options/cache.js';
 
-export async function runCache(values: Values, positionals: string[]): Promise<number> {
+export async function runCache(values: CacheFlags, positionals: string[]): Promise<number> {
   if (positionals[0] !== 'list') throw usageError('cache', `Unknown cache command "${positionals[0] ?? ''}": expected "modmirror cache list".`);
-  const dir = resolveMirrorConfig({ out: stringFlag(values, 'mirror') }).outDir;
+  const dir = resolveMirrorConfig({ out: values.mirror }).outDir;
   await requireMirror(dir, 'cache');
   const manifest = readManifest(dir);
   if (!manifest)
     throw new MirrorError('OUTPUT_FAILED', `${dir} is not a built mirror (no manifest.json).`, { hint: 'Pass --mirror with the mirror serve serves.' });
-  const data = resolve(stringFlag(values, 'data') ?? 'data');
+  const data = resolve(values.data ?? 'data');
   const holdings = holdingsOf(manifest, readFills(join(data, UPSTREAM_RECORD_FILE)), readLastUse(data));
-  if (values['json'] === true) {
+  if (values.json === true) {
     printJson({ mirror: dir, data, ...holdings });
     return 0;
   }

@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { resolveConfig, type ResolvedConfig } from '../config/index.js';
 import { startDev } from '../dev/index.js';
-import { stringFlag, usageError, type Values } from './args.js';
+import { usageError } from './args.js';
+import type { DevFlags } from './options/dev.js';
 
-export async function runDev(values: Values): Promise<number> {
-  const port = Number(values['port'] ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError('dev', `Invalid --port "${values['port']}": expected an integer from 0 to 65535.`);
-  const flags = { config: stringFlag(values, 'config'), modules: stringFlag(values, 'modules') };
-  const given = stringFlag(values, 'mirror');
+export async function runDev(values: DevFlags): Promise<number> {
+  const port = Number(values.port ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError('dev', `Invalid --port "${values.port}": expected an integer from 0 to 65535.`);
+  const flags = { config: values.config, modules: values.modules };
+  const given = values.mirror;
   // Read once to check the preview's folder against it; read again on each change of the config file.
   const production = resolveConfig(flags);
   if (given !== undefined) refuseFolder(resolve(given), production);
@@ -26,7 +27,7 @@ export async function runDev(values: Values): Promise<number> {
   try {
     dev = await startDev({
       loadConfig,
-      host: String(values['host'] ?? '127.0.0.1'),
+      host: values.host ?? '127.0.0.1',
       port,
       dataDir: join(temp, 'data'),
       log: (line) => console.log(line),

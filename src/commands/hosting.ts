@@ -8,18 +8,19 @@ import { cloudfrontFunction } from '../hosting/cloudfront.js';
 import { readBaseUrl } from '../mirror/read.js';
 import { writeHeaders } from '../publish/headers.js';
 import { assertSafeForConfig, parseListen, type HostingOptions } from '../hosting/rules.js';
-import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
+import { plural, printJson, usageError } from './args.js';
 import { mirrorFlag, requireMirror } from './mirror-flag.js';
+import type { HostingFlags } from './options/hosting.js';
 
 const HOSTS: Record<string, (options: HostingOptions) => string> = { nginx: nginxServerBlock, caddy: caddySiteBlock, cloudfront: cloudfrontFunction };
 
-export async function runHosting(values: Values, positionals: string[]): Promise<number> {
+export async function runHosting(values: HostingFlags, positionals: string[]): Promise<number> {
   const host = positionals[0]!;
   if (host === 'headers') return runHeaders(values);
   const make = HOSTS[host];
   if (!make) throw usageError('hosting', `Unknown host "${host}": expected ${[...Object.keys(HOSTS), 'headers'].join(', ')}.`);
 
-  const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: mirrorFlag(values, 'hosting', 'dir') });
+  const config = resolveMirrorConfig({ config: values.config, out: mirrorFlag(values, 'hosting', 'dir') });
   const dir = config.outDir;
   assertSafeForConfig(dir, 'The mirror folder');
   // The configuration may be written before the mirror is built (its base URL then comes from the config): a warning, not an error.
@@ -27,11 +28,11 @@ export async function runHosting(values: Values, positionals: string[]): Promise
   if (!existsSync(join(dir, MANIFEST_FILE))) {
     warnings.push(`${dir} holds no built mirror yet (no ${MANIFEST_FILE}); run modmirror build (or unbundle) before serving it.`);
   }
-  const baseUrl = chooseBaseUrl(dir, baseUrlFlag(stringFlag(values, 'base-url'), 'hosting'), config.baseUrl, warnings);
+  const baseUrl = chooseBaseUrl(dir, baseUrlFlag(values['base-url'], 'hosting'), config.baseUrl, warnings);
   assertSafeForConfig(baseUrl, 'The base URL');
-  const listen = parseListen(stringFlag(values, 'listen') ?? '80');
+  const listen = parseListen(values.listen ?? '80');
   const text = make({ dir, listen, baseUrl });
-  if (values['json'] === true) {
+  if (values.json === true) {
     printJson({ host, mirror: dir, ...(host === 'cloudfront' ? {} : { listen }), baseUrl, config: text, warnings });
     return 0;
   }
@@ -41,14 +42,14 @@ export async function runHosting(values: Values, positionals: string[]): Promise
 }
 
 /** `hosting headers`: the mirror's own `_headers`, written into it, not printed. */
-async function runHeaders(values: Values): Promise<number> {
-  for (const flag of ['listen', 'base-url'])
-    if (stringFlag(values, flag) !== undefined)
+async function runHeaders(values: HostingFlags): Promise<number> {
+  for (const flag of ['listen', 'base-url'] as const)
+    if (values[flag] !== undefined)
       throw usageError('hosting', `--${flag} does not apply to hosting headers: the file follows the mirror's own download files.`);
-  const { outDir } = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: mirrorFlag(values, 'hosting', 'dir') });
+  const { outDir } = resolveMirrorConfig({ config: values.config, out: mirrorFlag(values, 'hosting', 'dir') });
   await requireMirror(outDir, 'hosting headers');
   const result = await writeHeaders({ outDir });
-  if (values['json'] === true) {
+  if (values.json === true) {
     printJson({ host: 'headers', mirror: outDir, file: result.file, versions: result.versions, changed: result.changed });
     return 0;
   }

@@ -9,16 +9,16 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_PASSPHRASE_ENV, type SigningConfig, type TrustFile } from '../config/index.js';
+import { DEFAULT_PASSPHRASE_ENV, type SigningConfig, type TrustFile } from '../config/signing.js';
 import { MirrorError, messageOf } from '../errors.js';
 import type { TrustedKey } from '../openpgp/detached.js';
 import { checkCanSign, KeyError, readPrivateKeyFile, readPublicKeys, unlockSigningKey, type PrivateSigningKey } from '../openpgp/keys.js';
-import { stringFlag, usageError, type Values } from './args.js';
+import { usageError, type FlagValues } from './args.js';
+import { PASSPHRASE_OPTIONS } from './options/shared.js';
 
-export const PASSPHRASE_OPTIONS = {
-  'passphrase-env': { type: 'string' },
-  'passphrase-file': { type: 'string' },
-} as const;
+type PassphraseValues = FlagValues<typeof PASSPHRASE_OPTIONS>;
+/** The values of a command that signs with --sign-key. */
+type SignKeyValues = PassphraseValues & { 'sign-key'?: string | undefined };
 
 /**
  * The passphrase: the first line of --passphrase-file FILE (- for standard
@@ -26,9 +26,9 @@ export const PASSPHRASE_OPTIONS = {
  * by default); `passphrase` is undefined when that holds none. `from` says
  * where it was looked for, for messages.
  */
-export function passphraseOf(values: Values, command: string): { passphrase: string | undefined; from: string } {
-  const file = stringFlag(values, 'passphrase-file');
-  const env = stringFlag(values, 'passphrase-env');
+export function passphraseOf(values: PassphraseValues, command: string): { passphrase: string | undefined; from: string } {
+  const file = values['passphrase-file'];
+  const env = values['passphrase-env'];
   if (file !== undefined && env !== undefined) throw usageError(command, 'Give the passphrase with --passphrase-file or --passphrase-env, not both.');
   if (file !== undefined) {
     let line: string | undefined;
@@ -50,10 +50,10 @@ export function passphraseOf(values: Values, command: string): { passphrase: str
 const SIGN_KEY_HINT = '--sign-key takes an armored private key: the NAME.key.asc modmirror key create writes, or gpg --armor --export-secret-keys KEYID.';
 
 /** The unlocked key --sign-key names, checked before anything is written; undefined without the flag. */
-export async function signingKeyFlag(values: Values, command: string): Promise<PrivateSigningKey | undefined> {
-  const given = stringFlag(values, 'sign-key');
+export async function signingKeyFlag(values: SignKeyValues, command: string): Promise<PrivateSigningKey | undefined> {
+  const given = values['sign-key'];
   if (given === undefined) {
-    for (const flag of Object.keys(PASSPHRASE_OPTIONS))
+    for (const flag of Object.keys(PASSPHRASE_OPTIONS) as (keyof PassphraseValues)[])
       if (values[flag] !== undefined) throw usageError(command, `--${flag} gives the passphrase of --sign-key, which is missing.`);
     return undefined;
   }
@@ -91,8 +91,12 @@ const PROVENANCE_HINT =
  * provenance: key (a problem with it is the config's, exit 1); undefined
  * with neither. Read before anything is written.
  */
-export async function provenanceSigningKey(values: Values, command: string, config: { provenance?: SigningConfig }): Promise<PrivateSigningKey | undefined> {
-  if (stringFlag(values, 'sign-key') !== undefined || config.provenance === undefined) return signingKeyFlag(values, command);
+export async function provenanceSigningKey(
+  values: SignKeyValues,
+  command: string,
+  config: { provenance?: SigningConfig },
+): Promise<PrivateSigningKey | undefined> {
+  if (values['sign-key'] !== undefined || config.provenance === undefined) return signingKeyFlag(values, command);
   const { keyFile, passphraseEnv } = config.provenance;
   const problem = (message: string, cause?: unknown) =>
     new MirrorError('CONFIG_INVALID', `provenance: key ${keyFile}: ${message}`, { hint: PROVENANCE_HINT, cause });
@@ -105,7 +109,7 @@ export async function provenanceSigningKey(values: Values, command: string, conf
     throw asProblem(error);
   });
   if (signer.key.isDecrypted()) return signer;
-  const flagged = Object.keys(PASSPHRASE_OPTIONS).some((flag) => values[flag] !== undefined);
+  const flagged = (Object.keys(PASSPHRASE_OPTIONS) as (keyof PassphraseValues)[]).some((flag) => values[flag] !== undefined);
   const { passphrase, from } = flagged ? passphraseOf(values, command) : { passphrase: process.env[passphraseEnv] || undefined, from: passphraseEnv };
   if (passphrase === undefined) throw problem(`is locked with a passphrase, and ${from} holds none`);
   return unlockSigningKey(signer, keyFile, passphrase).catch((error: unknown) => {
@@ -119,8 +123,8 @@ const TRUST_HINT = '--trust takes an armored public key: the NAME.pub.asc modmir
  * The keys a bundle's signature must be by: every --trust FILE, else the
  * config's trust: list; undefined when there are none (nothing is checked).
  */
-export async function trustedKeys(values: Values, config: { trust: TrustFile[] }): Promise<TrustedKey[] | undefined> {
-  const flags = (values['trust'] as unknown as string[] | undefined) ?? [];
+export async function trustedKeys(values: { trust?: string[] | undefined }, config: { trust: TrustFile[] }): Promise<TrustedKey[] | undefined> {
+  const flags = values.trust ?? [];
   const fromConfig = flags.length === 0;
   const files: TrustFile[] = fromConfig ? config.trust : flags.map((f) => ({ file: resolve(f), at: '--trust' }));
   if (files.length === 0) return undefined;

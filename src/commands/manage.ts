@@ -4,18 +4,19 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { printJson, usageError } from './args.js';
 import { MirrorError } from '../errors.js';
 import { isExpired } from '../management/auth.js';
 import { createOrganization, createTeam, createUser, recordRunTask, setEdition } from '../management/bootstrap.js';
 import { durationSeconds, issueToken, revokeToken, subjectOf, tokensOf, type TokenSubject } from '../management/tokens.js';
 import { setConsumers, setGlobalSharing, type Shared } from '../management/sharing.js';
 import { Store } from '../management/store.js';
+import type { EditionFlags, OrgFlags, RunTaskFlags, TeamFlags, TokenFlags, UserFlags } from './options/manage.js';
 
 /** The password from a file or an environment variable: never from argv. */
-function passwordOf(values: Values): string | undefined {
-  const file = values['password-file'] as string | undefined;
-  const env = values['password-env'] as string | undefined;
+function passwordOf(values: UserFlags): string | undefined {
+  const file = values['password-file'];
+  const env = values['password-env'];
   if (file !== undefined && env !== undefined) throw usageError('user', 'Give the password with --password-file or --password-env, not both.');
   if (env !== undefined) {
     const value = process.env[env];
@@ -30,9 +31,9 @@ function passwordOf(values: Values): string | undefined {
   }
 }
 
-function required(values: Values, name: string, command: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw usageError(command, `Missing --${name}.`);
+/** A string flag the command cannot do without. */
+function required(value: string | undefined, name: string, command: string): string {
+  if (value === undefined || value === '') throw usageError(command, `Missing --${name}.`);
   return value;
 }
 
@@ -40,13 +41,13 @@ function expectSub(positionals: string[], sub: string, command: string): void {
   if (positionals[0] !== sub) throw usageError(command, `Expected "modmirror ${command} ${sub}".`);
 }
 
-const storeOf = (values: Values) => new Store(resolve(String(values['data'] ?? 'data')));
+const storeOf = (values: { data?: string | undefined }) => new Store(resolve(values.data ?? 'data'));
 
-export async function runUser(values: Values, positionals: string[]): Promise<number> {
+export async function runUser(values: UserFlags, positionals: string[]): Promise<number> {
   expectSub(positionals, 'create', 'user');
   const { id } = await createUser(storeOf(values), {
-    username: required(values, 'username', 'user'),
-    email: required(values, 'email', 'user'),
+    username: required(values.username, 'username', 'user'),
+    email: required(values.email, 'email', 'user'),
     password: passwordOf(values),
     siteAdmin: values['site-admin'] === true,
   });
@@ -54,13 +55,13 @@ export async function runUser(values: Values, positionals: string[]): Promise<nu
   return 0;
 }
 
-export async function runOrg(values: Values, positionals: string[]): Promise<number> {
+export async function runOrg(values: OrgFlags, positionals: string[]): Promise<number> {
   if (positionals[0] === 'share') return runOrgShare(values);
   expectSub(positionals, 'create', 'org');
   const { id } = await createOrganization(storeOf(values), {
-    name: required(values, 'name', 'org'),
-    email: required(values, 'email', 'org'),
-    owner: values['owner'] as string | undefined,
+    name: required(values.name, 'name', 'org'),
+    email: required(values.email, 'email', 'org'),
+    owner: values.owner,
   });
   printJson({ id });
   return 0;
@@ -72,19 +73,19 @@ export async function runOrg(values: Values, positionals: string[]): Promise<num
  * `--global-module-sharing`/`--global-provider-sharing true|false` sharing with
  * everyone, which clears the consumers (spec 3.3, as the admin API does).
  */
-async function runOrgShare(values: Values): Promise<number> {
-  const name = required(values, 'name', 'org');
+async function runOrgShare(values: OrgFlags): Promise<number> {
+  const name = required(values.name, 'name', 'org');
   const changes: (() => Promise<void>)[] = [];
   const store = storeOf(values);
   for (const kind of ['module', 'provider'] as Shared[]) {
     const consumers = values[`${kind}-consumers`];
     const global = values[`global-${kind}-sharing`];
     if (global !== undefined && global !== 'true' && global !== 'false')
-      throw usageError('org', `--global-${kind}-sharing takes true or false, not "${String(global)}".`);
-    if (typeof consumers === 'string' && global === 'true') {
+      throw usageError('org', `--global-${kind}-sharing takes true or false, not "${global}".`);
+    if (consumers !== undefined && global === 'true') {
       throw usageError('org', `--${kind}-consumers and --global-${kind}-sharing true contradict each other: sharing with everyone clears the consumers.`);
     }
-    if (typeof consumers === 'string')
+    if (consumers !== undefined)
       changes.push(() =>
         setConsumers(
           store,
@@ -112,22 +113,26 @@ async function runOrgShare(values: Values): Promise<number> {
   return 0;
 }
 
-export async function runTeam(values: Values, positionals: string[]): Promise<number> {
+export async function runTeam(values: TeamFlags, positionals: string[]): Promise<number> {
   expectSub(positionals, 'create', 'team');
-  const members = typeof values['members'] === 'string' ? values['members'].split(',').filter(Boolean) : [];
-  const { id } = await createTeam(storeOf(values), { organization: required(values, 'org', 'team'), name: required(values, 'name', 'team'), members });
+  const members = values.members?.split(',').filter(Boolean) ?? [];
+  const { id } = await createTeam(storeOf(values), {
+    organization: required(values.org, 'org', 'team'),
+    name: required(values.name, 'name', 'team'),
+    members,
+  });
   printJson({ id });
   return 0;
 }
 
-export async function runToken(values: Values, positionals: string[]): Promise<number> {
+export async function runToken(values: TokenFlags, positionals: string[]): Promise<number> {
   const sub = positionals[0];
   if (sub === 'list') return runTokenList(values, positionals);
   if (sub === 'revoke') return runTokenRevoke(values, positionals);
   expectSub(positionals, 'create', 'token');
   noId(positionals);
-  const description = stringFlag(values, 'description');
-  const expiresIn = stringFlag(values, 'expires-in');
+  const { description } = values;
+  const expiresIn = values['expires-in'];
   const seconds = expiresIn === undefined ? undefined : durationSeconds(expiresIn);
   if (expiresIn !== undefined && seconds === undefined)
     throw usageError('token', `--expires-in "${expiresIn}" is not a duration: give a number and m, h, d or w, such as 90d or 12h.`);
@@ -137,16 +142,14 @@ export async function runToken(values: Values, positionals: string[]): Promise<n
     ...(description === undefined ? {} : { description }),
     ...(expiresAt === undefined ? {} : { expiresAt }),
   });
-  if (values['json'] === true) printJson({ token: made.token, id: made.id, expires: made.record.expiresAt ?? null });
+  if (values.json === true) printJson({ token: made.token, id: made.id, expires: made.record.expiresAt ?? null });
   else console.log(made.token);
   return 0;
 }
 
 /** --user, --team with --org, or --org alone: whom a token acts for. */
-function subjectFlags(values: Values): TokenSubject {
-  const user = stringFlag(values, 'user');
-  const team = stringFlag(values, 'team');
-  const org = stringFlag(values, 'org');
+function subjectFlags(values: TokenFlags): TokenSubject {
+  const { user, team, org } = values;
   if (user !== undefined && team === undefined && org === undefined) return { user };
   if (team !== undefined && org !== undefined && user === undefined) return { team, organization: org };
   if (org !== undefined && user === undefined && team === undefined) return { organization: org };
@@ -157,7 +160,7 @@ function noId(positionals: string[]): void {
   if (positionals[1] !== undefined) throw usageError('token', `Unexpected argument "${positionals[1]}": only token revoke takes an ID.`);
 }
 
-async function runTokenList(values: Values, positionals: string[]): Promise<number> {
+async function runTokenList(values: TokenFlags, positionals: string[]): Promise<number> {
   noId(positionals);
   const subject = subjectFlags(values);
   const data = storeOf(values).read();
@@ -171,7 +174,7 @@ async function runTokenList(values: Values, positionals: string[]): Promise<numb
     expires: t.expiresAt ?? null,
     expired: isExpired(t, now),
   }));
-  if (values['json'] === true) {
+  if (values.json === true) {
     printJson({ tokens });
     return 0;
   }
@@ -194,38 +197,38 @@ async function runTokenList(values: Values, positionals: string[]): Promise<numb
   return 0;
 }
 
-async function runTokenRevoke(values: Values, positionals: string[]): Promise<number> {
+async function runTokenRevoke(values: TokenFlags, positionals: string[]): Promise<number> {
   const id = positionals[1];
   if (id === undefined) throw usageError('token', 'Name the token: modmirror token revoke ID (modmirror token list shows the ids).');
   if (!(await revokeToken(storeOf(values), id)))
     throw new MirrorError('DATA_INVALID', `No token with the id "${id}".`, { hint: 'modmirror token list --user NAME (or --team, --org) shows the ids.' });
-  if (values['json'] === true) printJson({ revoked: id });
+  if (values.json === true) printJson({ revoked: id });
   else console.error(`Revoked ${id}.`);
   return 0;
 }
 
-export async function runEdition(values: Values, positionals: string[]): Promise<number> {
+export async function runEdition(values: EditionFlags, positionals: string[]): Promise<number> {
   expectSub(positionals, 'set', 'edition');
   await setEdition(storeOf(values), positionals[1]!);
-  if (values['json'] === true) printJson({ edition: positionals[1]! });
+  if (values.json === true) printJson({ edition: positionals[1]! });
   return 0;
 }
 
-export async function runRunTask(values: Values, positionals: string[]): Promise<number> {
+export async function runRunTask(values: RunTaskFlags, positionals: string[]): Promise<number> {
   expectSub(positionals, 'record', 'run-task');
   const ids = await recordRunTask(storeOf(values), {
-    run: required(values, 'run', 'run-task'),
-    organization: values['org'] as string | undefined,
-    workspace: values['workspace'] as string | undefined,
-    stage: (values['stage'] as string | undefined) ?? 'post_plan',
-    stageStatus: values['stage-status'] as string | undefined,
-    task: required(values, 'task', 'run-task'),
-    status: required(values, 'status', 'run-task'),
-    message: values['message'] as string | undefined,
-    url: values['url'] as string | undefined,
-    taskUrl: values['task-url'] as string | undefined,
-    enforcement: (values['enforcement'] as string | undefined) ?? 'mandatory',
-    speculative: values['speculative'] === true,
+    run: required(values.run, 'run', 'run-task'),
+    organization: values.org,
+    workspace: values.workspace,
+    stage: values.stage ?? 'post_plan',
+    stageStatus: values['stage-status'],
+    task: required(values.task, 'task', 'run-task'),
+    status: required(values.status, 'status', 'run-task'),
+    message: values.message,
+    url: values.url,
+    taskUrl: values['task-url'],
+    enforcement: values.enforcement ?? 'mandatory',
+    speculative: values.speculative === true,
   });
   printJson(ids);
   return 0;

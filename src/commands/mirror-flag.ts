@@ -6,15 +6,16 @@
 import { isBucketUrl } from '../bucket/location.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { MirrorStore } from '../store/index.js';
-import { stringFlag, usageError, type Values } from './args.js';
-import { bucketLocation, refuseBucketFlags } from './bucket-flags.js';
+import { usageError } from './args.js';
+import { bucketLocation, refuseBucketFlags, type BucketValues } from './bucket-flags.js';
 
-export const MIRROR_OPTION = { mirror: { type: 'string' } } as const;
+/** The values of a command whose mirror is named by --mirror. */
+type MirrorValues = { mirror?: string | undefined };
 
 /** The mirror given with --mirror, or with the flag the command took before (`--out`, `--dir`), which gets a note. */
-export function mirrorFlag(values: Values, command: string, old: 'out' | 'dir'): string | undefined {
-  const mirror = stringFlag(values, 'mirror');
-  const before = stringFlag(values, old);
+export function mirrorFlag<K extends 'out' | 'dir'>(values: MirrorValues & { [k in K]?: string | undefined }, command: string, old: K): string | undefined {
+  const mirror = values.mirror;
+  const before = values[old];
   if (before === undefined) return mirror;
   if (mirror !== undefined) throw usageError(command, `--mirror and --${old} both name the mirror: give --mirror only.`);
   note(`modmirror ${command} --${old} is now --mirror; --${old} still works.`);
@@ -22,8 +23,8 @@ export function mirrorFlag(values: Values, command: string, old: 'out' | 'dir'):
 }
 
 /** The mirror given with --mirror, or as the positional argument the command took before (verify DIR, push DIR URL), which gets a note. */
-export function mirrorArgument(values: Values, command: string, argument: string | undefined, was: string, now: string): string | undefined {
-  const mirror = stringFlag(values, 'mirror');
+export function mirrorArgument(values: MirrorValues, command: string, argument: string | undefined, was: string, now: string): string | undefined {
+  const mirror = values.mirror;
   if (argument === undefined) return mirror;
   if (mirror !== undefined) throw usageError(command, `--mirror and the argument "${argument}" both name the mirror: give --mirror only.`);
   note(`${was} is now ${now}; the old form still works.`);
@@ -35,7 +36,7 @@ export function mirrorArgument(values: Values, command: string, argument: string
  * that does not exist, as every command reports it (exit 2), before any work.
  */
 export async function requireMirror(dir: string, command: string): Promise<void> {
-  // Loaded here, not with the command table (cli.ts imports MIRROR_OPTION from this file).
+  // Loaded here, when a command needs it: the mirror's code is not part of every command's start.
   const { requireMirrorAt } = await import('../mirror/home.js');
   await requireMirrorAt(dir, command);
 }
@@ -46,7 +47,7 @@ export async function requireMirror(dir: string, command: string): Promise<void>
  * `resolve` reads the config, given the folder named (undefined for a bucket).
  */
 export async function openMirror(
-  values: Values,
+  values: MirrorValues & BucketValues,
   command: string,
   target: string | undefined,
   resolve: (out: string | undefined) => ResolvedConfig,

@@ -1,17 +1,9 @@
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import {
-  addressFromRepoName,
-  baseUrlFlag,
-  DEFAULT_PASSPHRASE_ENV,
-  DEFAULT_TAG_PATTERN,
-  isRemoteRepository,
-  moduleMeta,
-  resolveMirrorConfig,
-  type GitSource,
-  type ProviderFolder,
-  type ResolvedConfig,
-} from '../config/index.js';
+import { baseUrlFlag, moduleMeta, resolveMirrorConfig, type ResolvedConfig } from '../config/index.js';
+import type { ProviderFolder } from '../config/providers.js';
+import { DEFAULT_PASSPHRASE_ENV } from '../config/signing.js';
+import { addressFromRepoName, DEFAULT_TAG_PATTERN, isRemoteRepository, type GitSource } from '../config/sources.js';
 import { isProviderHostname, isProviderPart } from '../protocol/providers.js';
 import type { ProviderPublishResult } from '../publish/provider.js';
 import { MirrorError } from '../errors.js';
@@ -22,22 +14,22 @@ import { scanGitRef } from '../scan/git.js';
 import { GitReaders } from '../scan/git-objects.js';
 import type { ModuleAddress, VersionSource } from '../types.js';
 import { validVersion } from '../version-order.js';
-import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { printJson, usageError } from './args.js';
 import { mirrorFlag, openMirror } from './mirror-flag.js';
 import { provenanceSigningKey } from './key-flags.js';
+import type { PublishFlags } from './options/publish.js';
 
 const usage = (message: string) => usageError('publish', message);
 
-export async function runPublish(values: Values): Promise<number> {
-  const str = (name: string) => stringFlag(values, name);
-  if (str('provider-release') !== undefined) return runProviderPublish(values);
-  for (const flag of ['type', 'public-key', 'hostname', 'signing-key']) {
+export async function runPublish(values: PublishFlags): Promise<number> {
+  if (values['provider-release'] !== undefined) return runProviderPublish(values, values['provider-release']);
+  for (const flag of ['type', 'public-key', 'hostname', 'signing-key'] as const) {
     if (values[flag] !== undefined) throw usage(`--${flag} belongs to --provider-release DIR.`);
   }
-  if ((str('source') === undefined) === (str('git') === undefined))
-    throw usage('Give the version to publish with --source PATH, or with --git REPO --ref REF.');
-  if (str('git') !== undefined && str('ref') === undefined) throw usage('--git needs --ref (the tag or commit to publish).');
-  const versionFlag = str('version');
+  const { source, git: repo, ref } = values;
+  if ((source === undefined) === (repo === undefined)) throw usage('Give the version to publish with --source PATH, or with --git REPO --ref REF.');
+  if (repo !== undefined && ref === undefined) throw usage('--git needs --ref (the tag or commit to publish).');
+  const versionFlag = values.version;
   // The same normal form as a build gives a tag: no leading `v`, no build metadata.
   const version = versionFlag === undefined ? undefined : validVersion(versionFlag);
   if (version === null) throw usage(`--version "${versionFlag}" is not a semver version.`);
@@ -45,20 +37,21 @@ export async function runPublish(values: Values): Promise<number> {
   // The config, when there is one, gives module addresses, metadata and git settings; publish needs none.
   const target = mirrorFlag(values, 'publish', 'out');
   const { store, config } = await openMirror(values, 'publish', target, (out) =>
-    resolveMirrorConfig({ config: str('config'), out, baseUrl: baseUrlFlag(str('base-url'), 'publish') }),
+    resolveMirrorConfig({ config: values.config, out, baseUrl: baseUrlFlag(values['base-url'], 'publish') }),
   );
   // One `git cat-file` reads the ref and then the version's files; it must end however the publish does.
   const signer = await provenanceSigningKey(values, 'publish', config);
   const git = new GitReaders();
   let result: StorePublishResult;
   try {
-    const source = str('git') !== undefined ? await gitVersion(values, config, version, git) : await folderVersion(values, config, version);
-    result = await store.publish(source, {
+    const versionSource =
+      repo !== undefined ? await gitVersion(values, repo, ref!, config, version, git) : await folderVersion(values, source!, config, version);
+    result = await store.publish(versionSource, {
       cacheDir: config.cacheDir,
       limits: config.limits,
       baseUrl: config.baseUrl,
       imageHosts: config.imageHosts,
-      force: values['force'] === true,
+      force: values.force === true,
       newMirror: values['new-mirror'] === true,
       dryRun: values['dry-run'] === true,
       git,
@@ -68,16 +61,16 @@ export async function runPublish(values: Values): Promise<number> {
     git.closeAll();
     store.close();
   }
-  if (values['json'] === true) printJson(result);
+  if (values.json === true) printJson(result);
   else printHuman(result);
   return 0;
 }
 
-function flagAddress(values: Values, fallback?: Partial<ModuleAddress>, why = 'the source does not name it'): ModuleAddress {
+function flagAddress(values: PublishFlags, fallback?: Partial<ModuleAddress>, why = 'the source does not name it'): ModuleAddress {
   const address = {
-    namespace: (values['namespace'] as string | undefined) ?? fallback?.namespace ?? '',
-    name: (values['name'] as string | undefined) ?? fallback?.name ?? '',
-    provider: (values['provider'] as string | undefined) ?? fallback?.provider ?? '',
+    namespace: values.namespace ?? fallback?.namespace ?? '',
+    name: values.name ?? fallback?.name ?? '',
+    provider: values.provider ?? fallback?.provider ?? '',
   };
   for (const [part, value] of Object.entries(address)) {
     if (value === '') throw usage(`Missing the module's ${part} (${why}): pass --namespace, --name and --provider.`);
@@ -86,8 +79,14 @@ function flagAddress(values: Values, fallback?: Partial<ModuleAddress>, why = 't
   return address;
 }
 
-async function gitVersion(values: Values, config: ResolvedConfig, version: string | undefined, git: GitReaders): Promise<VersionSource> {
-  const repoFlag = values['git'] as string;
+async function gitVersion(
+  values: PublishFlags,
+  repoFlag: string,
+  ref: string,
+  config: ResolvedConfig,
+  version: string | undefined,
+  git: GitReaders,
+): Promise<VersionSource> {
   const remote = isRemoteRepository(repoFlag);
   const repo = remote ? repoFlag : resolve(repoFlag);
   if (!remote && !existsSync(repo)) throw new MirrorError('SOURCE_NOT_FOUND', `The repository "${repo}" does not exist.`, { hint: 'Check the --git path.' });
@@ -96,11 +95,11 @@ async function gitVersion(values: Values, config: ResolvedConfig, version: strin
   const source: GitSource = configured
     ? { ...configured, address }
     : { kind: 'git', repo, remote, address, path: '', tagPrefix: '', tagPattern: new RegExp(DEFAULT_TAG_PATTERN), meta: {} };
-  return scanGitRef(source, moduleMeta(config, address, source.meta), values['ref'] as string, version, config.cacheDir, git);
+  return scanGitRef(source, moduleMeta(config, address, source.meta), ref, version, config.cacheDir, git);
 }
 
-async function folderVersion(values: Values, config: ResolvedConfig, versionFlag: string | undefined): Promise<VersionSource> {
-  const dir = resolve(values['source'] as string);
+async function folderVersion(values: PublishFlags, source: string, config: ResolvedConfig, versionFlag: string | undefined): Promise<VersionSource> {
+  const dir = resolve(source);
   if (!existsSync(dir)) throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${dir}" does not exist.`, { hint: 'Check the --source path.' });
   // A folder in the drop layout names its own address: .../<namespace>/<name>/<provider>/<version>, and
   // only when its last part is a version: any other folder's parents are not an address, however they are named.
@@ -141,26 +140,24 @@ function printHuman(r: StorePublishResult): void {
   }
 }
 
-async function runProviderPublish(values: Values): Promise<number> {
-  const str = (name: string) => stringFlag(values, name);
-  for (const flag of ['source', 'git', 'ref', 'name', 'provider', 'version', 'force']) {
+async function runProviderPublish(values: PublishFlags, release: string): Promise<number> {
+  for (const flag of ['source', 'git', 'ref', 'name', 'provider', 'version', 'force'] as const) {
     if (values[flag] !== undefined)
       throw usage(
         `--${flag} is for modules; --provider-release takes the version from the release's file names, and published provider versions are never replaced.`,
       );
   }
-  const dir = resolve(str('provider-release')!);
+  const dir = resolve(release);
   if (!existsSync(dir)) throw new MirrorError('SOURCE_NOT_FOUND', `The folder "${dir}" does not exist.`, { hint: 'Check the --provider-release path.' });
-  const namespace = str('namespace');
-  const type = str('type');
+  const { namespace, type } = values;
   if (namespace === undefined || !isProviderPart(namespace))
     throw usage(`--namespace ${namespace === undefined ? 'is missing' : `"${namespace}" is not a provider namespace`} (lower-case letters, digits and "-").`);
   if (type === undefined || !isProviderPart(type))
     throw usage(`--type ${type === undefined ? 'is missing' : `"${type}" is not a provider type`} (lower-case letters, digits and "-").`);
-  const hostname = str('hostname')?.toLowerCase();
+  const hostname = values.hostname?.toLowerCase();
   if (hostname !== undefined && !isProviderHostname(hostname)) throw usage(`--hostname "${hostname}" is not a host name such as registry.example.com.`);
   const { store, config } = await openMirror(values, 'publish', mirrorFlag(values, 'publish', 'out'), (out) =>
-    resolveMirrorConfig({ config: str('config'), out, baseUrl: baseUrlFlag(str('base-url'), 'publish') }),
+    resolveMirrorConfig({ config: values.config, out, baseUrl: baseUrlFlag(values['base-url'], 'publish') }),
   );
   let result: ProviderPublishResult;
   try {
@@ -168,10 +165,10 @@ async function runProviderPublish(values: Values): Promise<number> {
     const entry = config.providerFolders.find(
       (f): f is Extract<ProviderFolder, { kind: 'releases' }> => f.kind === 'releases' && f.registry !== undefined && f.namespace === namespace,
     );
-    const flagKeys = (values['public-key'] as string[] | undefined)?.map((k) => resolve(k));
+    const flagKeys = values['public-key']?.map((k) => resolve(k));
     for (const key of flagKeys ?? [])
       if (!existsSync(key)) throw new MirrorError('SOURCE_NOT_FOUND', `The key file "${key}" does not exist.`, { hint: 'Check the --public-key path.' });
-    const signingKey = str('signing-key');
+    const signingKey = values['signing-key'];
     const signing =
       signingKey !== undefined ? { keyFile: resolve(signingKey), passphraseEnv: config.signing?.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } : config.signing;
     result = await store.publishProvider({
@@ -190,7 +187,7 @@ async function runProviderPublish(values: Values): Promise<number> {
   } finally {
     store.close();
   }
-  if (values['json'] === true) printJson(result);
+  if (values.json === true) printJson(result);
   else printProvider(result);
   return 0;
 }

@@ -2,31 +2,30 @@ import { isBucketUrl } from '../bucket/location.js';
 import { openBucket } from '../bucket/store.js';
 import { resolveMirrorConfig } from '../config/index.js';
 import { homeOf } from '../mirror/home.js';
-import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { terminalProgress } from './progress.js';
+import { printJson, usageError } from './args.js';
 import { mirrorArgument, requireMirror } from './mirror-flag.js';
 import { bucketLocation } from './bucket-flags.js';
+import type { PushFlags } from './options/push.js';
 
-export async function runPush(values: Values, positionals: string[]): Promise<number> {
+export async function runPush(values: PushFlags, positionals: string[]): Promise<number> {
   // `push DIR s3://...` is the form before --mirror: the bucket is then the second argument.
   const [first, second] = positionals as [string, string | undefined];
   const url = second ?? first;
   if (!isBucketUrl(url)) throw usageError('push', `"${url}" is not a bucket URL: modmirror push s3://BUCKET/PREFIX [--mirror DIR].`);
   const dirArg =
-    second === undefined
-      ? stringFlag(values, 'mirror')
-      : mirrorArgument(values, 'push', first, `modmirror push ${first} ${url}`, `modmirror push ${url} --mirror ${first}`);
+    second === undefined ? values.mirror : mirrorArgument(values, 'push', first, `modmirror push ${first} ${url}`, `modmirror push ${url} --mirror ${first}`);
   if (isBucketUrl(dirArg)) throw usageError('push', `push uploads a mirror in a folder to a bucket: --mirror names the folder, the argument the bucket.`);
-  const concurrencyFlag = stringFlag(values, 'concurrency');
+  const concurrencyFlag = values.concurrency;
   const concurrency = concurrencyFlag === undefined ? 16 : Number(concurrencyFlag);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
     throw usageError('push', `--concurrency "${concurrencyFlag}" is not a whole number from 1 to 256.`);
   const location = bucketLocation(url, values, 'The target');
-  const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: dirArg });
+  const config = resolveMirrorConfig({ config: values.config, out: dirArg });
   await requireMirror(config.outDir, 'push');
   const dir = homeOf(config.outDir);
-  const json = values['json'] === true;
+  const json = values.json === true;
   const { push } = await import('../bucket/push.js');
-  const { terminalProgress } = await import('../bucket/upload.js');
   const bucket = openBucket(location);
   try {
     const result = await push({
@@ -34,8 +33,8 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
       bucket,
       cacheDir: config.cacheDir,
       imageHosts: config.imageHosts,
-      prune: values['prune'] === true,
-      full: values['full'] === true,
+      prune: values.prune === true,
+      full: values.full === true,
       dryRun: values['dry-run'] === true,
       terraformGet: values['download-header'] === true,
       concurrency,
@@ -44,7 +43,7 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
     if (json) printJson(result);
     else if (result.dryRun) {
       console.log(
-        `Would upload ${result.uploaded} objects to ${result.target} (${result.unchanged} unchanged)${result.stale ? `; ${result.stale} objects the mirror no longer has${values['prune'] === true ? ' would be deleted' : ''}` : ''}:`,
+        `Would upload ${result.uploaded} objects to ${result.target} (${result.unchanged} unchanged)${result.stale ? `; ${result.stale} objects the mirror no longer has${values.prune === true ? ' would be deleted' : ''}` : ''}:`,
       );
       for (const rel of result.objects ?? []) console.log(`  ${rel}`);
     } else {

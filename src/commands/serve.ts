@@ -9,31 +9,31 @@ import { startServer, UPSTREAM_PROVIDERS_DIR } from '../serve/index.js';
 import { takeInProviders } from '../upstream/providers.js';
 import { DEFAULT_DOWNLOAD_SERIES } from '../serve/metrics.js';
 import { LOG_FORMATS, type LogFormat } from '../serve/request-log.js';
-import { stringFlag, type Values } from './args.js';
 import { mirrorFlag, requireMirror } from './mirror-flag.js';
+import type { ServeFlags } from './options/serve.js';
 
-export async function runServe(values: Values): Promise<number> {
-  const port = Number(values['port'] ?? 8080);
+export async function runServe(values: ServeFlags): Promise<number> {
+  const port = Number(values.port ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new MirrorError('USAGE', `Invalid --port "${values['port']}": expected an integer from 0 to 65535.`);
+    throw new MirrorError('USAGE', `Invalid --port "${values.port}": expected an integer from 0 to 65535.`);
   }
-  const cert = values['tls-cert'] as string | undefined;
-  const key = values['tls-key'] as string | undefined;
+  const cert = values['tls-cert'];
+  const key = values['tls-key'];
   if ((cert === undefined) !== (key === undefined)) {
     throw new MirrorError('USAGE', 'HTTPS needs both --tls-cert and --tls-key.', { hint: 'Pass both files, or neither for plain HTTP.' });
   }
-  const baseUrl = baseUrlFlag(stringFlag(values, 'base-url'), 'serve');
-  const quiet = values['quiet'] === true;
+  const baseUrl = baseUrlFlag(values['base-url'], 'serve');
+  const quiet = values.quiet === true;
   // The mirror the config's `out` names, as build and publish write it, unless --mirror says otherwise.
-  const config = servedConfig(mirrorFlag(values, 'serve', 'dir'), stringFlag(values, 'config'));
+  const config = servedConfig(mirrorFlag(values, 'serve', 'dir'), values.config);
   const dir = config.outDir;
-  const access = stringFlag(values, 'access') ?? config.access;
+  const access = values.access ?? config.access;
   if (!ACCESS_MODES.includes(access as Access))
     throw new MirrorError('USAGE', `Invalid --access "${access}": expected public or private.`, { hint: 'Run modmirror serve --help.' });
   const ttl = Number(values['archive-url-ttl'] ?? 900);
   if (!Number.isInteger(ttl) || ttl < 1)
     throw new MirrorError('USAGE', `Invalid --archive-url-ttl "${values['archive-url-ttl']}": expected a whole number of seconds, 1 or more.`);
-  const loginExpiry = stringFlag(values, 'login-token-expiry') ?? '30d';
+  const loginExpiry = values['login-token-expiry'] ?? '30d';
   const loginSeconds = durationSeconds(loginExpiry);
   if (loginSeconds === undefined)
     throw new MirrorError('USAGE', `Invalid --login-token-expiry "${loginExpiry}": give a number and m, h, d or w, such as 30d or 12h.`);
@@ -43,10 +43,10 @@ export async function runServe(values: Values): Promise<number> {
   const mib = Number(values['max-upload-mib'] ?? 64);
   if (!Number.isFinite(mib) || mib <= 0)
     throw new MirrorError('USAGE', `Invalid --max-upload-mib "${values['max-upload-mib']}": expected a positive number of MiB.`);
-  const logFormat = stringFlag(values, 'log-format') ?? 'text';
+  const logFormat = values['log-format'] ?? 'text';
   if (!LOG_FORMATS.includes(logFormat as LogFormat))
     throw new MirrorError('USAGE', `Invalid --log-format "${logFormat}": expected text or json.`, { hint: 'Run modmirror serve --help.' });
-  const metricsListen = stringFlag(values, 'metrics-listen');
+  const metricsListen = values['metrics-listen'];
   const series = Number(values['metrics-download-series'] ?? DEFAULT_DOWNLOAD_SERIES);
   if (!Number.isInteger(series) || series < 0)
     throw new MirrorError('USAGE', `Invalid --metrics-download-series "${values['metrics-download-series']}": expected a whole number, 0 or more.`);
@@ -54,7 +54,7 @@ export async function runServe(values: Values): Promise<number> {
   if (!Number.isFinite(usageMib) || usageMib <= 0)
     throw new MirrorError('USAGE', `Invalid --usage-max-mib "${values['usage-max-mib']}": expected a positive number of MiB.`);
   const upstream = upstreamOf(values, config);
-  const dataDir = resolve(String(values['data'] ?? 'data'));
+  const dataDir = resolve(values.data ?? 'data');
   // A cache starts empty: with an upstream, a mirror folder that does not exist yet is made, holding nothing.
   if (upstream && !existsSync(dir)) {
     const { build } = await import('../build/index.js');
@@ -65,7 +65,7 @@ export async function runServe(values: Values): Promise<number> {
   const server = await startServer({
     ...(upstream ? { upstream: { ...upstream, limits: config.limits, providers: upstreamProviders(config, dataDir) } } : {}),
     dir,
-    host: String(values['host'] ?? '127.0.0.1'),
+    host: values.host ?? '127.0.0.1',
     port,
     dataDir,
     tls: cert !== undefined && key !== undefined ? { cert, key } : undefined,
@@ -144,23 +144,23 @@ interface UpstreamFlags {
 }
 
 /** --upstream and its settings, each flag over the config's `upstream:`; the token from a variable or a file, never the command line. */
-function upstreamOf(values: Values, config: ResolvedConfig): UpstreamFlags | undefined {
+function upstreamOf(values: ServeFlags, config: ResolvedConfig): UpstreamFlags | undefined {
   const u = config.upstream;
-  const url = stringFlag(values, 'upstream') ?? u.url;
-  const flagged = ['upstream-ttl', 'upstream-ca', 'upstream-token-env', 'upstream-token-file'].find((f) => values[f] !== undefined);
+  const url = values.upstream ?? u.url;
+  const flagged = (['upstream-ttl', 'upstream-ca', 'upstream-token-env', 'upstream-token-file'] as const).find((f) => values[f] !== undefined);
   if (url === undefined) {
     if (flagged) throw new MirrorError('USAGE', `--${flagged} needs --upstream URL (or an upstream: block in the config).`);
     return undefined;
   }
   if (!/^https?:\/\/[^/]+/.test(url) || !URL.canParse(url))
     throw new MirrorError('USAGE', `Invalid --upstream "${url}": expected the upstream registry's http(s) URL, such as https://registry.terraform.io.`);
-  const ttlFlag = stringFlag(values, 'upstream-ttl');
+  const ttlFlag = values['upstream-ttl'];
   const ttlSeconds = ttlFlag === undefined ? (u.ttlSeconds ?? DEFAULT_UPSTREAM_TTL_SECONDS) : parseDuration(ttlFlag);
   if (ttlSeconds === undefined) throw new MirrorError('USAGE', `Invalid --upstream-ttl "${ttlFlag}": expected a duration such as 600, 90s, 10m or 1h.`);
-  const caFile = stringFlag(values, 'upstream-ca') ?? u.ca;
+  const caFile = values['upstream-ca'] ?? u.ca;
   const ca = caFile === undefined ? undefined : [readPem(caFile)];
   const from = new URL(url);
-  const token = upstreamToken(stringFlag(values, 'upstream-token-env') ?? u.tokenEnv, stringFlag(values, 'upstream-token-file') ?? u.tokenFile, from);
+  const token = upstreamToken(values['upstream-token-env'] ?? u.tokenEnv, values['upstream-token-file'] ?? u.tokenFile, from);
   return { url: from, ttlSeconds, ...(ca ? { ca } : {}), ...(token !== undefined ? { token } : {}) };
 }
 
@@ -214,18 +214,18 @@ function upstreamProviders(config: ResolvedConfig, dataDir: string) {
 }
 
 /** The --sso-* flags: undefined without --sso-issuer; every other problem a usage error naming the flag. */
-function ssoOptions(values: Values): SsoOptions | undefined {
-  const issuer = stringFlag(values, 'sso-issuer');
-  const others = Object.keys(values).filter((k) => k.startsWith('sso-') && k !== 'sso-issuer' && values[k] !== undefined);
+function ssoOptions(values: ServeFlags): SsoOptions | undefined {
+  const issuer = values['sso-issuer'];
+  const others = (Object.keys(values) as (keyof ServeFlags)[]).filter((k) => k.startsWith('sso-') && k !== 'sso-issuer' && values[k] !== undefined);
   if (issuer === undefined) {
     if (others.length > 0) throw new MirrorError('USAGE', `--${others[0]} needs --sso-issuer.`, { hint: 'Run modmirror serve --help.' });
     return undefined;
   }
   if (!URL.canParse(issuer)) throw new MirrorError('USAGE', `Invalid --sso-issuer "${issuer}": expected a URL.`);
-  const clientId = stringFlag(values, 'sso-client-id');
+  const clientId = values['sso-client-id'];
   if (!clientId) throw new MirrorError('USAGE', '--sso-issuer needs --sso-client-id.');
-  const file = stringFlag(values, 'sso-client-secret-file');
-  const env = stringFlag(values, 'sso-client-secret-env');
+  const file = values['sso-client-secret-file'];
+  const env = values['sso-client-secret-env'];
   if ((file === undefined) === (env === undefined))
     throw new MirrorError('USAGE', '--sso-issuer needs the client secret: --sso-client-secret-file FILE or --sso-client-secret-env VAR (one of them).');
   let clientSecret: string | undefined;
@@ -240,7 +240,7 @@ function ssoOptions(values: Values): SsoOptions | undefined {
       env !== undefined ? `The environment variable ${env} (--sso-client-secret-env) is not set.` : `--sso-client-secret-file "${file}" is empty.`,
     );
   const teams: NonNullable<SsoOptions['teams']> = {};
-  for (const entry of (values['sso-team'] as unknown as string[] | undefined) ?? []) {
+  for (const entry of values['sso-team'] ?? []) {
     const match = /^(.+)=([^/=]+)\/([^/=]+)$/.exec(entry);
     if (!match) throw new MirrorError('USAGE', `Invalid --sso-team "${entry}": expected GROUP=ORG/TEAM.`);
     teams[match[1]!] = { organization: match[2]!, team: match[3]! };
@@ -249,7 +249,7 @@ function ssoOptions(values: Values): SsoOptions | undefined {
     issuer,
     clientId,
     clientSecret,
-    groupsClaim: stringFlag(values, 'sso-groups-claim') ?? 'groups',
+    groupsClaim: values['sso-groups-claim'] ?? 'groups',
     teams,
     createUsers: values['sso-create-users'] === true,
   };

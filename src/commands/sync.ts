@@ -8,27 +8,27 @@ import { sync, type DependencyOptions } from '../sync/index.js';
 import { normalizeHost, PUBLIC_REGISTRY_HOSTS, servedHosts } from '../protocol/source-address.js';
 import { parseProviderSpec, type ProviderSpec } from '../protocol/provider-address.js';
 import { isPlatform } from '../protocol/providers.js';
-import { printJson, stringFlag, type Values } from './args.js';
+import { printJson } from './args.js';
+import type { SyncFlags } from './options/sync.js';
 import { printSummary, summaryJson, type UpstreamSummary } from './sync-report.js';
 
 const usage = (message: string, hint = 'Run modmirror sync --help.') => new MirrorError('USAGE', message, { hint });
 
 /** The upstreams to copy from: the flags, or without --from the config's `sync` list. */
-export async function runSync(values: Values): Promise<number> {
+export async function runSync(values: SyncFlags): Promise<number> {
   // The folder sync fills may not exist yet: the config is read as the mirror commands read it.
-  const config = resolveMirrorConfig({ config: stringFlag(values, 'config') });
-  const json = values['json'] === true;
+  const config = resolveMirrorConfig({ config: values.config });
+  const json = values.json === true;
   // Every plan is made (and every flag and folder checked) before anything is fetched.
   const plans = chooseUpstreams(values, config).map((upstream) => {
     const from = parseFrom(upstream.from);
     // A provider-only sync fills no module folder, so it needs none.
     const wantsModules = (upstream.modules ?? []).length > 0 || (upstream.for ?? []).length > 0;
-    const into =
-      stringFlag(values, 'into') !== undefined ? resolve(stringFlag(values, 'into')!) : (upstream.into ?? (wantsModules ? defaultFolder(config) : undefined));
+    const into = values.into !== undefined ? resolve(values.into) : (upstream.into ?? (wantsModules ? defaultFolder(config) : undefined));
     const configurations = (upstream.for ?? []).map(configurationFolder);
     const dependencies = dependencyOptions(values, upstream);
     const providers = providerSpecs(upstream, from, dependencies.standsInFor);
-    const providersInto = stringFlag(values, 'providers-into') !== undefined ? resolve(stringFlag(values, 'providers-into')!) : defaultProviderFolder(config);
+    const providersInto = values['providers-into'] !== undefined ? resolve(values['providers-into']) : defaultProviderFolder(config);
     if (providers.length > 0 && providersInto === undefined) {
       throw usage('Name the provider folder to fill with --providers-into DIR, or list one in mirror.config.yaml under "providers: - folder: DIR".');
     }
@@ -54,7 +54,7 @@ export async function runSync(values: Values): Promise<number> {
       ...(plan.providersInto === undefined ? {} : { providersInto: plan.providersInto }),
       result,
     });
-    if (!json) printSummary(summaries.at(-1)!, values['verbose'] === true);
+    if (!json) printSummary(summaries.at(-1)!, values.verbose === true);
   }
   const failures = summaries.reduce((n, s) => n + s.result.failures.length, 0);
   if (json) printJson(summaryJson(summaries));
@@ -63,19 +63,18 @@ export async function runSync(values: Values): Promise<number> {
   return failures > 0 ? 1 : 0;
 }
 
-function chooseUpstreams(values: Values, config: ResolvedConfig): SyncEntry[] {
-  const fromFlag = stringFlag(values, 'from');
-  // parseArgs gives a list for an option declared `multiple`.
-  const moduleFlags = (values['module'] as unknown as string[] | undefined) ?? [];
-  const providerFlags = (values['provider'] as unknown as string[] | undefined) ?? [];
-  const forFlags = ((values['for'] as unknown as string[] | undefined) ?? []).map((dir) => resolve(dir));
+function chooseUpstreams(values: SyncFlags, config: ResolvedConfig): SyncEntry[] {
+  const fromFlag = values.from;
+  const moduleFlags = values.module ?? [];
+  const providerFlags = values.provider ?? [];
+  const forFlags = (values.for ?? []).map((dir) => resolve(dir));
   if (fromFlag !== undefined) {
     if (moduleFlags.length === 0 && forFlags.length === 0 && providerFlags.length === 0) {
       throw usage(
         'Name at least one module (--module NAMESPACE/NAME/PROVIDER[@CONSTRAINT]), provider (--provider HOST/NAMESPACE/TYPE[@CONSTRAINT]) or configuration folder (--for DIR).',
       );
     }
-    return [{ from: fromFlag, modules: moduleFlags, providers: providerFlags, for: forFlags, tokenEnv: stringFlag(values, 'token-env') }];
+    return [{ from: fromFlag, modules: moduleFlags, providers: providerFlags, for: forFlags, tokenEnv: values['token-env'] }];
   }
   if (config.sync.length > 0 && moduleFlags.length === 0 && providerFlags.length === 0) {
     // --for with the config's upstreams: that folder's closure, not the config's module and provider lists.
@@ -87,10 +86,10 @@ function chooseUpstreams(values: Values, config: ResolvedConfig): SyncEntry[] {
 }
 
 /** Flags win over the config entry's keys; by default every call is followed and the newest match mirrored. */
-function dependencyOptions(values: Values, upstream: SyncEntry): DependencyOptions {
-  const pick = stringFlag(values, 'dependency-versions') ?? upstream.dependencyVersions ?? 'newest';
+function dependencyOptions(values: SyncFlags, upstream: SyncEntry): DependencyOptions {
+  const pick = values['dependency-versions'] ?? upstream.dependencyVersions ?? 'newest';
   if (pick !== 'newest' && pick !== 'every') throw usage(`Invalid --dependency-versions "${pick}": expected newest or every.`);
-  const hostFlags = (values['stands-in-for'] as unknown as string[] | undefined) ?? [];
+  const hostFlags = values['stands-in-for'] ?? [];
   for (const host of hostFlags) {
     if (normalizeHost(host) === undefined) throw usage(`Invalid --stands-in-for "${host}": expected a registry host name such as registry.terraform.io.`);
   }
@@ -140,8 +139,8 @@ function providerSpecs(upstream: SyncEntry, from: URL, standsInFor: string[]): P
 }
 
 /** --platform flags, else the entry's platforms:, else the config's (default linux_amd64). */
-function platformList(values: Values, upstream: SyncEntry, config: ResolvedConfig): string[] {
-  const flags = (values['platform'] as unknown as string[] | undefined) ?? [];
+function platformList(values: SyncFlags, upstream: SyncEntry, config: ResolvedConfig): string[] {
+  const flags = values.platform ?? [];
   for (const p of flags) if (!isPlatform(p)) throw usage(`Invalid --platform "${p}": expected OS_ARCH such as linux_amd64.`);
   return [...new Set(flags.length > 0 ? flags : (upstream.platforms ?? config.platforms))];
 }

@@ -2,14 +2,15 @@ import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { signatureFileOf } from '../bundle/signature.js';
 import { resolveMirrorConfig } from '../config/index.js';
-import { printJson, stringFlag, type Values } from './args.js';
+import { printJson } from './args.js';
 import { trustedKeys } from './key-flags.js';
 import { mirrorFlag, openMirror } from './mirror-flag.js';
+import type { UnbundleFlags } from './options/unbundle.js';
 
-export async function runUnbundle(values: Values, positionals: string[] = []): Promise<number> {
+export async function runUnbundle(values: UnbundleFlags, positionals: string[] = []): Promise<number> {
   const file = positionals[0]!;
   const { store, config } = await openMirror(values, 'unbundle', mirrorFlag(values, 'unbundle', 'out'), (out) =>
-    resolveMirrorConfig({ out, config: stringFlag(values, 'config') }),
+    resolveMirrorConfig({ out, config: values.config }),
   );
   let result;
   try {
@@ -22,7 +23,7 @@ export async function runUnbundle(values: Values, positionals: string[] = []): P
   // A signature nobody asked to check is named, so its presence is not mistaken for a check.
   const asc = signatureFileOf(resolve(file));
   const signature = result.signedBy ? { checked: true, ...result.signedBy } : existsSync(asc) ? { checked: false, file: asc } : undefined;
-  if (values['json'] === true) {
+  if (values.json === true) {
     const { signedBy: _signedBy, ...counts } = result;
     printJson({ mirror: store.location, ...counts, ...(signature ? { signature } : {}) });
     return 0;

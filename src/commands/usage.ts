@@ -10,14 +10,16 @@ import { filterProblem, usageReport, whoOf, type UsageEntry, type UsageFilter } 
 import { downloadsFromLog } from '../usage/nginx-log.js';
 import { aggregate, readUsage } from '../usage/store.js';
 import { resolveMirrorConfig } from '../config/index.js';
-import { plural, printJson, stringFlag, usageError, type Values } from './args.js';
+import { plural, printJson, usageError } from './args.js';
 import { mirrorFlag } from './mirror-flag.js';
+import type { UsageFlags } from './options/usage.js';
 
-export function runUsage(values: Values): Promise<number> {
+export function runUsage(values: UsageFlags): Promise<number> {
+  const { since, module } = values;
   const filter: UsageFilter = {
-    ...(stringFlag(values, 'since') !== undefined ? { since: stringFlag(values, 'since')! } : {}),
-    ...(stringFlag(values, 'module') !== undefined ? { module: stringFlag(values, 'module')! } : {}),
-    deprecated: values['deprecated'] === true,
+    ...(since !== undefined ? { since } : {}),
+    ...(module !== undefined ? { module } : {}),
+    deprecated: values.deprecated === true,
   };
   const problem = filterProblem(filter);
   // `since must be ...` as `--since must be ...`: the flag as the user typed it.
@@ -28,15 +30,15 @@ export function runUsage(values: Values): Promise<number> {
       hint: 'Pass --mirror with the mirror serve serves.',
     });
   }
-  const fromLog = stringFlag(values, 'from-log');
+  const fromLog = values['from-log'];
   if (fromLog !== undefined && !existsSync(fromLog)) {
     throw new MirrorError('PATH_NOT_FOUND', `The access log "${fromLog}" (--from-log) does not exist.`, {
       hint: 'Name the nginx access log of the host that serves the mirror (its access_log).',
     });
   }
-  const rows = fromLog !== undefined ? rowsFromLog(fromLog) : readUsage(resolve(stringFlag(values, 'data') ?? 'data'));
+  const rows = fromLog !== undefined ? rowsFromLog(fromLog) : readUsage(resolve(values.data ?? 'data'));
   const entries = usageReport(rows, filter, existsSync(dir) ? dir : undefined);
-  if (values['json'] === true) printJson({ filter, usage: entries });
+  if (values.json === true) printJson({ filter, usage: entries });
   else console.log(usageText(entries, filter));
   return Promise.resolve(0);
 }

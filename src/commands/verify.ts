@@ -1,12 +1,13 @@
 import { resolveMirrorConfig } from '../config/index.js';
-import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { printJson, usageError } from './args.js';
 import { trustedKeys } from './key-flags.js';
 import { verifyTruthSignatures } from '../verify/signed.js';
 import { mirrorArgument, openMirror } from './mirror-flag.js';
+import type { VerifyFlags } from './options/verify.js';
 
-export async function runVerify(values: Values, positionals: string[] = []): Promise<number> {
+export async function runVerify(values: VerifyFlags, positionals: string[] = []): Promise<number> {
   const given = mirrorArgument(values, 'verify', positionals[0], `modmirror verify ${positionals[0]}`, `modmirror verify --mirror ${positionals[0]}`);
-  const { store, config } = await openMirror(values, 'verify', given, (out) => resolveMirrorConfig({ out, config: stringFlag(values, 'config') }));
+  const { store, config } = await openMirror(values, 'verify', given, (out) => resolveMirrorConfig({ out, config: values.config }));
   // --trust: the truth must be signed by one of these keys before the archives are checked against it.
   const trusted = await trustedKeys(values, { trust: [] });
   if (trusted && store.location.startsWith('s3://')) {
@@ -16,13 +17,13 @@ export async function runVerify(values: Values, positionals: string[] = []): Pro
   let checked;
   try {
     const signatures = trusted ? await verifyTruthSignatures(store.location, trusted) : [];
-    checked = await store.verify({ repair: values['repair'] === true, ...(values['complete'] === true ? { complete: { platforms: config.platforms } } : {}) });
+    checked = await store.verify({ repair: values.repair === true, ...(values.complete === true ? { complete: { platforms: config.platforms } } : {}) });
     checked = { ...checked, problems: [...signatures, ...checked.problems] };
   } finally {
     store.close();
   }
   const { problems, repaired, warnings = [] } = checked;
-  if (values['json'] === true)
+  if (values.json === true)
     printJson({ dir: store.location, ok: problems.length === 0, problems, ...(warnings.length > 0 ? { warnings } : {}), ...(repaired ? { repaired } : {}) });
   else {
     if (repaired) console.log(repairedLine(repaired, store.shown));

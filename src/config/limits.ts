@@ -4,8 +4,10 @@
 // build. A version over a bound fails alone, naming the file (scan/large.ts).
 
 import type { SizeLimits } from '../types.js';
+import { Checker, show, type Problem } from './check.js';
 
 const MiB = 1024 * 1024;
+const KEYS = ['fileSize', 'versionSize'];
 
 /**
  * The defaults: a per-file bound at half the per-version one lets a module
@@ -36,25 +38,19 @@ export interface UserLimits {
 }
 
 /** Every problem with `limits:`, as the rest of the config's are reported. */
-export function validateLimits(value: unknown): { path: (string | number)[]; message: string }[] {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return [{ path: ['limits'], message: 'expected a mapping with fileSize and versionSize' }];
-  const problems: { path: (string | number)[]; message: string }[] = [];
-  const limits = value as Record<string, unknown>;
-  for (const key of Object.keys(limits)) {
-    if (key !== 'fileSize' && key !== 'versionSize') {
-      problems.push({ path: ['limits', key], message: 'unknown key; expected one of fileSize, versionSize' });
-      continue;
-    }
-    const bytes = parseSize(limits[key]);
-    if (bytes === undefined || bytes > MAX_BOUND) {
-      problems.push({
-        path: ['limits', key],
-        message: `expected a size under 8 GiB such as 512MiB, 2GiB or a number of bytes, got ${JSON.stringify(limits[key])}`,
-      });
-    }
+export function validateLimits(value: unknown): Problem[] {
+  const check = new Checker();
+  if (!check.mapping(value, ['limits'], 'expected a mapping with fileSize and versionSize')) return check.problems;
+  check.knownKeys(value, KEYS, ['limits']);
+  for (const key of KEYS.filter((k) => k in value)) {
+    const bytes = parseSize(value[key]);
+    check.expect(
+      bytes !== undefined && bytes <= MAX_BOUND,
+      ['limits', key],
+      `expected a size under 8 GiB such as 512MiB, 2GiB or a number of bytes, got ${show(value[key])}`,
+    );
   }
-  return problems;
+  return check.problems;
 }
 
 /** The bounds in bytes, defaults filled. Call after validateLimits found no problem. */

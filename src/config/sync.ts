@@ -7,6 +7,7 @@ import { parseModuleSpec } from '../protocol/constraint.js';
 import { normalizeHost } from '../protocol/source-address.js';
 import { parseProviderSpec } from '../protocol/provider-address.js';
 import { isPlatform } from '../protocol/providers.js';
+import { Checker, show, type ListSpec, type Problem } from './check.js';
 
 /** One upstream as written in the config. */
 export interface SyncEntry {
@@ -32,72 +33,60 @@ export interface SyncEntry {
 const KEYS = ['from', 'into', 'tokenEnv', 'modules', 'providers', 'platforms', 'for', 'dependencies', 'dependencyVersions', 'standsInFor'];
 
 /** Every problem of a `sync:` value, with the key path it is at. */
-export function validateSyncEntries(value: unknown): { path: (string | number)[]; message: string }[] {
-  const problems: { path: (string | number)[]; message: string }[] = [];
-  const expect = (cond: boolean, path: (string | number)[], message: string) => {
-    if (!cond) problems.push({ path, message });
-    return cond;
+export function validateSyncEntries(value: unknown): Problem[] {
+  const check = new Checker();
+  const parsed = (parse: (spec: string) => unknown) => (spec: string) => {
+    try {
+      parse(spec);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
   };
-  const show = (v: unknown) => JSON.stringify(v) ?? String(v);
-  const stringList = (e: Record<string, unknown>, key: string, path: (string | number)[], what: string, check: (s: string) => string | undefined) => {
-    if (!(key in e)) return;
-    if (!expect(Array.isArray(e[key]) && (e[key] as unknown[]).length > 0, [...path, key], `expected a list of ${what}`)) return;
-    (e[key] as unknown[]).forEach((item, j) => {
-      if (!expect(typeof item === 'string' && item !== '', [...path, key, j], `expected ${what.replace(/s$/, '')}, got ${show(item)}`)) return;
-      const problem = check(item as string);
-      if (problem !== undefined) problems.push({ path: [...path, key, j], message: problem });
-    });
-  };
-
-  if (!expect(Array.isArray(value), ['sync'], 'expected a list of upstreams (- from: URL, modules: [...])')) return problems;
+  if (!check.expect(Array.isArray(value), ['sync'], 'expected a list of upstreams (- from: URL, modules: [...])')) return check.problems;
   (value as unknown[]).forEach((entry, i) => {
     const path = ['sync', i];
-    if (!expect(typeof entry === 'object' && entry !== null && !Array.isArray(entry), path, 'expected a mapping with "from" and "modules" (or "for")')) return;
-    const e = entry as Record<string, unknown>;
-    for (const key of Object.keys(e)) expect(KEYS.includes(key), [...path, key], `unknown key; expected one of ${KEYS.join(', ')}`);
-    expect(
-      typeof e['from'] === 'string' && /^https?:\/\/[^/]+/.test(e['from']),
+    if (!check.mapping(entry, path, 'expected a mapping with "from" and "modules" (or "for")')) return;
+    check.knownKeys(entry, KEYS, path);
+    check.expect(
+      typeof entry['from'] === 'string' && /^https?:\/\/[^/]+/.test(entry['from']),
       [...path, 'from'],
-      `expected the upstream registry's http(s) URL, got ${show(e['from'])}`,
+      `expected the upstream registry's http(s) URL, got ${show(entry['from'])}`,
     );
-    for (const key of ['into', 'tokenEnv']) if (key in e) expect(typeof e[key] === 'string', [...path, key], `expected a string, got ${show(e[key])}`);
-    expect(
-      'modules' in e || 'for' in e || 'providers' in e,
+    for (const key of ['into', 'tokenEnv']) check.optionalString(entry, key, path);
+    check.expect(
+      'modules' in entry || 'for' in entry || 'providers' in entry,
       [...path, 'modules'],
       'expected a list of NAMESPACE/NAME/PROVIDER[@CONSTRAINT] (or "providers": HOST/NAMESPACE/TYPE[@CONSTRAINT], or "for": configuration folders)',
     );
-    stringList(e, 'modules', path, 'NAMESPACE/NAME/PROVIDER[@CONSTRAINT]', (spec) => {
-      try {
-        parseModuleSpec(spec);
-        return undefined;
-      } catch (error) {
-        return (error as Error).message;
-      }
+    const list = (key: string, spec: ListSpec) => {
+      if (key in entry) check.stringList(entry[key], [...path, key], spec);
+    };
+    const module = 'NAMESPACE/NAME/PROVIDER[@CONSTRAINT]';
+    list('modules', { list: module, item: module, check: parsed(parseModuleSpec) });
+    const upstreamHost = typeof entry['from'] === 'string' && URL.canParse(entry['from']) ? normalizeHost(new URL(entry['from']).host) : undefined;
+    const provider = 'HOST/NAMESPACE/TYPE[@CONSTRAINT]';
+    list('providers', { list: provider, item: provider, check: parsed((spec) => parseProviderSpec(spec, upstreamHost ?? 'upstream.invalid')) });
+    list('platforms', {
+      list: 'OS_ARCH platforms',
+      item: 'OS_ARCH platform',
+      check: (p) => (isPlatform(p) ? undefined : `"${p}" is not an OS_ARCH platform such as linux_amd64`),
     });
-    const upstreamHost = typeof e['from'] === 'string' && URL.canParse(e['from']) ? normalizeHost(new URL(e['from']).host) : undefined;
-    stringList(e, 'providers', path, 'HOST/NAMESPACE/TYPE[@CONSTRAINT]', (spec) => {
-      try {
-        parseProviderSpec(spec, upstreamHost ?? 'upstream.invalid');
-        return undefined;
-      } catch (error) {
-        return (error as Error).message;
-      }
+    list('for', { list: 'Terraform configuration folders', item: 'Terraform configuration folder' });
+    list('standsInFor', {
+      list: 'registry host names',
+      item: 'registry host name',
+      check: (host) => (normalizeHost(host) === undefined ? `"${host}" is not a registry host name such as registry.terraform.io` : undefined),
     });
-    stringList(e, 'platforms', path, 'OS_ARCH platforms', (p) => (isPlatform(p) ? undefined : `"${p}" is not an OS_ARCH platform such as linux_amd64`));
-    stringList(e, 'for', path, 'Terraform configuration folders', () => undefined);
-    stringList(e, 'standsInFor', path, 'registry host names', (host) =>
-      normalizeHost(host) === undefined ? `"${host}" is not a registry host name such as registry.terraform.io` : undefined,
-    );
-    if ('dependencies' in e)
-      expect(typeof e['dependencies'] === 'boolean', [...path, 'dependencies'], `expected true or false, got ${show(e['dependencies'])}`);
-    if ('dependencyVersions' in e)
-      expect(
-        e['dependencyVersions'] === 'newest' || e['dependencyVersions'] === 'every',
+    check.optionalBoolean(entry, 'dependencies', path);
+    if ('dependencyVersions' in entry)
+      check.expect(
+        entry['dependencyVersions'] === 'newest' || entry['dependencyVersions'] === 'every',
         [...path, 'dependencyVersions'],
-        `expected "newest" or "every", got ${show(e['dependencyVersions'])}`,
+        `expected "newest" or "every", got ${show(entry['dependencyVersions'])}`,
       );
   });
-  return problems;
+  return check.problems;
 }
 
 /** Paths made absolute against the config file's folder. */

@@ -5,6 +5,7 @@
 // variable or the file that holds it.
 
 import { resolve } from 'node:path';
+import { Checker, show, type Problem } from './check.js';
 
 export interface UserUpstream {
   url?: string;
@@ -44,24 +45,27 @@ export function parseDuration(value: unknown): number | undefined {
 }
 
 /** Every problem of an `upstream:` value, with the key path it is at. */
-export function validateUpstream(value: unknown): { path: (string | number)[]; message: string }[] {
-  const problems: { path: (string | number)[]; message: string }[] = [];
-  const show = (v: unknown) => JSON.stringify(v) ?? String(v);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return [{ path: ['upstream'], message: 'expected a mapping such as { url: https://registry.terraform.io, ttl: 10m }' }];
-  }
-  const u = value as Record<string, unknown>;
-  for (const key of Object.keys(u))
-    if (!KEYS.includes(key)) problems.push({ path: ['upstream', key], message: `unknown key; expected one of ${KEYS.join(', ')}` });
-  if (!(typeof u['url'] === 'string' && /^https?:\/\/[^/]+/.test(u['url']) && URL.canParse(u['url'])))
-    problems.push({ path: ['upstream', 'url'], message: `expected the upstream registry's http(s) URL, got ${show(u['url'])}` });
-  if ('ttl' in u && parseDuration(u['ttl']) === undefined)
-    problems.push({ path: ['upstream', 'ttl'], message: `expected a duration such as 600, 90s, 10m or 1h, got ${show(u['ttl'])}` });
+export function validateUpstream(value: unknown): Problem[] {
+  const check = new Checker();
+  if (!check.mapping(value, ['upstream'], 'expected a mapping such as { url: https://registry.terraform.io, ttl: 10m }')) return check.problems;
+  check.knownKeys(value, KEYS, ['upstream']);
+  const url = value['url'];
+  check.expect(
+    typeof url === 'string' && /^https?:\/\/[^/]+/.test(url) && URL.canParse(url),
+    ['upstream', 'url'],
+    `expected the upstream registry's http(s) URL, got ${show(url)}`,
+  );
+  if ('ttl' in value)
+    check.expect(parseDuration(value['ttl']) !== undefined, ['upstream', 'ttl'], `expected a duration such as 600, 90s, 10m or 1h, got ${show(value['ttl'])}`);
   for (const key of ['ca', 'tokenFile', 'tokenEnv'])
-    if (key in u && !(typeof u[key] === 'string' && u[key] !== ''))
-      problems.push({ path: ['upstream', key], message: `expected ${key === 'tokenEnv' ? 'a variable name' : 'a file path'}, got ${show(u[key])}` });
-  if ('tokenEnv' in u && 'tokenFile' in u) problems.push({ path: ['upstream', 'tokenFile'], message: 'give tokenEnv or tokenFile, not both' });
-  return problems;
+    if (key in value)
+      check.expect(
+        typeof value[key] === 'string' && value[key] !== '',
+        ['upstream', key],
+        `expected ${key === 'tokenEnv' ? 'a variable name' : 'a file path'}, got ${show(value[key])}`,
+      );
+  if ('tokenEnv' in value && 'tokenFile' in value) check.problems.push({ path: ['upstream', 'tokenFile'], message: 'give tokenEnv or tokenFile, not both' });
+  return check.problems;
 }
 
 /** Paths made absolute against the config file's folder. */

@@ -19,6 +19,24 @@ export interface ModuleSummary {
   verified: boolean;
 }
 
+/** The JSON type of a document's field, as a reader checks it ('number': an integer here). */
+export type FieldType = 'string' | 'number' | 'boolean' | 'object' | 'array';
+
+/** Every field of a summary and its type: a field added to ModuleSummary and not here does not compile. */
+export const SUMMARY_FIELDS = {
+  id: 'string',
+  owner: 'string',
+  namespace: 'string',
+  name: 'string',
+  version: 'string',
+  provider: 'string',
+  description: 'string',
+  source: 'string',
+  published_at: 'string',
+  downloads: 'number',
+  verified: 'boolean',
+} as const satisfies Record<keyof ModuleSummary, FieldType>;
+
 /** Spec 2.6. `published_at` is ISO 8601 UTC with fractional seconds. */
 export function moduleSummary(v: Pick<BuiltVersion, 'source' | 'description'>): ModuleSummary {
   const { address: a, meta } = v.source;
@@ -63,6 +81,18 @@ function contentDocument(c: ModuleContent) {
   };
 }
 
+/** The fields every content descriptor has (root, each submodule and example), and their types. */
+export const CONTENT_FIELDS = {
+  path: 'string',
+  readme: 'string',
+  empty: 'boolean',
+  inputs: 'array',
+  outputs: 'array',
+  dependencies: 'array',
+  provider_dependencies: 'array',
+  resources: 'array',
+} as const satisfies Partial<Record<keyof ReturnType<typeof contentDocument>, FieldType>>;
+
 /**
  * The keys of a detail document that only the version's files (and the
  * generator reading them) decide, and so never change once it is published;
@@ -90,6 +120,17 @@ export function detailDocument(v: BuiltVersion, moduleVersions: string[], provid
     ...(deprecation ? { deprecation } : {}),
   };
 }
+
+/** The fields every detail document has (a deprecation only when deprecated), and their types. */
+export const DETAIL_FIELDS = {
+  ...SUMMARY_FIELDS,
+  tag: 'string',
+  root: 'object',
+  submodules: 'array',
+  examples: 'array',
+  providers: 'array',
+  versions: 'array',
+} as const satisfies Record<Exclude<keyof ReturnType<typeof detailDocument>, 'deprecation'>, FieldType>;
 
 /** What the versions document shows of a version's content: its root's and submodules' providers and module calls. */
 export interface VersionsDocumentContent {

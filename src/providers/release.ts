@@ -10,7 +10,8 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProviderFolder, SigningConfig } from '../config/index.js';
+import type { ProviderFolder } from '../config/providers.js';
+import type { SigningConfig } from '../config/signing.js';
 import { MirrorError, messageOf } from '../errors.js';
 import {
   DEFAULT_PROVIDER_PROTOCOLS,

@@ -7,7 +7,7 @@
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProviderFolder } from '../config/index.js';
+import type { ProviderFolder } from '../config/providers.js';
 import { mapLimited } from '../concurrency.js';
 import { MirrorError } from '../errors.js';
 import {

@@ -7,7 +7,8 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProviderFolder, SigningConfig } from '../config/index.js';
+import type { ProviderFolder } from '../config/providers.js';
+import type { SigningConfig } from '../config/signing.js';
 import { MirrorError } from '../errors.js';
 import type { ProviderVersion } from '../mirror/manifest.js';
 import { ledgerOf } from '../mirror/ledger.js';

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FolderSource } from '../config/index.js';
+import type { FolderSource } from '../config/sources.js';
 import { isValidName } from '../protocol/paths.js';
 import type { ModuleMeta, VersionSource } from '../types.js';
 import { listFolderFiles } from './files.js';

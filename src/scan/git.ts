@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
-import type { GitSource } from '../config/index.js';
+import type { GitSource } from '../config/sources.js';
 import type { ModuleMeta, VersionSource } from '../types.js';
 import type { GitReaders } from './git-objects.js';
 import { readTagScan, tagRefsStamp, writeTagScan, type ScannedTag, type TagScan } from './tag-cache.js';

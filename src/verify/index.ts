@@ -32,7 +32,7 @@ import {
   provenanceFile,
 } from '../protocol/paths.js';
 import { versionsIndexOf, type VersionsIndex } from '../mirror/versions-index.js';
-import type { ModuleSummary } from '../protocol/documents.js';
+import { CONTENT_FIELDS, DETAIL_FIELDS, SUMMARY_FIELDS, type FieldType, type ModuleSummary } from '../protocol/documents.js';
 import { BROWSE_ASSET_FILES, BROWSE_INDEX_FILE } from '../browse/index.js';
 import { verifyBrowsePages } from './browse.js';
 import type { ModuleAddress } from '../types.js';
@@ -111,39 +111,6 @@ interface ModuleDetail {
 }
 
 type Json = Record<string, unknown>;
-
-const SUMMARY_FIELDS: [string, string][] = [
-  ['id', 'string'],
-  ['owner', 'string'],
-  ['namespace', 'string'],
-  ['name', 'string'],
-  ['version', 'string'],
-  ['provider', 'string'],
-  ['description', 'string'],
-  ['source', 'string'],
-  ['published_at', 'string'],
-  ['downloads', 'number'],
-  ['verified', 'boolean'],
-];
-const DETAIL_FIELDS: [string, string][] = [
-  ...SUMMARY_FIELDS,
-  ['tag', 'string'],
-  ['root', 'object'],
-  ['submodules', 'array'],
-  ['examples', 'array'],
-  ['providers', 'array'],
-  ['versions', 'array'],
-];
-const CONTENT_FIELDS: [string, string][] = [
-  ['path', 'string'],
-  ['readme', 'string'],
-  ['empty', 'boolean'],
-  ['inputs', 'array'],
-  ['outputs', 'array'],
-  ['dependencies', 'array'],
-  ['provider_dependencies', 'array'],
-  ['resources', 'array'],
-];
 
 /** Checks the mirror in folder `dir`, or the one a view shows (a change before it is applied: only some modules, `options.modules`). */
 export async function verifyMirror(dir: string | MirrorView, options: VerifyOptions = {}): Promise<Problem[]> {
@@ -321,8 +288,8 @@ function checkDetailId(detail: Json, key: string, version: string, rel: string, 
   if (detail['id'] !== `${key}/${version}`) problem(rel, `id is ${JSON.stringify(detail['id'])}, expected "${key}/${version}"`);
 }
 
-function checkFields(doc: Json, fields: [string, string][], rel: string, where: string, problem: Context['problem']): void {
-  for (const [name, type] of fields) {
+function checkFields(doc: Json, fields: Record<string, FieldType>, rel: string, where: string, problem: Context['problem']): void {
+  for (const [name, type] of Object.entries(fields)) {
     const value = doc[name];
     const ok = type === 'array' ? Array.isArray(value) : typeof value === type && (type !== 'number' || Number.isInteger(value));
     if (!ok) problem(rel, `${where}${name}: expected ${type === 'number' ? 'an integer' : `a ${type}`}, got ${JSON.stringify(value)}`);
@@ -516,7 +483,7 @@ async function verifyListings(
     if (!recorded || listing.versions === 0) continue;
     const latest = await json(latestDetailFile(parseAddressKey(key)));
     if (!latest) continue;
-    for (const [field] of SUMMARY_FIELDS) {
+    for (const field of Object.keys(SUMMARY_FIELDS)) {
       const value = (recorded as unknown as Json)[field];
       if (value !== latest[field])
         problem(moduleStateFile(key), `latest ${field} ${JSON.stringify(value)} differs from its latest detail's ${JSON.stringify(latest[field])}`);
@@ -575,7 +542,7 @@ async function verifyIndexes(manifest: Manifest, keys: string[], ctx: Pick<Conte
     const recorded = manifest.modules[key]?.latest;
     if (recorded && entry && JSON.stringify(recorded) !== JSON.stringify(entry)) problem(SEARCH_INDEX_FILE, `${key}: differs from the manifest's summary`);
     if (!latest || !entry) continue;
-    for (const [field] of SUMMARY_FIELDS) {
+    for (const field of Object.keys(SUMMARY_FIELDS)) {
       if (entry[field] !== latest[field])
         problem(SEARCH_INDEX_FILE, `${key}: ${field} ${JSON.stringify(entry[field])} differs from its latest detail's ${JSON.stringify(latest[field])}`);
     }

@@ -9,9 +9,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import type { RunningServer } from '../../src/serve/index.js';
 import { launchChromium } from './chromium.js';
-import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import { ROOT, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 
 const SHOTS = join(ROOT, 'test-results', 'browse');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -39,7 +39,7 @@ beforeAll(async () => {
   });
   const built = await runCli(['build', '--json'], dir);
   expect(built.code, built.stderr).toBe(0);
-  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+  server = await serveMirror(dir);
   browser = await launchChromium();
   // axe is put into the page as a script of its own, which the page's Content-Security-Policy would refuse.
   const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1440, height: 900 } });

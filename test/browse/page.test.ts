@@ -10,8 +10,8 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import type { RunningServer } from '../../src/serve/index.js';
+import { ROOT, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 
 const SHOTS = join(ROOT, 'test-results', 'browse');
 const EVIL_README = [
@@ -58,7 +58,7 @@ beforeAll(async () => {
   for (const file of ['main.tf', 'README.md']) utimesSync(join(dir, 'extra/zz/evil/aws/0.1.0', file), EVIL_PUBLISHED, EVIL_PUBLISHED);
   const built = await runCli(['build', '--json'], dir);
   expect(built.code, built.stderr).toBe(0);
-  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+  server = await serveMirror(dir);
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') });

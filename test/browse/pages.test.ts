@@ -10,8 +10,8 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeF
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { runCli, tempDir, treeOf, writeFiles } from '../helpers.js';
+import type { RunningServer } from '../../src/serve/index.js';
+import { runCli, serveMirror, tempDir, treeOf, writeFiles } from '../helpers.js';
 import { launchChromium } from './chromium.js';
 
 const MODULES = 150;
@@ -110,7 +110,7 @@ describe('the browse page over pages', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    server = await startServer({ dir: dist, host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+    server = await serveMirror(dir);
     browser = await launchChromium();
   });
   afterAll(async () => {

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import type { RunningServer } from '../../src/serve/index.js';
+import { ROOT, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 import { testKey, signRelease, type TestKey } from '../providers/keys.js';
 import { writeReleaseFolder } from '../providers/zips.js';
 
@@ -35,7 +35,7 @@ beforeAll(async () => {
   await writeReleaseFolder(join(dir, 'aws'), 'aws', '5.30.0', ['linux_amd64']);
   const built = await runCli(['build', '--json'], dir);
   expect(built.code, built.stderr).toBe(0);
-  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+  server = await serveMirror(dir);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
 }, 120_000);

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import type { RunningServer } from '../../src/serve/index.js';
+import { runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 
 let server: RunningServer;
 let browser: Browser;
@@ -34,7 +34,7 @@ beforeAll(async () => {
   const built = await runCli(['build', '--clean'], dir);
   expect(built.code, built.stderr).toBe(0);
   dist = join(dir, 'dist');
-  server = await startServer({ dir: dist, host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+  server = await serveMirror(dir);
   browser = await launchChromium();
   page = await browser.newPage();
 });

@@ -7,9 +7,9 @@
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import type { RunningServer } from '../../src/serve/index.js';
 import { freePort, startNginx } from '../hosting/nginx-server.js';
-import { runCli, tempDir } from '../helpers.js';
+import { runCli, serveMirror, tempDir } from '../helpers.js';
 import { expectSameFiles, install, moduleInstallClient, writeModules } from './install.js';
 
 const dir = tempDir('mm-client-hosts-');
@@ -88,10 +88,10 @@ describe('module-install against a module copied by sync', () => {
   });
 
   it('installs from a serve of the synced folder what the upstream serve held', async () => {
-    upstream = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data-up'), log: () => {} });
+    upstream = await serveMirror(dir, { dataDir: join(dir, 'data-up') });
     await cli(['sync', '--from', upstream.url, '--module', 'acme/hello/null@~> 1.2', '--into', 'synced']);
     await cli(['build', '--modules', 'synced', '--mirror', 'dist-synced', '--json']);
-    mirror = await startServer({ dir: join(dir, 'dist-synced'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data-synced'), log: () => {} });
+    mirror = await serveMirror(dir, { dir: join(dir, 'dist-synced'), dataDir: join(dir, 'data-synced') });
     const modules = `${mirror.url}v1/modules/`;
     const got = await installFrom(modules, '~> 1.2', 's-range');
     expect(got.version).toBe('1.2.3');

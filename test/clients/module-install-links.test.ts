@@ -6,9 +6,9 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import type { RunningServer } from '../../src/serve/index.js';
 import { APP, V1, V1_LINKS } from '../fixtures/history.js';
-import { makeRepo, runCli, tempDir, writeFiles } from '../helpers.js';
+import { makeRepo, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 import { install, moduleInstallClient } from './install.js';
 
 const dir = tempDir('mm-links-');
@@ -19,7 +19,7 @@ beforeAll(async () => {
   makeRepo(join(dir, 'repo'), [{ date: '2024-01-01T00:00:00Z', files: V1, links: V1_LINKS, tags: ['v1.0.0'] }]);
   writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - git: repo\n    namespace: acme\n    name: eks\n    provider: aws\n' });
   expect((await runCli(['build', '--json'], dir)).code).toBe(0);
-  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), log: () => {} });
+  server = await serveMirror(dir);
 });
 afterAll(async () => {
   await server?.close();

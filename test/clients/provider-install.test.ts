@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { startPrintedNginx } from '../hosting/nginx-server.js';
-import { makeCertificates, runCli, tempDir } from '../helpers.js';
+import { makeCertificates, runCli, serveMirror, tempDir } from '../helpers.js';
 import { INPUT_PACKAGES, writeProviderInputs } from '../providers/zips.js';
 import { installProviders, providerInstallClient, refusal, type InstalledProvider } from './install.js';
 
@@ -39,14 +39,7 @@ beforeAll(async () => {
   const built = await runCli(['build', '--json'], dir);
   expect(built.stderr).toBe('');
   expect(built.code).toBe(0);
-  serve = await startServer({
-    dir: join(dir, 'dist'),
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: join(dir, 'data'),
-    tls: { cert: certs.cert, key: certs.key },
-    log: () => {},
-  });
+  serve = await serveMirror(dir, { tls: { cert: certs.cert, key: certs.key }, log: () => {} });
 
   // A copy whose VERSION.json lists a wrong h1: for one platform, as a corrupted mirror would.
   cpSync(join(dir, 'dist'), join(dir, 'dist-bad'), { recursive: true, dereference: true });

@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { startPrintedNginx } from '../hosting/nginx-server.js';
-import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
+import { makeCertificates, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 import { testKey, signRelease, type TestKey } from '../providers/keys.js';
 import { writeReleaseFolder, writeZip } from '../providers/zips.js';
 import { buildGoProgram } from './go-build.js';
@@ -85,7 +85,7 @@ beforeAll(async () => {
   expect(published.stderr).toBe('');
   expect(published.code).toBe(0);
   const tls = { cert: certs.cert, key: certs.key };
-  serve = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), tls, log: () => {} });
+  serve = await serveMirror(dir, { tls });
 
   // A copy with one fault per version: 1.0.0's linux zip replaced, 1.1.0 signed by an unknown key, 2.0.0's SHA256SUMS changed after signing.
   cpSync(join(dir, 'dist'), join(dir, 'dist-bad'), { recursive: true, dereference: true });
@@ -105,7 +105,7 @@ beforeAll(async () => {
   execFileSync('rm', [sums]);
   writeFileSync(sums, text);
   appendFileSync(sums, `${'0'.repeat(64)}  terraform-provider-widgets_2.0.0_windows_amd64.zip\n`);
-  tampered = await startServer({ dir: join(dir, 'dist-bad'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data-bad'), tls, log: () => {} });
+  tampered = await startServer({ dir: join(dir, 'dist-bad'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data-bad'), tls });
 
   // nginx: the printed block with TLS (Terraform discovers hosts over HTTPS only).
   const printed = await startPrintedNginx(join(dir, 'nginx'), join(dir, 'dist'), certs);

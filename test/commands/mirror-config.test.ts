@@ -5,7 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { baseUrlFlag, isRemoteRepository, moduleMeta, normalizeBaseUrl, resolveMirrorConfig } from '../../src/config/index.js';
+import { baseUrlFlag, moduleMeta, normalizeBaseUrl, resolveMirrorConfig } from '../../src/config/index.js';
+import { isRemoteRepository } from '../../src/config/sources.js';
 import { runCli, spawnServe, tempDir, writeFiles, mirrorManifest } from '../helpers.js';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));

@@ -28,6 +28,20 @@ describe('config problems', () => {
     expect(existsSync(join(r.dir, 'dist'))).toBe(false);
   });
 
+  it("lists the problems in the file's order, and names the key a misspelt one meant", async () => {
+    const r = await buildWithConfig(
+      'limits:\n  file_size: 1MiB\nbase_url: https://r.example.com/\nsources:\n  - git: repo\n    TagPrefix: v\n  - folder: mods\nplatform: [linux_amd64]\n',
+    );
+    expect(r.code).toBe(1);
+    const lines = r.stderr.split('\n').filter((line) => line.includes('mirror.config.yaml:'));
+    expect(lines.map((line) => line.replace(/^.*mirror\.config\.yaml:/, ''))).toEqual([
+      '2: limits.file_size: unknown key; did you mean fileSize?',
+      '3: base_url: unknown key; did you mean baseUrl?',
+      '6: sources[0].TagPrefix: unknown key; did you mean tagPrefix?',
+      '8: platform: unknown key; expected one of out, baseUrl, cacheDir, sources, modules, browse, sync, providers, platforms, providersPath, signing, provenance, access, limits, trust, upstream',
+    ]);
+  });
+
   it('names a missing source path', async () => {
     const r = await buildWithConfig('sources:\n  - folder: nowhere\n  - git: no-repo\n    namespace: x\n    name: y\n    provider: z\n');
     expect(r.code).toBe(1);

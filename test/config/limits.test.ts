@@ -14,9 +14,9 @@ describe('limits', () => {
   it('reports every bad key, and fills the defaults', () => {
     expect(validateLimits({ fileSize: '2GiB', versionSize: 4096 })).toEqual([]);
     expect(validateLimits({ fileSize: 'big', versionSize: '9GiB', other: 1 })).toEqual([
+      { path: ['limits', 'other'], message: 'unknown key; expected one of fileSize, versionSize' },
       { path: ['limits', 'fileSize'], message: 'expected a size under 8 GiB such as 512MiB, 2GiB or a number of bytes, got "big"' },
       { path: ['limits', 'versionSize'], message: 'expected a size under 8 GiB such as 512MiB, 2GiB or a number of bytes, got "9GiB"' },
-      { path: ['limits', 'other'], message: 'unknown key; expected one of fileSize, versionSize' },
     ]);
     expect(validateLimits([])).toHaveLength(1);
     expect(resolveLimits(undefined)).toEqual(DEFAULT_LIMITS);

@@ -10,8 +10,8 @@ import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import type { RunningServer } from '../../src/serve/index.js';
+import { runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 import { freePort, startNginx } from './nginx-server.js';
 import { writeReleaseFolder } from '../providers/zips.js';
 
@@ -60,7 +60,7 @@ beforeAll(async () => {
     'mods/acme/hello/null/1.2.3/README.md': `# Hello\n\n${'A module. '.repeat(200)}\n`,
   });
   expect((await runCli(['build', '--json'], dir)).code).toBe(0);
-  serve = await startServer({ dir: dist, host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+  serve = await serveMirror(dir);
   const port = await freePort();
   const block = await runCli(['hosting', 'nginx', '--mirror', 'dist', '--listen', `127.0.0.1:${port}`], dir);
   expect(block.code).toBe(0);

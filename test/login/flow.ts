@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { createOrganization, createUser } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
-import { startServer, type RunningServer, type ServeOptions } from '../../src/serve/index.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import type { RunningServer, ServeOptions } from '../../src/serve/index.js';
+import { runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -32,16 +32,7 @@ export async function startLoginSite(options: Partial<ServeOptions> = {}): Promi
     await createUser(store, { username, email: `${username}@example.com`, password: PASSWORD, siteAdmin: false });
   await createOrganization(store, { name: 'acme', email: 'ops@example.com', owner: 'alice' });
   const logs: string[] = [];
-  const server = await startServer({
-    dir: join(dir, 'dist'),
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: join(dir, 'data'),
-    access: 'private',
-    log: (line) => logs.push(line),
-    audit: (line) => logs.push(line),
-    ...options,
-  });
+  const server = await serveMirror(dir, { access: 'private', log: (line) => logs.push(line), audit: (line) => logs.push(line), ...options });
   return { dir, server, logs };
 }
 

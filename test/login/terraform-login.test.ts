@@ -7,8 +7,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/serve/index.js';
+import { describe, expect, it } from 'vitest';
 import { hasTerraform, makeCertificates, tempDir, terraformInit, writeFiles } from '../helpers.js';
 import { PASSWORD, startLoginSite } from './flow.js';
 
@@ -31,9 +30,6 @@ const BROWSER = `#!/bin/bash
 ) >>"$MM_BROWSER_LOG" 2>&1 &
 `;
 
-let server: RunningServer | undefined;
-afterAll(() => server?.close());
-
 function terraformLogin(host: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const child = spawn('terraform', ['login', '-no-color', host], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -54,7 +50,6 @@ describe.skipIf(!hasTerraform)('terraform login (real client)', () => {
     const dir = tempDir('mm-tf-login-');
     const certs = makeCertificates(dir);
     const site = await startLoginSite({ tls: { cert: certs.cert, key: certs.key } });
-    server = site.server;
     const host = new URL(site.server.url).host;
     // Terraform keeps the token in ~/.terraform.d/credentials.tfrc.json, and does not make the folder.
     writeFiles(dir, { 'bin/xdg-open': BROWSER, 'home/.terraform.d/.keep': '', 'empty-home/.keep': '' });

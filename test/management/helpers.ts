@@ -3,8 +3,8 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { startServer, type RunningServer, type ServeOptions } from '../../src/serve/index.js';
-import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import type { RunningServer, ServeOptions } from '../../src/serve/index.js';
+import { ROOT, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 
 export const TOKENS = {
   admin: 'mm.sample-admin-token',
@@ -37,7 +37,7 @@ export async function startHarness(options: Partial<ServeOptions> = {}): Promise
   if (built.code !== 0) throw new Error(built.stderr);
   const data = join(dir, 'data');
   cpSync(join(ROOT, 'data'), data, { recursive: true, filter: (src) => !src.endsWith('downloads.json') });
-  const server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: data, ...options });
+  const server = await serveMirror(dir, { dataDir: data, ...options });
   return {
     dir,
     data,

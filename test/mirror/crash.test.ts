@@ -12,9 +12,9 @@ import { cpSync, existsSync, lstatSync, readFileSync, readlinkSync, rmSync } fro
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import type { RunningServer } from '../../src/serve/index.js';
 import { moduleFiles } from '../clients/install.js';
-import { mirrorLeftovers, ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import { mirrorLeftovers, ROOT, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 import { freePort, startNginx } from '../hosting/nginx-server.js';
 
 const POINTS = ['locked', 'staged', 'between-renames', 'swapped'];
@@ -36,7 +36,7 @@ beforeAll(async () => {
   writeFiles(dir, { 'mirror.config.yaml': 'sources:\n  - folder: mods\n' });
   writeFiles(join(dir, 'mods/acme/m/aws/1.0.0'), moduleFiles('1.0.0'));
   expect((await runCli(['build'], dir)).code).toBe(0);
-  serve = await startServer({ dir: dist, host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+  serve = await serveMirror(dir);
   const port = await freePort();
   nginx = await startNginx(join(dir, 'nginx'), [`server {\n  listen 127.0.0.1:${port};\n  root ${dist};\n}\n`], [port]);
   nginxUrl = `http://127.0.0.1:${port}/`;

@@ -15,15 +15,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { freePort } from '../hosting/nginx-server.js';
 import {
+  type CliResult,
   hasTerraform,
   makeCertificates,
+  mirrorManifest,
   runCli,
+  serveMirror,
   tempDir,
   terraformInit,
-  writeFiles,
-  type CliResult,
   type TerraformResult,
-  mirrorManifest,
+  writeFiles,
 } from '../helpers.js';
 import { testKey, signRelease, type TestKey } from './keys.js';
 import { startPrivateServer, userToken } from '../serve/private-site.js';
@@ -74,7 +75,7 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     expect(built.stderr).toBe('');
     expect(built.code).toBe(0);
     const tls = { cert: certs.cert, key: certs.key };
-    const mirror = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port, dataDir: join(dir, 'data'), tls, log: () => {} });
+    const mirror = await serveMirror(dir, { port, tls });
     servers.push(mirror);
 
     const ok = await init(join(dir, 'good'), host, certs.ca);
@@ -93,7 +94,7 @@ describe.skipIf(!hasTerraform)('terraform init of an in-house provider (real cli
     await signRelease(join(dir, 'releases'), 'widgets', '1.1.0', stranger);
     copyFileSync(join(dir, 'releases/terraform-provider-widgets_1.1.0_SHA256SUMS.sig'), `${sig}.new`);
     execFileSync('mv', [`${sig}.new`, sig]);
-    const tampered = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port, dataDir: join(dir, 'data2'), tls, log: () => {} });
+    const tampered = await serveMirror(dir, { port, dataDir: join(dir, 'data2'), tls });
     servers.push(tampered);
     const refused = await init(join(dir, 'bad'), host, certs.ca);
     expect(refused.code).toBe(1);

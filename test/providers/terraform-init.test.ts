@@ -9,8 +9,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, type TerraformResult } from '../helpers.js';
+import type { RunningServer } from '../../src/serve/index.js';
+import { hasTerraform, makeCertificates, runCli, serveMirror, tempDir, terraformInit, type TerraformResult } from '../helpers.js';
 import { startPrivateServer, userToken } from '../serve/private-site.js';
 import { writeProviderInputs } from './zips.js';
 
@@ -36,7 +36,7 @@ describe.skipIf(!hasTerraform)('terraform init from the network mirror (real cli
     await writeProviderInputs(dir);
     expect((await runCli(['build'], dir)).code).toBe(0);
     const tls = { cert: certs.cert, key: certs.key };
-    const mirror = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), tls, log: () => {} });
+    const mirror = await serveMirror(dir, { tls });
     servers.push(mirror);
     const ok = await init(join(dir, 'good'), mirror, certs.ca);
     expect(ok.output).toContain('Installed hashicorp/random v3.6.0');
@@ -52,7 +52,7 @@ describe.skipIf(!hasTerraform)('terraform init from the network mirror (real cli
     doc.archives.linux_amd64.hashes = ['h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', `zh:${'0'.repeat(64)}`];
     writeFileSync(bad, JSON.stringify(doc));
     // A fresh server: the running one keeps the documents of the mirror generation it loaded.
-    const tampered = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data2'), tls, log: () => {} });
+    const tampered = await serveMirror(dir, { dataDir: join(dir, 'data2'), tls });
     servers.push(tampered);
     const refused = await init(join(dir, 'bad'), tampered, certs.ca);
     expect(refused.code).toBe(1);
@@ -65,7 +65,7 @@ describe.skipIf(!hasTerraform)('terraform init from the network mirror (real cli
     await writeProviderInputs(dir);
     expect((await runCli(['build'], dir)).code).toBe(0);
     const token = await userToken(dir);
-    const mirror = await startPrivateServer(dir, [], { port: 0, tls: { cert: certs.cert, key: certs.key }, log: () => {} });
+    const mirror = await startPrivateServer(dir, [], { port: 0, tls: { cert: certs.cert, key: certs.key } });
     servers.push(mirror);
     const ok = await init(join(dir, 'member'), mirror, certs.ca, token);
     expect(ok.output).toContain('Installed hashicorp/random v3.6.0');

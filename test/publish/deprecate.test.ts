@@ -6,11 +6,11 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createToken, createUser } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { mirrorManifest, runCli, tempDir, writeFiles } from '../helpers.js';
+import type { RunningServer } from '../../src/serve/index.js';
+import { mirrorManifest, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 
 const dir = tempDir('mm-deprecate-');
 const mod = 'v1/modules/acme/thing/aws';
@@ -133,9 +133,8 @@ describe("HCP Terraform's API call against modmirror serve", () => {
     await createOrganization(store, { name: 'acme', email: 'acme@example.com', owner: 'owner' });
     for (const user of ['owner', 'someone', 'root']) tokens[user] = await createToken(store, { user });
     tokens['org'] = await createToken(store, { organization: 'acme' });
-    server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: data });
+    server = await serveMirror(dir);
   });
-  afterAll(async () => server?.close());
 
   // The request HCP Terraform's "Manage module versions" API documents.
   const patch = async (who: string, version: string, deprecation: unknown, path = `organizations/acme/registry-modules/private/acme/thing/aws/${version}`) => {

@@ -4,7 +4,7 @@
 
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TAG_PATTERN, type GitSource } from '../../src/config/index.js';
+import { DEFAULT_TAG_PATTERN, type GitSource } from '../../src/config/sources.js';
 import { scanGit, scanGitRef, versionFromTag } from '../../src/scan/git.js';
 import { GitReaders } from '../../src/scan/git-objects.js';
 import type { ModuleMeta } from '../../src/types.js';

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { extract } from 'tar';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
+import type { RunningServer } from '../../src/serve/index.js';
+import { makeCertificates, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 import { clientRequest } from '../http-client.js';
 
 const dir = tempDir();
@@ -29,7 +29,7 @@ beforeAll(async () => {
   for (const [path, content] of Object.entries(MODULE)) files[`mods/acme/hello/null/1.2.3/${path}`] = content;
   writeFiles(dir, files);
   expect((await runCli(['build', '--json'], dir)).code).toBe(0);
-  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), tls: { cert: certs.cert, key: certs.key } });
+  server = await serveMirror(dir, { tls: { cert: certs.cert, key: certs.key } });
   agent = new Agent({ connect: { ca: readFileSync(certs.ca) } });
 });
 afterAll(async () => {

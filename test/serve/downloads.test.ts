@@ -10,9 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/serve/index.js';
+import { runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 
 const dir = tempDir();
 let server: RunningServer;
@@ -29,9 +29,8 @@ beforeAll(async () => {
   const built = await runCli(['build'], dir);
   expect(built.stderr).toBe('');
   expect(built.code).toBe(0);
-  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), log: () => {} });
+  server = await serveMirror(dir);
 }, 60_000);
-afterAll(() => server?.close());
 
 /** GETs `path` and hangs up once `enough` says so, given the body bytes read and the Content-Length. */
 function getAndHangUp(path: string, enough: (read: number, length: number) => boolean): Promise<void> {

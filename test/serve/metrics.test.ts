@@ -7,8 +7,8 @@
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { mirrorManifest, runCli, tempDir, writeFiles } from '../helpers.js';
+import type { RunningServer } from '../../src/serve/index.js';
+import { mirrorManifest, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 import { get, startPrivateServer, startPrivateSite, type PrivateSite } from './private-site.js';
 import { promtoolCheck, skipWithoutPrometheus, startPrometheus } from './prometheus.js';
 
@@ -24,9 +24,8 @@ beforeAll(async () => {
   });
   const built = await runCli(['build'], dir);
   expect(built.code).toBe(0);
-  server = await startServer({ dir: join(dir, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), metrics: { downloadSeries: 2 } });
+  server = await serveMirror(dir, { metrics: { downloadSeries: 2 } });
 });
-afterAll(() => server?.close());
 
 const fetchText = async (url: string | URL, headers: Record<string, string> = {}) => {
   const res = await request(url, { headers });

@@ -9,7 +9,7 @@ import { rmSync, utimesSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createToken, createUser } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
 import type { RunningServer } from '../../src/serve/index.js';
@@ -53,7 +53,6 @@ beforeAll(async () => {
   server = await startPrivateServer(dir, audit);
   expect((await api('PATCH', 'admin/organizations/delta', { data: { type: 'organizations', attributes: { 'is-disabled': true } } })).status).toBe(200);
 }, 120_000);
-afterAll(() => server?.close());
 
 async function get(path: string, token?: string): Promise<{ status: number; text: string }> {
   const res = await request(new URL(path, server.url), { headers: token ? { authorization: `Bearer ${token}` } : {} });

@@ -5,7 +5,7 @@
 // the data knows reads them and nobody without one does.
 
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/serve/index.js';
 import { runCli, tempDir } from '../helpers.js';
 import { writeProviderInputs } from '../providers/zips.js';
@@ -24,7 +24,6 @@ beforeAll(async () => {
   audit = [];
   server = await startPrivateServer(dir, audit);
 }, 120_000);
-afterAll(async () => server?.close());
 
 const PATHS = [
   'providers/registry.terraform.io/hashicorp/random/index.json',

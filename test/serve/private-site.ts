@@ -21,11 +21,11 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { createOrganization, createTeam, createToken, createUser } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
-import { startServer, type RunningServer, type ServeOptions } from '../../src/serve/index.js';
+import type { RunningServer, ServeOptions } from '../../src/serve/index.js';
 import { moduleFiles } from '../clients/install.js';
 import { testKey, signRelease } from '../providers/keys.js';
 import { writeReleaseFolder } from '../providers/zips.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 
 export const ORGANIZATIONS = ['acme', 'beta', 'gamma', 'delta', 'omega'] as const;
 export const SITE_VERSIONS = ['1.0.0', '1.2.0'];
@@ -143,15 +143,7 @@ export async function userToken(dir: string, username = 'alice'): Promise<string
 
 /** `serve --access private` of `dir`/dist with the data folder `dir`/data, keeping each audit line in `audit`. */
 export function startPrivateServer(dir: string, audit: string[], options: Partial<ServeOptions> = {}): Promise<RunningServer> {
-  return startServer({
-    dir: join(dir, 'dist'),
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: join(dir, 'data'),
-    access: 'private',
-    ...options,
-    audit: (line) => audit.push(line),
-  });
+  return serveMirror(dir, { access: 'private', ...options, audit: (line) => audit.push(line) });
 }
 
 /** A management API call (`/api/v2/PATH`) with `token`: its status and JSON body. */

@@ -5,14 +5,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/serve/index.js';
+import { runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 import { clientRequest } from '../http-client.js';
 
 const dir = tempDir();
 const dist = join(dir, 'dist');
-const data = join(dir, 'data');
 let server: RunningServer;
 
 /** 20 modules: 12 in `acme` (aws and google), 8 in `beta`; `acme/net` is verified. */
@@ -39,9 +38,8 @@ beforeAll(async () => {
   writeFiles(dir, corpus());
   const built = await runCli(['build', '--json'], dir);
   expect(built.code).toBe(0);
-  server = await startServer({ dir: dist, host: '127.0.0.1', port: 0, dataDir: data });
+  server = await serveMirror(dir);
 });
-afterAll(() => server?.close());
 
 describe('listings (spec 4.4, 8)', () => {
   it('lists the latest version of each module once, first page by default', async () => {
@@ -206,7 +204,7 @@ describe('download counts', () => {
   it('keeps the counts across a restart', async () => {
     await get('/v1/modules/beta/network5/aws/0.1.5/network5-aws-0.1.5.tar.gz');
     await server.close();
-    server = await startServer({ dir: dist, host: '127.0.0.1', port: 0, dataDir: data });
+    server = await serveMirror(dir);
     expect((await get('/v2/modules/beta/network5/aws/downloads/summary')).json().data.attributes.total).toBe(1);
     expect((await get('/v2/modules/beta/network3/aws/downloads/summary')).json().data.attributes.total).toBe(2);
   });

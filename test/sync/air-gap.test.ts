@@ -23,7 +23,7 @@ import { startPrintedNginx } from '../hosting/nginx-server.js';
 import { INPUT_PACKAGES, writeProviderInputs } from '../providers/zips.js';
 import { buildGoProgram } from '../clients/go-build.js';
 import { expectSameFiles, install, installProviders, moduleInstallClient } from '../clients/install.js';
-import { makeCertificates, runCli, tempDir, writeFiles } from '../helpers.js';
+import { makeCertificates, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 import { startProviderUpstream, type ProviderUpstream } from './provider-upstream.js';
 import { startUpstream } from './upstream.js';
 
@@ -118,7 +118,7 @@ it('inside: bundle, unbundle and serve; the Go client installs every module of t
   // Every module version's required providers are in the mirror, for the config's platforms.
   const complete = await runCli(['verify', '--complete', '--mirror', join(inside, 'dist'), '--config', join(outside, 'mirror.config.yaml')], inside);
   expect(complete.code, complete.stdout + complete.stderr).toBe(0);
-  mirror = await startServer({ dir: join(inside, 'dist'), host: '127.0.0.1', port: 0, dataDir: join(inside, 'data'), log: () => {} });
+  mirror = await serveMirror(inside);
   // `host "registry.terraform.io" { services = { "modules.v1" = ".../v1/modules/" } }`
   const modulesUrl = new URL('v1/modules/', mirror.url).href;
   for (const [source, constraint, version] of [

@@ -10,9 +10,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractVersion } from '../../src/extract/index.js';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import type { RunningServer } from '../../src/serve/index.js';
 import { parseModuleSource } from '../../src/protocol/source-address.js';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
 import { expectSameFiles, install, moduleInstallClient } from '../clients/install.js';
 import { startUpstream } from './upstream.js';
 
@@ -211,7 +211,7 @@ describe('sync --for a configuration, then terraform init from the mirror', () =
   it("serves the closure so the client, with the host override, installs A and then B from A's call", async () => {
     const built = await runCli(['build', '--modules', 'closure', '--mirror', 'closure-dist', '--json'], here);
     expect(built.code, built.stderr).toBe(0);
-    mirror = await startServer({ dir: join(here, 'closure-dist'), host: '127.0.0.1', port: 0, dataDir: join(here, 'closure-data'), log: () => {} });
+    mirror = await serveMirror(here, { dir: join(here, 'closure-dist'), dataDir: join(here, 'closure-data') });
     // `host "registry.terraform.io" { services = { "modules.v1" = ".../v1/modules/" } }` in a CLI config.
     const modulesUrl = new URL('v1/modules/', mirror.url).href;
     const a = await install({ source: 'registry.terraform.io/acme/a/null', version: '~> 1.0', dest: join(here, 'init/a'), modulesUrl });

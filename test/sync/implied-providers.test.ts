@@ -13,9 +13,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/index.js';
+import type { RunningServer } from '../../src/serve/index.js';
 import { installProviders } from '../clients/install.js';
-import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit, writeFiles } from '../helpers.js';
+import { hasTerraform, makeCertificates, runCli, serveMirror, tempDir, terraformInit, writeFiles } from '../helpers.js';
 import { startProviderUpstream, type ProviderUpstream } from './provider-upstream.js';
 import { startUpstream } from './upstream.js';
 
@@ -93,14 +93,7 @@ it('sync --module brings across the provider the mirrored version implies', asyn
 }, 120_000);
 
 it('the provider-install client installs them from the mirror alone', async () => {
-  mirror = await startServer({
-    dir: join(outside, 'dist'),
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: join(outside, 'data'),
-    tls: { cert: certs.cert, key: certs.key },
-    log: () => {},
-  });
+  mirror = await serveMirror(outside, { tls: { cert: certs.cert, key: certs.key }, log: () => {} });
   const specs = [
     'registry.terraform.io/hashicorp/widget@1.1.0:linux_amd64',
     'registry.opentofu.org/hashicorp/widget@1.1.0:linux_amd64',
