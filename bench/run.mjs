@@ -65,6 +65,7 @@ const BENCHMARKS = [
   { name: 'publish-scale', onlyWhenNamed: true, run: async (opts) => (await import('./publish-scale.mjs')).benchPublishScale(opts) },
   { name: 'api-publish', run: async (opts) => (await import('./api-publish.mjs')).benchApiPublish(opts) },
   { name: 'provider-sync', run: async (opts) => (await import('./provider-sync.mjs')).benchProviderSync(opts) },
+  { name: 'upstream', run: async (opts) => (await import('./upstream.mjs')).benchUpstream(opts) },
   { name: 'bucket', run: async (opts) => (await import('./bucket.mjs')).benchBucket(opts) },
   { name: 'bucket-races', run: async (opts) => (await import('./bucket-races.mjs')).benchBucketRaces(opts) },
   { name: 'history', onlyWhenNamed: true, run: async (opts) => (await import('./history.mjs')).benchHistory(opts) },

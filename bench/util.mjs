@@ -69,7 +69,7 @@ export function median(values) {
 }
 
 /** Units of things counted, printed as whole numbers (a median may fall halfway). */
-const COUNTS = new Set(['modules', 'rounds', 'attempts', 'holes', 'unlistings']);
+const COUNTS = new Set(['modules', 'rounds', 'attempts', 'holes', 'unlistings', 'requests']);
 
 /** A measured value with its unit, as the tables print it (run.mjs, table.mjs); '—' when not measured. */
 export function formatNumber(value, unit) {

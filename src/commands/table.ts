@@ -5,6 +5,7 @@
 import type { Command } from './args.js';
 import { build } from './options/build.js';
 import { bundle } from './options/bundle.js';
+import { cache } from './options/cache.js';
 import { deprecate } from './options/deprecate.js';
 import { dev } from './options/dev.js';
 import { hosting } from './options/hosting.js';
@@ -25,6 +26,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   dev,
   deprecate,
   usage,
+  cache,
   'signing-key': signingKey,
   key,
   'provider-key': providerKey,

@@ -30,7 +30,8 @@ import { CACHE_HEADER } from './upstream.js';
 import type { ModuleAddress, ModuleMeta, SizeLimits } from '../types.js';
 import { DEFAULT_UPSTREAM_TTL_SECONDS } from '../config/upstream.js';
 import { UpstreamCache } from '../upstream/index.js';
-import { moduleStateFile, readModuleStateFile } from '../mirror/manifest.js';
+import { LastUse, UPSTREAM_RECORD_FILE } from '../upstream/record.js';
+import { moduleStateFile, readManifestAt, readModuleStateFile } from '../mirror/manifest.js';
 import { addressKey } from '../protocol/paths.js';
 import { usageReport } from '../usage/report.js';
 import { readUsage, UsageLog } from '../usage/store.js';
@@ -105,8 +106,6 @@ export interface ServeOptions {
 }
 
 const DEFAULT_ARCHIVE_URL_TTL_SECONDS = 900;
-/** In the data folder: one JSON line per version filled from the upstream, with the upstream archive's sha256. */
-export const UPSTREAM_RECORD_FILE = 'upstream-cache.jsonl';
 /** In the data folder: the provider packages fetched from the upstream, as `terraform providers mirror` lays them out. */
 export const UPSTREAM_PROVIDERS_DIR = 'upstream-providers';
 const DEFAULT_MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
@@ -143,6 +142,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ...(options.upstream?.limits ? { versionLimits: options.upstream.limits } : {}),
   });
   const upstream = options.upstream && startUpstream(options.upstream, options.dataDir, root, writers);
+  // A cache says when each archive it holds was last used (modmirror cache list).
+  const lastUse = upstream && new LastUse(options.dataDir);
   // Private mode: who downloads what. A public registry's callers are nobody in particular.
   const usage = options.access === 'private' ? new UsageLog(options.dataDir, options.usageMaxBytes) : undefined;
   const management = createManagementApi(options.dataDir, {
@@ -175,6 +176,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     serveFile: staticFiles(root),
     access,
     ...(upstream ? { upstream } : {}),
+    ...(lastUse ? { archiveUsed: (archive: string) => lastUse.used(archive) } : {}),
   };
 
   const metrics = new ServeMetrics(mirror, options.metrics?.downloadSeries);
@@ -294,7 +296,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     server,
     close: async () => {
       await Promise.all([closeServer(server), elsewhere && closeServer(elsewhere.server)]);
-      await Promise.all([downloads.flush(), usage?.close(), management.tokenUse.flush(), upstream?.close()]);
+      await Promise.all([downloads.flush(), usage?.close(), management.tokenUse.flush(), upstream?.close(), lastUse?.flush()]);
     },
   };
 }
@@ -308,11 +310,23 @@ function startUpstream(options: NonNullable<ServeOptions['upstream']>, dataDir: 
     ttlSeconds: ttlSeconds ?? DEFAULT_UPSTREAM_TTL_SECONDS,
     log: log ?? ((line) => console.log(line)),
     commit: writers.cache,
-    ...(providers ? { providers: { ...providers, commit: () => writers.exclusive(providers.commit) } } : {}),
+    ...(providers
+      ? { providers: { ...providers, commit: () => writers.exclusive(providers.commit), held: (key, version) => heldPackages(root, key, version) } }
+      : {}),
     heldSha256: (address, version) =>
       readModuleStateFile(join(root, moduleStateFile(addressKey(address))), addressKey(address))?.versions.find((v) => v.version === version)?.sha256,
     recordFile: join(dataDir, UPSTREAM_RECORD_FILE),
   });
+}
+
+/** The sha256 of each package of a provider version the mirror holds, by platform (the root manifest keeps the providers). */
+function heldPackages(root: string, key: string, version: string): Map<string, string> {
+  const manifest = readManifestAt(
+    (rel) => join(root, rel),
+    () => [],
+  );
+  const held = manifest?.providers?.[key]?.versions.find((v) => v.version === version);
+  return new Map((held?.archives ?? []).map((a) => [a.platform, a.sha256]));
 }
 
 /**

@@ -37,6 +37,8 @@ export interface Registry {
   upstream?: UpstreamCache;
   /** Told of each archive sent whole, after the download count (metrics, and usage in private mode). */
   archiveSent?: (moduleKey: string, version: string, caller: Caller | undefined) => void;
+  /** serve --upstream: told of each archive (module or provider package, by its path in the mirror) sent whole. */
+  archiveUsed?: (archive: string) => void;
 }
 
 /** One request as a route sees it; `params` are the pattern's `:name` segments, decoded. */

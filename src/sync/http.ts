@@ -23,13 +23,23 @@ export interface HttpOptions {
   baseDelayMs?: number;
   /** How long to wait for an answer's headers (default 30 s). */
   headersTimeoutMs?: number;
+  /** How long a body may send nothing before the request fails (default 60 s). */
+  bodyTimeoutMs?: number;
   /** More CA certificates (PEM) to trust beside Node.js's own and NODE_EXTRA_CA_CERTS (serve --upstream-ca). */
   ca?: string[];
+  /**
+   * JSON documents (discovery, version lists, download documents) must come
+   * from the origin they were asked at: a redirect to another host is
+   * refused (serve --upstream, which answers clients with what it gets).
+   * Archives may still be redirected, as release hosts do.
+   */
+  sameOriginDocuments?: boolean;
 }
 
 /** A server's Retry-After longer than this is not waited out: the run fails and can be repeated later. */
 const MAX_WAIT_MS = 120_000;
 const MAX_JSON_BYTES = 32 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
 /**
  * Connection-level failures worth another try: the next attempt may well get
  * through. A refused connection is not one: nothing listens there.
@@ -51,46 +61,57 @@ class RetryableStatus extends Error {
 
 export class HttpClient {
   private readonly dispatcher: Dispatcher;
+  /** Without the redirect interceptor: for documents whose redirects are checked here (sameOriginDocuments). */
+  private readonly direct: Dispatcher | undefined;
   private readonly maxAttempts: number;
   private readonly baseDelayMs: number;
 
   constructor(private readonly options: HttpOptions) {
     const ca = options.ca && options.ca.length > 0 ? { ca: trustedCas(options.ca) } : {};
-    this.dispatcher = new Agent({ connect: { timeout: 15_000, ...ca }, headersTimeout: options.headersTimeoutMs ?? 30_000, bodyTimeout: 60_000 }).compose(
-      interceptors.redirect({ maxRedirections: 5 }),
-    );
+    const agent = new Agent({
+      connect: { timeout: 15_000, ...ca },
+      headersTimeout: options.headersTimeoutMs ?? 30_000,
+      bodyTimeout: options.bodyTimeoutMs ?? 60_000,
+    });
+    this.dispatcher = agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS }));
+    if (options.sameOriginDocuments) this.direct = agent;
     this.maxAttempts = options.maxAttempts ?? 5;
     this.baseDelayMs = options.baseDelayMs ?? 500;
   }
 
   /** GET a JSON document; `undefined` for a 204. */
   async json(url: URL, what: string): Promise<{ value: unknown; headers: Record<string, string> }> {
-    return this.get(url, what, async (body, headers, status) => {
-      if (status === 204) return { value: undefined, headers };
-      let size = 0;
-      const chunks: Buffer[] = [];
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > MAX_JSON_BYTES) throw fatal(`${what}: ${url} sent more than ${MAX_JSON_BYTES} bytes of JSON`);
-        chunks.push(chunk);
-      }
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        return { value: text === '' ? undefined : (JSON.parse(text) as unknown), headers };
-      } catch {
-        throw fatal(`${what}: ${url} did not answer JSON (${text.slice(0, 80).replace(/\s+/g, ' ')}...)`);
-      }
-    });
+    return this.get(
+      url,
+      what,
+      async (body, headers, status) => {
+        if (status === 204) return { value: undefined, headers };
+        let size = 0;
+        const chunks: Buffer[] = [];
+        for await (const chunk of body as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > MAX_JSON_BYTES) throw fatal(`${what}: ${url} sent more than ${MAX_JSON_BYTES} bytes of JSON`);
+          chunks.push(chunk);
+        }
+        const text = Buffer.concat(chunks).toString('utf8');
+        try {
+          return { value: text === '' ? undefined : (JSON.parse(text) as unknown), headers };
+        } catch {
+          throw fatal(`${what}: ${url} did not answer JSON (${text.slice(0, 80).replace(/\s+/g, ' ')}...)`);
+        }
+      },
+      true,
+    );
   }
 
   /**
    * GET `url` and hand a 2xx body to `consume`; retried whole on 429, 5xx
    * and dropped connections, so `consume` must start afresh each time.
    */
-  async get<T>(url: URL, what: string, consume: (body: Readable, headers: Record<string, string>, status: number) => Promise<T>): Promise<T> {
+  async get<T>(url: URL, what: string, consume: (body: Readable, headers: Record<string, string>, status: number) => Promise<T>, document = false): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once(url, what, consume);
+        return await this.once(url, what, consume, document ? this.direct : undefined);
       } catch (error) {
         const wait = this.retryWait(error, attempt);
         if (wait === undefined || attempt >= this.maxAttempts) throw finalError(error, url, what, attempt);
@@ -109,12 +130,27 @@ export class HttpClient {
     await this.dispatcher.close();
   }
 
-  private async once<T>(url: URL, what: string, consume: (body: Readable, headers: Record<string, string>, status: number) => Promise<T>): Promise<T> {
+  /** One request; with `direct`, redirects are followed here, within the origin asked at only. */
+  private async once<T>(
+    url: URL,
+    what: string,
+    consume: (body: Readable, headers: Record<string, string>, status: number) => Promise<T>,
+    direct?: Dispatcher,
+    hops = 0,
+  ): Promise<T> {
     const headers: Record<string, string> = { 'user-agent': `modmirror/${VERSION}`, accept: 'application/json, */*' };
     if (this.options.token && url.origin === this.options.tokenOrigin) headers['authorization'] = `Bearer ${this.options.token}`;
-    const response = await request(url, { dispatcher: this.dispatcher, headers });
+    const response = await request(url, { dispatcher: direct ?? this.dispatcher, headers });
     const flat = Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
     const status = response.statusCode;
+    if (direct && [301, 302, 303, 307, 308].includes(status) && flat['location']) {
+      await response.body.dump().catch(() => {});
+      const target = new URL(flat['location'], url);
+      if (target.origin !== url.origin)
+        throw fatal(`${what}: ${url} redirects to ${target.origin}, not its own origin: refused, as a registry's documents come from the registry itself`);
+      if (hops >= MAX_REDIRECTS) throw fatal(`${what}: ${url} redirects more than ${MAX_REDIRECTS} times`);
+      return this.once(target, what, consume, direct, hops + 1);
+    }
     if (status === 429 || status >= 500) {
       await response.body.dump().catch(() => {});
       throw new RetryableStatus(status, retryAfterMs(flat['retry-after']), `answered ${status}`);

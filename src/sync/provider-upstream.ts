@@ -37,6 +37,12 @@ export async function listProviderVersions(http: HttpClient, providers: URL, add
   return versions.map((v) => (v as { version?: unknown })?.version).filter((v): v is string => typeof v === 'string');
 }
 
+/** The providers.v1 download document of one platform's package. */
+export function providerDownloadUrl(providers: URL, address: ProviderAddress, version: string, platform: string): URL {
+  const [os, arch] = platform.split('_') as [string, string];
+  return new URL(`${path(address)}/${encodeURIComponent(version)}/download/${encodeURIComponent(os)}/${encodeURIComponent(arch)}`, providers);
+}
+
 /** One platform's package metadata; undefined when the upstream has no package for that platform (404). */
 export async function packageMeta(
   http: HttpClient,
@@ -46,8 +52,7 @@ export async function packageMeta(
   platform: string,
   what: string,
 ): Promise<PackageMeta | undefined> {
-  const [os, arch] = platform.split('_') as [string, string];
-  const url = new URL(`${path(address)}/${encodeURIComponent(version)}/download/${encodeURIComponent(os)}/${encodeURIComponent(arch)}`, providers);
+  const url = providerDownloadUrl(providers, address, version, platform);
   let value: unknown;
   try {
     ({ value } = await http.json(url, `${what} ${platform} download`));

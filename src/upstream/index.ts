@@ -8,7 +8,7 @@
 // upstream is not asked on every request. Each piece of work is done once
 // for all the requests waiting on it (flight.ts).
 
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MirrorError } from '../errors.js';
@@ -25,6 +25,7 @@ import type { ModuleAddress, VersionSource } from '../types.js';
 import { SingleFlight } from './flight.js';
 import { gatewayError, Memory } from './memory.js';
 import { fetchProviderVersion } from './providers.js';
+import { appendFill, isModuleFill, readFills } from './record.js';
 
 export interface UpstreamOptions {
   /** The upstream registry; discovery is read from its host. */
@@ -45,7 +46,7 @@ export interface UpstreamOptions {
   commit: (source: VersionSource) => Promise<{ sha256: string }>;
   /** The sha256 of the archive the mirror holds for a version, if it holds it. */
   heldSha256: (address: ModuleAddress, version: string) => string | undefined;
-  /** The file each cached version's upstream archive digest is recorded in (JSON lines). */
+  /** The file each cached version's upstream archive digest is recorded in (record.ts). */
   recordFile: string;
   /** Filling the provider network mirror too: provider packages are fetched and checked as sync does, into `into`. */
   providers?: {
@@ -56,11 +57,13 @@ export interface UpstreamOptions {
     platforms: string[];
     /** Makes the mirror's network mirror take in what `into` holds, through the mirror's one write. */
     commit: () => Promise<void>;
+    /** The sha256 of each package (by platform) the mirror holds for a provider version. */
+    held: (key: string, version: string) => Map<string, string>;
   };
   /** Retry tuning (tests): a client is waiting, so fewer and shorter than sync's. */
   maxAttempts?: number;
   baseDelayMs?: number;
-  /** How long to wait for the upstream's answer to begin (default 10 s, Terraform's own registry timeout). */
+  /** How long to wait for the upstream's answer to begin, or for more of a body it stopped sending (default 10 s, Terraform's own registry timeout). */
   timeoutMs?: number;
   /**
    * How long a version list the mirror can answer from waits for the
@@ -102,6 +105,9 @@ export class UpstreamCache {
       maxAttempts: options.maxAttempts ?? 2,
       baseDelayMs: options.baseDelayMs ?? 250,
       headersTimeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      // An upstream that stops sending mid-body fails as one that never answers does; a slow one that keeps sending does not.
+      bodyTimeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      sameOriginDocuments: true,
       ...(options.token !== undefined ? { token: options.token, tokenOrigin: options.url.origin } : {}),
       ...(options.ca ? { ca: options.ca } : {}),
     });
@@ -242,8 +248,24 @@ export class UpstreamCache {
       }
       if (service === undefined) throw new MirrorError('NOT_FOUND', `The upstream ${this.origin} serves no providers`);
       const run = { http: this.http, service, origin: this.origin, log: (line: string) => this.options.log(`upstream: ${line}`) };
-      await fetchProviderVersion(run, address, version, providers);
+      const fetched = await fetchProviderVersion(run, address, version, providers);
       await providers.commit();
+      const key = providerKey(address);
+      const held = providers.held(key, version);
+      const at = new Date().toISOString();
+      for (const p of fetched) {
+        const sha256 = held.get(p.platform);
+        if (sha256 === undefined) continue;
+        await appendFill(this.options.recordFile, {
+          provider: key,
+          version,
+          platform: p.platform,
+          location: p.location,
+          upstream_sha256: p.sha256,
+          sha256,
+          at,
+        });
+      }
     });
   }
 
@@ -257,9 +279,12 @@ export class UpstreamCache {
       let location: string;
       try {
         const modules = await this.modules();
-        const found = await downloadLocation(this.http, modules, address, version);
+        // Both documents at once: a client is waiting, and they do not depend on each other.
+        const [found, detail] = await Promise.all([
+          downloadLocation(this.http, modules, address, version),
+          versionDetail(this.http, modules, address, version),
+        ]);
         location = new URL(found.location, found.base).href;
-        const detail = await versionDetail(this.http, modules, address, version);
         const fetched = await fetchLocation(scratch, parseLocation(found.location, found.base), this.http, repos, what);
         upstreamSha256 = fetched.sha256;
         source = {
@@ -289,8 +314,14 @@ export class UpstreamCache {
         throw error;
       }
       this.options.log(`upstream: ${what}: fetched from ${location} (${shown}), published as sha256 ${sha256}`);
-      const record = { module: addressKey(address), version, location, upstream_sha256: upstreamSha256 ?? null, sha256, at: new Date().toISOString() };
-      await appendFile(this.options.recordFile, `${JSON.stringify(record)}\n`);
+      await appendFill(this.options.recordFile, {
+        module: addressKey(address),
+        version,
+        location,
+        upstream_sha256: upstreamSha256 ?? null,
+        sha256,
+        at: new Date().toISOString(),
+      });
       return { outcome: 'fetched', sha256 };
     } finally {
       await rm(scratch, { recursive: true, force: true });
@@ -301,7 +332,7 @@ export class UpstreamCache {
   /** Another writer published the version with other content while it was fetched: the mirror's stays, and the log says both digests. */
   private async keep(address: ModuleAddress, version: string, upstream: string): Promise<Filled> {
     const held = this.options.heldSha256(address, version) ?? 'unknown';
-    const recorded = await this.recorded(addressKey(address), version);
+    const recorded = this.recorded(addressKey(address), version);
     const then = recorded ? `; when first cached the upstream sent archive sha256 ${recorded}` : '';
     this.options.log(
       `upstream: ${addressKey(address)} ${version}: refused the upstream's bytes (${upstream}): the mirror holds this version as sha256 ${held}, and a published version never changes${then}`,
@@ -310,16 +341,8 @@ export class UpstreamCache {
   }
 
   /** The upstream archive digest recorded when the version was first cached here. */
-  private async recorded(module: string, version: string): Promise<string | undefined> {
-    const text = await readFile(this.options.recordFile, 'utf8').catch(() => '');
-    for (const line of text.split('\n')) {
-      try {
-        const r = JSON.parse(line) as { module?: string; version?: string; upstream_sha256?: string };
-        if (r.module === module && r.version === version && r.upstream_sha256) return r.upstream_sha256;
-      } catch {
-        // A line cut short by a crash says nothing.
-      }
-    }
-    return undefined;
+  private recorded(module: string, version: string): string | undefined {
+    const fill = readFills(this.options.recordFile).find((f) => isModuleFill(f) && f.module === module && f.version === version && f.upstream_sha256);
+    return fill?.upstream_sha256 ?? undefined;
   }
 }

@@ -12,6 +12,8 @@ import type { ResolvedConfig } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
 import type { HttpClient } from '../sync/http.js';
+import { providerDownloadUrl } from '../sync/provider-upstream.js';
+import { providerTypeDir, storedArchives } from '../sync/provider-store.js';
 import { mirrorProviders } from '../sync/providers.js';
 import { emptySyncResult } from '../sync/types.js';
 
@@ -23,17 +25,37 @@ export interface ProviderRun {
   log: (line: string) => void;
 }
 
-/** Fetches `version`'s packages for `platforms` into `into`; NOT_FOUND when the upstream has none of them, BAD_GATEWAY when they fail a check. */
+/** A package of the version, as the upstream gave it. */
+export interface ProviderPackage {
+  platform: string;
+  /** The upstream's download document for it. */
+  location: string;
+  /** The zip's sha256, as the upstream's signed SHA256SUMS lists it. */
+  sha256: string;
+}
+
+/**
+ * Fetches `version`'s packages for `platforms` into `into`, and gives those
+ * it holds; NOT_FOUND when the upstream has none of them, BAD_GATEWAY when
+ * they fail a check.
+ */
 export async function fetchProviderVersion(
   run: ProviderRun,
   address: ProviderAddress,
   version: string,
   { into, platforms }: { into: string; platforms: string[] },
-): Promise<void> {
+): Promise<ProviderPackage[]> {
   const result = emptySyncResult();
   const need = { address, constraint: version, matches: (v: string) => v === version, pick: 'every' as const };
   await mirrorProviders({ http: run.http, service: () => run.service, into, platforms, result, log: run.log }, [need]);
-  if (result.providerVersions.some((r) => r.fetched.length + r.present.length > 0)) return;
+  if (result.providerVersions.some((r) => r.fetched.length + r.present.length > 0)) {
+    const stored = await storedArchives(providerTypeDir(into, address), version);
+    return Object.entries(stored).map(([platform, archive]) => ({
+      platform,
+      location: providerDownloadUrl(run.service, address, version, platform).href,
+      sha256: archive.hashes.find((h) => h.startsWith('zh:'))?.slice(3) ?? '',
+    }));
+  }
   const failure = result.failures[0];
   if (failure === undefined || /no such provider|no upstream version matches/.test(failure.message))
     throw new MirrorError('NOT_FOUND', `Version ${version} of ${providerKey(address)} not found here or upstream for ${platforms.join(', ')}`);

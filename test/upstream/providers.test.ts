@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveMirrorConfig } from '../../src/config/index.js';
 import type { RunningServer } from '../../src/serve/index.js';
 import { takeInProviders } from '../../src/upstream/providers.js';
-import { hasTerraform, makeCertificates, runCli, tempDir, terraformInit } from '../helpers.js';
+import { hasTerraform, makeCertificates, mirrorManifest, runCli, tempDir, terraformInit } from '../helpers.js';
 import { startProviderUpstream, type ProviderUpstream } from '../sync/provider-upstream.js';
 import { emptyMirror, startCache } from './site.js';
 
@@ -24,6 +24,7 @@ let ca: string;
 beforeAll(async () => {
   upstream = await startProviderUpstream(join(dir, 'upstream'), [
     { namespace: 'acme', type: 'widgets', versions: { '1.0.0': ['linux_amd64'], '1.1.0': ['linux_amd64', 'darwin_arm64'] } },
+    { namespace: 'acme', type: 'gadgets', versions: { '1.0.0': ['linux_amd64'] } },
   ]);
   await emptyMirror(dir);
   const certs = makeCertificates(dir);
@@ -69,6 +70,20 @@ describe('serve --upstream, providers', () => {
     expect(archives['linux_amd64']!.hashes).toContain(`zh:${createHash('sha256').update(zip.body).digest('hex')}`);
     const verified = await runCli(['verify', '--mirror', 'cache'], dir);
     expect(verified.code, verified.stderr).toBe(0);
+    // Recorded as a module version is: the upstream's sha256 (its signed SHA256SUMS) beside the mirror's.
+    const listed = await runCli(['cache', 'list', '--mirror', 'cache', '--json'], dir);
+    expect(listed.code, listed.stderr).toBe(0);
+    const zipSha256 = createHash('sha256').update(zip.body).digest('hex');
+    expect((JSON.parse(listed.stdout) as { providers: unknown[] }).providers).toEqual([
+      expect.objectContaining({
+        provider: 'registry.terraform.io/acme/widgets',
+        version: '1.1.0',
+        platform: 'linux_amd64',
+        sha256: zipSha256,
+        upstream_sha256: zipSha256,
+        fetched: expect.stringMatching(/^\d{4}-/) as unknown,
+      }),
+    ]);
   });
 
   it('refuses a package whose SHA256SUMS signature does not check out (502, nothing kept), and never fetches a held version again', async () => {
@@ -79,6 +94,17 @@ describe('serve --upstream, providers', () => {
     expect((await httpsJson(`${PROVIDER}/index.json`)).body).toEqual({ versions: { '1.1.0': {}, '1.0.0': {} } });
     const verified = await runCli(['verify', '--mirror', 'cache'], dir);
     expect(verified.code, verified.stderr).toBe(0);
+
+    // A zip other than the one its signed SHA256SUMS names: refused the same way.
+    upstream.faults.wrongZip.add('gadgets/1.0.0/linux_amd64');
+    const wrong = await httpsJson('providers/registry.terraform.io/acme/gadgets/1.0.0.json');
+    expect(wrong.status).toBe(502);
+    expect((wrong.body as { errors: string[] }).errors[0]).toMatch(
+      /could not give registry\.terraform\.io\/acme\/gadgets 1\.0\.0: .*incorrect SHA-256 checksum/,
+    );
+    expect(log.some((l) => /^upstream: .*acme\/gadgets 1\.0\.0.*incorrect SHA-256 checksum/.test(l))).toBe(true);
+    expect(Object.keys(mirrorManifest(join(dir, 'cache')).providers as object)).toEqual(['registry.terraform.io/acme/widgets']);
+    expect((await runCli(['verify', '--mirror', 'cache'], dir)).code).toBe(0);
 
     // The upstream re-zips 1.1.0: the cache answers with what it holds and does not ask.
     const before = await httpsJson(`${PROVIDER}/1.1.0.json`);

@@ -1,17 +1,25 @@
 // What Terraform itself gets from a mirror that fills itself: `terraform
 // init` of a configuration with public-style addresses, through a cache whose
 // upstream is another modmirror serve over HTTPS with a CA of its own (the
-// cache trusts it as --upstream-ca makes it, Terraform only the cache's). The called
-// module's module call is followed by Terraform through the same cache. With
-// the upstream stopped, a fresh init still succeeds from what the cache
-// holds, and the cache's mirror verifies. Runs when terraform is on PATH.
+// cache trusts it as --upstream-ca makes it, Terraform only the cache's),
+// serving modules and a signed provider release (providers.v1). The called
+// module's module call is followed by Terraform through the same cache, and
+// the provider comes through the cache's network mirror. With the upstream
+// stopped, a fresh init in a new folder still succeeds from what the cache
+// holds, with the same dependency lock file as an init straight from the
+// upstream; the cache's mirror verifies, complete. Runs when terraform is on
+// PATH.
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/serve/index.js';
 import { makeCertificatesIn } from '../certificates.js';
+import { resolveMirrorConfig } from '../../src/config/index.js';
+import { takeInProviders } from '../../src/upstream/providers.js';
 import { hasTerraform, makeCertificates, mirrorManifest, runCli, tempDir, terraformInit, type TerraformResult } from '../helpers.js';
+import { signRelease, testKey } from '../providers/keys.js';
+import { writeReleaseFolder } from '../providers/zips.js';
 import { emptyMirror, startCache, startUpstream } from './site.js';
 
 const servers: RunningServer[] = [];
@@ -19,39 +27,87 @@ afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
+const REQUIRES_WIDGETS = 'terraform {\n  required_providers {\n    widgets = { source = "acme/widgets", version = "~> 1.0" }\n  }\n}\n';
 const UPSTREAM_FILES = {
   'mods/acme/net/aws/1.0.0/main.tf':
-    'variable "cidr" {\n  default = "10.0.0.0/16"\n}\n\nmodule "subnets" {\n  source  = "acme/subnets/aws"\n  version = "~> 1.0"\n}\n',
+    REQUIRES_WIDGETS + 'variable "cidr" {\n  default = "10.0.0.0/16"\n}\n\nmodule "subnets" {\n  source  = "acme/subnets/aws"\n  version = "~> 1.0"\n}\n',
   'mods/acme/subnets/aws/1.0.0/main.tf': 'output "count" {\n  value = 1\n}\n',
   'mods/acme/subnets/aws/1.2.0/main.tf': 'output "count" {\n  value = 2\n}\n',
   'mods/acme/subnets/aws/2.0.0/main.tf': 'output "count" {\n  value = 3\n}\n',
 };
 
+const CONFIGURATION = `${REQUIRES_WIDGETS}\nmodule "net" {\n  source  = "registry.terraform.io/acme/net/aws"\n  version = "1.0.0"\n}\n`;
+
+/** Modules through the cache's modules.v1, providers through its network mirror: nothing from anywhere else. */
 function init(dir: string, cache: RunningServer, ca: string): Promise<TerraformResult> {
   const files = {
-    'cli.tfrc': `host "registry.terraform.io" {\n  services = {\n    "modules.v1" = "${cache.url}v1/modules/"\n  }\n}\n`,
-    'infra/main.tf': 'module "net" {\n  source  = "registry.terraform.io/acme/net/aws"\n  version = "1.0.0"\n}\n',
+    'cli.tfrc':
+      `host "registry.terraform.io" {\n  services = {\n    "modules.v1" = "${cache.url}v1/modules/"\n  }\n}\n` +
+      `provider_installation {\n  network_mirror {\n    url = "${cache.url}providers/"\n  }\n}\n`,
+    'infra/main.tf': CONFIGURATION,
   };
   return terraformInit(dir, files, { SSL_CERT_FILE: ca });
 }
 
+/** Straight from the upstream, as without a cache: its modules.v1 and providers.v1 for the public host, the provider installed directly. */
+function initDirect(dir: string, upstream: RunningServer, ca: string): Promise<TerraformResult> {
+  const services = `    "modules.v1" = "${upstream.url}v1/modules/"\n    "providers.v1" = "${upstream.url}v1/providers/"\n`;
+  return terraformInit(
+    dir,
+    { 'cli.tfrc': `host "registry.terraform.io" {\n  services = {\n${services}  }\n}\n`, 'infra/main.tf': CONFIGURATION },
+    { SSL_CERT_FILE: ca },
+  );
+}
+
 describe.skipIf(!hasTerraform)('terraform init through a mirror that fills itself (real client)', () => {
-  it('installs a module and the module it calls through the cache, and again once the upstream is gone', async () => {
+  it('installs modules and a provider through the cache, and again in a new folder once the upstream is gone, with the lock file made upstream', async () => {
     const dir = tempDir('mm-upstream-tf-');
     const cacheCerts = makeCertificates(dir);
     const upstreamCerts = makeCertificatesIn(tempDir('mm-upstream-ca-'));
-    const upstream = await startUpstream(join(dir, 'upstream'), UPSTREAM_FILES, { cert: upstreamCerts.cert, key: upstreamCerts.key });
+    // The upstream publishes acme/widgets 1.1.0 as the public registry would: signed SHA256SUMS, the key in its download documents.
+    const key = await testKey(tempDir('mm-upstream-keys-'), 'Acme Release');
+    const releases = join(dir, 'upstream/releases');
+    await writeReleaseFolder(releases, 'widgets', '1.1.0', ['linux_amd64']);
+    await signRelease(releases, 'widgets', '1.1.0', key);
+    const upstream = await startUpstream(
+      join(dir, 'upstream'),
+      {
+        ...UPSTREAM_FILES,
+        'mirror.config.yaml': `sources:\n  - folder: mods\nproviders:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.terraform.io\n    keys: [${key.publicFile}]\n`,
+      },
+      { cert: upstreamCerts.cert, key: upstreamCerts.key },
+    );
     await emptyMirror(dir);
     const log: string[] = [];
-    const cache = await startCache(dir, { url: new URL(upstream.url), ttlSeconds: 1, ca: [readFileSync(upstreamCerts.ca, 'utf8')] }, log, {
-      cert: cacheCerts.cert,
-      key: cacheCerts.key,
-    });
+    const config = resolveMirrorConfig({ out: join(dir, 'cache') }, dir);
+    const into = join(dir, 'data/upstream-providers');
+    const cache = await startCache(
+      dir,
+      {
+        url: new URL(upstream.url),
+        ttlSeconds: 1,
+        ca: [readFileSync(upstreamCerts.ca, 'utf8')],
+        providers: { into, platforms: config.platforms, path: config.providersPath, commit: takeInProviders(config, into) },
+      },
+      log,
+      { cert: cacheCerts.cert, key: cacheCerts.key },
+    );
     servers.push(cache);
+
+    const direct = await initDirect(join(dir, 'direct'), upstream, upstreamCerts.ca);
+    expect(direct.output).toContain('Installed acme/widgets v1.1.0 (self-signed');
+    expect(direct.code).toBe(0);
+    const lockOf = (folder: string) => readFileSync(join(dir, folder, 'infra/.terraform.lock.hcl'), 'utf8');
 
     const first = await init(join(dir, 'first'), cache, cacheCerts.ca);
     expect(first.output).toContain('Terraform has been successfully initialized');
+    expect(first.output).toContain('Installed acme/widgets v1.1.0');
     expect(first.code).toBe(0);
+    // The same selections and the same package hash. Terraform records the zh: hashes of every package only from a
+    // registry's signed SHA256SUMS; from a network mirror, only the h1: of the package it installed.
+    const withoutZh = (lock: string) => lock.replace(/^ +"zh:[0-9a-f]{64}",\n/gm, '');
+    expect(lockOf('direct')).toMatch(/"zh:/);
+    expect(lockOf('first')).toBe(withoutZh(lockOf('direct')));
     const installed = (folder: string) =>
       (JSON.parse(readFileSync(join(dir, folder, 'infra/.terraform/modules/modules.json'), 'utf8')) as { Modules: { Key: string; Version?: string }[] })
         .Modules;
@@ -65,18 +121,38 @@ describe.skipIf(!hasTerraform)('terraform init through a mirror that fills itsel
       'acme/subnets/aws': ['1.2.0'],
     });
     expect(log.filter((l) => l.includes('fetched from'))).toHaveLength(2);
+    expect(Object.keys(mirrorManifest(join(dir, 'cache')).providers as object)).toEqual(['registry.terraform.io/acme/widgets']);
 
     await upstream.close();
     // Past the version lists' TTL: the cache asks the upstream, which is gone, and answers from what it holds.
     await new Promise((resolve) => setTimeout(resolve, 1100));
+    // A new folder holding the lock file made straight from the upstream, as a repository commits it: kept as it is.
+    mkdirSync(join(dir, 'second/infra'), { recursive: true });
+    writeFileSync(join(dir, 'second/infra/.terraform.lock.hcl'), lockOf('direct'));
     const second = await init(join(dir, 'second'), cache, cacheCerts.ca);
     expect(second.output).toContain('Terraform has been successfully initialized');
     expect(second.code).toBe(0);
     expect(installed('second')).toEqual(installed('first'));
+    expect(lockOf('second')).toBe(lockOf('direct'));
     expect(log.some((l) => /could not give the versions of acme\/net\/aws.*answering from what the mirror holds/.test(l))).toBe(true);
 
-    const verified = await runCli(['verify', '--mirror', 'cache'], dir);
+    // Complete: the provider the cached module requires is in the mirror, so the mirror carried inside serves the same init.
+    const verified = await runCli(['verify', '--mirror', 'cache', '--complete'], dir);
     expect(verified.stdout + verified.stderr).toContain('is consistent');
     expect(verified.code).toBe(0);
+    // Closed here, so the last uses noted are written for cache list.
+    servers.splice(servers.indexOf(cache), 1);
+    await cache.close();
+    const listed = await runCli(['cache', 'list', '--mirror', 'cache', '--json'], dir);
+    const holdings = JSON.parse(listed.stdout) as {
+      modules: { module: string; last_used: string | null }[];
+      providers: { fetched: string | null; last_used: string | null }[];
+    };
+    expect(holdings.modules.map((m) => m.module)).toEqual(['acme/net/aws', 'acme/subnets/aws']);
+    // Both inits downloaded every archive through the cache.
+    expect(holdings.modules.every((m) => m.last_used !== null)).toBe(true);
+    expect(holdings.providers).toEqual([
+      expect.objectContaining({ platform: 'linux_amd64', fetched: expect.any(String) as unknown, last_used: expect.any(String) as unknown }),
+    ]);
   }, 120_000);
 });

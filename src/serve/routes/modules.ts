@@ -81,6 +81,7 @@ export async function archive(r: RouteRequest): Promise<undefined> {
   whenSentWhole(r.req, r.res, () => {
     r.registry.downloads.record(module.key);
     r.registry.archiveSent?.(module.key, version, r.caller);
+    r.registry.archiveUsed?.(archiveFile(address, version));
   });
   await r.registry.serveFile(r.req, r.res, archiveFile(address, version), { 'Content-Type': ARCHIVE_TYPE, 'Cache-Control': cache });
   return undefined;

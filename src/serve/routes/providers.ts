@@ -53,7 +53,10 @@ export async function providerFile(r: RouteRequest, path: string): Promise<Answe
     return null;
   }
   if (provider === undefined) throw notFound();
-  whenSentWhole(r.req, r.res, () => r.registry.downloads.record(providerDownloadKey(provider)));
+  whenSentWhole(r.req, r.res, () => {
+    r.registry.downloads.record(providerDownloadKey(provider));
+    r.registry.archiveUsed?.(path);
+  });
   await r.registry.serveFile(r.req, r.res, path, { 'Content-Type': PROVIDER_ZIP_TYPE, 'Cache-Control': access ? CACHE_PRIVATE_LONG : CACHE_LONG });
   // Sent by sirv.
   return null;
