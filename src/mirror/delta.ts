@@ -45,9 +45,13 @@ export function createDeltaStaging(outDir: string): Staging & { changed: string[
   const removed = new Set<string>();
   const isRemoved = (rel: string) => [...removed].some((r) => rel === r || rel.startsWith(`${r}/`));
 
+  const folders = new Set<string>();
   const prepare = (rel: string) => {
     const file = join(tree, rel);
-    mkdirSync(dirname(file), { recursive: true });
+    if (!folders.has(dirname(file))) {
+      mkdirSync(dirname(file), { recursive: true });
+      folders.add(dirname(file));
+    }
     rmSync(file, { force: true });
     return file;
   };
