@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { build, type BuildResult } from '../build/index.js';
+import { build, type BuildResult } from '../builder/index.js';
 import { baseUrlFlag, resolveConfig } from '../config/index.js';
 import { plural, printJson, usageError } from './args.js';
 import { provenanceSigningKey } from './key-flags.js';

@@ -57,7 +57,7 @@ export async function runServe(values: ServeFlags): Promise<number> {
   const dataDir = resolve(values.data ?? 'data');
   // A cache starts empty: with an upstream, a mirror folder that does not exist yet is made, holding nothing.
   if (upstream && !existsSync(dir)) {
-    const { build } = await import('../build/index.js');
+    const { build } = await import('../builder/index.js');
     await build({ ...config, sources: [], providerFolders: [] });
     console.log(`started an empty mirror at ${relative(process.cwd(), dir) || '.'}/ to fill from the upstream`);
   }

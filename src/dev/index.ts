@@ -12,7 +12,7 @@
 // build of it stays served while its error is shown on its page.
 
 import { relative } from 'node:path';
-import { build, type BuildResult } from '../build/index.js';
+import { build, type BuildResult } from '../builder/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { startServer, type RunningServer } from '../serve/index.js';

@@ -4,7 +4,7 @@
 // hard-linked staging copy swapped in whole. Same content again is a no-op;
 // different content for a published version is refused unless forced.
 
-import { buildVersion, closeVersionCaches, createVersionCaches, type VersionBuild } from '../build/version.js';
+import { buildVersion, closeVersionCaches, createVersionCaches, type VersionBuild } from '../builder/version.js';
 import type { Deprecations } from '../mirror/deprecations.js';
 import { MirrorError } from '../errors.js';
 import { moduleFamily, readModuleVersions, type OpenedMirror } from '../mirror/read.js';

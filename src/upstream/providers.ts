@@ -7,7 +7,7 @@
 // mirror holds are kept as published, and a provider version already
 // published keeps its bytes.
 
-import { build } from '../build/index.js';
+import { build } from '../builder/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
