@@ -207,7 +207,7 @@ function upstreamToken(variable: string | undefined, file: string | undefined, f
   return process.env['MODMIRROR_UPSTREAM_TOKEN'] || process.env[terraformName] || undefined;
 }
 
-/** The provider packages the cache fetches: kept in the data folder, for the config's platforms, taken into the mirror by a build. */
+/** The provider packages the cache fetches: kept in the data folder, for the config's platforms, published into the mirror a version at a time. */
 function upstreamProviders(config: ResolvedConfig, dataDir: string) {
   const into = join(dataDir, UPSTREAM_PROVIDERS_DIR);
   return { into, platforms: config.platforms, path: config.providersPath, commit: takeInProviders(config, into) };

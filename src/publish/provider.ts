@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import type { ProviderFolder } from '../config/providers.js';
 import type { SigningConfig } from '../config/signing.js';
 import { MirrorError } from '../errors.js';
-import type { ProviderVersion } from '../mirror/manifest.js';
+import type { ProviderVersion, ProvidersManifest } from '../mirror/manifest.js';
 import { ledgerOf } from '../mirror/ledger.js';
 import { writeMirrorIndexes } from '../emit/indexes.js';
 import { emitRegistry, providersManifestOf } from '../providers/emit.js';
 import { authenticateReleases, type ProviderRelease } from '../providers/release.js';
-import { scanProviders } from '../providers/scan.js';
+import { scanProviders, type ProviderPackage } from '../providers/scan.js';
 import {
   DEFAULT_PROVIDERS_PATH,
   providerIndexDocument,
@@ -27,6 +27,8 @@ import {
 } from '../protocol/providers.js';
 import { compareVersionsDesc } from '../version-order.js';
 import { GENERATOR } from '../version.js';
+import type { MirrorWrite } from '../mirror/transaction.js';
+import type { OpenedMirror } from '../mirror/read.js';
 import { withPartialWrite } from './write.js';
 
 export interface ProviderPublishOptions {
@@ -116,29 +118,109 @@ export function publishProviderRelease(options: ProviderPublishOptions): Promise
         hint: 'Published versions are immutable (lock files hold their hashes): publish a new version number.',
       });
     }
-    const providers = { ...(manifest.providers ?? {}) };
-    providers[key] = { versions: [...(providers[key]?.versions ?? []), entry].sort((a, b) => compareVersionsDesc(a.version, b.version)) };
-    const entries = Object.fromEntries(Object.entries(providers).sort(([a], [b]) => (a < b ? -1 : 1)));
-    const changed = await tx.stage(async (staging) => {
-      for (const p of packages) await staging.copyFrom(p.file, entry.archives.find((a) => a.platform === p.platform)!.archive);
-      await staging.writeJson(providerIndexFile(path, address), providerIndexDocument(entries[key]!.versions.map((v) => v.version)));
-      const archives = entry.archives.map((a) => ({ platform: a.platform, url: a.archive.slice(a.archive.lastIndexOf('/') + 1), hashes: a.hashes }));
-      await staging.writeJson(providerVersionFile(path, address, version), providerVersionDocument(archives));
-      await emitRegistry(staging, path, entries, [release satisfies ProviderRelease], [], baseUrl);
-      // No module changed: no module listing is rewritten (`only` matches none); the indexes, manifest and browse page are.
-      await writeMirrorIndexes(staging, mirror.records(), {
-        baseUrl,
-        imageHosts: options.imageHosts,
-        generator: GENERATOR,
-        ledger: ledgerOf(manifest),
-        deprecations: mirror.deprecations,
-        only: [],
-        providers: { path, entries, ...(kept ? { hostname: kept } : {}) },
-        ...(mirror.live ? { live: mirror.live } : {}),
-      });
-      return staging.changed ?? [];
+    const changed = await stageProviderVersion(tx, mirror, {
+      path,
+      baseUrl,
+      imageHosts: options.imageHosts,
+      address,
+      entry,
+      packages,
+      releases: [release],
+      ...(kept ? { hostname: kept } : {}),
     });
     return result('published', changed);
+  });
+}
+
+/** Where a provider version goes and what it is: its packages, its manifest entry, and its release when it is in the registry. */
+interface StagedProviderVersion {
+  path: string;
+  baseUrl: string;
+  imageHosts: string[];
+  address: ProviderAddress;
+  entry: ProviderVersion;
+  packages: ProviderPackage[];
+  releases: ProviderRelease[];
+  /** The host name in-house providers are published under, kept in the manifest. */
+  hostname?: string;
+}
+
+/** Writes a new provider version into the mirror: its zips, the network mirror's two documents, the registry's when released, the indexes. */
+async function stageProviderVersion(tx: MirrorWrite, mirror: OpenedMirror, v: StagedProviderVersion): Promise<string[]> {
+  const { manifest } = mirror;
+  const key = providerKey(v.address);
+  const providers: ProvidersManifest = { ...(manifest.providers ?? {}) };
+  providers[key] = { versions: [...(providers[key]?.versions ?? []), v.entry].sort((a, b) => compareVersionsDesc(a.version, b.version)) };
+  const entries: ProvidersManifest = Object.fromEntries(Object.entries(providers).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return tx.stage(async (staging) => {
+    for (const p of v.packages) await staging.copyFrom(p.file, v.entry.archives.find((a) => a.platform === p.platform)!.archive);
+    await staging.writeJson(providerIndexFile(v.path, v.address), providerIndexDocument(entries[key]!.versions.map((e) => e.version)));
+    const archives = v.entry.archives.map((a) => ({ platform: a.platform, url: a.archive.slice(a.archive.lastIndexOf('/') + 1), hashes: a.hashes }));
+    await staging.writeJson(providerVersionFile(v.path, v.address, v.entry.version), providerVersionDocument(archives));
+    if (v.releases.length > 0) await emitRegistry(staging, v.path, entries, v.releases, [], v.baseUrl);
+    // No module changed: no module listing is rewritten (`only` matches none); the indexes, manifest and browse page are.
+    await writeMirrorIndexes(staging, mirror.records(), {
+      baseUrl: v.baseUrl,
+      imageHosts: v.imageHosts,
+      generator: GENERATOR,
+      ledger: ledgerOf(manifest),
+      deprecations: mirror.deprecations,
+      only: [],
+      providers: { path: v.path, entries, ...(v.hostname ? { hostname: v.hostname } : {}) },
+      ...(mirror.live ? { live: mirror.live } : {}),
+    });
+    return staging.changed ?? [];
+  });
+}
+
+export interface ProviderPackagesOptions {
+  outDir: string;
+  cacheDir: string;
+  imageHosts: string[];
+  /** A folder laid out as `terraform providers mirror` writes it, holding the version's packages. */
+  dir: string;
+  address: ProviderAddress;
+  version: string;
+}
+
+/**
+ * One provider version's packages from a folder in the network mirror's
+ * layout (the upstream cache's, checked against the upstream's signed
+ * SHA256SUMS as they were fetched) into an existing mirror, as a publish:
+ * the same packages again are a no-op, other bytes for a published version
+ * are refused, and nothing else of the mirror is read or rebuilt.
+ */
+export function publishProviderPackages(options: ProviderPackagesOptions): Promise<{ outcome: 'published' | 'unchanged'; changed: string[] }> {
+  const write = { ...options, what: 'publishing', check: () => ({ modules: [], providers: true }), modules: () => [] };
+  return withPartialWrite(write, async (tx, mirror) => {
+    const { manifest } = mirror;
+    const path = manifest.providers_path ?? DEFAULT_PROVIDERS_PATH;
+    const key = providerKey(options.address);
+    const { packages: all } = await scanProviders([{ kind: 'mirror', dir: options.dir }], options.cacheDir);
+    const packages = all.filter((p) => providerKey(p.address) === key && p.version === options.version);
+    if (packages.length === 0) throw invalid(`${options.dir}: holds no package of ${key} ${options.version}`);
+    const entry = providersManifestOf(packages, path)[key]!.versions[0]!;
+    const existing = manifest.providers?.[key]?.versions.find((v) => v.version === options.version);
+    if (existing) {
+      const differences = differencesOf(existing, entry);
+      if (differences.length === 0) return { outcome: 'unchanged', changed: [] };
+      throw new MirrorError('VERSION_CONFLICT', `${key} ${options.version} is already published with different content:\n${differences.join('\n')}`, {
+        hint: 'Published versions are immutable (lock files hold their hashes).',
+      });
+    }
+    const baseUrl = mirror.baseUrl ?? '';
+    const hostname = manifest.providers_hostname;
+    const changed = await stageProviderVersion(tx, mirror, {
+      path,
+      baseUrl,
+      imageHosts: options.imageHosts,
+      address: options.address,
+      entry,
+      packages,
+      releases: [],
+      ...(hostname ? { hostname } : {}),
+    });
+    return { outcome: 'published', changed };
   });
 }
 

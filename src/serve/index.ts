@@ -33,6 +33,7 @@ import { UpstreamCache } from '../upstream/index.js';
 import { LastUse, UPSTREAM_RECORD_FILE } from '../upstream/record.js';
 import { moduleStateFile, readManifestAt, readModuleStateFile } from '../mirror/manifest.js';
 import { addressKey } from '../protocol/paths.js';
+import type { ProviderAddress } from '../protocol/providers.js';
 import { usageReport } from '../usage/report.js';
 import { readUsage, UsageLog } from '../usage/store.js';
 
@@ -96,7 +97,7 @@ export interface ServeOptions {
     /** Each version filled, each failure and each refusal; default: stdout, even with --quiet. */
     log?: (line: string) => void;
     /** Fill the provider network mirror too (providersPath: where it is in the tree). */
-    providers?: { into: string; platforms: string[]; path: string; commit: () => Promise<void> };
+    providers?: { into: string; platforms: string[]; path: string; commit: (address: ProviderAddress, version: string) => Promise<void> };
     /** Retry and timeout tuning (tests). */
     maxAttempts?: number;
     baseDelayMs?: number;
@@ -311,7 +312,13 @@ function startUpstream(options: NonNullable<ServeOptions['upstream']>, dataDir: 
     log: log ?? ((line) => console.log(line)),
     commit: writers.cache,
     ...(providers
-      ? { providers: { ...providers, commit: () => writers.exclusive(providers.commit), held: (key, version) => heldPackages(root, key, version) } }
+      ? {
+          providers: {
+            ...providers,
+            commit: (address, version) => writers.exclusive(() => providers.commit(address, version)),
+            held: (key, version) => heldPackages(root, key, version),
+          },
+        }
       : {}),
     heldSha256: (address, version) =>
       readModuleStateFile(join(root, moduleStateFile(addressKey(address))), addressKey(address))?.versions.find((v) => v.version === version)?.sha256,

@@ -56,7 +56,7 @@ export interface UpstreamOptions {
     path: string;
     platforms: string[];
     /** Makes the mirror's network mirror take in what `into` holds, through the mirror's one write. */
-    commit: () => Promise<void>;
+    commit: (address: ProviderAddress, version: string) => Promise<void>;
     /** The sha256 of each package (by platform) the mirror holds for a provider version. */
     held: (key: string, version: string) => Map<string, string>;
   };
@@ -249,7 +249,7 @@ export class UpstreamCache {
       if (service === undefined) throw new MirrorError('NOT_FOUND', `The upstream ${this.origin} serves no providers`);
       const run = { http: this.http, service, origin: this.origin, log: (line: string) => this.options.log(`upstream: ${line}`) };
       const fetched = await fetchProviderVersion(run, address, version, providers);
-      await providers.commit();
+      await providers.commit(address, version);
       const key = providerKey(address);
       const held = providers.held(key, version);
       const at = new Date().toISOString();

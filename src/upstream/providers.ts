@@ -1,16 +1,14 @@
 // Provider packages for the cache: one version's packages fetched into the
 // cache's provider folder by sync's own code (every package checked as
-// Terraform checks it), then taken into the mirror. The mirror's network
-// mirror is made from provider folders by a build, so the folder is taken in
-// by one, through the mirror's one write (the lock, staging, the ledger,
-// verification, the swap). It builds no module source: the versions the
-// mirror holds are kept as published, and a provider version already
-// published keeps its bytes.
+// Terraform checks it), then published into the mirror through its one
+// write (the lock, staging, the ledger, verification), as a release is: only
+// that version's files and the indexes are written, and a provider version
+// already published keeps its bytes.
 
-import { build } from '../builder/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { MirrorError } from '../errors.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
+import { publishProviderPackages } from '../publish/provider.js';
 import type { HttpClient } from '../sync/http.js';
 import { providerDownloadUrl } from '../sync/provider-upstream.js';
 import { providerTypeDir, storedArchives } from '../sync/provider-store.js';
@@ -62,13 +60,15 @@ export async function fetchProviderVersion(
   throw new MirrorError('BAD_GATEWAY', `The upstream ${run.origin} could not give ${providerKey(address)} ${version}: ${failure.message}`);
 }
 
-export function takeInProviders(config: ResolvedConfig, into: string): () => Promise<void> {
-  return async () => {
-    const result = await build({ ...config, sources: [], providerFolders: [...config.providerFolders, { kind: 'mirror', dir: into }] });
-    if (result.errors.length > 0)
-      throw new MirrorError(
-        'BAD_GATEWAY',
-        `The provider packages fetched from the upstream cannot be kept in the mirror: ${result.errors.map((e) => e.message).join('; ')}`,
-      );
+/** Takes a fetched version's packages into the mirror, as a publish of that version: nothing else of the mirror is read or rebuilt. */
+export function takeInProviders(config: ResolvedConfig, into: string): (address: ProviderAddress, version: string) => Promise<void> {
+  return async (address, version) => {
+    try {
+      await publishProviderPackages({ outDir: config.outDir, cacheDir: config.cacheDir, imageHosts: config.imageHosts, dir: into, address, version });
+    } catch (error) {
+      throw new MirrorError('BAD_GATEWAY', `The provider packages fetched from the upstream cannot be kept in the mirror: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
   };
 }

@@ -1,7 +1,7 @@
 // serve --upstream for providers: the network mirror's index.json lists the
 // upstream's versions (providers.v1) beside the held ones; a VERSION.json the
 // mirror lacks is filled first (each package checked against the upstream's
-// signed SHA256SUMS, as sync does, then taken into the mirror by a build),
+// signed SHA256SUMS, as sync does, then published into the mirror),
 // once for all clients asking at the same moment. Terraform installs the
 // provider through it over HTTPS, and again once the upstream is gone.
 
