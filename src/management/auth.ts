@@ -161,17 +161,34 @@ export function canManageModules(data: Data, principal: Principal, organization:
  */
 export interface ModuleReaders {
   everything: boolean;
-  /** With `everything`, the namespaces still hidden (disabled organizations); otherwise those readable. */
+  /** With `everything`, the namespaces still hidden (disabled organizations; lower case, compared without case); otherwise those readable. */
   organizations: Set<string>;
 }
 
-export function moduleReaders(data: Data, principal: Principal): ModuleReaders {
-  return readersOf(
+export function moduleReaders(data: Data, principal: Principal, options: { othersEveryones?: boolean } = {}): ModuleReaders {
+  const readers = readersOf(
     data,
     principal,
     (o) => o.globalModuleSharing,
     (o) => o.moduleConsumers,
   );
+  return options.othersEveryones ? everyoneElses(data, readers) : readers;
+}
+
+/**
+ * Readers that also read every namespace no organization has (a public
+ * registry's, mirrored or cached): the organizations they may not read are
+ * what stays hidden. Names are folded: organization "Acme" keeps "acme" to itself.
+ */
+function everyoneElses(data: Data, readers: ModuleReaders): ModuleReaders {
+  const hidden = readers.everything ? [...readers.organizations] : data.organizations.map((o) => o.name).filter((name) => !readers.organizations.has(name));
+  return { everything: true, organizations: new Set(hidden.map((name) => name.toLowerCase())) };
+}
+
+/** Whether `namespace` is an organization's (compared without case): its modules and providers are private. */
+export function isOrganizationNamespace(data: Data, namespace: string): boolean {
+  const folded = namespace.toLowerCase();
+  return data.organizations.some((o) => o.name.toLowerCase() === folded);
 }
 
 /**
@@ -184,19 +201,21 @@ export function moduleReaders(data: Data, principal: Principal): ModuleReaders {
  * organization "Acme" keeps provider "acme/widgets" to itself.
  */
 export function providerReaders(data: Data, principal: Principal): ModuleReaders {
-  const readers = readersOf(
+  return everyoneElses(
     data,
-    principal,
-    (o) => o.globalProviderSharing,
-    (o) => o.providerConsumers,
+    readersOf(
+      data,
+      principal,
+      (o) => o.globalProviderSharing,
+      (o) => o.providerConsumers,
+    ),
   );
-  const hidden = readers.everything ? [...readers.organizations] : data.organizations.map((o) => o.name).filter((name) => !readers.organizations.has(name));
-  return { everything: true, organizations: new Set(hidden.map((name) => name.toLowerCase())) };
 }
 
 function readersOf(data: Data, principal: Principal, global: (o: Organization) => boolean, consumers: (o: Organization) => string[]): ModuleReaders {
   const disabled = new Set(data.organizations.filter((o) => o.isDisabled).map((o) => o.name));
-  if (principal.kind === 'user' && principal.user.isSiteAdmin) return { everything: true, organizations: disabled };
+  if (principal.kind === 'user' && principal.user.isSiteAdmin)
+    return { everything: true, organizations: new Set([...disabled].map((name) => name.toLowerCase())) };
   const active = data.organizations.filter((o) => !o.isDisabled);
   const own = new Set(
     principal.kind === 'user'
@@ -213,7 +232,7 @@ function readersOf(data: Data, principal: Principal, global: (o: Organization) =
 
 /** Whether `readers` may read the modules of `namespace`. */
 export function canReadNamespace(readers: ModuleReaders, namespace: string): boolean {
-  return readers.everything ? !readers.organizations.has(namespace) : readers.organizations.has(namespace);
+  return readers.everything ? !readers.organizations.has(namespace.toLowerCase()) : readers.organizations.has(namespace);
 }
 
 /** Who a principal is, for a log line: never the token. */

@@ -12,6 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import { MirrorError } from '../errors.js';
 import {
   canReadNamespace,
+  isOrganizationNamespace,
   isExpired,
   moduleReaders,
   principalOf,
@@ -65,7 +66,14 @@ export class PrivateAccess {
     readonly signer: ArchiveSigner,
     readonly archiveUrlTtlSeconds: number,
     private readonly tokenUse?: TokenUse,
+    /** Module namespaces no organization has are read by every caller (a serve --upstream's: the upstream's content). */
+    private readonly othersEveryones = false,
   ) {}
+
+  /** Whether `namespace` is an organization's: never asked of an upstream, whose content is public. */
+  isPrivateNamespace(namespace: string): boolean {
+    return isOrganizationNamespace(this.current(), namespace);
+  }
 
   /** The caller of a registry request; 401 (recorded) without a token the data knows. */
   caller(req: IncomingMessage): Caller {
@@ -125,7 +133,9 @@ export class PrivateAccess {
     let caller = this.byTokenId.get(token.id);
     if (caller === undefined) {
       const principal = principalOf(data, token);
-      caller = principal ? callerOf(principal, token, moduleReaders(data, principal), providerReaders(data, principal)) : null;
+      caller = principal
+        ? callerOf(principal, token, moduleReaders(data, principal, { othersEveryones: this.othersEveryones }), providerReaders(data, principal))
+        : null;
       this.byTokenId.set(token.id, caller);
     }
     return caller;

@@ -154,7 +154,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   const access =
     options.access === 'private'
-      ? new PrivateAccess(management.store, signer!, options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS, management.tokenUse)
+      ? new PrivateAccess(
+          management.store,
+          signer!,
+          options.archiveUrlTtlSeconds ?? DEFAULT_ARCHIVE_URL_TTL_SECONDS,
+          management.tokenUse,
+          options.upstream !== undefined,
+        )
       : undefined;
   // terraform login hands out tokens, which only a private registry asks for.
   const login = access

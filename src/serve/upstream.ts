@@ -25,6 +25,14 @@ export type CacheState = 'hit' | 'miss' | 'stale';
 
 const validAddress = (a: ModuleAddress) => isValidName(a.namespace) && isValidName(a.name) && isValidName(a.provider);
 
+/** Private mode: a namespace that is an organization's is never asked of the upstream (its name would leave the site). */
+const privateNamespace = (r: RouteRequest, namespace: string) => r.registry.access?.isPrivateNamespace(namespace) === true;
+
+/** Whether the request's module may be filled from the upstream (an upstream, and a namespace that is not an organization's). */
+export function fillsFromUpstream(r: RouteRequest): boolean {
+  return r.registry.upstream !== undefined && !privateNamespace(r, addressOf(r).namespace);
+}
+
 interface VersionEntry {
   version: string;
 }
@@ -61,7 +69,7 @@ export async function upstreamVersions(r: RouteRequest, upstream: UpstreamCache)
  * never asked for again. Without an upstream, nothing.
  */
 export async function fillFromUpstream(r: RouteRequest): Promise<Record<string, string>> {
-  return r.registry.upstream ? { [CACHE_HEADER]: await fillVersion(r, r.registry.upstream, r.params['version'] ?? '') } : {};
+  return r.registry.upstream && fillsFromUpstream(r) ? { [CACHE_HEADER]: await fillVersion(r, r.registry.upstream, r.params['version'] ?? '') } : {};
 }
 
 /**
@@ -71,7 +79,7 @@ export async function fillFromUpstream(r: RouteRequest): Promise<Record<string, 
  */
 export async function fillLatestFromUpstream(r: RouteRequest): Promise<Record<string, string>> {
   const upstream = r.registry.upstream;
-  if (!upstream) return {};
+  if (!upstream || !fillsFromUpstream(r)) return {};
   const address = addressOf(r);
   if (!validAddress(address) || r.registry.mirror.current().byKey.has(addressKey(address))) return { [CACHE_HEADER]: 'hit' };
   const list = await upstream.versions(address);
@@ -98,13 +106,16 @@ async function fillVersion(r: RouteRequest, upstream: UpstreamCache, version: st
  * upstream's; a VERSION.json the mirror lacks is filled first. Undefined for
  * any other path, or one the mirror answers as it is.
  */
-export async function upstreamProviderFile(r: RouteRequest, path: string): Promise<Answer | undefined> {
+export async function upstreamProviderFile(r: RouteRequest, path: string): Promise<Answer | { filled: true } | undefined> {
   const upstream = r.registry.upstream;
   const providers = upstream?.providers;
-  if (!upstream || !providers || r.registry.access || !path.startsWith(`${providers.path}/`)) return undefined;
+  if (!upstream || !providers || !path.startsWith(`${providers.path}/`)) return undefined;
   const match = /^([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)\.json$/.exec(path.slice(providers.path.length + 1));
   const hostname = match ? normalizeHost(match[1]!) : undefined;
   if (!match || hostname === undefined || !providers.hosts.has(hostname) || !isValidName(match[2]!) || !isValidName(match[3]!)) return undefined;
+  // Private mode: only a caller with a token makes the cache fetch (401 before anything is asked).
+  if (r.registry.access) r.caller ??= r.registry.access.caller(r.req);
+  if (privateNamespace(r, match[2]!)) return undefined;
   const address = { hostname, namespace: match[2]!, type: match[3]! };
   const held = await r.registry.mirror.document(path).catch((error: unknown) => {
     if (error instanceof MirrorError && error.code === 'NOT_FOUND') return undefined;
@@ -113,7 +124,10 @@ export async function upstreamProviderFile(r: RouteRequest, path: string): Promi
   if (match[4] !== 'index') {
     if (held || validVersion(match[4]!) === null) return undefined;
     await upstream.fillProvider(address, match[4]!);
-    return { payload: await r.registry.mirror.document(path), headers: { [CACHE_HEADER]: 'miss' } };
+    const { mirror, access } = r.registry;
+    r.index = access && r.caller ? access.view(mirror.current(), r.caller) : mirror.current();
+    // Private: the route answers, as for any version it holds (the zips' URLs signed for the caller).
+    return access ? { filled: true } : { payload: await mirror.document(path), headers: { [CACHE_HEADER]: 'miss' } };
   }
   const list = await upstream.providerVersions(address, held !== undefined);
   if (list.kind === 'failed') {

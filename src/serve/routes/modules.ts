@@ -9,7 +9,7 @@ import { archiveFile, archiveName, downloadFile, latestDetailFile, provenanceFil
 import { latestVersion } from '../../version-order.js';
 import type { IndexedModule } from '../mirror.js';
 import { addressOf, moduleOf, notFound, versionOf, type Answer, type RouteRequest } from '../registry.js';
-import { fillFromUpstream, fillLatestFromUpstream, upstreamVersions } from '../upstream.js';
+import { fillFromUpstream, fillLatestFromUpstream, fillsFromUpstream, upstreamVersions } from '../upstream.js';
 
 /** GET {base}/:namespace/:name/:provider: the latest version's detail. */
 export async function latestDetail(r: RouteRequest): Promise<Answer> {
@@ -26,7 +26,7 @@ export async function versionDetail(r: RouteRequest): Promise<Answer> {
 
 /** GET {base}/:namespace/:name/:provider/versions */
 export async function versions(r: RouteRequest): Promise<Answer> {
-  if (r.registry.upstream) return upstreamVersions(r, r.registry.upstream);
+  if (r.registry.upstream && fillsFromUpstream(r)) return upstreamVersions(r, r.registry.upstream);
   moduleOf(r); // 404 unless the mirror holds the module, before the file is looked for
   return { payload: await r.registry.mirror.document(versionsFile(addressOf(r))) };
 }

@@ -24,7 +24,7 @@ import { isPlatform, providerDownloadFile, providerKey, providerVersionsFile, ty
 import type { Caller } from '../access.js';
 import { whenSentWhole } from '../downloads.js';
 import { cachedAnswer, notFound, type Answer, type RouteRequest } from '../registry.js';
-import { upstreamProviderFile } from '../upstream.js';
+import { CACHE_HEADER, upstreamProviderFile } from '../upstream.js';
 
 /** Download counts of providers share the data file with modules, under keys no module address can take. */
 export const providerDownloadKey = (provider: string) => `provider:${provider}`;
@@ -32,7 +32,8 @@ export const providerDownloadKey = (provider: string) => `provider:${provider}`;
 /** An answer when `path` is under the mirror's providers folder; undefined for any other path. */
 export async function providerFile(r: RouteRequest, path: string): Promise<Answer | null | undefined> {
   const filled = await upstreamProviderFile(r, path);
-  if (filled) return { ...filled, headers: { 'Cache-Control': CACHE_SHORT, ...filled.headers } };
+  if (filled && 'payload' in filled) return { ...filled, headers: { 'Cache-Control': CACHE_SHORT, ...filled.headers } };
+  const cacheState: Record<string, string> = filled ? { [CACHE_HEADER]: 'miss' } : {};
   const base = r.index.providers.path;
   if (base === undefined || !path.startsWith(`${base}/`)) return undefined;
   if (path.split('/').some((s) => s.startsWith('.'))) throw notFound();
@@ -40,7 +41,7 @@ export async function providerFile(r: RouteRequest, path: string): Promise<Answe
   if (path.endsWith('.json')) {
     if (!access) return { payload: await r.registry.mirror.document(path), headers: { 'Cache-Control': CACHE_SHORT } };
     readableProvider(r, access.caller(r.req), keyOfProviderPath(base, path));
-    return { payload: await signedVersionDocument(r, path), headers: { 'Cache-Control': CACHE_NO_STORE } };
+    return { payload: await signedVersionDocument(r, path), headers: { 'Cache-Control': CACHE_NO_STORE, ...cacheState } };
   }
   // Terraform fetches a zip by the signed URL in VERSION.json; other clients may send a token.
   if (access) readableProvider(r, access.signedOrCaller(r.req, path, r.query, 'provider package'), keyOfProviderPath(base, path));
