@@ -186,13 +186,16 @@ const COMMANDS: Record<string, Command> = {
   },
   deprecate: {
     summary: 'Mark a published version deprecated (with a reason and a link), or lift that with --undo',
-    usage: `modmirror deprecate NAMESPACE/NAME/PROVIDER VERSION (--reason TEXT [--link URL] | --undo) [--mirror DIR] [--config FILE] [--json]
+    usage: `modmirror deprecate NAMESPACE/NAME/PROVIDER VERSION (--reason TEXT [--link URL] | --undo) [--mirror DIR] [--config FILE] [--sign-key FILE] [--json]
 
   --reason TEXT   why, shown by the browse page and in the versions and detail documents
   --link URL      where to read more (http or https)
   --undo          the version is no longer deprecated
   --mirror DIR    the mirror (default: the config's "out", else ./dist); or s3://BUCKET/PREFIX, a mirror
                   in a bucket, changed as publish --mirror s3:// changes it (with --endpoint, --region, --path-style)
+  --sign-key FILE the key a signed mirror's truth is signed with (default: the config's provenance: key);
+                  passphrase from --passphrase-env VAR or --passphrase-file FILE. A signed mirror is not
+                  changed without it
   --json          print {"mirror", "module", "version", "deprecation", "changed"}
 
   Kept in the module's state, the mirror's truth: build, publish, bundle and unbundle carry it.`,
@@ -200,6 +203,8 @@ const COMMANDS: Record<string, Command> = {
       reason: { type: 'string' },
       link: { type: 'string' },
       undo: { type: 'boolean' },
+      'sign-key': { type: 'string' },
+      ...PASSPHRASE_OPTIONS,
       ...MIRROR_OPTION,
       out: { type: 'string' },
       config: { type: 'string' },

@@ -6,7 +6,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
 import { MirrorError, messageOf } from '../errors.js';
-import { moduleOfStateFile, parseManifest, parseModuleState, withModuleStates, type Manifest, type ModuleState } from '../mirror/manifest.js';
+import { isTruthFile, moduleOfStateFile, parseManifest, parseModuleState, withModuleStates, type Manifest, type ModuleState } from '../mirror/manifest.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { BUNDLE_MANIFEST, parseBundleManifest, type BundleFile, type BundleManifest } from './format.js';
 
@@ -93,7 +93,6 @@ export async function verifyBundle(file: string, signedSha256?: string): Promise
   let mirrorManifestText = '';
   // Format 3: the root and each module's state, read back as one manifest.
   const states: ModuleState[] = [];
-  const truth = (path: string) => path === MANIFEST_FILE || moduleOfStateFile(path) !== undefined;
   const raw = signedSha256 === undefined ? undefined : createHash('sha256');
   await walkBundle(
     file,
@@ -122,7 +121,7 @@ export async function verifyBundle(file: string, signedSha256?: string): Promise
         data: (chunk) => {
           hash.update(chunk);
           size += chunk.length;
-          if (truth(header.path)) keep.push(chunk);
+          if (isTruthFile(header.path)) keep.push(chunk);
         },
         end: () => {
           const sha256 = hash.digest('hex');
@@ -130,7 +129,7 @@ export async function verifyBundle(file: string, signedSha256?: string): Promise
             throw refuse(`${header.path} is damaged: sha256 ${sha256} (${size} bytes), its list says ${listed.sha256} (${listed.size} bytes)`);
           }
           if (header.path === MANIFEST_FILE) mirrorManifestText = Buffer.concat(keep).toString('utf8');
-          else if (truth(header.path)) {
+          else if (isTruthFile(header.path)) {
             const key = moduleOfStateFile(header.path)!;
             try {
               states.push(parseModuleState(Buffer.concat(keep).toString('utf8'), key));

@@ -171,6 +171,8 @@ async function runProviderPublish(values: Values): Promise<number> {
     const flagKeys = (values['public-key'] as string[] | undefined)?.map((k) => resolve(k));
     for (const key of flagKeys ?? [])
       if (!existsSync(key)) throw new MirrorError('SOURCE_NOT_FOUND', `The key file "${key}" does not exist.`, { hint: 'Check the --public-key path.' });
+    // A signed mirror's root is signed with the key a module publish takes.
+    const signer = await provenanceSigningKey(values, 'publish', config);
     const signingKey = str('signing-key');
     const signing =
       signingKey !== undefined ? { keyFile: resolve(signingKey), passphraseEnv: config.signing?.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } : config.signing;
@@ -184,6 +186,7 @@ async function runProviderPublish(values: Values): Promise<number> {
       ...((hostname ?? entry?.hostname) ? { hostname: (hostname ?? entry?.hostname)! } : {}),
       publicKeys: flagKeys ?? entry?.registry?.keys ?? [],
       ...(signing ? { signing } : {}),
+      ...(signer ? { signer } : {}),
       newMirror: values['new-mirror'] === true,
       dryRun: values['dry-run'] === true,
     });

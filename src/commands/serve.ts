@@ -10,6 +10,7 @@ import { takeInProviders } from '../upstream/providers.js';
 import { DEFAULT_DOWNLOAD_SERIES } from '../serve/metrics.js';
 import { LOG_FORMATS, type LogFormat } from '../serve/request-log.js';
 import { stringFlag, type Values } from './args.js';
+import { provenanceSigningKey } from './key-flags.js';
 import { mirrorFlag, requireMirror } from './mirror-flag.js';
 
 export async function runServe(values: Values): Promise<number> {
@@ -54,6 +55,9 @@ export async function runServe(values: Values): Promise<number> {
   if (!Number.isFinite(usageMib) || usageMib <= 0)
     throw new MirrorError('USAGE', `Invalid --usage-max-mib "${values['usage-max-mib']}": expected a positive number of MiB.`);
   const upstream = upstreamOf(values, config);
+  const readOnly = values['read-only'] === true;
+  // The key a signed mirror's writes (the API's, the upstream's fills) sign with: the config's provenance: key, read before serving.
+  const signer = readOnly ? undefined : await provenanceSigningKey(values, 'serve', config);
   const dataDir = resolve(String(values['data'] ?? 'data'));
   // A cache starts empty: with an upstream, a mirror folder that does not exist yet is made, holding nothing.
   if (upstream && !existsSync(dir)) {
@@ -79,7 +83,8 @@ export async function runServe(values: Values): Promise<number> {
       imageHosts: config.imageHosts,
       moduleMeta: (address) => moduleMeta(config, address),
       maxUploadBytes: Math.floor(mib * 1024 * 1024),
-      readOnly: values['read-only'] === true,
+      readOnly,
+      ...(signer ? { signer } : {}),
     },
     log: quiet ? undefined : (line) => console.log(line),
     logFormat: logFormat as LogFormat,

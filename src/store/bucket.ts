@@ -27,7 +27,8 @@ export function openBucketStore(location: BucketLocation, options: StoreOptions)
         ),
       );
     },
-    deprecate: (address, version, deprecation) => deprecateInBucket(bucket, address, version, deprecation, { imageHosts: options.imageHosts }),
+    deprecate: (address, version, deprecation, signer) =>
+      deprecateInBucket(bucket, address, version, deprecation, { imageHosts: options.imageHosts, ...(signer ? { signer } : {}) }),
     async verify({ repair = false, complete } = {}) {
       if (complete) throw new MirrorError('USAGE', '--complete reads the mirror as a folder: verify the folder you pushed, or sync the bucket to one first.');
       const repaired = repair ? (await repairBucket(bucket, { imageHosts: options.imageHosts })).uploaded : undefined;

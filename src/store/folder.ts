@@ -26,9 +26,9 @@ export function openFolderStore(outDir: string, options: StoreOptions): MirrorSt
       const { publishProviderRelease } = await import('../publish/provider.js');
       return publishProviderRelease({ ...publishOptions, outDir: location });
     },
-    async deprecate(address, version, deprecation) {
+    async deprecate(address, version, deprecation, signer) {
       await requireMirrorAt(location, options.command);
-      return setDeprecation(location, address, version, deprecation);
+      return setDeprecation(location, address, version, deprecation, signer ? { signer } : {});
     },
     async verify({ repair = false, complete } = {}) {
       const dir = homeOf(location);
