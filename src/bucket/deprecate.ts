@@ -21,12 +21,16 @@ export async function deprecateInBucket(
   deprecation: Deprecation | null,
   options: { imageHosts: string[]; signer?: PrivateSigningKey },
 ): Promise<DeprecateResult & BucketWriteResult & { target: string }> {
-  const result = await writeToBucket(bucket, {
-    reads: (manifest) => moduleReads(address, manifest, { siblings: false }),
-    write: (dir) => setDeprecation(dir, address, version, deprecation, { hashArchives: false, ...(options.signer ? { signer: options.signer } : {}) }),
-    unchanged: (r) => !r.changed,
-    modules: [addressKey(address)],
-    refresh: (dir, keys) => refreshModules(keys, { outDir: dir, imageHosts: options.imageHosts, hashArchives: false }),
-  });
+  const result = await writeToBucket(
+    bucket,
+    {
+      reads: (manifest) => moduleReads(address, manifest, { siblings: false }),
+      write: (dir) => setDeprecation(dir, address, version, deprecation, { hashArchives: false, ...(options.signer ? { signer: options.signer } : {}) }),
+      unchanged: (r) => !r.changed,
+      modules: [addressKey(address)],
+      refresh: (dir, keys) => refreshModules(keys, { outDir: dir, imageHosts: options.imageHosts, hashArchives: false }),
+    },
+    options.signer ? { signer: options.signer } : {},
+  );
   return { ...result, target: describeBucket(bucket.location) };
 }

@@ -21,6 +21,9 @@ import { sameFileBytes, type Staging } from './staging.js';
 
 export const TRUTH_SIGNATURE_SUFFIX = '.asc';
 
+/** Whether a path is a truth file's signature. */
+export const isTruthSignature = (rel: string): boolean => rel.endsWith(TRUTH_SIGNATURE_SUFFIX) && isTruthFile(rel.slice(0, -TRUTH_SIGNATURE_SUFFIX.length));
+
 /** Whether the mirror at `dir` is signed: its manifest.json has a signature beside it. */
 export const isSignedMirror = (dir: string): boolean => existsSync(join(dir, MANIFEST_FILE + TRUTH_SIGNATURE_SUFFIX));
 

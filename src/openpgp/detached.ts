@@ -45,10 +45,19 @@ async function drain<T>(stream: ReadableStream<T> | T): Promise<T[]> {
 }
 
 /** FILE's detached signature by `signer` (unlocked), armored. */
-export async function signFile(file: string, signer: PrivateSigningKey): Promise<string> {
+export function signFile(file: string, signer: PrivateSigningKey): Promise<string> {
+  return sign(streamOf(file), signer);
+}
+
+/** The detached signature of bytes in memory (an object as a bucket holds it), armored. */
+export function signBytes(bytes: Uint8Array, signer: PrivateSigningKey): Promise<string> {
+  return sign(bytes, signer);
+}
+
+async function sign(data: ReadableStream<Uint8Array> | Uint8Array, signer: PrivateSigningKey): Promise<string> {
   const openpgp = await loadOpenpgp();
   const signature: unknown = await openpgp.sign({
-    message: await openpgp.createMessage({ binary: streamOf(file) }),
+    message: await openpgp.createMessage({ binary: data }),
     signingKeys: signer.key,
     detached: true,
     format: 'armored',
