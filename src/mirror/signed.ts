@@ -17,6 +17,7 @@ import { signFile } from '../openpgp/detached.js';
 import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import { isTruthFile, moduleStateFile, moduleStatesIn } from './manifest.js';
+import { sameFile } from '../file-stamp.js';
 import { sameFileBytes, type Staging } from './staging.js';
 
 export const TRUTH_SIGNATURE_SUFFIX = '.asc';
@@ -30,31 +31,41 @@ export const isSignedMirror = (dir: string): boolean => existsSync(join(dir, MAN
 type StagedTruth = Pick<Staging, 'at' | 'write' | 'linkFrom' | 'remove'> & { root?: string; changed?: string[] };
 
 /**
- * Keeps the truth's signatures right for what a write staged. `whole`: the
- * staging holds the whole new mirror (a build), else `changed` names what
- * the write changed. With `signer`, each truth file whose bytes are new is
- * signed (one with the live bytes keeps the live signature); the signature
- * of a truth file the write removes goes with it. Without one, a write that
- * changes a signed mirror's truth is refused (SIGNING_KEY_REQUIRED).
+ * What a write staged: `whole`, a whole new mirror (a build); `copy`, a copy
+ * of the live mirror the write changed in place (unbundle), its signatures
+ * those copied or brought by the write; `change`, only what `changed` names.
  */
-export async function signTruth(liveDir: string, staging: StagedTruth, signer: PrivateSigningKey | undefined, whole: boolean): Promise<void> {
+export type StagedAs = 'whole' | 'copy' | 'change';
+
+/**
+ * Keeps the truth's signatures right for what a write staged. With
+ * `signer`, each truth file whose bytes are new is signed (one with the
+ * live bytes keeps the live signature); the signature of a truth file the
+ * write removes goes with it. Without one, a write that changes a signed
+ * mirror's truth is refused (SIGNING_KEY_REQUIRED).
+ */
+export async function signTruth(liveDir: string, staging: StagedTruth, signer: PrivateSigningKey | undefined, as: StagedAs): Promise<void> {
   const changed = new Set(staging.changed ?? []);
-  const files = whole ? [...moduleStatesIn(staging.root!).map(moduleStateFile), MANIFEST_FILE] : [...changed].filter(isTruthFile);
+  const files = as === 'change' ? [...changed].filter(isTruthFile) : [...moduleStatesIn(staging.root!).map(moduleStateFile), MANIFEST_FILE];
   const unsigned: string[] = [];
   for (const rel of files) {
     const staged = staging.at(rel);
     const signature = rel + TRUTH_SIGNATURE_SUFFIX;
+    const liveSignature = join(liveDir, signature);
     if (!existsSync(staged)) {
       // Removed: a signature of bytes no longer there vouches for nothing.
-      if (existsSync(join(liveDir, signature))) await staging.remove(signature);
+      if (existsSync(liveSignature)) await staging.remove(signature);
       continue;
     }
-    // A signature the write brings itself (unbundle carries the bundle's) is the one to keep.
-    if (changed.has(signature)) continue;
-    const live = join(liveDir, rel);
-    if (existsSync(join(liveDir, signature)) && sameFileBytes(live, staged)) {
+    const kept = existsSync(liveSignature) && sameFileBytes(join(liveDir, rel), staged);
+    if (as === 'copy') {
+      // A signature the write brought (unbundle carries the bundle's), or the live one of bytes it kept.
+      const stagedSignature = staging.at(signature);
+      if (existsSync(stagedSignature) && (kept || !sameFile(stagedSignature, liveSignature))) continue;
+    } else if (changed.has(signature)) continue;
+    else if (kept) {
       // The live signature covers these bytes: a new generation links it, a change leaves it where it is.
-      if (whole) await staging.linkFrom(join(liveDir, signature), signature);
+      if (as === 'whole') await staging.linkFrom(liveSignature, signature);
       continue;
     }
     if (signer) await staging.write(signature, await signFile(staged, signer));
@@ -62,7 +73,7 @@ export async function signTruth(liveDir: string, staging: StagedTruth, signer: P
   }
   if (signer || !isSignedMirror(liveDir)) return;
   // A new generation without a key would drop every signature, even of the bytes it keeps.
-  if (whole || unsigned.length > 0) throw unsignedWrite(whole ? [MANIFEST_FILE] : unsigned);
+  if (as === 'whole' || unsigned.length > 0) throw unsignedWrite(as === 'whole' ? [MANIFEST_FILE] : unsigned);
 }
 
 function unsignedWrite(files: string[]): MirrorError {

@@ -116,7 +116,7 @@ async function stageAndCommit<R>(
       return result;
     }
     // Signs what the write changed, or refuses a change to a signed mirror's truth without a key.
-    await signTruth(outDir, staging, options.signer, !inPlace && options.start !== 'copy');
+    await signTruth(outDir, staging, options.signer, inPlace ? 'change' : options.start === 'copy' ? 'copy' : 'whole');
     // A change in place is held against the live mirror for the modules it read and those it wrote; a whole new one, whole.
     // Read once the write is done: what it changed stays as it is from here on.
     let changedKeys: string[] | undefined;

@@ -2,8 +2,9 @@
 // the config's provenance: key), and serve's writes with the config's key
 // (the management API's deprecation, upload and removal, and a version filled
 // from an upstream); after each, gpg --verify accepts the truth it changed
-// and verify --trust the whole mirror. A write without the key is refused,
-// naming the fix, and leaves the mirror as it was, still signed.
+// and verify --trust the whole mirror. A write without the key (an unsigned
+// bundle's unbundle among them) is refused, naming the fix, and leaves the
+// mirror as it was, still signed; a signed bundle's signatures are taken.
 
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,7 +65,7 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-describe('deprecate into a signed mirror', () => {
+describe('the CLI’s writes into a signed mirror', () => {
   it('signs the state it changes, with --sign-key or the config’s provenance: key', async () => {
     const flagged = await runCli(
       ['deprecate', 'acme/net/aws', '1.0.0', '--reason', 'old', '--sign-key', 'keys/mirror-signer.key.asc', '--passphrase-env', PASSPHRASE_ENV],
@@ -87,6 +88,53 @@ describe('deprecate into a signed mirror', () => {
     );
     expect(truth()).toEqual(before);
     await expectSigned();
+  });
+
+  it('unbundle refuses a bundle whose truth is not signed; the mirror is left as it was', async () => {
+    // The outside: this mirror without its signatures, and one version more.
+    cpSync(join(dir, 'dist'), join(dir, 'outside'), { recursive: true, dereference: true, filter: (src) => !src.endsWith('.asc') });
+    writeFiles(dir, { 'extra/main.tf': 'variable "e" {}\n' });
+    const published = await runCli(
+      [
+        'publish',
+        '--source',
+        'extra',
+        '--namespace',
+        'acme',
+        '--name',
+        'net',
+        '--provider',
+        'aws',
+        '--version',
+        '3.0.0',
+        '--mirror',
+        'outside',
+        '--config',
+        'unsigned.yaml',
+      ],
+      dir,
+    );
+    expect(published.code, published.stderr).toBe(0);
+    expect((await runCli(['bundle', '--mirror', 'outside', '--out', 'unsigned.tar.gz'], dir)).code).toBe(0);
+    const before = truth();
+    const refused = await runCli(['unbundle', 'unsigned.tar.gz', '--mirror', 'dist'], dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/The mirror is signed \(manifest\.json\.asc\), and this write has no key/);
+    expect(truth()).toEqual(before);
+    await expectSigned();
+
+    // The same change made outside with the key: the bundle carries its signatures, and the mirror stays signed.
+    cpSync(join(dir, 'dist'), join(dir, 'signed-outside'), { recursive: true, dereference: true });
+    const signed = await runCli(
+      ['publish', '--source', 'extra', '--namespace', 'acme', '--name', 'net', '--provider', 'aws', '--version', '3.0.0', '--mirror', 'signed-outside'],
+      dir,
+      env,
+    );
+    expect(signed.code, signed.stderr).toBe(0);
+    expect((await runCli(['bundle', '--mirror', 'signed-outside', '--out', 'signed.tar.gz'], dir)).code).toBe(0);
+    const taken = await runCli(['unbundle', 'signed.tar.gz', '--mirror', 'dist'], dir);
+    expect(taken.code, taken.stderr).toBe(0);
+    await expectSigned('state/acme/net.aws.json');
   });
 });
 
