@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/serve/index.js';
 import { gpg, type Gpg } from '../gpg.js';
-import { ROOT, runCli, spawnServe, tempDir, writeFiles, type ServeProcess } from '../helpers.js';
+import { ROOT, runCli, spawnKillable, spawnServe, tempDir, writeFiles, type ServeProcess } from '../helpers.js';
 import { TOKENS } from '../management/helpers.js';
 import { createBody, createVersionBody, moduleFiles, slug, upload } from '../management/registry-helpers.js';
 import { startUpstream } from '../upstream/site.js';
@@ -191,6 +191,17 @@ describe('serve’s writes into a signed mirror', () => {
       expect(filled.headers.get('x-modmirror-cache')).toBe('miss');
       await expectSigned('state/acme/far.aws.json');
     });
+  });
+
+  it('do not start when serve cannot unlock the config’s key (exit 1); --read-only reads no key', async () => {
+    const started = spawnKillable(['serve', '--port', '0', '--data', 'data'], dir);
+    const timer = setTimeout(() => started.kill(), 20_000);
+    const ended = await started.done.finally(() => clearTimeout(timer));
+    expect(ended.code).toBe(1);
+    expect(ended.stderr).toMatch(/provenance: key .*mirror-signer\.key\.asc: is locked with a passphrase, and MM_SIGNED_WRITES_PASSPHRASE holds none/);
+    const readOnly = await spawnServe(['--port', '0', '--data', 'data', '--read-only', '--quiet'], dir, /at (http:\/\/127\.0\.0\.1:\d+\/)/);
+    readOnly.child.kill('SIGTERM');
+    await readOnly.exited;
   });
 
   it('are refused without a key, in a JSON body naming the fix; the mirror stays signed', async () => {
