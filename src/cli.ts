@@ -531,7 +531,7 @@ ${BUCKET_USAGE}
               details) again from the manifest, then check; changes no published version
   --config    the config file naming the platforms (default: mirror.config.yaml when present)
   --trust KEY.asc   a signed mirror: manifest.json and every module state must carry a good signature
-              (FILE.asc, written by build and publish --sign-key) by one of these armored public keys
+              (FILE.asc, written by every write given --sign-key) by one of these armored public keys
               (repeatable); the archives are then checked against the signed states
   --json      print {"ok", "problems": [{"path", "message"}]}`,
     options: {

@@ -8,6 +8,7 @@
 
 import type { BucketLocation } from '../bucket/location.js';
 import type { Deprecation } from '../mirror/deprecations.js';
+import type { TrustedKey } from '../openpgp/detached.js';
 import type { PrivateSigningKey } from '../openpgp/keys.js';
 import type { Problem } from '../mirror/transaction.js';
 import type { DeprecateResult } from '../publish/deprecate.js';
@@ -30,6 +31,8 @@ export interface StoreVerifyOptions {
   repair?: boolean;
   /** Also check that every module call and provider the mirror's modules need is in it, for these platforms (a folder's). */
   complete?: { platforms: string[] };
+  /** A signed mirror: its truth must carry a good signature by one of these keys (verify/signed.ts). */
+  trusted?: TrustedKey[];
 }
 
 export interface StoreVerifyResult {
