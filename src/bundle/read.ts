@@ -25,15 +25,25 @@ export interface EntryHeader {
 /** The largest bundle manifest read into memory (about a million files). */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 
+/** Sees each chunk of a file as it is read; a promise it returns holds the reading until it settles. */
+export type RawReader = (chunk: Buffer) => Promise<void> | undefined;
+
 /**
  * Streams the bundle's entries in order to `open`. Any damage (a truncated
  * or corrupted gzip or tar stream) rejects, as does an exception from a sink.
  * `raw`, when given, sees every byte of the file as it is read.
  */
-export function walkBundle(file: string, open: (header: EntryHeader) => EntrySink, raw?: (chunk: Buffer) => void): Promise<void> {
+export function walkBundle(file: string, open: (header: EntryHeader) => EntrySink, raw?: RawReader): Promise<void> {
   return new Promise((resolve, reject) => {
     const input = createReadStream(file);
-    if (raw) input.on('data', (chunk) => raw(chunk as Buffer));
+    if (raw) {
+      input.on('data', (chunk) => {
+        const waiting = raw(chunk as Buffer);
+        if (!waiting) return;
+        input.pause();
+        void waiting.then(() => input.resume());
+      });
+    }
     const parser = new Parser({ strict: true });
     let failed = false;
     const fail = (error: unknown) => {
@@ -82,7 +92,7 @@ export interface VerifiedBundle {
  * read: the signature check, so that the list every later read is checked
  * against is the one of the very bytes signed.
  */
-export async function verifyBundle(file: string, raw?: (chunk: Buffer) => void): Promise<VerifiedBundle> {
+export async function verifyBundle(file: string, raw?: RawReader): Promise<VerifiedBundle> {
   const refuse = (why: string) =>
     new MirrorError('BUNDLE_INVALID', `The bundle ${file} is unusable: ${why}. Nothing was changed.`, {
       hint: 'Copy the bundle again (compare its sha256 with the one modmirror bundle printed), or make it again.',

@@ -7,6 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { writeFileAtomic } from '../atomic.js';
+import type { RawReader } from './read.js';
 import { MirrorError } from '../errors.js';
 import { readSignatureFile, signFile, startSignatureCheck, type BadSignature, type MissingSignature, type TrustedKey } from '../openpgp/detached.js';
 import { keyIdOf, type PrivateSigningKey } from '../openpgp/keys.js';
@@ -42,7 +43,7 @@ export interface BundleSignature {
 export async function readSignedBundle<T>(
   file: string,
   trusted: TrustedKey[],
-  read: (raw: (chunk: Buffer) => void) => Promise<T>,
+  read: (raw: RawReader) => Promise<T>,
 ): Promise<{ signature: BundleSignature; read: T }> {
   const armored = readSignatureFile(signatureFileOf(file));
   const check = typeof armored === 'string' ? await startSignatureCheck(armored, trusted) : armored;

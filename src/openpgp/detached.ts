@@ -33,15 +33,15 @@ function streamOf(file: string, seen?: (chunk: Buffer) => void): ReadableStream<
   });
 }
 
-/** Reads a stream openpgp.js hands back to its end: its work (hashing) happens as it is read. */
-async function drain<T>(stream: ReadableStream<T> | T): Promise<T[]> {
+/** Reads a stream openpgp.js hands back to its end: its work (hashing) happens as it is read. `keep`: the parts are returned, else let go. */
+async function drain<T>(stream: ReadableStream<T> | T, keep = true): Promise<T[]> {
   if (!(stream instanceof ReadableStream)) return [stream];
   const parts: T[] = [];
   const reader = stream.getReader();
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return parts;
-    parts.push(value);
+    if (keep) parts.push(value);
   }
 }
 
@@ -154,7 +154,8 @@ async function checkData(prepared: Prepared, data: ReadableStream<Uint8Array>, h
       format: 'binary',
       date: now,
     });
-    await drain(result.data as ReadableStream<Uint8Array>);
+    // The data read back is the file itself: only its hashing is wanted, not its bytes kept.
+    await drain(result.data as ReadableStream<Uint8Array>, false);
     // The trusted key's signature, when the file holds others too.
     const mine = result.signatures.find((s) => s.keyID.equals(issuer));
     if (!mine) return { ok: false, reason: 'unreadable', keyId, detail: 'it holds no signature of data' };
@@ -190,31 +191,45 @@ export async function verifyFileSignature(file: string, armored: string, trusted
 /**
  * A signature check fed the signed bytes by a reader of the file's own (one
  * read of a large bundle serves both): `feed` each chunk in order, then `end`;
- * `result` says. What can be told from the signature alone (unreadable, a key
- * not trusted, revoked or expired) is returned at once, before any byte.
+ * `result` says. `feed` returns a promise when the check is behind: the
+ * reader waits for it, so what is read ahead stays a few chunks, not the
+ * file. What can be told from the signature alone (unreadable, a key not
+ * trusted, revoked or expired) is returned at once, before any byte.
  */
 export interface FedCheck {
-  feed(chunk: Buffer): void;
+  feed(chunk: Buffer): Promise<void> | undefined;
   end(): void;
   /** The reader failed: the check is dropped. */
   abort(error: unknown): void;
   result: Promise<GoodSignature | BadSignature>;
 }
 
+/** Chunks queued for the check before its reader is asked to wait. */
+const FED_AHEAD = 4;
+
 export async function startSignatureCheck(armored: string, trusted: TrustedKey[], now = new Date()): Promise<FedCheck | BadSignature> {
   const prepared = await prepare(armored, trusted, now);
   if ('ok' in prepared) return prepared;
   const hash = createHash('sha256');
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const data = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  let wanted: (() => void) | undefined;
+  const more = () => {
+    wanted?.();
+    wanted = undefined;
+  };
+  const data = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c), pull: more }, { highWaterMark: FED_AHEAD });
   const result = checkData(prepared, data, hash, now);
   return {
     feed(chunk) {
       hash.update(chunk);
       controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
+      return (controller.desiredSize ?? 1) > 0 ? undefined : new Promise((resolve) => (wanted = resolve));
     },
     end: () => controller.close(),
-    abort: (error) => controller.error(error),
+    abort(error) {
+      controller.error(error);
+      more();
+    },
     result,
   };
 }
