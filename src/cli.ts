@@ -363,6 +363,8 @@ const COMMANDS: Record<string, Command> = {
                    straight from the bucket's website endpoint
   --concurrency N  objects in flight (default 16)
   --dry-run        list what would be uploaded, upload nothing
+  --sign-key FILE  a signed mirror's key (default: the config's provenance: key): the root is signed again
+                   where the bucket gives it a newer generation; passphrase as for publish
   --json           print one JSON summary and no progress
 ${BUCKET_USAGE}
 
@@ -376,6 +378,8 @@ ${BUCKET_USAGE}
       prune: { type: 'boolean' },
       full: { type: 'boolean' },
       'download-header': { type: 'boolean' },
+      'sign-key': { type: 'string' },
+      ...PASSPHRASE_OPTIONS,
       concurrency: { type: 'string' },
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },

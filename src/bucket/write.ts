@@ -332,7 +332,7 @@ async function attemptWrite<R>(
  * after its commit, so whichever writer signs last signs the live bytes.
  * Returns the signatures stored.
  */
-async function signLiveTruth(bucket: Bucket, rels: string[], signer: PrivateSigningKey): Promise<string[]> {
+export async function signLiveTruth(bucket: Bucket, rels: string[], signer: PrivateSigningKey): Promise<string[]> {
   const stored: string[] = [];
   for (const rel of rels) {
     const signature = rel + TRUTH_SIGNATURE_SUFFIX;

@@ -3,6 +3,7 @@ import { openBucket } from '../bucket/store.js';
 import { resolveMirrorConfig } from '../config/index.js';
 import { homeOf } from '../mirror/home.js';
 import { printJson, stringFlag, usageError, type Values } from './args.js';
+import { provenanceSigningKey } from './key-flags.js';
 import { mirrorArgument, requireMirror } from './mirror-flag.js';
 import { bucketLocation } from './bucket-flags.js';
 
@@ -23,6 +24,8 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
   const location = bucketLocation(url, values, 'The target');
   const config = resolveMirrorConfig({ config: stringFlag(values, 'config'), out: dirArg });
   await requireMirror(config.outDir, 'push');
+  // A signed mirror's root, signed again where the bucket gives it a newer generation.
+  const signer = await provenanceSigningKey(values, 'push', config);
   const dir = homeOf(config.outDir);
   const json = values['json'] === true;
   const { push } = await import('../bucket/push.js');
@@ -39,6 +42,7 @@ export async function runPush(values: Values, positionals: string[]): Promise<nu
       dryRun: values['dry-run'] === true,
       terraformGet: values['download-header'] === true,
       concurrency,
+      ...(signer ? { signer } : {}),
       progress: terminalProgress(!json),
     });
     if (json) printJson(result);

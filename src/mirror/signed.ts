@@ -76,7 +76,8 @@ export async function signTruth(liveDir: string, staging: StagedTruth, signer: P
   if (as === 'whole' || unsigned.length > 0) throw unsignedWrite(as === 'whole' ? [MANIFEST_FILE] : unsigned);
 }
 
-function unsignedWrite(files: string[]): MirrorError {
+/** The refusal of a write without a key that would change a signed mirror's truth (`files`). */
+export function unsignedWrite(files: string[]): MirrorError {
   const shown = files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
   // The fix is in the message itself: serve's answer carries the message alone (and no path of the server's).
   return new MirrorError(

@@ -6,14 +6,15 @@
 // killed halfway leaves a bucket every client can use; and Terraform's module
 // installer installs straight from the bucket's website endpoint with no
 // modmirror running. A signed mirror stays signed there: push carries its
-// signatures; publish and deprecate --sign-key sign the state and the root as
+// signatures (and signs the root again where the bucket's is newer, or
+// refuses without the key); publish and deprecate --sign-key sign the state and the root as
 // they land (the root gets its new generation there), so gpg --verify accepts
 // each object and verify --trust the bucket's mirror (and fails a changed
 // one); a write without the key is refused, leaving the bucket as it was.
 
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -625,6 +626,25 @@ describe('a signed mirror in a bucket', () => {
   afterAll(() => g?.close());
 
   it('is pushed with its signatures', () => expectSigned());
+
+  it('push signs the root again where the bucket moved it on (--sign-key); an unsigned folder is refused', async () => {
+    // Two signed writes into the bucket: its root's generation is now ahead of the folder's.
+    for (const change of [['--reason', 'old'], ['--undo']]) {
+      const deprecated = await run(['deprecate', 'acme/net/aws', '1.0.0', ...change, '--mirror', BUCKET, ...rgw.flags, ...SIGN]);
+      expect(deprecated.code, deprecated.stderr).toBe(0);
+    }
+    const refused = await run(['push', BUCKET, '--mirror', 'dist', ...rgw.flags]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/The mirror is signed \(manifest\.json\.asc\), and this write has no key to sign what it changes \(manifest\.json\)/);
+    const pushed = await run(['push', BUCKET, '--mirror', 'dist', ...rgw.flags, ...SIGN]);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    await expectSigned();
+    cpSync(join(at, 'dist'), join(at, 'unsigned'), { recursive: true, dereference: true, filter: (src) => !src.endsWith('.asc') });
+    const unsigned = await run(['push', BUCKET, '--mirror', 'unsigned', ...rgw.flags]);
+    expect(unsigned.code).toBe(1);
+    expect(unsigned.stderr).toMatch(/is signed \(manifest\.json\.asc\) and \S+unsigned is not: pushing it would leave the bucket's truth unsigned/);
+    await expectSigned();
+  });
 
   it('stays signed through publish and deprecate --sign-key', async () => {
     const published = await run([...publishNet('1.1.0'), '--mirror', BUCKET, ...rgw.flags, ...SIGN, '--json']);
