@@ -1,12 +1,12 @@
-// Every write into a signed mirror keeps it signed: deprecate (--sign-key or
-// the config's provenance: key), and serve's writes with the config's key
+// Every write into a signed mirror keeps it signed: deprecate and publish
+// --provider-release (--sign-key or the config's provenance: key), and serve's writes with the config's key
 // (the management API's deprecation, upload and removal, and a version filled
 // from an upstream); after each, gpg --verify accepts the truth it changed
 // and verify --trust the whole mirror. A write without the key (an unsigned
 // bundle's unbundle among them) is refused, naming the fix, and leaves the
 // mirror as it was, still signed; a signed bundle's signatures are taken.
 
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/serve/index.js';
@@ -15,6 +15,8 @@ import { ROOT, runCli, spawnKillable, spawnServe, tempDir, writeFiles, type Serv
 import { TOKENS } from '../management/helpers.js';
 import { createBody, createVersionBody, moduleFiles, slug, upload } from '../management/registry-helpers.js';
 import { startUpstream } from '../upstream/site.js';
+import { signRelease, testKey } from '../providers/keys.js';
+import { writeReleaseFolder } from '../providers/zips.js';
 
 const dir = tempDir('mm-signed-writes-');
 // A variable of this test's own: serve, spawned, inherits the environment.
@@ -87,6 +89,35 @@ describe('the CLI’s writes into a signed mirror', () => {
       /is signed \(manifest\.json\.asc\), and this write has no key to sign what it changes \(.*state\/acme\/net\.aws\.json.*--sign-key FILE or the config's provenance: key/,
     );
     expect(truth()).toEqual(before);
+    await expectSigned();
+  });
+
+  it('publish --provider-release signs the root it changes, and without a key is refused', async () => {
+    mkdirSync(join(dir, 'release-keys'));
+    const acme = await testKey(join(dir, 'release-keys'), 'Acme Release');
+    const release = join(dir, 'release');
+    await writeReleaseFolder(release, 'widgets', '1.0.0', ['linux_amd64']);
+    await signRelease(release, 'widgets', '1.0.0', acme);
+    const args = [
+      'publish',
+      '--provider-release',
+      release,
+      '--namespace',
+      'acme',
+      '--type',
+      'widgets',
+      '--public-key',
+      acme.publicFile,
+      '--hostname',
+      'registry.example.com',
+    ];
+    const before = truth();
+    const refused = await runCli([...args, '--config', 'unsigned.yaml'], dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/The mirror is signed \(manifest\.json\.asc\), and this write has no key to sign what it changes \(manifest\.json\)/);
+    expect(truth()).toEqual(before);
+    const published = await runCli(args, dir, env);
+    expect(published.code, published.stderr).toBe(0);
     await expectSigned();
   });
 
