@@ -81,13 +81,17 @@ describe('the CLI’s writes into a signed mirror', () => {
     await expectSigned('state/acme/net.aws.json');
   });
 
-  it('is refused without a key (exit 1), naming the fix; the mirror is left as it was', async () => {
+  it('deprecate and build are refused without a key (exit 1), naming the fix; the mirror is left as it was', async () => {
     const before = truth();
     const refused = await runCli(['deprecate', 'acme/net/aws', '1.0.0', '--reason', 'old', '--config', 'unsigned.yaml'], dir);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
       /is signed \(manifest\.json\.asc\), and this write has no key to sign what it changes \(.*state\/acme\/net\.aws\.json.*--sign-key FILE or the config's provenance: key/,
     );
+    // A build writes a new generation: without the key it would drop every signature.
+    const rebuilt = await runCli(['build', '--clean', '--config', 'unsigned.yaml'], dir);
+    expect(rebuilt.code).toBe(1);
+    expect(rebuilt.stderr).toMatch(/is signed \(manifest\.json\.asc\), and this write has no key/);
     expect(truth()).toEqual(before);
     await expectSigned();
   });
