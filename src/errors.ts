@@ -32,6 +32,8 @@ export type ErrorCode =
   | 'BUNDLE_UNTRUSTED'
   /** A key file given cannot serve: not an OpenPGP key, the other half (a public key to sign with, a private one to trust), a key that cannot sign, a passphrase that does not unlock it. */
   | 'KEY_INVALID'
+  /** A write without a signing key that would change a signed mirror's truth, leaving signatures that no longer match: refused. */
+  | 'SIGNING_KEY_REQUIRED'
   | 'UPSTREAM_FAILED'
   /** `serve` could not start: the address is taken, a TLS file is unreadable or unusable. */
   | 'SERVE_FAILED'

@@ -4,6 +4,7 @@
 // indexes), then uploaded by writeToBucket's race-safe commit.
 
 import type { Deprecation } from '../mirror/deprecations.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { setDeprecation, type DeprecateResult } from '../publish/deprecate.js';
 import { refreshModules } from '../publish/refresh.js';
 import { addressKey } from '../protocol/paths.js';
@@ -18,14 +19,18 @@ export async function deprecateInBucket(
   address: ModuleAddress,
   version: string,
   deprecation: Deprecation | null,
-  options: { imageHosts: string[] },
+  options: { imageHosts: string[]; signer?: PrivateSigningKey },
 ): Promise<DeprecateResult & BucketWriteResult & { target: string }> {
-  const result = await writeToBucket(bucket, {
-    reads: (manifest) => moduleReads(address, manifest, { siblings: false }),
-    write: (dir) => setDeprecation(dir, address, version, deprecation, { hashArchives: false }),
-    unchanged: (r) => !r.changed,
-    modules: [addressKey(address)],
-    refresh: (dir, keys) => refreshModules(keys, { outDir: dir, imageHosts: options.imageHosts, hashArchives: false }),
-  });
+  const result = await writeToBucket(
+    bucket,
+    {
+      reads: (manifest) => moduleReads(address, manifest, { siblings: false }),
+      write: (dir) => setDeprecation(dir, address, version, deprecation, { hashArchives: false, ...(options.signer ? { signer: options.signer } : {}) }),
+      unchanged: (r) => !r.changed,
+      modules: [addressKey(address)],
+      refresh: (dir, keys) => refreshModules(keys, { outDir: dir, imageHosts: options.imageHosts, hashArchives: false }),
+    },
+    options.signer ? { signer: options.signer } : {},
+  );
   return { ...result, target: describeBucket(bucket.location) };
 }

@@ -47,7 +47,9 @@ import {
 } from './objects.js';
 import type { Bucket, StoredObject } from './store.js';
 import { progressLine, uploadInOrder, type Upload } from './upload.js';
-import { deriveAfterCommit, fetchAll, pendingMarker, recordModulesInManifest, sameRoot } from './write.js';
+import { deriveAfterCommit, fetchAll, pendingMarker, recordModulesInManifest, sameRoot, signLiveTruth } from './write.js';
+import { isSignedMirror, TRUTH_SIGNATURE_SUFFIX, unsignedWrite } from '../mirror/signed.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 
 export interface PushOptions extends ObjectOptions {
   dir: string;
@@ -62,6 +64,8 @@ export interface PushOptions extends ObjectOptions {
   dryRun?: boolean;
   concurrency?: number;
   progress?: (line: string) => void;
+  /** A signed mirror's key: its root is signed again as the bucket holds it (a newer generation than the folder's). */
+  signer?: PrivateSigningKey;
 }
 
 export interface PushResult {
@@ -89,7 +93,10 @@ export function push(options: PushOptions): Promise<PushResult> {
           hint: 'Run modmirror verify to see every problem; rebuild or fix the mirror first.',
         }),
     );
-    return pushLocked(realpathSync(mirror.dir), options);
+    const root = realpathSync(mirror.dir);
+    const result = await pushLocked(root, options);
+    if (options.signer && !options.dryRun && isSignedMirror(root)) await signLiveTruth(options.bucket, [MANIFEST_FILE], options.signer);
+    return result;
   });
 }
 
@@ -126,6 +133,7 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
     if (violations.length > 0) throw ledgerRefusal(violations);
     manifestBytes = afterGeneration(local, manifestBytes, before, remote.body);
   }
+  await refuseUnsignedPush(root, bucket, remote !== undefined, !manifestBytes.equals(readFileSync(join(root, MANIFEST_FILE))), options.signer !== undefined);
   const record: ObjectRecord = (remote && parseRecord((await bucket.get(recordFile(remote.body)))?.body)) || { format: 1, objects: {} };
   // Each module's part of the record, named by its state in the bucket.
   const remoteParts = new Map<string, { rel: string; body: Buffer | undefined }>();
@@ -306,6 +314,24 @@ async function pushLocked(root: string, options: PushOptions): Promise<PushResul
  * documents are derived from a later truth than any there), or the bucket's own bytes when they
  * differ from the local ones in their generation alone (nothing to push).
  */
+/**
+ * A signed mirror stays signed (mirror/signed.ts): a folder's signatures go
+ * up with it, but a root the bucket gives a newer generation needs the key
+ * to be signed again, and an unsigned folder would leave a signed bucket's
+ * truth unsigned. Refused before anything is uploaded.
+ */
+async function refuseUnsignedPush(root: string, bucket: Bucket, remote: boolean, restamped: boolean, signer: boolean): Promise<void> {
+  const signed = isSignedMirror(root);
+  if (signed && restamped && !signer) throw unsignedWrite([MANIFEST_FILE]);
+  if (!signed && remote && (await bucket.etag(MANIFEST_FILE + TRUTH_SIGNATURE_SUFFIX)) !== undefined) {
+    throw new MirrorError(
+      'SIGNING_KEY_REQUIRED',
+      `The mirror in ${bucket.name(MANIFEST_FILE)}'s prefix is signed (${MANIFEST_FILE}${TRUTH_SIGNATURE_SUFFIX}) and ${root} is not: pushing it would leave the bucket's truth unsigned. Nothing was pushed.`,
+      { hint: `Sign the folder (build --sign-key), or delete the bucket's ${MANIFEST_FILE}${TRUTH_SIGNATURE_SUFFIX} to stop signing it.` },
+    );
+  }
+}
+
 function afterGeneration(local: Manifest, localBytes: Buffer, remote: Manifest, remoteBytes: Buffer): Buffer {
   const remoteGeneration = remote.generation ?? 0;
   if (localBytes.equals(remoteBytes) || (local.generation ?? 0) > remoteGeneration) return localBytes;

@@ -33,7 +33,11 @@ import { dirname, join } from 'node:path';
 import { MirrorError } from '../errors.js';
 import { crashPoint } from '../mirror/crash.js';
 import { inWriteOrder, phaseOf } from '../mirror/write-order.js';
+import { isTruthSignature, TRUTH_SIGNATURE_SUFFIX } from '../mirror/signed.js';
+import { signBytes } from '../openpgp/detached.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import {
+  isTruthFile,
   manifestTextWithGeneration,
   MODULE_STATES_DIR,
   moduleOfStateFile,
@@ -104,6 +108,8 @@ export interface BucketWriteOptions {
   attempts?: number;
   /** Compare with the objects fetched only, not with what the manifest's record says is stored (a repair). */
   distrustRecord?: boolean;
+  /** Signs the truth the write makes live, FILE.asc beside each (mirror/signed.ts); without it, a signed mirror's truth is not changed. */
+  signer?: PrivateSigningKey;
 }
 
 export interface BucketWriteResult {
@@ -134,8 +140,10 @@ export async function writeToBucket<R>(bucket: Bucket, job: BucketWrite<R>, opti
         // A write that finds its change made (by itself, killed after its commit, or another writer) heals what markers name.
         const heal = committed || dirty.size > 0 || (await pendingMarkers(bucket)).length > 0;
         const derived = heal ? await deriveAfterCommit(bucket, job, committed, options, marker.rel) : [];
+        // Last, once the root has stopped changing under this write (healing may have rewritten it too).
+        const signed = options.signer ? await signLiveTruth(bucket, result.uploaded.filter(isTruthFile), options.signer) : [];
         await marker.remove();
-        return { ...result, uploaded: [...result.uploaded, ...derived], attempts: attempt };
+        return { ...result, uploaded: [...result.uploaded, ...derived, ...signed], attempts: attempt };
       }
       if (attempt >= attempts) {
         throw new MirrorError('LOCK_BUSY', `${bucket.name(MANIFEST_FILE)} kept changing under this write: ${attempts} tries, each lost to another writer.`, {
@@ -210,6 +218,8 @@ async function attemptWrite<R>(
       const known = new Map([...(options.distrustRecord ? [] : Object.entries(claims)), ...mirror.known]);
       for (const upload of mirror.written()) {
         const { rel, id } = upload;
+        // A truth file's signature is made again over the bytes that land (signLiveTruth): the root gets a new generation there.
+        if (isTruthSignature(rel)) continue;
         if (moduleOfStateFile(rel) !== undefined) {
           states.push(upload);
           objects[rel] = id;
@@ -313,6 +323,34 @@ async function attemptWrite<R>(
       return { done: true, result: { ...result, uploaded }, committed: current ? { etag } : { etag: '' } };
     },
   );
+}
+
+/**
+ * Signs each of `rels` (module states and the root) as the bucket holds it
+ * now, and stores the signature beside it, FILE.asc; then again while the
+ * object changed meanwhile. Another writer that replaced it signs its own
+ * after its commit, so whichever writer signs last signs the live bytes.
+ * Returns the signatures stored.
+ */
+export async function signLiveTruth(bucket: Bucket, rels: string[], signer: PrivateSigningKey): Promise<string[]> {
+  const stored: string[] = [];
+  for (const rel of rels) {
+    const signature = rel + TRUTH_SIGNATURE_SUFFIX;
+    for (let round = 1; ; round++) {
+      const live = await bucket.get(rel);
+      if (!live) break;
+      const body = Buffer.from(await signBytes(live.body, signer));
+      await bucket.put(signature, body, objectHeaders(signature, body, {}));
+      if ((await bucket.etag(rel)) === live.etag) break;
+      if (round >= 30) {
+        throw new MirrorError('LOCK_BUSY', `${bucket.name(rel)} kept changing while this write signed it: 30 tries.`, {
+          hint: 'The change is live; the next signed write of the same module signs it again.',
+        });
+      }
+    }
+    stored.push(signature);
+  }
+  return stored;
 }
 
 /** The same root but for what follows the modules: the recent versions and the generation. */
@@ -529,6 +567,9 @@ async function withFetched<T>(
     let part = manifest;
     if (remote) {
       keep(MANIFEST_FILE, remote);
+      // A signed mirror's root signature: with it there, the local writer refuses a change it has no key to sign.
+      const rootSignature = await bucket.get(MANIFEST_FILE + TRUTH_SIGNATURE_SUFFIX);
+      if (rootSignature) keep(MANIFEST_FILE + TRUTH_SIGNATURE_SUFFIX, rootSignature);
       if (manifest && manifest.format >= 3) {
         const truth = await truthReads(bucket, modules, options.concurrency ?? 16, keep);
         for (const namespace of truth.namespaces) mkdirSync(join(dir, MODULE_STATES_DIR, namespace), { recursive: true });

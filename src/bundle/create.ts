@@ -16,12 +16,11 @@ import { pipeline } from 'node:stream/promises';
 import { Header, Pack, ReadEntry, type WriteEntry } from 'tar';
 import { writeFileAtomicWith } from '../atomic.js';
 import { MirrorError, messageOf } from '../errors.js';
-import { moduleOfStateFile, parseManifest, readManifest, type Manifest } from '../mirror/manifest.js';
+import { isTruthFile, parseManifest, readManifest, type Manifest } from '../mirror/manifest.js';
 import { jsonText } from '../mirror/staging.js';
 import { ARCHIVE_MTIME } from '../pack/index.js';
 import { problemLines, withMirrorRead } from '../mirror/transaction.js';
 import { verifyMirror } from '../verify/index.js';
-import { MANIFEST_FILE } from '../protocol/paths.js';
 import { GENERATOR } from '../version.js';
 import {
   archivesOf,
@@ -142,7 +141,7 @@ function carryOnce(files: BundleFile[], archives: Set<string>): { carried: Bundl
   const copies: CopiedFile[] = [];
   for (const file of files) {
     const key = `${file.sha256}:${file.size}`;
-    const from = archives.has(file.path) || file.path === MANIFEST_FILE || moduleOfStateFile(file.path) !== undefined ? undefined : first.get(key);
+    const from = archives.has(file.path) || isTruthFile(file.path) ? undefined : first.get(key);
     if (from) copies.push({ ...file, from: from.path });
     else {
       carried.push(file);

@@ -4,19 +4,16 @@
 // written, a bundle whose signature does not show that a trusted key signed
 // these very bytes, naming why and which key.
 
-import { existsSync, statSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { writeFileAtomic } from '../atomic.js';
+import type { RawReader } from './read.js';
 import { MirrorError } from '../errors.js';
-import { signFile, verifyFileSignature, type TrustedKey } from '../openpgp/detached.js';
+import { readSignatureFile, signFile, startSignatureCheck, type BadSignature, type MissingSignature, type TrustedKey } from '../openpgp/detached.js';
 import { keyIdOf, type PrivateSigningKey } from '../openpgp/keys.js';
 
 /** Where a bundle's signature is: the bundle's own name and `.asc`, as gpg names a detached armored signature. */
 export const signatureFileOf = (bundle: string): string => `${bundle}.asc`;
-
-/** An armored signature is a few hundred bytes; anything this large is not one. */
-const MAX_SIGNATURE_BYTES = 1024 * 1024;
 
 /**
  * Signs `bytes` (the bundle, written but not yet in place) and writes the
@@ -36,53 +33,72 @@ export interface BundleSignature {
   sha256: string;
 }
 
-/** The bundle's signature, checked against `trusted`; a MirrorError (BUNDLE_UNTRUSTED) saying why it is refused. */
-export async function checkBundleSignature(file: string, trusted: TrustedKey[]): Promise<BundleSignature> {
-  const asc = signatureFileOf(file);
-  const name = basename(asc);
-  const trustedIds = trusted.map((t) => keyIdOf(t.key)).join(', ');
-  const refuse = (why: string, hint: string) => new MirrorError('BUNDLE_UNTRUSTED', `Refusing ${file}: ${why}. Nothing was changed.`, { hint });
-  if (!existsSync(asc)) {
-    throw refuse(
-      `it is not signed: there is no ${name} beside it (trusted keys: ${trustedIds})`,
-      `Carry in the ${name} that modmirror bundle --sign-key wrote beside the bundle, or make the bundle again with --sign-key.`,
-    );
+/**
+ * Reads the bundle with `read` (handed each chunk of the file to show the
+ * check), once, checking its signature against `trusted` on those very
+ * bytes: a MirrorError (BUNDLE_UNTRUSTED) saying why it is refused. What the
+ * signature alone tells (none, unreadable, a key not trusted, revoked or
+ * expired) refuses it before a byte of the bundle is read.
+ */
+export async function readSignedBundle<T>(
+  file: string,
+  trusted: TrustedKey[],
+  read: (raw: RawReader) => Promise<T>,
+): Promise<{ signature: BundleSignature; read: T }> {
+  const armored = readSignatureFile(signatureFileOf(file));
+  const check = typeof armored === 'string' ? await startSignatureCheck(armored, trusted) : armored;
+  if ('ok' in check) throw refusal(file, check, trusted);
+  let value: T;
+  try {
+    value = await read((chunk) => check.feed(chunk));
+  } catch (error) {
+    check.abort(error);
+    throw error;
   }
-  const unreadable = (detail: string) =>
-    refuse(
-      `its signature ${name} cannot be read, so no key can be named (${detail}); it is truncated, damaged or not an OpenPGP signature`,
-      `Copy ${name} again from the outside, or make the bundle again with --sign-key.`,
-    );
-  if (statSync(asc).size > MAX_SIGNATURE_BYTES) throw unreadable(`${statSync(asc).size} bytes`);
-  const result = await verifyFileSignature(file, readFileSync(asc, 'utf8'), trusted);
-  if (result.ok) return { keyId: result.keyId, userId: result.userId, sha256: result.sha256 };
-  const signer = (keyId: string | undefined) => `key ${keyId ?? '(unknown)'}`;
+  check.end();
+  const result = await check.result;
+  if (!result.ok) throw refusal(file, result, trusted);
+  return { signature: { keyId: result.keyId, userId: result.userId, sha256: result.sha256 }, read: value };
+}
+
+function refusal(file: string, result: BadSignature | MissingSignature, trusted: TrustedKey[]): MirrorError {
+  const name = basename(signatureFileOf(file));
+  const refuse = (why: string, hint: string) => new MirrorError('BUNDLE_UNTRUSTED', `Refusing ${file}: ${why}. Nothing was changed.`, { hint });
+  const signer = `key ${result.keyId ?? '(unknown)'}`;
   switch (result.reason) {
+    case 'missing':
+      return refuse(
+        `it is not signed: there is no ${name} beside it (trusted keys: ${trusted.map((t) => keyIdOf(t.key)).join(', ')})`,
+        `Carry in the ${name} that modmirror bundle --sign-key wrote beside the bundle, or make the bundle again with --sign-key.`,
+      );
     case 'unreadable':
-      throw unreadable(result.detail);
+      return refuse(
+        `its signature ${name} cannot be read, so no key can be named (${result.detail}); it is truncated, damaged or not an OpenPGP signature`,
+        `Copy ${name} again from the outside, or make the bundle again with --sign-key.`,
+      );
     case 'untrusted':
-      throw refuse(
-        `it is signed by ${signer(result.keyId)}, which is not trusted (${result.detail})`,
+      return refuse(
+        `it is signed by ${signer}, which is not trusted (${result.detail})`,
         'Trust a key only once you have checked its fingerprint with whoever holds it: then add its public key with --trust FILE or to trust: in the config.',
       );
     case 'revoked':
-      throw refuse(
-        `it is signed by ${signer(result.keyId)}, which is revoked (${result.detail})`,
+      return refuse(
+        `it is signed by ${signer}, which is revoked (${result.detail})`,
         'A revoked key vouches for nothing: make the bundle again, signed with a key the inside trusts that is not revoked.',
       );
     case 'expired':
-      throw refuse(
-        `it is signed by ${signer(result.keyId)}, which has expired (${result.detail})`,
+      return refuse(
+        `it is signed by ${signer}, which has expired (${result.detail})`,
         "Sign the bundle with a current key and trust its public key inside; or extend the key's expiry (gpg --quick-set-expire) and bring the inside its updated public key.",
       );
     case 'future':
-      throw refuse(
-        `it is signed by ${signer(result.keyId)} at a time later than this machine's clock (${result.detail})`,
+      return refuse(
+        `it is signed by ${signer} at a time later than this machine's clock (${result.detail})`,
         "One of the two clocks is wrong: set this machine's clock right and unbundle again, or sign the bundle again once the outside's clock is right.",
       );
     case 'altered':
-      throw refuse(
-        `its bytes are not the ones ${signer(result.keyId)} signed (${result.detail}): the bundle or ${name} changed after it was signed`,
+      return refuse(
+        `its bytes are not the ones ${signer} signed (${result.detail}): the bundle or ${name} changed after it was signed`,
         'Copy the bundle and its signature again, and compare the sha256 with the one modmirror bundle printed; if they match, the bundle was changed before it was copied: make it again.',
       );
   }

@@ -25,7 +25,7 @@ import { PROVENANCE_SUFFIX } from '../protocol/paths.js';
 import { derivedText } from './derive.js';
 import { archivesOf, BUNDLE_MANIFEST, PROVIDER_ARCHIVE_PREFIX, versionsOf, type BundleFile, type BundleManifest } from './format.js';
 import { verifyBundle, walkBundle, type VerifiedBundle } from './read.js';
-import { checkBundleSignature } from './signature.js';
+import { readSignedBundle } from './signature.js';
 import type { TrustedKey } from '../openpgp/detached.js';
 
 export interface UnbundleOptions {
@@ -54,8 +54,11 @@ export async function unbundle(options: UnbundleOptions): Promise<UnbundleResult
   const file = resolve(options.file);
   const outDir = resolve(options.outDir);
   if (!existsSync(file)) throw new MirrorError('USAGE', `The bundle ${file} does not exist.`, { hint: 'Check the path of the bundle you copied in.' });
-  const signature = options.trust === undefined ? undefined : await checkBundleSignature(file, options.trust);
-  const bundle = await verifyBundle(file, signature?.sha256);
+  // With trusted keys, the signature is checked on the very bytes this one read of the bundle checks.
+  const { signature, read: bundle } =
+    options.trust === undefined
+      ? { signature: undefined, read: await verifyBundle(file) }
+      : await readSignedBundle(file, options.trust, (raw) => verifyBundle(file, raw));
   await mkdir(dirname(outDir), { recursive: true });
   const write: MirrorWriteOptions = {
     start: 'copy',

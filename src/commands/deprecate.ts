@@ -3,6 +3,7 @@ import { checkDeprecationLink } from '../mirror/deprecations.js';
 import { isValidName } from '../protocol/paths.js';
 import { validVersion } from '../version-order.js';
 import { printJson, usageError } from './args.js';
+import { provenanceSigningKey } from './key-flags.js';
 import { mirrorFlag, openMirror } from './mirror-flag.js';
 import type { DeprecateFlags } from './options/deprecate.js';
 
@@ -21,10 +22,14 @@ export async function runDeprecate(values: DeprecateFlags, positionals: string[]
   if (linkProblem) throw usageError('deprecate', `--link ${linkProblem}, got "${link}".`);
   const [namespace, name, provider] = parts as [string, string, string];
   const deprecation = undo ? null : { reason: reason!, link: link ?? null };
-  const { store } = await openMirror(values, 'deprecate', mirrorFlag(values, 'deprecate', 'out'), (out) => resolveMirrorConfig({ out, config: values.config }));
+  const { store, config } = await openMirror(values, 'deprecate', mirrorFlag(values, 'deprecate', 'out'), (out) =>
+    resolveMirrorConfig({ out, config: values.config }),
+  );
   let result;
   try {
-    result = await store.deprecate({ namespace, name, provider }, version, deprecation);
+    // A signed mirror's change is signed with the key publish takes: --sign-key, else the config's provenance: key.
+    const signer = await provenanceSigningKey(values, 'deprecate', config);
+    result = await store.deprecate({ namespace, name, provider }, version, deprecation, signer);
   } finally {
     store.close();
   }

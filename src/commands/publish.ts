@@ -168,6 +168,8 @@ async function runProviderPublish(values: PublishFlags, release: string): Promis
     const flagKeys = values['public-key']?.map((k) => resolve(k));
     for (const key of flagKeys ?? [])
       if (!existsSync(key)) throw new MirrorError('SOURCE_NOT_FOUND', `The key file "${key}" does not exist.`, { hint: 'Check the --public-key path.' });
+    // A signed mirror's root is signed with the key a module publish takes.
+    const signer = await provenanceSigningKey(values, 'publish', config);
     const signingKey = values['signing-key'];
     const signing =
       signingKey !== undefined ? { keyFile: resolve(signingKey), passphraseEnv: config.signing?.passphraseEnv ?? DEFAULT_PASSPHRASE_ENV } : config.signing;
@@ -181,6 +183,7 @@ async function runProviderPublish(values: PublishFlags, release: string): Promis
       ...((hostname ?? entry?.hostname) ? { hostname: (hostname ?? entry?.hostname)! } : {}),
       publicKeys: flagKeys ?? entry?.registry?.keys ?? [],
       ...(signing ? { signing } : {}),
+      ...(signer ? { signer } : {}),
       newMirror: values['new-mirror'] === true,
       dryRun: values['dry-run'] === true,
     });

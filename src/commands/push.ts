@@ -4,6 +4,7 @@ import { resolveMirrorConfig } from '../config/index.js';
 import { homeOf } from '../mirror/home.js';
 import { terminalProgress } from './progress.js';
 import { printJson, usageError } from './args.js';
+import { provenanceSigningKey } from './key-flags.js';
 import { mirrorArgument, requireMirror } from './mirror-flag.js';
 import { bucketLocation } from './bucket-flags.js';
 import type { PushFlags } from './options/push.js';
@@ -23,6 +24,8 @@ export async function runPush(values: PushFlags, positionals: string[]): Promise
   const location = bucketLocation(url, values, 'The target');
   const config = resolveMirrorConfig({ config: values.config, out: dirArg });
   await requireMirror(config.outDir, 'push');
+  // A signed mirror's root, signed again where the bucket gives it a newer generation.
+  const signer = await provenanceSigningKey(values, 'push', config);
   const dir = homeOf(config.outDir);
   const json = values.json === true;
   const { push } = await import('../bucket/push.js');
@@ -38,6 +41,7 @@ export async function runPush(values: PushFlags, positionals: string[]): Promise
       dryRun: values['dry-run'] === true,
       terraformGet: values['download-header'] === true,
       concurrency,
+      ...(signer ? { signer } : {}),
       progress: terminalProgress(!json),
     });
     if (json) printJson(result);

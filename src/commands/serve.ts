@@ -9,6 +9,8 @@ import { startServer, UPSTREAM_PROVIDERS_DIR } from '../serve/index.js';
 import { takeInProviders } from '../upstream/providers.js';
 import { DEFAULT_DOWNLOAD_SERIES } from '../serve/metrics.js';
 import { LOG_FORMATS, type LogFormat } from '../serve/request-log.js';
+import { provenanceSigningKey } from './key-flags.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { mirrorFlag, requireMirror } from './mirror-flag.js';
 import type { ServeFlags } from './options/serve.js';
 
@@ -54,6 +56,9 @@ export async function runServe(values: ServeFlags): Promise<number> {
   if (!Number.isFinite(usageMib) || usageMib <= 0)
     throw new MirrorError('USAGE', `Invalid --usage-max-mib "${values['usage-max-mib']}": expected a positive number of MiB.`);
   const upstream = upstreamOf(values, config);
+  const readOnly = values['read-only'] === true;
+  // The key a signed mirror's writes (the API's, the upstream's fills) sign with: the config's provenance: key, read before serving.
+  const signer = readOnly ? undefined : await provenanceSigningKey({}, 'serve', config);
   const dataDir = resolve(values.data ?? 'data');
   // A cache starts empty: with an upstream, a mirror folder that does not exist yet is made, holding nothing.
   if (upstream && !existsSync(dir)) {
@@ -63,7 +68,7 @@ export async function runServe(values: ServeFlags): Promise<number> {
   }
   await requireMirror(dir, 'serve');
   const server = await startServer({
-    ...(upstream ? { upstream: { ...upstream, limits: config.limits, providers: upstreamProviders(config, dataDir) } } : {}),
+    ...(upstream ? { upstream: { ...upstream, limits: config.limits, providers: upstreamProviders(config, dataDir, signer) } } : {}),
     dir,
     host: values.host ?? '127.0.0.1',
     port,
@@ -79,7 +84,8 @@ export async function runServe(values: ServeFlags): Promise<number> {
       imageHosts: config.imageHosts,
       moduleMeta: (address) => moduleMeta(config, address),
       maxUploadBytes: Math.floor(mib * 1024 * 1024),
-      readOnly: values['read-only'] === true,
+      readOnly,
+      ...(signer ? { signer } : {}),
     },
     log: quiet ? undefined : (line) => console.log(line),
     logFormat: logFormat as LogFormat,
@@ -208,9 +214,9 @@ function upstreamToken(variable: string | undefined, file: string | undefined, f
 }
 
 /** The provider packages the cache fetches: kept in the data folder, for the config's platforms, published into the mirror a version at a time. */
-function upstreamProviders(config: ResolvedConfig, dataDir: string) {
+function upstreamProviders(config: ResolvedConfig, dataDir: string, signer: PrivateSigningKey | undefined) {
   const into = join(dataDir, UPSTREAM_PROVIDERS_DIR);
-  return { into, platforms: config.platforms, path: config.providersPath, commit: takeInProviders(config, into) };
+  return { into, platforms: config.platforms, path: config.providersPath, commit: takeInProviders(config, into, signer) };
 }
 
 /** The --sso-* flags: undefined without --sso-issuer; every other problem a usage error naming the flag. */

@@ -1,7 +1,6 @@
 import { resolveMirrorConfig } from '../config/index.js';
-import { printJson, usageError } from './args.js';
+import { printJson } from './args.js';
 import { trustedKeys } from './key-flags.js';
-import { verifyTruthSignatures } from '../verify/signed.js';
 import { mirrorArgument, openMirror } from './mirror-flag.js';
 import type { VerifyFlags } from './options/verify.js';
 
@@ -10,15 +9,13 @@ export async function runVerify(values: VerifyFlags, positionals: string[] = [])
   const { store, config } = await openMirror(values, 'verify', given, (out) => resolveMirrorConfig({ out, config: values.config }));
   // --trust: the truth must be signed by one of these keys before the archives are checked against it.
   const trusted = await trustedKeys(values, { trust: [] });
-  if (trusted && store.location.startsWith('s3://')) {
-    store.close();
-    throw usageError('verify', '--trust checks a mirror folder: verify the folder the bucket was pushed from, or pull it first.');
-  }
   let checked;
   try {
-    const signatures = trusted ? await verifyTruthSignatures(store.location, trusted) : [];
-    checked = await store.verify({ repair: values.repair === true, ...(values.complete === true ? { complete: { platforms: config.platforms } } : {}) });
-    checked = { ...checked, problems: [...signatures, ...checked.problems] };
+    checked = await store.verify({
+      repair: values.repair === true,
+      ...(values.complete === true ? { complete: { platforms: config.platforms } } : {}),
+      ...(trusted ? { trusted } : {}),
+    });
   } finally {
     store.close();
   }

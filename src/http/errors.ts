@@ -31,6 +31,8 @@ const STATUS_OF: Partial<Record<ErrorCode, Status>> = {
   INVALID_ATTRIBUTE: { status: 422, title: 'invalid attribute' },
   UNPROCESSABLE: { status: 422, title: 'unprocessable entity' },
   HEADERS_TOO_LARGE: { status: 431, title: 'request header fields too large' },
+  // The mirror is signed and the server has no key to sign a change to it: its setup's to fix, not worth retrying as it is.
+  SIGNING_KEY_REQUIRED: { status: 409, title: 'conflict' },
   // Another writer holds the data folder's lock: the one condition worth retrying.
   LOCK_BUSY: { status: 503, title: 'service unavailable' },
   // serve --upstream, holding nothing to answer with: the upstream's failure, never the server's own.

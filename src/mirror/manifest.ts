@@ -43,6 +43,9 @@ export function moduleOfStateFile(rel: string): string | undefined {
   return match ? `${match[1]}/${match[2]}/${match[3]}` : undefined;
 }
 
+/** Whether a path is the mirror's truth (the root manifest.json or a module's state), which every other document is derived from. */
+export const isTruthFile = (rel: string): boolean => rel === MANIFEST_FILE || moduleOfStateFile(rel) !== undefined;
+
 /** What a module's state file holds: its entry of the whole manifest, and its own ledger records. */
 export interface ModuleState extends ManifestModule {
   format: number;

@@ -65,7 +65,7 @@ export interface MirrorWriteOptions {
   /** Checks the new generation; read once it is written, since publish checks only what it rewrote. */
   check: MirrorCheck;
   failure: VerifyFailure;
-  /** Signs the truth files the write changes (signed.ts); without it, none is signed. */
+  /** Signs the truth files the write changes (signed.ts); without it, none is signed, and a change to a signed mirror's truth is refused. */
   signer?: PrivateSigningKey;
 }
 
@@ -115,7 +115,8 @@ async function stageAndCommit<R>(
       await staging.discard();
       return result;
     }
-    if (options.signer) await signTruth(outDir, staging, options.signer, !inPlace && options.start !== 'copy');
+    // Signs what the write changed, or refuses a change to a signed mirror's truth without a key.
+    await signTruth(outDir, staging, options.signer, inPlace ? 'change' : options.start === 'copy' ? 'copy' : 'whole');
     // A change in place is held against the live mirror for the modules it read and those it wrote; a whole new one, whole.
     // Read once the write is done: what it changed stays as it is from here on.
     let changedKeys: string[] | undefined;

@@ -5,7 +5,7 @@
 // module's state, the manifest's root last): a reader never meets a version
 // whose archive or documents are not there yet.
 
-import { moduleOfStateFile } from './manifest.js';
+import { isTruthFile } from './manifest.js';
 import { DISCOVERY_FILE, MANIFEST_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE } from '../protocol/paths.js';
 
 export const PHASES = ['archives', 'documents', 'indexes', 'manifest'] as const;
@@ -15,7 +15,7 @@ const INDEX_NAMES = new Set(['versions', 'index.json', 'index.html', '_headers']
 const TOP_INDEXES = new Set([DISCOVERY_FILE, SEARCH_INDEX_FILE, VERSIONS_INDEX_FILE]);
 
 export function phaseOf(rel: string): Phase {
-  if (rel === MANIFEST_FILE || moduleOfStateFile(rel) !== undefined) return 'manifest';
+  if (isTruthFile(rel)) return 'manifest';
   if (/(\.tar\.gz|\.zip|_SHA256SUMS|_SHA256SUMS\.sig)$/.test(rel)) return 'archives';
   // A version's own detail is a document; other index.json files list what is below them.
   if (/^v1\/modules\/[^/]+\/[^/]+\/[^/]+\/[^/]+\/index\.json$/.test(rel)) return 'documents';

@@ -4,6 +4,7 @@
 // write publish uses. Nothing else of the mirror changes.
 
 import type { Deprecation } from '../mirror/deprecations.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { readModuleVersions } from '../mirror/read.js';
 import { recordsView, stagedView } from '../mirror/view.js';
 import { emitIndexes, emitModule } from '../emit/index.js';
@@ -29,7 +30,7 @@ export function setDeprecation(
   address: ModuleAddress,
   version: string,
   deprecation: Deprecation | null,
-  options: { hashArchives?: boolean } = {},
+  options: { hashArchives?: boolean; signer?: PrivateSigningKey } = {},
 ): Promise<DeprecateResult> {
   const key = addressKey(address);
   // A mirror that is not there has no such module: not found, as for any other name (newMirror lets it get that far).
@@ -40,6 +41,7 @@ export function setDeprecation(
     newMirror: true,
     check: () => ({ modules: [key], hashArchives: options.hashArchives !== false }),
     modules: () => [key],
+    ...(options.signer ? { signer: options.signer } : {}),
   };
   return withPartialWrite(write, async (tx, mirror) => {
     const { manifest } = mirror;

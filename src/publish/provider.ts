@@ -5,6 +5,7 @@
 // the site's key) before anything is written; the same release again is a
 // no-op; different bytes for a published version are refused.
 
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProviderFolder } from '../config/providers.js';
@@ -46,6 +47,8 @@ export interface ProviderPublishOptions {
   /** Armored public key files whose signatures the release may carry. */
   publicKeys: string[];
   signing?: SigningConfig;
+  /** Signs the mirror's truth the release changes (its root), as a module publish does. */
+  signer?: PrivateSigningKey;
   /** Start a new mirror when `outDir` holds none. */
   newMirror?: boolean;
   dryRun?: boolean;
@@ -181,6 +184,8 @@ export interface ProviderPackagesOptions {
   dir: string;
   address: ProviderAddress;
   version: string;
+  /** Signs the truth of a signed mirror. */
+  signer?: PrivateSigningKey;
 }
 
 /**

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { emitModule } from '../emit/index.js';
 import { writeMirrorIndexes } from '../emit/indexes.js';
 import { MirrorError } from '../errors.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { ledgerOf, moduleRemoval } from '../mirror/ledger.js';
 import { carriedProviders, moduleStateFile, moduleStatesIn, readModuleStateFile, type ModuleRecord } from '../mirror/manifest.js';
 import { readModuleVersions } from '../mirror/read.js';
@@ -23,6 +24,8 @@ export interface RemoveOptions {
   imageHosts: string[];
   /** Who asked, for the record: `user:alice`, `team:acme/platform`. */
   by: string;
+  /** Signs the truth the removal changes (a signed mirror's writes must). */
+  signer?: PrivateSigningKey;
 }
 
 export interface RemoveTarget {
@@ -48,6 +51,7 @@ export function removeModuleVersions(target: RemoveTarget, options: RemoveOption
     allow: { remove: true },
     check: () => ({ modules: rewritten }),
     modules: (dir: string) => moduleStatesIn(dir, target.namespace).filter((k) => k.startsWith(`${target.namespace}/${target.name}/`)),
+    ...(options.signer ? { signer: options.signer } : {}),
   };
   return withPartialWrite(write, async (tx, mirror) => {
     const { manifest } = mirror;

@@ -19,6 +19,7 @@ import { clientErrorResponse, httpsServer, type ClientError } from './listen.js'
 import { Mirror } from './mirror.js';
 import { ServeMetrics } from './metrics.js';
 import { listenForMetrics, METRICS_PATH, sendMetrics } from './metrics-endpoint.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import type { Registry } from './registry.js';
 import { jsonLine, nameModule, startRecord, textLine, type LogFormat, type RequestRecord } from './request-log.js';
 import { findRoute } from './routes/index.js';
@@ -83,6 +84,8 @@ export interface ServeOptions {
     readOnly?: boolean;
     /** How long an upload link stays valid, default 10 minutes. */
     uploadUrlTtlSeconds?: number;
+    /** Signs the truth each write changes (a signed mirror's writes must): the config's provenance: key. */
+    signer?: PrivateSigningKey;
   };
   /** Fill the mirror from this registry when asked for a module version it lacks (serve --upstream). */
   upstream?: {
@@ -138,6 +141,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     limits: { maxBytes: maxUploadBytes, maxUnpackedBytes: 8 * maxUploadBytes },
     readOnly: p.readOnly === true,
     uploadUrlTtlSeconds: p.uploadUrlTtlSeconds ?? DEFAULT_UPLOAD_URL_TTL_SECONDS,
+    ...(p.signer ? { signer: p.signer } : {}),
     baseUrl: options.baseUrl,
     tls: options.tls !== undefined,
     ...(options.upstream?.limits ? { versionLimits: options.upstream.limits } : {}),

@@ -19,6 +19,7 @@ import { setDeprecation } from '../publish/deprecate.js';
 import { publish } from '../publish/module.js';
 import { removeModuleVersions } from '../publish/remove.js';
 import { unpackUpload, uploadedVersion, type UploadLimits } from '../publish/upload.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import type { ModuleAddress, ModuleMeta, SizeLimits, VersionSource } from '../types.js';
 import type { Mirror } from './mirror.js';
 import type { ArchiveSigner } from './signing.js';
@@ -40,6 +41,8 @@ export interface PublishingOptions {
   tls: boolean;
   /** The config's `limits`, for versions filled from an upstream. */
   versionLimits?: SizeLimits;
+  /** Signs the truth each write changes; without it, a write into a signed mirror is refused (mirror/signed.ts). */
+  signer?: PrivateSigningKey;
 }
 
 /** Codes of a version that cannot be published as uploaded: the uploader's to fix, so a 422. */
@@ -59,6 +62,7 @@ const UPLOAD_SIGNER = 'upload';
 
 export function mirrorWriters(mirror: Mirror, signer: () => ArchiveSigner, options: PublishingOptions): MirrorWriters {
   const root = mirror.root;
+  const signed = options.signer ? { signer: options.signer } : {};
   let queue: Promise<unknown> = Promise.resolve();
   /** One write of this process at a time, in the order asked; each then refreshes the served index. */
   const serial = <T>(write: () => Promise<T>): Promise<T> => {
@@ -104,7 +108,9 @@ export function mirrorWriters(mirror: Mirror, signer: () => ArchiveSigner, optio
           throw error;
         });
         const source = await uploadedVersion(files, address, version, options.moduleMeta(address));
-        await serial(() => publish(source, { outDir: root, cacheDir: options.cacheDir, baseUrl: '', imageHosts: options.imageHosts, remember: false }));
+        await serial(() =>
+          publish(source, { outDir: root, cacheDir: options.cacheDir, baseUrl: '', imageHosts: options.imageHosts, remember: false, ...signed }),
+        );
       } catch (error) {
         throw uploadError(error);
       } finally {
@@ -113,9 +119,9 @@ export function mirrorWriters(mirror: Mirror, signer: () => ArchiveSigner, optio
     },
     remove: (target, version, by) =>
       serial(() =>
-        removeModuleVersions({ ...target, ...(version !== undefined ? { version } : {}) }, { outDir: root, imageHosts: options.imageHosts, by }),
+        removeModuleVersions({ ...target, ...(version !== undefined ? { version } : {}) }, { outDir: root, imageHosts: options.imageHosts, by, ...signed }),
       ).then(() => {}),
-    deprecate: (address, version, deprecation) => serial(() => setDeprecation(root, address, version, deprecation)).then(() => {}),
+    deprecate: (address, version, deprecation) => serial(() => setDeprecation(root, address, version, deprecation, signed)).then(() => {}),
     exclusive: serial,
     // Not strict: an upstream's module that some parser cannot read is still the module clients asked for, as in a build.
     cache: (source) =>
@@ -127,6 +133,7 @@ export function mirrorWriters(mirror: Mirror, signer: () => ArchiveSigner, optio
           imageHosts: options.imageHosts,
           remember: false,
           strict: false,
+          ...signed,
           ...(options.versionLimits ? { limits: options.versionLimits } : {}),
         }),
       ),

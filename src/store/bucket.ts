@@ -27,11 +27,12 @@ export function openBucketStore(location: BucketLocation, options: StoreOptions)
         ),
       );
     },
-    deprecate: (address, version, deprecation) => deprecateInBucket(bucket, address, version, deprecation, { imageHosts: options.imageHosts }),
-    async verify({ repair = false, complete } = {}) {
+    deprecate: (address, version, deprecation, signer) =>
+      deprecateInBucket(bucket, address, version, deprecation, { imageHosts: options.imageHosts, ...(signer ? { signer } : {}) }),
+    async verify({ repair = false, complete, trusted } = {}) {
       if (complete) throw new MirrorError('USAGE', '--complete reads the mirror as a folder: verify the folder you pushed, or sync the bucket to one first.');
       const repaired = repair ? (await repairBucket(bucket, { imageHosts: options.imageHosts })).uploaded : undefined;
-      return { problems: await verifyBucket(bucket), ...(repaired ? { repaired } : {}) };
+      return { problems: await verifyBucket(bucket, trusted ? { trusted } : {}), ...(repaired ? { repaired } : {}) };
     },
     unbundle() {
       return Promise.reject(

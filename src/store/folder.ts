@@ -13,6 +13,7 @@ import { publish } from '../publish/module.js';
 import { refreshModules } from '../publish/refresh.js';
 import { completenessProblems } from '../verify/complete.js';
 import { verifyMirror } from '../verify/index.js';
+import { verifyTruthSignatures } from '../verify/signed.js';
 import type { MirrorStore, StoreOptions } from './index.js';
 
 export function openFolderStore(outDir: string, options: StoreOptions): MirrorStore {
@@ -26,11 +27,11 @@ export function openFolderStore(outDir: string, options: StoreOptions): MirrorSt
       const { publishProviderRelease } = await import('../publish/provider.js');
       return publishProviderRelease({ ...publishOptions, outDir: location });
     },
-    async deprecate(address, version, deprecation) {
+    async deprecate(address, version, deprecation, signer) {
       await requireMirrorAt(location, options.command);
-      return setDeprecation(location, address, version, deprecation);
+      return setDeprecation(location, address, version, deprecation, signer ? { signer } : {});
     },
-    async verify({ repair = false, complete } = {}) {
+    async verify({ repair = false, complete, trusted } = {}) {
       const dir = homeOf(location);
       // A reader's half of always finding a mirror: a mirror set aside by a writer that died mid-swap is put back
       // first, and a change a writer died applying is finished (under the lock, as the next writer would).
@@ -39,7 +40,8 @@ export function openFolderStore(outDir: string, options: StoreOptions): MirrorSt
       if (!existsSync(dir)) await requireMirrorAt(dir, options.command);
       if (hasLeftChanges(dir)) await withMirrorRead(dir, async () => {});
       const repaired = repair ? (await refreshModules('all', { outDir: dir, imageHosts: options.imageHosts })).changed : undefined;
-      const problems = await verifyMirror(dir);
+      // The truth's signatures first: the archives are checked against the states they vouch for.
+      const problems = [...(trusted ? await verifyTruthSignatures(dir, trusted) : []), ...(await verifyMirror(dir))];
       const checked = complete && problems.length === 0 ? readManifest(dir) : undefined;
       if (checked) problems.push(...(await completenessProblems(dir, checked, complete!.platforms)));
       // The root alone: the provider keys are in it, and a large mirror's states would all be read again.

@@ -8,6 +8,8 @@
 
 import type { BucketLocation } from '../bucket/location.js';
 import type { Deprecation } from '../mirror/deprecations.js';
+import type { TrustedKey } from '../openpgp/detached.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import type { Problem } from '../mirror/transaction.js';
 import type { DeprecateResult } from '../publish/deprecate.js';
 import type { PublishOptions, PublishResult } from '../publish/module.js';
@@ -29,6 +31,8 @@ export interface StoreVerifyOptions {
   repair?: boolean;
   /** Also check that every module call and provider the mirror's modules need is in it, for these platforms (a folder's). */
   complete?: { platforms: string[] };
+  /** A signed mirror: its truth must carry a good signature by one of these keys (verify/signed.ts). */
+  trusted?: TrustedKey[];
 }
 
 export interface StoreVerifyResult {
@@ -46,8 +50,8 @@ export interface MirrorStore {
   publish(source: VersionSource, options: StorePublishOptions): Promise<StorePublishResult>;
   /** Publishes an in-house provider's release (its zips, SHA256SUMS and signature). */
   publishProvider(options: Omit<ProviderPublishOptions, 'outDir'>): Promise<ProviderPublishResult>;
-  /** Sets (or, with null, lifts) a version's deprecation. */
-  deprecate(address: ModuleAddress, version: string, deprecation: Deprecation | null): Promise<DeprecateResult>;
+  /** Sets (or, with null, lifts) a version's deprecation; `signer` signs the truth it changes. */
+  deprecate(address: ModuleAddress, version: string, deprecation: Deprecation | null, signer?: PrivateSigningKey): Promise<DeprecateResult>;
   verify(options?: StoreVerifyOptions): Promise<StoreVerifyResult>;
   /**
    * Takes in a bundle: its versions and provider packages, with the replacements and removals its manifest records;

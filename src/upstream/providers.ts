@@ -6,6 +6,7 @@
 // already published keeps its bytes.
 
 import type { ResolvedConfig } from '../config/index.js';
+import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { MirrorError } from '../errors.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
 import { publishProviderPackages } from '../publish/provider.js';
@@ -61,10 +62,22 @@ export async function fetchProviderVersion(
 }
 
 /** Takes a fetched version's packages into the mirror, as a publish of that version: nothing else of the mirror is read or rebuilt. */
-export function takeInProviders(config: ResolvedConfig, into: string): (address: ProviderAddress, version: string) => Promise<void> {
+export function takeInProviders(
+  config: ResolvedConfig,
+  into: string,
+  signer?: PrivateSigningKey,
+): (address: ProviderAddress, version: string) => Promise<void> {
   return async (address, version) => {
     try {
-      await publishProviderPackages({ outDir: config.outDir, cacheDir: config.cacheDir, imageHosts: config.imageHosts, dir: into, address, version });
+      await publishProviderPackages({
+        outDir: config.outDir,
+        cacheDir: config.cacheDir,
+        imageHosts: config.imageHosts,
+        dir: into,
+        address,
+        version,
+        ...(signer ? { signer } : {}),
+      });
     } catch (error) {
       throw new MirrorError('BAD_GATEWAY', `The provider packages fetched from the upstream cannot be kept in the mirror: ${(error as Error).message}`, {
         cause: error,

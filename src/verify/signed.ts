@@ -3,11 +3,11 @@
 // beside it (mirror/signed.ts writes them). With the truth authentic, the
 // rest of verify checks every archive against the signed states' sha256.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { moduleStateFile, moduleStatesIn } from '../mirror/manifest.js';
 import { TRUTH_SIGNATURE_SUFFIX } from '../mirror/signed.js';
-import { verifyFileSignature, type TrustedKey } from '../openpgp/detached.js';
+import { readSignatureFile, verifyFileSignature, type TrustedKey } from '../openpgp/detached.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 import type { Problem } from '../mirror/transaction.js';
 
@@ -26,12 +26,14 @@ export async function verifyTruthSignatures(dir: string, trusted: TrustedKey[]):
   for (const rel of [MANIFEST_FILE, ...moduleStatesIn(dir).map(moduleStateFile)]) {
     const file = join(dir, rel);
     if (!existsSync(file)) continue;
-    if (!existsSync(file + TRUTH_SIGNATURE_SUFFIX)) {
-      problems.push({ path: rel, message: `is not signed: no ${rel}${TRUTH_SIGNATURE_SUFFIX} beside it` });
-      continue;
-    }
-    const checked = await verifyFileSignature(file, readFileSync(file + TRUTH_SIGNATURE_SUFFIX, 'utf8'), trusted);
-    if (!checked.ok) problems.push({ path: rel, message: `${WHY[checked.reason]}${checked.keyId ? ` (${checked.keyId})` : ''}: ${checked.detail}` });
+    const armored = readSignatureFile(file + TRUTH_SIGNATURE_SUFFIX);
+    const checked = typeof armored === 'string' ? await verifyFileSignature(file, armored, trusted) : armored;
+    if (checked.ok) continue;
+    const by = checked.keyId ? ` (${checked.keyId})` : '';
+    problems.push({
+      path: rel,
+      message: checked.reason === 'missing' ? `is not signed: no ${rel}${TRUTH_SIGNATURE_SUFFIX} beside it` : `${WHY[checked.reason]}${by}: ${checked.detail}`,
+    });
   }
   return problems;
 }

@@ -5,11 +5,16 @@
 // conflicting republish is refused; deprecate works there too; a writer
 // killed halfway leaves a bucket every client can use; and Terraform's module
 // installer installs straight from the bucket's website endpoint with no
-// modmirror running.
+// modmirror running. A signed mirror stays signed there: push carries its
+// signatures (and signs the root again where the bucket's is newer, or
+// refuses without the key); publish and deprecate --sign-key sign the state and the root as
+// they land (the root gets its new generation there), so gpg --verify accepts
+// each object and verify --trust the bucket's mirror (and fails a changed
+// one); a write without the key is refused, leaving the bucket as it was.
 
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -20,6 +25,7 @@ import { filesOf } from '../../src/bucket/objects.js';
 import { hasTerraform, ROOT, runCli, spawnCli, tempDir, writeFiles } from '../helpers.js';
 import { expectSameFiles, install, moduleInstallClient, writeModules } from '../clients/install.js';
 import { startRgw, type Rgw } from './rgw.js';
+import { gpg, type Gpg } from '../gpg.js';
 
 const dir = tempDir('mm-s3-');
 let rgw: Rgw;
@@ -579,5 +585,94 @@ describe("Terraform's module installer against the bucket's website endpoint", (
     const env = { ...process.env, TF_CLI_CONFIG_FILE: join(root, 'cli.tfrc'), CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' };
     await promisify(execFile)('terraform', ['get'], { cwd: root, env, timeout: 60_000 });
     expect(readFileSync(join(root, '.terraform/modules/hello/main.tf'), 'utf8')).toBe(readFileSync(join(dir, 'src/2.2.0/main.tf'), 'utf8'));
+  });
+});
+
+describe('a signed mirror in a bucket', () => {
+  const at = join(dir, 'signed');
+  const passphrase = { MODMIRROR_SIGNING_PASSPHRASE: 'mirror signer' };
+  const SIGN = ['--sign-key', 'keys/mirror-signer.key.asc'];
+  const BUCKET = 's3://signed/reg';
+  let g: Gpg;
+  const run = (args: string[], env: Record<string, string> = passphrase) => runCli(args, at, { ...rgw.env, ...env });
+  const publishNet = (version: string) => ['publish', '--source', 'extra', '--namespace', 'acme', '--name', 'net', '--provider', 'aws', '--version', version];
+
+  /** verify --trust of the bucket's mirror; and gpg's own check of the root's and the state's signatures, as the bucket holds them. */
+  async function expectSigned(): Promise<void> {
+    const verified = await run(['verify', '--mirror', BUCKET, ...rgw.flags, '--trust', 'keys/mirror-signer.pub.asc']);
+    expect(verified.code, verified.stderr).toBe(0);
+    for (const rel of ['manifest.json', 'state/acme/net.aws.json']) {
+      const file = join(at, 'object');
+      writeFileSync(file, (await rgw.get('signed', `reg/${rel}`))!.body);
+      writeFileSync(`${file}.asc`, (await rgw.get('signed', `reg/${rel}.asc`))!.body);
+      expect(g.check(['--verify', `${file}.asc`, file]).code, rel).toBe(0);
+    }
+  }
+
+  beforeAll(async () => {
+    writeFiles(at, { 'mods/acme/net/aws/1.0.0/main.tf': 'variable "a" {}\n', 'extra/main.tf': 'variable "c" {}\n' });
+    const made = await runCli(
+      ['key', 'create', '--name', 'Mirror Signer', '--email', 'm@example.com', '--algorithm', 'curve25519', '--out', 'keys'],
+      at,
+      passphrase,
+    );
+    expect(made.code, made.stderr).toBe(0);
+    g = gpg();
+    g.run(['--import', join(at, 'keys/mirror-signer.pub.asc')]);
+    expect((await runCli(['build', '--modules', 'mods', '--mirror', 'dist', ...SIGN], at, passphrase)).code).toBe(0);
+    await rgw.createBucket('signed');
+    const pushed = await run(['push', BUCKET, '--mirror', 'dist', ...rgw.flags]);
+    expect(pushed.code, pushed.stderr).toBe(0);
+  });
+  afterAll(() => g?.close());
+
+  it('is pushed with its signatures', () => expectSigned());
+
+  it('push signs the root again where the bucket moved it on (--sign-key); an unsigned folder is refused', async () => {
+    // Two signed writes into the bucket: its root's generation is now ahead of the folder's.
+    for (const change of [['--reason', 'old'], ['--undo']]) {
+      const deprecated = await run(['deprecate', 'acme/net/aws', '1.0.0', ...change, '--mirror', BUCKET, ...rgw.flags, ...SIGN]);
+      expect(deprecated.code, deprecated.stderr).toBe(0);
+    }
+    const refused = await run(['push', BUCKET, '--mirror', 'dist', ...rgw.flags]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/The mirror is signed \(manifest\.json\.asc\), and this write has no key to sign what it changes \(manifest\.json\)/);
+    const pushed = await run(['push', BUCKET, '--mirror', 'dist', ...rgw.flags, ...SIGN]);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    await expectSigned();
+    cpSync(join(at, 'dist'), join(at, 'unsigned'), { recursive: true, dereference: true, filter: (src) => !src.endsWith('.asc') });
+    const unsigned = await run(['push', BUCKET, '--mirror', 'unsigned', ...rgw.flags]);
+    expect(unsigned.code).toBe(1);
+    expect(unsigned.stderr).toMatch(/is signed \(manifest\.json\.asc\) and \S+unsigned is not: pushing it would leave the bucket's truth unsigned/);
+    await expectSigned();
+  });
+
+  it('stays signed through publish and deprecate --sign-key', async () => {
+    const published = await run([...publishNet('1.1.0'), '--mirror', BUCKET, ...rgw.flags, ...SIGN, '--json']);
+    expect(published.code, published.stderr).toBe(0);
+    expect(json<{ uploaded: string[] }>(published.stdout).uploaded).toEqual(expect.arrayContaining(['state/acme/net.aws.json.asc', 'manifest.json.asc']));
+    await expectSigned();
+    const deprecated = await run(['deprecate', 'acme/net/aws', '1.0.0', '--reason', 'old', '--mirror', BUCKET, ...rgw.flags, ...SIGN]);
+    expect(deprecated.code, deprecated.stderr).toBe(0);
+    await expectSigned();
+  });
+
+  it('fails verify --trust when an object changed after it was signed', async () => {
+    const state = (await rgw.get('signed', 'reg/state/acme/net.aws.json'))!.body;
+    await rgw.client.send(new PutObjectCommand({ Bucket: 'signed', Key: 'reg/state/acme/net.aws.json', Body: Buffer.concat([state, Buffer.from(' ')]) }));
+    const failed = await run(['verify', '--mirror', BUCKET, ...rgw.flags, '--trust', 'keys/mirror-signer.pub.asc']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/state\/acme\/net\.aws\.json: it changed after it was signed/);
+    await rgw.client.send(new PutObjectCommand({ Bucket: 'signed', Key: 'reg/state/acme/net.aws.json', Body: state }));
+    await expectSigned();
+  });
+
+  it('refuses a write without the key (exit 1) and is left as it was', async () => {
+    const before = await rgw.list('signed', 'reg/');
+    const refused = await run([...publishNet('1.2.0'), '--mirror', BUCKET, ...rgw.flags], {});
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/The mirror is signed \(manifest\.json\.asc\), and this write has no key/);
+    expect(await rgw.list('signed', 'reg/')).toEqual(before);
+    await expectSigned();
   });
 });

@@ -1,5 +1,5 @@
 import { command, type Flags, type FlagValues } from '../args.js';
-import { BUCKET_CREDENTIALS, BUCKET_OPTIONS } from './shared.js';
+import { BUCKET_CREDENTIALS, BUCKET_OPTIONS, PASSPHRASE_OPTIONS } from './shared.js';
 
 export const PUSH_OPTIONS = {
   mirror: { type: 'string', value: 'DIR', help: `the built mirror to upload (default: the config's "out", else ./dist)` },
@@ -19,6 +19,12 @@ export const PUSH_OPTIONS = {
   },
   concurrency: { type: 'string', value: 'N', help: 'objects in flight (default 16)' },
   'dry-run': { type: 'boolean', help: 'list what would be uploaded, upload nothing' },
+  'sign-key': {
+    type: 'string',
+    value: 'FILE',
+    help: "a signed mirror's key (default: the config's provenance: key): the root is signed again where the bucket gives it a newer generation",
+  },
+  ...PASSPHRASE_OPTIONS,
   json: { type: 'boolean', help: 'print one JSON summary and no progress' },
   ...BUCKET_OPTIONS,
 } as const satisfies Flags;
@@ -28,7 +34,7 @@ export type PushFlags = FlagValues<typeof PUSH_OPTIONS>;
 export const push = command({
   summary: 'Upload a built mirror to an S3-compatible bucket: only what changed, archives first, the manifest last',
   usage: `modmirror push s3://BUCKET[/PREFIX] [--mirror DIR] [--endpoint URL] [--region REGION] [--path-style] [--prune]
-                [--full] [--download-header] [--concurrency N] [--dry-run] [--json] [--config FILE]`,
+                [--full] [--download-header] [--concurrency N] [--dry-run] [--sign-key FILE] [--json] [--config FILE]`,
   arguments: [['s3://BUCKET/PREFIX', 'the bucket (and the prefix in it) to upload to']],
   options: PUSH_OPTIONS,
   notes: `${BUCKET_CREDENTIALS}

@@ -20,7 +20,7 @@ export const VERIFY_OPTIONS = {
     type: 'string',
     multiple: true,
     value: 'KEY.asc',
-    help: 'a signed mirror: manifest.json and every module state must carry a good signature (FILE.asc, written by build and publish --sign-key) by one of these armored public keys (repeatable); the archives are then checked against the signed states',
+    help: 'a signed mirror: manifest.json and every module state must carry a good signature (FILE.asc, written by every write given --sign-key) by one of these armored public keys (repeatable); the archives are then checked against the signed states',
   },
   ...BUCKET_OPTIONS,
   json: { type: 'boolean', help: 'print {"ok", "problems": [{"path", "message"}]}' },
