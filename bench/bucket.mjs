@@ -13,6 +13,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { readManifest } from '../lib/mirror/manifest.js';
 import { generateCorpus } from './corpus/index.mjs';
 import { hasCeph, startRgw } from './rgw.mjs';
 import { log, makeTempDir, mapLimited, median, removeTempDir, runCommand } from './util.mjs';
@@ -92,7 +93,8 @@ export async function benchBucket({ quick = false, runs } = {}) {
       const source = join(tmp, `src-${i}`);
       execFileSync('mkdir', ['-p', source]);
       await writeFile(join(source, 'main.tf'), `output "run" {\n  value = ${i}\n}\n`);
-      const [address] = Object.keys(JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8')).modules);
+      // The mirror's truth as modmirror reads it: the root and every module's state.
+      const [address] = Object.keys(readManifest(root).modules);
       const [namespace, name, provider] = address.split('/');
       const { stdout, seconds } = await runCommand(
         process.execPath,

@@ -16,6 +16,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildRow } from './build.mjs';
 import { BUILD_PEAK_TARGET_MB } from './serve/settings.mjs';
+import { readManifest } from '../lib/mirror/manifest.js';
 import { archiveFloor, log, makeTempDir, removeTempDir, runCommand, runWithPeakRss } from './util.mjs';
 
 const CLI = fileURLToPath(new URL('../bin/modmirror.js', import.meta.url));
@@ -55,7 +56,8 @@ async function benchSet(tmp, name, paths, runs, { publish }) {
   const first = await build();
   const summary = lastJson(first.stdout);
   if (summary.errors.length > 0) throw new Error(`history ${name}: ${summary.errors.length} version(s) failed, e.g. ${summary.errors[0].message}`);
-  const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+  // The mirror's truth as modmirror reads it: the root and every module's state.
+  const manifest = readManifest(out);
   // The floor archives exactly the tags modmirror mirrored (tags that are not versions are skipped by both).
   const tags = Object.entries(manifest.modules).flatMap(([key, m]) => m.versions.map((v) => ({ repo: paths[indexOfModule(paths, key)], tag: v.tag })));
   const bytes = bytesByKind(out, join(dir, '.modmirror-cache'));
