@@ -251,7 +251,7 @@ export function publishProviderPackages(options: ProviderPackagesOptions): Promi
 
 /** The upstream's release checked again as Terraform will check it here: the signature by the key named, a SHA256SUMS line for each package. */
 async function upstreamRelease(address: ProviderAddress, version: string, packages: ProviderPackage[], r: UpstreamRelease): Promise<ProviderRelease> {
-  const listed = r.keys.find((k) => k['key_id'] === r.keyId);
+  const listed = r.keys.find((k) => (typeof k['key_id'] === 'string' ? k['key_id'] : '') === r.keyId);
   if (typeof listed?.['ascii_armor'] !== 'string') throw invalid(`${r.sumsFile}: the upstream's keys do not include ${r.keyId}, which signed it`);
   const key = { keyId: r.keyId, asciiArmor: listed['ascii_armor'] };
   try {

@@ -130,7 +130,10 @@ describe('serve --upstream, providers', () => {
     });
 
     const answers = await Promise.all(Array.from({ length: 5 }, () => httpsJson(`${REGISTRY}/2.0.0/download/linux/amd64`)));
-    expect(answers.map((a) => a.status)).toEqual(Array(5).fill(200));
+    expect(
+      answers.map((a) => a.status),
+      JSON.stringify(answers[0]!.body),
+    ).toEqual(Array(5).fill(200));
     expect(upstream.requests.filter((p) => p.endsWith('sprockets_2.0.0_linux_amd64.zip'))).toHaveLength(1);
     const document = answers[0]!.body as Record<string, unknown>;
     const theirs = (await (await fetch(new URL('v1/providers/acme/sprockets/2.0.0/download/linux/amd64', upstream.url))).json()) as Record<string, unknown>;

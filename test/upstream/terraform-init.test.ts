@@ -78,7 +78,7 @@ describe.skipIf(!hasTerraform)('terraform init through a mirror that fills itsel
     // The upstream publishes acme/widgets 1.1.0 as the public registry would: signed SHA256SUMS, the key in its download documents.
     const key = await testKey(tempDir('mm-upstream-keys-'), 'Acme Release');
     const releases = join(dir, 'upstream/releases');
-    // Two platforms: the lock file made upstream has a zh: hash for each, and the h1: of the one installed.
+    // Two platforms: the lock file made upstream has a zh: hash for each line of SHA256SUMS, and the h1: of the one installed.
     await writeReleaseFolder(releases, 'widgets', '1.1.0', ['linux_amd64', 'darwin_arm64']);
     await signRelease(releases, 'widgets', '1.1.0', key);
     const upstream = await startUpstream(
@@ -116,7 +116,8 @@ describe.skipIf(!hasTerraform)('terraform init through a mirror that fills itsel
     const registry = await initRegistry(join(dir, 'registry'), cache, cacheCerts.ca);
     expect(registry.output).toContain('Installed acme/widgets v1.1.0 (self-signed');
     expect(registry.code).toBe(0);
-    expect(lockOf('direct').match(/"zh:/g)).toHaveLength(2);
+    // One zh: per line of the upstream's SHA256SUMS: the two zips and the release manifest.
+    expect(lockOf('direct').match(/"zh:/g)).toHaveLength(3);
     expect(lockOf('registry')).toBe(lockOf('direct'));
     expect(readFileSync(join(dir, 'cache/providers/registry.terraform.io/acme/widgets/terraform-provider-widgets_1.1.0_SHA256SUMS'))).toEqual(
       readFileSync(join(releases, 'terraform-provider-widgets_1.1.0_SHA256SUMS')),
