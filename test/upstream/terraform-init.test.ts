@@ -14,7 +14,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/serve/index.js';
+import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { makeCertificatesIn } from '../certificates.js';
 import { resolveMirrorConfig } from '../../src/config/index.js';
 import { takeInProviders } from '../../src/upstream/providers.js';
@@ -182,5 +182,20 @@ describe.skipIf(!hasTerraform)('terraform init through a mirror that fills itsel
     expect(holdings.providers).toEqual([
       expect.objectContaining({ platform: 'linux_amd64', fetched: expect.any(String) as unknown, last_used: expect.any(String) as unknown }),
     ]);
+
+    // The cache's mirror carried inside and served as it is (no upstream): the same host block, the same lock file.
+    const inside = await startServer({
+      dir: join(dir, 'cache'),
+      dataDir: join(dir, 'inside-data'),
+      host: '127.0.0.1',
+      port: 0,
+      log: () => {},
+      tls: { cert: cacheCerts.cert, key: cacheCerts.key },
+    });
+    servers.push(inside);
+    const fourth = await initRegistry(join(dir, 'fourth'), inside, cacheCerts.ca);
+    expect(fourth.output).toContain('Installed acme/widgets v1.1.0 (self-signed');
+    expect(fourth.code).toBe(0);
+    expect(lockOf('fourth')).toBe(lockOf('direct'));
   }, 120_000);
 });
