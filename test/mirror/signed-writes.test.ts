@@ -42,7 +42,14 @@ const config = (signed: boolean) =>
   `sources:\n  - folder: mods\n${upstreamConfig()}` + (signed ? `provenance:\n  key: keys/mirror-signer.key.asc\n  passphraseEnv: ${PASSPHRASE_ENV}\n` : '');
 
 beforeAll(async () => {
-  upstream = await startUpstream(join(dir, 'upstream'), { 'mods/acme/far/aws/2.0.0/main.tf': 'variable "far" {}\n' });
+  // The upstream also serves a signed provider release (providers.v1), as the public registry does.
+  const releaseKey = await testKey(tempDir('mm-signed-writes-upstream-keys-'), 'Acme Release');
+  await writeReleaseFolder(join(dir, 'upstream/releases'), 'gadgets', '1.0.0', ['linux_amd64']);
+  await signRelease(join(dir, 'upstream/releases'), 'gadgets', '1.0.0', releaseKey);
+  upstream = await startUpstream(join(dir, 'upstream'), {
+    'mods/acme/far/aws/2.0.0/main.tf': 'variable "far" {}\n',
+    'mirror.config.yaml': `sources:\n  - folder: mods\nproviders:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.terraform.io\n    keys: [${releaseKey.publicFile}]\n`,
+  });
   writeFiles(dir, {
     'mods/acme/net/aws/1.0.0/main.tf': 'variable "a" {}\n',
     'mods/acme/dns/aws/1.0.0/main.tf': 'variable "b" {}\n',
@@ -225,6 +232,12 @@ describe('serve’s writes into a signed mirror', () => {
       expect(filled.status).toBe(200);
       expect(filled.headers.get('x-modmirror-cache')).toBe('miss');
       await expectSigned('state/acme/far.aws.json');
+
+      // A provider version filled through the cache's providers.v1, with the upstream's signed SHA256SUMS: the root signed anew.
+      const provider = await fetch(new URL('providers/registry.terraform.io/acme/gadgets/1.0.0/download/linux/amd64', s.url));
+      expect(provider.status, await provider.clone().text()).toBe(200);
+      expect(provider.headers.get('x-modmirror-cache')).toBe('miss');
+      await expectSigned();
     });
   });
 
