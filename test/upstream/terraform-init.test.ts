@@ -183,6 +183,11 @@ describe.skipIf(!hasTerraform)('terraform init through a mirror that fills itsel
       expect.objectContaining({ platform: 'linux_amd64', fetched: expect.any(String) as unknown, last_used: expect.any(String) as unknown }),
     ]);
 
+    // A build over the cache's mirror carries what it fetched as it is, providers.v1 documents included.
+    const rebuilt = await runCli(['build', '--modules', 'empty', '--mirror', 'cache'], dir);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    const reverified = await runCli(['verify', '--mirror', 'cache', '--complete'], dir);
+    expect(reverified.code, reverified.stdout + reverified.stderr).toBe(0);
     // The cache's mirror carried inside and served as it is (no upstream): the same host block, the same lock file.
     const inside = await startServer({
       dir: join(dir, 'cache'),
