@@ -172,8 +172,9 @@ async function mirrorVersion(run: ProviderRun, address: ProviderAddress, version
     });
     const checked = results.filter((r) => r !== undefined);
     if (checked.length > 0) {
-      // Before VERSION.json names the packages, so a version listed has its release files.
-      if (run.keepReleases) await storeRelease(typeDir, address, version, await signedLists.values().next().value!);
+      // Before VERSION.json names the packages, so a version listed has its release files. Every platform names the same list.
+      const signed = [...signedLists.values()][0];
+      if (run.keepReleases && signed) await storeRelease(typeDir, address, version, await signed);
       await storeProviderPackages(typeDir, version, checked);
       record.fetched.push(...checked.map((c) => c.platform));
       run.log(`${what}: stored ${checked.map((c) => c.platform).join(', ')}`);

@@ -1,9 +1,11 @@
 // Provider packages for the cache: one version's packages fetched into the
 // cache's provider folder by sync's own code (every package checked as
-// Terraform checks it), then published into the mirror through its one
-// write (the lock, staging, the ledger, verification), as a release is: only
-// that version's files and the indexes are written, and a provider version
-// already published keeps its bytes.
+// Terraform checks it, the upstream's signed SHA256SUMS, signature and keys
+// kept beside them), then published into the mirror through its one write
+// (the lock, staging, the ledger, verification), as a release is: only that
+// version's files and the indexes are written, and a provider version
+// already published keeps its bytes. With the upstream's SHA256SUMS the
+// version is served over providers.v1 too, as the upstream serves it.
 
 import { join } from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
