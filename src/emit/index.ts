@@ -205,7 +205,7 @@ export async function emitIndexes(staging: Staging, sorted: ModuleRecord[], opti
     options.stagedStates ?? new Set(),
   );
   const basePath = basePathOf(options.baseUrl);
-  const inHouse = Object.values(options.providers?.entries ?? {}).some((e) => e.versions.some((v) => v.registry));
+  const inHouse = Object.values(options.providers?.entries ?? {}).some((e) => e.versions.some((v) => v.registry && !v.registry.upstream));
   await staging.writeJson(DISCOVERY_FILE, discoveryDocument(options.baseUrl, { providers: inHouse }));
   await staging.writeJson(listingFile(), listingDocument(firstListed(view, view.namespaces()), 0, LIST_DEFAULT_LIMIT, basePath, ''));
   const namespaces = only ? [...new Set(only.map((o) => o.namespace))] : view.namespaces();

@@ -25,6 +25,7 @@ import {
 } from '../protocol/headers.js';
 import {
   providerDownloadFile,
+  providerRegistryBase,
   providerSignatureFile,
   providerSumsFile,
   providerVersionsFile,
@@ -76,8 +77,11 @@ function* headersChunks(sorted: HeaderModules, baseUrl: string, providers: Provi
       // An in-house release's SHA256SUMS and signature, and its documents (files without an extension).
       yield `\n${rule(providerSumsFile(providers!.path, p, v.version), { 'Content-Type': RELEASE_SUMS_TYPE, 'Cache-Control': CACHE_LONG })}`;
       yield `\n${rule(providerSignatureFile(providers!.path, p, v.version), { 'Content-Type': RELEASE_SIGNATURE_TYPE, 'Cache-Control': CACHE_LONG })}`;
-      for (const platform of v.platforms) yield `\n${rule(providerDownloadFile(p.namespace, p.type, v.version, platform), json)}`;
+      const base = providerRegistryBase(providers!.path, v.upstream ? p.hostname : undefined);
+      for (const platform of v.platforms) yield `\n${rule(providerDownloadFile(p.namespace, p.type, v.version, platform, base), json)}`;
     }
     if (p.registry) yield `\n${rule(providerVersionsFile(p.namespace, p.type), json)}`;
+    if (p.versions.some((v) => v.upstream))
+      yield `\n${rule(providerVersionsFile(p.namespace, p.type, providerRegistryBase(providers!.path, p.hostname)), json)}`;
   }
 }

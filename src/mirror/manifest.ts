@@ -123,6 +123,12 @@ export interface ProviderRegistryVersion {
   signature: { file: string; sha256: string };
   /** The key that made the signature (upper-case hex), the one the download documents list. */
   key_id: string;
+  /**
+   * The upstream's release, kept by `serve --upstream` with the upstream's own
+   * SHA256SUMS, signature and keys: served over providers.v1 under the network
+   * mirror's HOSTNAME folder (protocol/providers.ts providerRegistryBase), not the mirror's own.
+   */
+  upstream?: true;
 }
 
 /** Providers by `HOSTNAME/NAMESPACE/TYPE`, in key order; versions newest first. */

@@ -105,7 +105,8 @@ export interface ProvidersIndex {
     type: string;
     /** In-house: also served over providers.v1 at NAMESPACE/TYPE, each version signed by the key `key_id` names. */
     registry?: true;
-    versions: { version: string; platforms: string[]; key_id?: string }[];
+    /** `key_id`: served over providers.v1 with its SHA256SUMS signed by that key; `upstream`: an upstream's release, under {path}/HOSTNAME/. */
+    versions: { version: string; platforms: string[]; key_id?: string; upstream?: true }[];
   }[];
 }
 
@@ -137,19 +138,30 @@ export function providersServiceUrl(baseUrl: string): string {
   return baseUrl === '' ? `/${PROVIDERS_V1_BASE}` : `${baseUrl}${PROVIDERS_V1_BASE}`;
 }
 
-export function providerRegistryDir(namespace: string, type: string): string {
-  return `${PROVIDERS_V1_BASE}${namespace}/${type}/`;
+/**
+ * Where a provider's providers.v1 documents sit in the tree: an in-house
+ * provider's under the mirror's own `v1/providers/`; an upstream's
+ * (`serve --upstream`) under its network mirror folder's HOSTNAME, `{path}/HOSTNAME/`,
+ * the URL a CLI configuration's host block for that HOSTNAME names. A host
+ * name has no place in a NAMESPACE, so neither can take the other's paths.
+ */
+export function providerRegistryBase(path: string, upstreamHostname?: string): string {
+  return upstreamHostname === undefined ? PROVIDERS_V1_BASE : `${path}/${upstreamHostname}/`;
+}
+
+export function providerRegistryDir(namespace: string, type: string, base = PROVIDERS_V1_BASE): string {
+  return `${base}${namespace}/${type}/`;
 }
 
 /** GET {providers.v1}NAMESPACE/TYPE/versions */
-export function providerVersionsFile(namespace: string, type: string): string {
-  return `${providerRegistryDir(namespace, type)}versions`;
+export function providerVersionsFile(namespace: string, type: string, base = PROVIDERS_V1_BASE): string {
+  return `${providerRegistryDir(namespace, type, base)}versions`;
 }
 
 /** GET {providers.v1}NAMESPACE/TYPE/VERSION/download/OS/ARCH */
-export function providerDownloadFile(namespace: string, type: string, version: string, platform: string): string {
+export function providerDownloadFile(namespace: string, type: string, version: string, platform: string, base = PROVIDERS_V1_BASE): string {
   const [os, arch] = platform.split('_');
-  return `${providerRegistryDir(namespace, type)}${version}/download/${os}/${arch}`;
+  return `${providerRegistryDir(namespace, type, base)}${version}/download/${os}/${arch}`;
 }
 
 /** The release's detached signature of its checksum list. */
@@ -215,13 +227,17 @@ export interface ProviderDownloadInput {
   protocols: string[];
   sha256: string;
   key: { keyId: string; asciiArmor: string };
+  /** The signing keys as the upstream listed them (an upstream's release); else the one key. */
+  listedKeys?: Record<string, unknown>[];
+  /** Where the document sits (providerRegistryBase); default the mirror's own providers.v1. */
+  base?: string;
   /** The mirror's baseUrl, or '' for URLs relative to the document. */
   baseUrl: string;
 }
 
 /** The download document of one platform; every URL absolute under the baseUrl, else relative to the document itself. */
 export function providerDownloadDocument(d: ProviderDownloadInput) {
-  const self = providerDownloadFile(d.address.namespace, d.address.type, d.version, d.platform);
+  const self = providerDownloadFile(d.address.namespace, d.address.type, d.version, d.platform, d.base);
   const [os, arch] = d.platform.split('_');
   return {
     protocols: d.protocols,
@@ -238,6 +254,6 @@ export function providerDownloadDocument(d: ProviderDownloadInput) {
       d.baseUrl,
     ),
     shasum: d.sha256,
-    signing_keys: { gpg_public_keys: [{ key_id: d.key.keyId, ascii_armor: d.key.asciiArmor }] },
+    signing_keys: { gpg_public_keys: d.listedKeys ?? [{ key_id: d.key.keyId, ascii_armor: d.key.asciiArmor }] },
   };
 }

@@ -17,6 +17,7 @@ import {
   providerDownloadDocument,
   providerDownloadFile,
   providerDownloadUrls,
+  providerRegistryBase,
   providerSignatureFile,
   providerSumsFile,
   providerVersionsDocument,
@@ -77,8 +78,14 @@ function registryOf(release: ProviderRelease | undefined, path: string): Pick<Pr
       shasums: { file: providerSumsFile(path, release.address, release.version), sha256: sha256Of(release.sums) },
       signature: { file: providerSignatureFile(path, release.address, release.version), sha256: sha256Of(release.signature) },
       key_id: release.key.keyId,
+      ...(release.upstream ? { upstream: true as const } : {}),
     },
   };
+}
+
+/** Where a registry version's providers.v1 documents sit: the mirror's own providers.v1, or an upstream's release under its HOSTNAME folder. */
+export function registryBaseOf(path: string, address: ProviderAddress, registry: { upstream?: true }): string {
+  return providerRegistryBase(path, registry.upstream ? address.hostname : undefined);
 }
 
 /** What a build takes from the mirror it replaces (`from`): versions it carries forward as they are there, and the zips it already holds. */
@@ -120,7 +127,8 @@ export async function emitProviders(
       }
     }
     for (const v of carried?.entries[key]?.versions ?? []) {
-      const documents = new Map(v.registry ? v.archives.map((a) => [providerDownloadFile(address.namespace, address.type, v.version, a.platform), a]) : []);
+      const base = v.registry && registryBaseOf(path, address, v.registry);
+      const documents = new Map(base ? v.archives.map((a) => [providerDownloadFile(address.namespace, address.type, v.version, a.platform, base), a]) : []);
       for (const file of providerVersionFiles(path, address, v)) {
         const archive = documents.get(file);
         if (archive === undefined || !v.registry) {
@@ -147,7 +155,8 @@ function providerVersionFiles(path: string, address: ProviderAddress, v: Provide
   const files = [providerVersionFile(path, address, v.version), ...v.archives.map((a) => a.archive)];
   if (v.registry) {
     files.push(v.registry.shasums.file, v.registry.signature.file);
-    for (const a of v.archives) files.push(providerDownloadFile(address.namespace, address.type, v.version, a.platform));
+    const base = registryBaseOf(path, address, v.registry);
+    for (const a of v.archives) files.push(providerDownloadFile(address.namespace, address.type, v.version, a.platform, base));
   }
   return files;
 }
@@ -183,6 +192,7 @@ export async function emitRegistry(
     const version = manifest[key]?.versions.find((v) => v.version === r.version);
     if (!version?.registry) continue;
     touched.add(key);
+    const base = registryBaseOf(path, r.address, version.registry);
     await staging.copyFrom(r.sumsFile, version.registry.shasums.file);
     await staging.write(version.registry.signature.file, r.signature);
     for (const a of version.archives) {
@@ -194,19 +204,23 @@ export async function emitRegistry(
         protocols: r.protocols,
         sha256: a.sha256,
         key: r.key,
+        ...(r.upstream ? { listedKeys: r.upstream.keys } : {}),
+        base,
         baseUrl,
       });
-      await staging.writeJson(providerDownloadFile(r.address.namespace, r.address.type, r.version, a.platform), document);
+      await staging.writeJson(providerDownloadFile(r.address.namespace, r.address.type, r.version, a.platform, base), document);
     }
   }
   for (const key of touched) {
     const address = parseProviderKey(key);
-    const versions = manifest[key]!.versions.filter((v) => v.registry).map((v) => ({
-      version: v.version,
-      protocols: v.registry!.protocols,
-      platforms: v.archives.map((a) => a.platform),
-    }));
-    await staging.writeJson(providerVersionsFile(address.namespace, address.type), providerVersionsDocument(versions));
+    // In-house versions and an upstream's are listed apart, each where its documents are.
+    for (const upstream of [false, true]) {
+      const listed = manifest[key]!.versions.filter((v) => v.registry && (v.registry.upstream === true) === upstream);
+      if (listed.length === 0) continue;
+      const versions = listed.map((v) => ({ version: v.version, protocols: v.registry!.protocols, platforms: v.archives.map((a) => a.platform) }));
+      const base = providerRegistryBase(path, upstream ? address.hostname : undefined);
+      await staging.writeJson(providerVersionsFile(address.namespace, address.type, base), providerVersionsDocument(versions));
+    }
   }
 }
 
@@ -216,11 +230,12 @@ export function providersIndexOf(path: string, manifest: ProvidersManifest): Pro
     path,
     providers: Object.entries(manifest).map(([key, entry]) => ({
       ...parseProviderKey(key),
-      ...(entry.versions.some((v) => v.registry) ? { registry: true as const } : {}),
+      ...(entry.versions.some((v) => v.registry && !v.registry.upstream) ? { registry: true as const } : {}),
       versions: entry.versions.map((v) => ({
         version: v.version,
         platforms: v.archives.map((a) => a.platform),
         ...(v.registry ? { key_id: v.registry.key_id } : {}),
+        ...(v.registry?.upstream ? { upstream: true as const } : {}),
       })),
     })),
   };

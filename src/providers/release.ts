@@ -40,6 +40,8 @@ export interface ProviderRelease {
   signedHere: boolean;
   /** The key that made the signature: the one the download documents list. */
   key: SigningKey;
+  /** An upstream's release (serve --upstream): the signing keys as the upstream's download documents listed them. */
+  upstream?: { keys: Record<string, unknown>[] };
 }
 
 export interface AuthenticateOptions {

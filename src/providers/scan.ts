@@ -141,6 +141,8 @@ function readMirrorFolder(dir: string, problems: string[]): Candidate[] {
 
 function readProviderDir(typeDir: string, address: ProviderAddress, problems: string[]): Candidate[] {
   const indexFile = join(typeDir, 'index.json');
+  // An empty folder holds nothing: what a sync (or a cache's fill) leaves when the upstream's packages were refused.
+  if (!existsSync(indexFile) && visible(typeDir).length === 0) return [];
   const index = readJson(indexFile, problems) as { versions?: unknown } | undefined;
   if (!index) return [];
   if (typeof index.versions !== 'object' || index.versions === null || Array.isArray(index.versions)) {

@@ -17,6 +17,7 @@ import {
   PROVIDERS_INDEX_FILE,
   providerDownloadFile,
   providerIndexFile,
+  providerRegistryBase,
   providerVersionFile,
   providerVersionsDocument,
   providerVersionsFile,
@@ -26,7 +27,7 @@ import {
 import { keyStatus, type SigningKey } from '../openpgp/keys.js';
 import { AuthenticationError, checkChecksumList, verifyChecksumSignature } from './signature.js';
 import { hashZipEntries } from './hash.js';
-import { providersIndexOf } from './emit.js';
+import { providersIndexOf, registryBaseOf } from './emit.js';
 
 type Json = Record<string, unknown>;
 
@@ -83,11 +84,13 @@ export async function verifyProviders(manifest: Manifest, ctx: ProviderVerifyCon
       }
       if (v.registry) await verifyRelease(path, address, v, ctx);
     }
-    const inHouse = entry.versions.filter((v) => v.registry);
-    if (inHouse.length > 0) {
-      const rel = providerVersionsFile(address.namespace, address.type);
+    // In-house versions and an upstream's each have their versions document, where their download documents are.
+    for (const upstream of [false, true]) {
+      const listed = entry.versions.filter((v) => v.registry && (v.registry.upstream === true) === upstream);
+      if (listed.length === 0) continue;
+      const rel = providerVersionsFile(address.namespace, address.type, providerRegistryBase(path, upstream ? address.hostname : undefined));
       const expected = providerVersionsDocument(
-        inHouse.map((v) => ({ version: v.version, protocols: v.registry!.protocols, platforms: v.archives.map((a) => a.platform) })),
+        listed.map((v) => ({ version: v.version, protocols: v.registry!.protocols, platforms: v.archives.map((a) => a.platform) })),
       );
       const doc = await json(rel);
       if (doc && !same(doc, expected)) problem(rel, 'does not list the versions, protocols and platforms of the manifest');
@@ -141,7 +144,7 @@ async function verifyRelease(path: string, address: ProviderAddress, v: Provider
   const signature = await readChecked(registry.signature, ctx);
   const keys = new Map<string, SigningKey>();
   for (const a of v.archives) {
-    const rel = providerDownloadFile(address.namespace, address.type, v.version, a.platform);
+    const rel = providerDownloadFile(address.namespace, address.type, v.version, a.platform, registryBaseOf(path, address, registry));
     const doc = await ctx.json(rel);
     if (!doc) continue;
     const resolve = (field: string) => {
@@ -214,7 +217,8 @@ export async function signingKeyWarnings(dir: string, manifest: Manifest, now = 
   for (const [key, entry] of Object.entries(manifest.providers ?? {})) {
     const address = parseProviderKey(key);
     for (const v of entry.versions) {
-      if (!v.registry || seen.has(v.registry.key_id) || v.archives.length === 0) continue;
+      // An upstream's key is the upstream's to renew; its releases stay installable as they are.
+      if (!v.registry || v.registry.upstream || seen.has(v.registry.key_id) || v.archives.length === 0) continue;
       seen.add(v.registry.key_id);
       const rel = providerDownloadFile(address.namespace, address.type, v.version, v.archives[0]!.platform);
       let listed: { key_id?: unknown; ascii_armor?: unknown }[];

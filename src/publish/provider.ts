@@ -17,13 +17,16 @@ import { writeMirrorIndexes } from '../emit/indexes.js';
 import { emitRegistry, providersManifestOf } from '../providers/emit.js';
 import { authenticateReleases, type ProviderRelease } from '../providers/release.js';
 import { scanProviders, type ProviderPackage } from '../providers/scan.js';
+import { checkChecksumList, verifyChecksumSignature } from '../providers/signature.js';
 import {
+  DEFAULT_PROVIDER_PROTOCOLS,
   DEFAULT_PROVIDERS_PATH,
   providerIndexDocument,
   providerIndexFile,
   providerKey,
   providerVersionDocument,
   providerVersionFile,
+  providerZipName,
   type ProviderAddress,
 } from '../protocol/providers.js';
 import { compareVersionsDesc } from '../version-order.js';
@@ -186,6 +189,22 @@ export interface ProviderPackagesOptions {
   version: string;
   /** Signs the truth of a signed mirror. */
   signer?: PrivateSigningKey;
+  /**
+   * The upstream's signed SHA256SUMS of the version (kept as fetched, `sumsFile`
+   * its copy), its signature, the key that made it and the keys the upstream
+   * listed: the version is then served over providers.v1 too, as the upstream
+   * serves it, so Terraform checks it and records its hashes as from the upstream.
+   */
+  release?: UpstreamRelease;
+}
+
+export interface UpstreamRelease {
+  sumsFile: string;
+  sums: Buffer;
+  signature: Buffer;
+  keyId: string;
+  keys: Record<string, unknown>[];
+  protocols: string[];
 }
 
 /**
@@ -204,7 +223,8 @@ export function publishProviderPackages(options: ProviderPackagesOptions): Promi
     const { packages: all } = await scanProviders([{ kind: 'mirror', dir: options.dir }], options.cacheDir);
     const packages = all.filter((p) => providerKey(p.address) === key && p.version === options.version);
     if (packages.length === 0) throw invalid(`${options.dir}: holds no package of ${key} ${options.version}`);
-    const entry = providersManifestOf(packages, path)[key]!.versions[0]!;
+    const releases = options.release ? [await upstreamRelease(options.address, options.version, packages, options.release)] : [];
+    const entry = providersManifestOf(packages, path, releases)[key]!.versions[0]!;
     const existing = manifest.providers?.[key]?.versions.find((v) => v.version === options.version);
     if (existing) {
       const differences = differencesOf(existing, entry);
@@ -222,11 +242,35 @@ export function publishProviderPackages(options: ProviderPackagesOptions): Promi
       address: options.address,
       entry,
       packages,
-      releases: [],
+      releases,
       ...(hostname ? { hostname } : {}),
     });
     return { outcome: 'published', changed };
   });
+}
+
+/** The upstream's release checked again as Terraform will check it here: the signature by the key named, a SHA256SUMS line for each package. */
+async function upstreamRelease(address: ProviderAddress, version: string, packages: ProviderPackage[], r: UpstreamRelease): Promise<ProviderRelease> {
+  const listed = r.keys.find((k) => (typeof k['key_id'] === 'string' ? k['key_id'] : '') === r.keyId);
+  if (typeof listed?.['ascii_armor'] !== 'string') throw invalid(`${r.sumsFile}: the upstream's keys do not include ${r.keyId}, which signed it`);
+  const key = { keyId: r.keyId, asciiArmor: listed['ascii_armor'] };
+  try {
+    await verifyChecksumSignature(r.sums, r.signature, [key]);
+    for (const p of packages) checkChecksumList(r.sums, providerZipName(address.type, version, p.platform), p.sha256);
+  } catch (error) {
+    throw invalid(`${r.sumsFile}: ${(error as Error).message}`);
+  }
+  return {
+    address,
+    version,
+    protocols: r.protocols.length > 0 ? r.protocols : [...DEFAULT_PROVIDER_PROTOCOLS],
+    sumsFile: r.sumsFile,
+    sums: r.sums,
+    signature: r.signature,
+    signedHere: false,
+    key,
+    upstream: { keys: r.keys },
+  };
 }
 
 const invalid = (message: string) => new MirrorError('PROVIDER_INVALID', `${message}; nothing was written`);

@@ -7,11 +7,12 @@
 // 502 or 504, never a 500.
 
 import { MirrorError } from '../errors.js';
-import { jsonPayload } from '../http/payload.js';
+import { jsonPayload, type Payload } from '../http/payload.js';
 import { addressKey, isValidName, versionsFile } from '../protocol/paths.js';
+import { providerVersionFile, type ProviderAddress } from '../protocol/providers.js';
 import { normalizeHost } from '../protocol/source-address.js';
 import type { ModuleAddress } from '../types.js';
-import type { UpstreamCache } from '../upstream/index.js';
+import type { ListedProviderVersion, UpstreamCache } from '../upstream/index.js';
 import { compareVersionsDesc, latestVersion, validVersion } from '../version-order.js';
 import { addressOf, notFound, type Answer, type RouteRequest } from './registry.js';
 
@@ -100,36 +101,69 @@ async function fillVersion(r: RouteRequest, upstream: UpstreamCache, version: st
   return 'miss';
 }
 
+/** A file of the network mirror's folder a cache answers: HOST/NS/TYPE/ index.json, VERSION.json, or providers.v1's `versions` and VERSION/download/OS/ARCH. */
+type ProviderPath =
+  | { kind: 'index' | 'versions'; address: ProviderAddress }
+  | { kind: 'version'; address: ProviderAddress; version: string }
+  | { kind: 'download'; address: ProviderAddress; version: string; platform: string };
+
+function providerPathOf(rest: string, hosts: Set<string>): ProviderPath | undefined {
+  const parts = rest.split('/');
+  const hostname = normalizeHost(parts[0] ?? '');
+  const [, namespace = '', type = '', file = ''] = parts;
+  if (hostname === undefined || !hosts.has(hostname) || !isValidName(namespace) || !isValidName(type)) return undefined;
+  const address = { hostname, namespace, type };
+  if (parts.length === 4 && (file === 'index.json' || file === 'versions')) return { kind: file === 'versions' ? 'versions' : 'index', address };
+  if (parts.length === 4 && file.endsWith('.json')) return { kind: 'version', address, version: file.slice(0, -'.json'.length) };
+  if (parts.length === 7 && parts[4] === 'download') return { kind: 'download', address, version: file, platform: `${parts[5]}_${parts[6]}` };
+  return undefined;
+}
+
+/** A document of the mirror's tree, or undefined when it has none there. */
+function heldDocument(r: RouteRequest, path: string): Promise<Payload | undefined> {
+  return r.registry.mirror.document(path).catch((error: unknown) => {
+    if (error instanceof MirrorError && error.code === 'NOT_FOUND') return undefined;
+    throw error;
+  });
+}
+
 /**
  * GET {providers}/HOST/NS/TYPE/index.json and VERSION.json with an upstream
  * that fills providers: the index lists the held versions and the
- * upstream's; a VERSION.json the mirror lacks is filled first. Undefined for
- * any other path, or one the mirror answers as it is.
+ * upstream's; a VERSION.json the mirror lacks is filled first. The same
+ * folder is the upstream's providers.v1 for HOST (a host block points there):
+ * `versions` lists the held versions and the upstream's, and a download
+ * document of a version the mirror lacks is filled first, for the config's
+ * platforms. Undefined for any other path, or one the mirror answers as it is.
  */
 export async function upstreamProviderFile(r: RouteRequest, path: string): Promise<Answer | { filled: true } | undefined> {
   const upstream = r.registry.upstream;
   const providers = upstream?.providers;
   if (!upstream || !providers || !path.startsWith(`${providers.path}/`)) return undefined;
-  const match = /^([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)\.json$/.exec(path.slice(providers.path.length + 1));
-  const hostname = match ? normalizeHost(match[1]!) : undefined;
-  if (!match || hostname === undefined || !providers.hosts.has(hostname) || !isValidName(match[2]!) || !isValidName(match[3]!)) return undefined;
+  const file = providerPathOf(path.slice(providers.path.length + 1), providers.hosts);
+  if (!file) return undefined;
   // Private mode: only a caller with a token makes the cache fetch (401 before anything is asked).
   if (r.registry.access) r.caller ??= r.registry.access.caller(r.req);
-  if (privateNamespace(r, match[2]!)) return undefined;
-  const address = { hostname, namespace: match[2]!, type: match[3]! };
-  const held = await r.registry.mirror.document(path).catch((error: unknown) => {
-    if (error instanceof MirrorError && error.code === 'NOT_FOUND') return undefined;
-    throw error;
-  });
-  if (match[4] !== 'index') {
-    if (held || validVersion(match[4]!) === null) return undefined;
-    await upstream.fillProvider(address, match[4]!);
+  const { address } = file;
+  if (privateNamespace(r, address.namespace)) return undefined;
+  const held = await heldDocument(r, path);
+  if (file.kind === 'version' || file.kind === 'download') {
+    if (held || validVersion(file.version) === null) return undefined;
+    if (file.kind === 'download') {
+      // Another platform than the config's is not filled (a version in the mirror never changes, so it would never get the config's);
+      // nor is a version the mirror holds without the upstream's signed SHA256SUMS: the route's 404 answers both.
+      const kept = await heldDocument(r, providerVersionFile(providers.path, address, file.version));
+      if (kept || !providers.platforms.includes(file.platform)) return undefined;
+    }
+    await upstream.fillProvider(address, file.version);
     const { mirror, access } = r.registry;
     r.index = access && r.caller ? access.view(mirror.current(), r.caller) : mirror.current();
     // Private: the route answers, as for any version it holds (the zips' URLs signed for the caller).
     return access ? { filled: true } : { payload: await mirror.document(path), headers: { [CACHE_HEADER]: 'miss' } };
   }
-  const list = await upstream.providerVersions(address, held !== undefined);
+  const { hostname } = address;
+  const list =
+    file.kind === 'index' ? await upstream.providerVersions(address, held !== undefined) : await upstream.providerRegistryVersions(address, held !== undefined);
   if (list.kind === 'failed') {
     if (!held) throw list.error;
     return { payload: held, headers: { [CACHE_HEADER]: 'stale' } };
@@ -138,10 +172,15 @@ export async function upstreamProviderFile(r: RouteRequest, path: string): Promi
     if (!held) throw notFound(`Provider ${hostname}/${address.namespace}/${address.type} not found here or upstream`);
     return { payload: held, headers: { [CACHE_HEADER]: 'hit' } };
   }
+  const headers = { [CACHE_HEADER]: list.asked ? 'miss' : 'hit' };
+  if (file.kind === 'versions') {
+    // The held versions as the mirror serves them, then the upstream's others as it lists them.
+    const ours = held ? (JSON.parse(held.body.toString('utf8')) as { versions: ListedProviderVersion[] }).versions : [];
+    const have = new Set(ours.map((v) => v.version));
+    const theirs = (list.versions as ListedProviderVersion[]).filter((v) => !have.has(v.version) && validVersion(v.version) !== null);
+    return { payload: jsonPayload({ versions: [...ours, ...theirs].sort((a, b) => compareVersionsDesc(a.version, b.version)) }), headers };
+  }
   const ours = held ? Object.keys((JSON.parse(held.body.toString('utf8')) as { versions: Record<string, unknown> }).versions) : [];
-  const versions = [...new Set([...ours, ...list.versions.filter((v) => validVersion(v) !== null)])].sort(compareVersionsDesc);
-  return {
-    payload: jsonPayload({ versions: Object.fromEntries(versions.map((v) => [v, {}])) }),
-    headers: { [CACHE_HEADER]: list.asked ? 'miss' : 'hit' },
-  };
+  const versions = [...new Set([...ours, ...(list.versions as string[]).filter((v) => validVersion(v) !== null)])].sort(compareVersionsDesc);
+  return { payload: jsonPayload({ versions: Object.fromEntries(versions.map((v) => [v, {}])) }), headers };
 }

@@ -10,7 +10,14 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic.js';
-import { providerIndexDocument, providerVersionDocument, providerZipName, type ProviderAddress } from '../protocol/providers.js';
+import {
+  providerIndexDocument,
+  providerSignatureName,
+  providerSumsName,
+  providerVersionDocument,
+  providerZipName,
+  type ProviderAddress,
+} from '../protocol/providers.js';
 import { compareVersionsDesc, validVersion } from '../version-order.js';
 
 export interface Archive {
@@ -82,4 +89,46 @@ async function writeIndex(typeDir: string): Promise<void> {
     .filter((v) => validVersion(v) === v)
     .sort((a, b) => compareVersionsDesc(b, a));
   await writeFileAtomic(join(typeDir, 'index.json'), `${JSON.stringify(providerIndexDocument(versions), null, 2)}\n`);
+}
+
+/** A version's SHA256SUMS as the upstream signed it, checked: its bytes, the signature's, the key that made it, and what the upstream listed. */
+export interface SignedList {
+  sums: Buffer;
+  signature: Buffer;
+  keyId: string;
+  /** The signing keys as the upstream's download document listed them. */
+  keys: Record<string, unknown>[];
+  /** The plugin protocol versions it named. */
+  protocols: string[];
+}
+
+/** terraform-provider-TYPE_VERSION_registry.json: the key and what the upstream listed, beside the SHA256SUMS and its .sig. */
+const registryName = (type: string, version: string) => `terraform-provider-${type}_${version}_registry.json`;
+
+/** Keeps a version's signed SHA256SUMS, its signature and the upstream's keys beside its packages, byte for byte. */
+export async function storeRelease(typeDir: string, address: ProviderAddress, version: string, list: SignedList): Promise<void> {
+  await writeFileAtomic(join(typeDir, providerSumsName(address.type, version)), list.sums);
+  await writeFileAtomic(join(typeDir, providerSignatureName(address.type, version)), list.signature);
+  const registry = { key_id: list.keyId, protocols: list.protocols, gpg_public_keys: list.keys };
+  await writeFileAtomic(join(typeDir, registryName(address.type, version)), `${JSON.stringify(registry, null, 2)}\n`);
+}
+
+/** What storeRelease kept for a version; undefined when it kept nothing (or not all of it). */
+export async function readRelease(typeDir: string, address: ProviderAddress, version: string): Promise<SignedList | undefined> {
+  try {
+    const registry = JSON.parse(await readFile(join(typeDir, registryName(address.type, version)), 'utf8')) as {
+      key_id: string;
+      protocols: string[];
+      gpg_public_keys: Record<string, unknown>[];
+    };
+    return {
+      sums: await readFile(join(typeDir, providerSumsName(address.type, version))),
+      signature: await readFile(join(typeDir, providerSignatureName(address.type, version))),
+      keyId: registry.key_id,
+      keys: registry.gpg_public_keys,
+      protocols: registry.protocols,
+    };
+  } catch {
+    return undefined;
+  }
 }

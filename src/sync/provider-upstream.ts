@@ -20,12 +20,28 @@ export interface PackageMeta {
   /** Lower-case hex sha256 of the zip, as the registry states it. */
   shasum: string;
   signingKeys: SigningKey[];
+  /** The signing keys as the document lists them (with trust_signature, source, ...), for a cache that serves them again. */
+  listedKeys: Record<string, unknown>[];
+  /** The plugin protocol versions the document names (empty when it names none). */
+  protocols: string[];
 }
 
 const path = (a: ProviderAddress) => `${encodeURIComponent(a.namespace)}/${encodeURIComponent(a.type)}`;
 
+/** One version as a providers.v1 versions document lists it. */
+export interface ListedProviderVersion {
+  version: string;
+  protocols: string[];
+  platforms: { os: string; arch: string }[];
+}
+
 /** Every version the upstream lists for a provider. */
 export async function listProviderVersions(http: HttpClient, providers: URL, address: ProviderAddress, what: string): Promise<string[]> {
+  return (await listProviderRegistryVersions(http, providers, address, what)).map((v) => v.version);
+}
+
+/** Every version the upstream lists for a provider, with its protocols and platforms (an entry without a version string left out). */
+export async function listProviderRegistryVersions(http: HttpClient, providers: URL, address: ProviderAddress, what: string): Promise<ListedProviderVersion[]> {
   const url = new URL(`${path(address)}/versions`, providers);
   const { value } = await http.json(url, `${what} versions`);
   const versions = (value as { versions?: unknown } | undefined)?.versions;
@@ -34,7 +50,18 @@ export async function listProviderVersions(http: HttpClient, providers: URL, add
       hint: 'Check that --from is a Terraform provider registry (providers.v1).',
     });
   }
-  return versions.map((v) => (v as { version?: unknown })?.version).filter((v): v is string => typeof v === 'string');
+  const strings = (list: unknown) => (Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : []);
+  return versions
+    .map((v) => (v ?? {}) as { version?: unknown; protocols?: unknown; platforms?: unknown })
+    .filter((v): v is typeof v & { version: string } => typeof v.version === 'string')
+    .map((v) => ({
+      version: v.version,
+      protocols: strings(v.protocols),
+      platforms: (Array.isArray(v.platforms) ? v.platforms : [])
+        .map((p) => (p ?? {}) as { os?: unknown; arch?: unknown })
+        .filter((p): p is { os: string; arch: string } => typeof p.os === 'string' && typeof p.arch === 'string')
+        .map((p) => ({ os: p.os, arch: p.arch })),
+    }));
 }
 
 /** The providers.v1 download document of one platform's package. */
@@ -81,10 +108,9 @@ export async function packageMeta(
   if (!/^[0-9a-f]{64}$/.test(shasum)) throw invalid(`includes invalid SHA256 hash ${JSON.stringify(body['shasum'])}`);
   if (typeof body['filename'] !== 'string' || body['filename'] === '') throw invalid('names no filename');
   const keyList = (body['signing_keys'] as { gpg_public_keys?: unknown } | undefined)?.gpg_public_keys;
-  const signingKeys = (Array.isArray(keyList) ? keyList : [])
-    .map((k) => k as { key_id?: unknown; ascii_armor?: unknown })
-    .filter((k) => typeof k?.ascii_armor === 'string')
-    .map((k) => ({ keyId: typeof k.key_id === 'string' ? k.key_id : '', asciiArmor: k.ascii_armor as string }));
+  const listedKeys = (Array.isArray(keyList) ? keyList : []).map((k) => k as Record<string, unknown>).filter((k) => typeof k?.['ascii_armor'] === 'string');
+  const signingKeys = listedKeys.map((k) => ({ keyId: typeof k['key_id'] === 'string' ? k['key_id'] : '', asciiArmor: k['ascii_armor'] as string }));
+  const protocols = Array.isArray(body['protocols']) ? body['protocols'].filter((p): p is string => typeof p === 'string' && /^\d+(\.\d+)?$/.test(p)) : [];
   return {
     platform,
     filename: body['filename'],
@@ -93,6 +119,8 @@ export async function packageMeta(
     shasumsSignatureUrl: link('shasums_signature_url', 'SHASUMS signature URL'),
     shasum,
     signingKeys,
+    listedKeys,
+    protocols,
   };
 }
 

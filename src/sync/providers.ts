@@ -20,7 +20,7 @@ import { compareVersionsDesc, validVersion } from '../version-order.js';
 import type { HttpClient } from './http.js';
 import type { LockedProvider } from './lock-file.js';
 import { AuthenticationError, checkArchiveChecksum, checkChecksumList, NoSigningKeyError, verifyChecksumSignature } from '../providers/signature.js';
-import { packageFileName, providerTypeDir, storedArchives, storeProviderPackages } from './provider-store.js';
+import { packageFileName, providerTypeDir, storedArchives, storeProviderPackages, storeRelease, type SignedList } from './provider-store.js';
 import { fetchBytes, listProviderVersions, packageMeta, type PackageMeta } from './provider-upstream.js';
 import { removeAbandoned } from './store.js';
 import type { SyncResult } from './types.js';
@@ -57,6 +57,8 @@ export interface ProviderRun {
   platforms: string[];
   result: SyncResult;
   log: (line: string) => void;
+  /** Keep each version's signed SHA256SUMS, its signature and the keys listed beside its packages (provider-store.ts), to serve them again. */
+  keepReleases?: boolean;
 }
 
 /** Mirrors what the needs ask for, provider by provider. */
@@ -149,7 +151,7 @@ async function mirrorVersion(run: ProviderRun, address: ProviderAddress, version
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { recursive: true });
   try {
-    const signedLists = new Map<string, Promise<Buffer>>();
+    const signedLists = new Map<string, Promise<SignedList>>();
     // Two packages at a time: one downloads while the other is hashed.
     const results = await mapLimited(missing, 2, async (platform) => {
       try {
@@ -170,6 +172,9 @@ async function mirrorVersion(run: ProviderRun, address: ProviderAddress, version
     });
     const checked = results.filter((r) => r !== undefined);
     if (checked.length > 0) {
+      // Before VERSION.json names the packages, so a version listed has its release files. Every platform names the same list.
+      const signed = [...signedLists.values()][0];
+      if (run.keepReleases && signed) await storeRelease(typeDir, address, version, await signed);
       await storeProviderPackages(typeDir, version, checked);
       record.fetched.push(...checked.map((c) => c.platform));
       run.log(`${what}: stored ${checked.map((c) => c.platform).join(', ')}`);
@@ -221,7 +226,7 @@ async function fetchChecked(
   run: ProviderRun,
   meta: PackageMeta,
   file: string,
-  signedLists: Map<string, Promise<Buffer>>,
+  signedLists: Map<string, Promise<SignedList>>,
   release: string,
   platform: string,
 ): Promise<string[]> {
@@ -230,16 +235,16 @@ async function fetchChecked(
   let list = signedLists.get(listKey);
   if (list === undefined) {
     list = (async () => {
-      const document = await fetchBytes(run.http, meta.shasumsUrl, `${release} SHA256SUMS`);
+      const sums = await fetchBytes(run.http, meta.shasumsUrl, `${release} SHA256SUMS`);
       const signature = await fetchBytes(run.http, meta.shasumsSignatureUrl, `${release} SHA256SUMS signature`);
-      const keyId = await refusedAs(release, () => verifyChecksumSignature(document, signature, meta.signingKeys));
+      const keyId = await refusedAs(release, () => verifyChecksumSignature(sums, signature, meta.signingKeys));
       // Once per list, whichever platform reaches it first: name the release only.
       run.log(`${release}: SHA256SUMS signed by ${keyId}`);
-      return document;
+      return { sums, signature, keyId, keys: meta.listedKeys, protocols: meta.protocols };
     })();
     signedLists.set(listKey, list);
   }
-  const document = await list;
+  const document = (await list).sums;
   await refusedAs(what, async () => checkChecksumList(document, meta.filename, meta.shasum));
   const sha256 = await download(run.http, meta.downloadUrl, file, `${what} package`);
   await refusedAs(what, async () => checkArchiveChecksum(sha256, meta.shasum), 'Nothing was stored for this package; sync fetches it again on the next run.');

@@ -17,7 +17,7 @@ import { describeFolder } from '../scan/folder.js';
 import { fetchLocation, GitRepos } from '../sync/fetch.js';
 import { HttpClient, UpstreamStatusError } from '../sync/http.js';
 import { parseLocation } from '../sync/location.js';
-import { listProviderVersions } from '../sync/provider-upstream.js';
+import { listProviderRegistryVersions, listProviderVersions, type ListedProviderVersion } from '../sync/provider-upstream.js';
 import { downloadLocation, isMissingModule, listVersions, readDiscovery, serviceUrl, versionDetail, type Discovery } from '../sync/upstream.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
 import { PUBLIC_REGISTRY_HOSTS, servedHosts } from '../protocol/source-address.js';
@@ -26,6 +26,8 @@ import { SingleFlight } from './flight.js';
 import { gatewayError, Memory } from './memory.js';
 import { fetchProviderVersion } from './providers.js';
 import { appendFill, isModuleFill, readFills } from './record.js';
+
+export type { ListedProviderVersion };
 
 export interface UpstreamOptions {
   /** The upstream registry; discovery is read from its host. */
@@ -73,7 +75,7 @@ export interface UpstreamOptions {
   patienceMs?: number;
 }
 
-export type VersionList = { kind: 'listed'; versions: string[]; asked: boolean } | { kind: 'missing' } | { kind: 'failed'; error: MirrorError };
+export type VersionList<T = string> = { kind: 'listed'; versions: T[]; asked: boolean } | { kind: 'missing' } | { kind: 'failed'; error: MirrorError };
 
 /** What a fill did: fetched and published now, or refused because the mirror already held other bytes (kept). */
 export interface Filled {
@@ -93,7 +95,7 @@ const UNCACHEABLE = new Set(['HCL_SYNTAX', 'VERSION_READ_FAILED', 'VERSION_INVAL
 export class UpstreamCache {
   private readonly http: HttpClient;
   private readonly flights = new SingleFlight();
-  private readonly lists = new Memory<VersionList>();
+  private readonly lists = new Memory<VersionList<unknown>>();
   /** Versions the upstream answered 404 for, or failed to give. */
   private readonly versionFailures = new Memory<MirrorError>();
   private discovered: { discovery: Discovery; until: number } | undefined;
@@ -137,20 +139,30 @@ export class UpstreamCache {
     });
   }
 
+  /** The upstream's providers.v1 versions document of a provider, each version with its protocols and platforms; kept as the list above. */
+  providerRegistryVersions(address: ProviderAddress, held = false): Promise<VersionList<ListedProviderVersion>> {
+    const name = providerKey(address);
+    return this.list(`providers.v1 ${name}`, name, held, async () => {
+      const service = await this.service('providers.v1');
+      return service && listProviderRegistryVersions(this.http, service, address, name);
+    });
+  }
+
   /** A version list as kept, or asked for; undefined from `ask` (or a 404) is a miss. */
-  private list(key: string, name: string, held: boolean, ask: () => Promise<string[] | undefined>): Promise<VersionList> {
-    const known = this.lists.get(key);
+  private list<T>(key: string, name: string, held: boolean, ask: () => Promise<T[] | undefined>): Promise<VersionList<T>> {
+    const known = this.lists.get(key) as VersionList<T> | undefined;
     if (known) return Promise.resolve(known.kind === 'listed' ? { ...known, asked: false } : known);
-    const asked = this.flights.run(`versions ${key}`, async () => {
+    const asked = this.flights.run(`versions ${key}`, async (): Promise<VersionList<T>> => {
+      const kept = (list: VersionList<T>, ms: number) => this.lists.set(key, list, ms) as VersionList<T>;
       try {
         const versions = await ask();
-        if (versions === undefined) return this.lists.set(key, { kind: 'missing' }, this.brief(MISS_SECONDS));
-        return this.lists.set(key, { kind: 'listed', versions, asked: true }, this.ttlMs);
+        if (versions === undefined) return kept({ kind: 'missing' }, this.brief(MISS_SECONDS));
+        return kept({ kind: 'listed', versions, asked: true }, this.ttlMs);
       } catch (error) {
-        if (isMissingModule(error)) return this.lists.set(key, { kind: 'missing' }, this.brief(MISS_SECONDS));
+        if (isMissingModule(error)) return kept({ kind: 'missing' }, this.brief(MISS_SECONDS));
         const failed = gatewayError(error, `the versions of ${name}`, this.origin);
         this.options.log(`upstream: ${failed.message}; answering from what the mirror holds for ${Math.round(this.brief(FAILURE_SECONDS) / 1000)} s`);
-        return this.lists.set(key, { kind: 'failed', error: failed }, this.brief(FAILURE_SECONDS));
+        return kept({ kind: 'failed', error: failed }, this.brief(FAILURE_SECONDS));
       }
     });
     return held ? this.atMost(asked, `the versions of ${name}`) : asked;
@@ -179,10 +191,10 @@ export class UpstreamCache {
   }
 
   /** The list, or a failure when it takes longer than the patience allows (the asking goes on, and its answer is kept). */
-  private atMost(list: Promise<VersionList>, what: string): Promise<VersionList> {
+  private atMost<T>(list: Promise<VersionList<T>>, what: string): Promise<VersionList<T>> {
     const ms = this.options.patienceMs ?? DEFAULT_PATIENCE_MS;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<VersionList>((resolve) => {
+    const late = new Promise<VersionList<T>>((resolve) => {
       timer = setTimeout(() => {
         const error = new MirrorError('GATEWAY_TIMEOUT', `The upstream ${this.origin} did not give ${what} within ${ms / 1000} s`);
         this.options.log(`upstream: ${error.message}; answering from what the mirror holds`);
@@ -226,9 +238,9 @@ export class UpstreamCache {
    * filled too, and the origin hosts they are filled for: the upstream's own,
    * and the public registries' (a source without a host is theirs).
    */
-  get providers(): { path: string; hosts: Set<string> } | undefined {
+  get providers(): { path: string; hosts: Set<string>; platforms: string[] } | undefined {
     const p = this.options.providers;
-    return p && { path: p.path, hosts: servedHosts(this.options.url, PUBLIC_REGISTRY_HOSTS) };
+    return p && { path: p.path, hosts: servedHosts(this.options.url, PUBLIC_REGISTRY_HOSTS), platforms: p.platforms };
   }
 
   /**

@@ -1,18 +1,21 @@
 // Provider packages for the cache: one version's packages fetched into the
 // cache's provider folder by sync's own code (every package checked as
-// Terraform checks it), then published into the mirror through its one
-// write (the lock, staging, the ledger, verification), as a release is: only
-// that version's files and the indexes are written, and a provider version
-// already published keeps its bytes.
+// Terraform checks it, the upstream's signed SHA256SUMS, signature and keys
+// kept beside them), then published into the mirror through its one write
+// (the lock, staging, the ledger, verification), as a release is: only that
+// version's files and the indexes are written, and a provider version
+// already published keeps its bytes. With the upstream's SHA256SUMS the
+// version is served over providers.v1 too, as the upstream serves it.
 
+import { join } from 'node:path';
 import type { ResolvedConfig } from '../config/index.js';
 import type { PrivateSigningKey } from '../openpgp/keys.js';
 import { MirrorError } from '../errors.js';
-import { providerKey, type ProviderAddress } from '../protocol/providers.js';
+import { providerKey, providerSumsName, type ProviderAddress } from '../protocol/providers.js';
 import { publishProviderPackages } from '../publish/provider.js';
 import type { HttpClient } from '../sync/http.js';
 import { providerDownloadUrl } from '../sync/provider-upstream.js';
-import { providerTypeDir, storedArchives } from '../sync/provider-store.js';
+import { providerTypeDir, readRelease, storedArchives } from '../sync/provider-store.js';
 import { mirrorProviders } from '../sync/providers.js';
 import { emptySyncResult } from '../sync/types.js';
 
@@ -46,7 +49,7 @@ export async function fetchProviderVersion(
 ): Promise<ProviderPackage[]> {
   const result = emptySyncResult();
   const need = { address, constraint: version, matches: (v: string) => v === version, pick: 'every' as const };
-  await mirrorProviders({ http: run.http, service: () => run.service, into, platforms, result, log: run.log }, [need]);
+  await mirrorProviders({ http: run.http, service: () => run.service, into, platforms, result, log: run.log, keepReleases: true }, [need]);
   if (result.providerVersions.some((r) => r.fetched.length + r.present.length > 0)) {
     const stored = await storedArchives(providerTypeDir(into, address), version);
     return Object.entries(stored).map(([platform, archive]) => ({
@@ -68,8 +71,12 @@ export function takeInProviders(
   signer?: PrivateSigningKey,
 ): (address: ProviderAddress, version: string) => Promise<void> {
   return async (address, version) => {
+    const typeDir = providerTypeDir(into, address);
+    // Kept beside the packages as fetched, so providers.v1 serves the upstream's signed SHA256SUMS.
+    const release = await readRelease(typeDir, address, version);
     try {
       await publishProviderPackages({
+        ...(release ? { release: { ...release, sumsFile: join(typeDir, providerSumsName(address.type, version)) } } : {}),
         outDir: config.outDir,
         cacheDir: config.cacheDir,
         imageHosts: config.imageHosts,

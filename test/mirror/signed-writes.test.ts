@@ -1,6 +1,6 @@
 // Every write into a signed mirror keeps it signed: deprecate and publish
 // --provider-release (--sign-key or the config's provenance: key), and serve's writes with the config's key
-// (the management API's deprecation, upload and removal, and a module version and a provider version filled
+// (the management API's deprecation, upload and removal, and a version filled
 // from an upstream); after each, gpg --verify accepts the truth it changed
 // and verify --trust the whole mirror. A write without the key (an unsigned
 // bundle's unbundle among them) is refused, naming the fix, and leaves the
@@ -14,7 +14,6 @@ import { gpg, type Gpg } from '../gpg.js';
 import { ROOT, runCli, spawnKillable, spawnServe, tempDir, writeFiles, type ServeProcess } from '../helpers.js';
 import { TOKENS } from '../management/helpers.js';
 import { createBody, createVersionBody, moduleFiles, slug, upload } from '../management/registry-helpers.js';
-import { startProviderUpstream, type ProviderUpstream } from '../sync/provider-upstream.js';
 import { startUpstream } from '../upstream/site.js';
 import { signRelease, testKey } from '../providers/keys.js';
 import { writeReleaseFolder } from '../providers/zips.js';
@@ -26,7 +25,6 @@ const env = { [PASSPHRASE_ENV]: 'mirror signer' };
 const TRUST = ['--trust', 'keys/mirror-signer.pub.asc'];
 let g: Gpg;
 let upstream: RunningServer;
-let providerUpstream: ProviderUpstream;
 
 const verifyTrust = () => runCli(['verify', '--mirror', 'dist', ...TRUST], dir);
 const truth = () => ['manifest.json', 'state/acme/net.aws.json', 'state/acme/dns.aws.json'].map((rel) => readFileSync(join(dir, 'dist', rel), 'utf8'));
@@ -39,20 +37,19 @@ async function expectSigned(...changed: string[]): Promise<void> {
   for (const rel of ['manifest.json', ...changed]) expect(gpgVerify(rel), rel).toBe(0);
 }
 
-// The cache's upstream: providers.v1 of its own, and modules.v1 at the module upstream.
-const upstreamConfig = () => `upstream:\n  url: ${providerUpstream.url}\n`;
+const upstreamConfig = () => `upstream:\n  url: ${upstream.url}\n`;
 const config = (signed: boolean) =>
   `sources:\n  - folder: mods\n${upstreamConfig()}` + (signed ? `provenance:\n  key: keys/mirror-signer.key.asc\n  passphraseEnv: ${PASSPHRASE_ENV}\n` : '');
 
 beforeAll(async () => {
-  upstream = await startUpstream(join(dir, 'upstream'), { 'mods/acme/far/aws/2.0.0/main.tf': 'variable "far" {}\n' });
-  providerUpstream = await startProviderUpstream(
-    join(dir, 'provider-upstream'),
-    [{ namespace: 'hashicorp', type: 'random', versions: { '3.0.0': ['linux_amd64'] } }],
-    {
-      modules: new URL('v1/modules/', upstream.url).href,
-    },
-  );
+  // The upstream also serves a signed provider release (providers.v1), as the public registry does.
+  const releaseKey = await testKey(tempDir('mm-signed-writes-upstream-keys-'), 'Acme Release');
+  await writeReleaseFolder(join(dir, 'upstream/releases'), 'gadgets', '1.0.0', ['linux_amd64']);
+  await signRelease(join(dir, 'upstream/releases'), 'gadgets', '1.0.0', releaseKey);
+  upstream = await startUpstream(join(dir, 'upstream'), {
+    'mods/acme/far/aws/2.0.0/main.tf': 'variable "far" {}\n',
+    'mirror.config.yaml': `sources:\n  - folder: mods\nproviders:\n  - folder: releases\n    namespace: acme\n    registry: true\n    hostname: registry.terraform.io\n    keys: [${releaseKey.publicFile}]\n`,
+  });
   writeFiles(dir, {
     'mods/acme/net/aws/1.0.0/main.tf': 'variable "a" {}\n',
     'mods/acme/dns/aws/1.0.0/main.tf': 'variable "b" {}\n',
@@ -75,7 +72,6 @@ beforeAll(async () => {
 afterAll(async () => {
   g?.close();
   await upstream?.close();
-  providerUpstream?.close();
 });
 
 describe('the CLI’s writes into a signed mirror', () => {
@@ -236,8 +232,9 @@ describe('serve’s writes into a signed mirror', () => {
       expect(filled.status).toBe(200);
       expect(filled.headers.get('x-modmirror-cache')).toBe('miss');
       await expectSigned('state/acme/far.aws.json');
-      // A provider version the mirror lacks, filled from the upstream: the root names it.
-      const provider = await fetch(new URL('providers/registry.terraform.io/hashicorp/random/3.0.0.json', s.url));
+
+      // A provider version filled through the cache's providers.v1, with the upstream's signed SHA256SUMS: the root signed anew.
+      const provider = await fetch(new URL('providers/registry.terraform.io/acme/gadgets/1.0.0/download/linux/amd64', s.url));
       expect(provider.status, await provider.clone().text()).toBe(200);
       expect(provider.headers.get('x-modmirror-cache')).toBe('miss');
       await expectSigned();

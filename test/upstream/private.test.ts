@@ -103,6 +103,7 @@ describe('serve --upstream --access private, providers', () => {
   beforeAll(async () => {
     providers = await startProviderUpstream(join(here, 'upstream'), [
       { namespace: 'hashicorp', type: 'random', versions: { '3.0.0': ['linux_amd64'] } },
+      { namespace: 'hashicorp', type: 'null', versions: { '3.2.0': ['linux_amd64'] } },
       { namespace: 'acme', type: 'widgets', versions: { '1.0.0': ['linux_amd64'] } },
     ]);
     await emptyMirror(here);
@@ -143,10 +144,33 @@ describe('serve --upstream --access private, providers', () => {
     expect(providers.requests.filter((p) => p.endsWith('_linux_amd64.zip'))).toHaveLength(1);
   });
 
+  it('over providers.v1 too: fills for a token holder only, and every file the download document names is fetched by its signed URL', async () => {
+    const download = at('hashicorp/null/3.2.0/download/linux/amd64');
+    expect((await fetchAs(at('hashicorp/null/versions'))).status).toBe(401);
+    expect((await fetchAs(download)).status).toBe(401);
+    expect(providers.requests.filter((p) => p.includes('/null/'))).toEqual([]);
+    for (const token of [keys.beta, keys.acme]) {
+      const answer = await fetchAs(download, token);
+      expect(answer.status).toBe(200);
+      const document = JSON.parse(answer.body.toString('utf8')) as Record<string, string>;
+      for (const field of ['download_url', 'shasums_url', 'shasums_signature_url']) {
+        const url = new URL(document[field]!, download);
+        expect(url.search).toMatch(/[?&]/);
+        // As Terraform fetches them: with no token.
+        expect((await fetchAs(url.href)).status).toBe(200);
+        url.search = '';
+        expect((await fetchAs(url.href)).status).toBe(401);
+      }
+    }
+    expect(providers.requests.filter((p) => p.endsWith('null_3.2.0_linux_amd64.zip'))).toHaveLength(1);
+  });
+
   it("never asks the upstream about a provider in an organization's namespace", async () => {
     for (const token of [keys.acme, keys.beta]) {
       expect((await fetchAs(at('acme/widgets/1.0.0.json'), token)).status).toBe(404);
       expect((await fetchAs(at('acme/widgets/index.json'), token)).status).toBe(404);
+      expect((await fetchAs(at('acme/widgets/versions'), token)).status).toBe(404);
+      expect((await fetchAs(at('acme/widgets/1.0.0/download/linux/amd64'), token)).status).toBe(404);
     }
     expect(providers.requests.filter((p) => p.includes('/acme/'))).toEqual([]);
   });

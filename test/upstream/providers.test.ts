@@ -6,6 +6,7 @@
 // provider through it over HTTPS, and again once the upstream is gone.
 
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveMirrorConfig } from '../../src/config/index.js';
@@ -25,6 +26,7 @@ beforeAll(async () => {
   upstream = await startProviderUpstream(join(dir, 'upstream'), [
     { namespace: 'acme', type: 'widgets', versions: { '1.0.0': ['linux_amd64'], '1.1.0': ['linux_amd64', 'darwin_arm64'] } },
     { namespace: 'acme', type: 'gadgets', versions: { '1.0.0': ['linux_amd64'] } },
+    { namespace: 'acme', type: 'sprockets', versions: { '1.0.0': ['linux_amd64'], '2.0.0': ['linux_amd64'] } },
   ]);
   await emptyMirror(dir);
   const certs = makeCertificates(dir);
@@ -114,6 +116,55 @@ describe('serve --upstream, providers', () => {
     const after = await httpsJson(`${PROVIDER}/1.1.0.json`);
     expect(after.body).toEqual(before.body);
     expect(upstream.requests.length).toBe(downloads);
+  });
+
+  it("serves the upstream's providers.v1 for its host: its versions, and a download document with the upstream's signed SHA256SUMS and keys", async () => {
+    const REGISTRY = 'providers/registry.terraform.io/acme/sprockets';
+    const versions = await httpsJson(`${REGISTRY}/versions`);
+    expect(versions.status).toBe(200);
+    expect(versions.body).toEqual({
+      versions: [
+        { version: '2.0.0', protocols: ['5.0'], platforms: [{ os: 'linux', arch: 'amd64' }] },
+        { version: '1.0.0', protocols: ['5.0'], platforms: [{ os: 'linux', arch: 'amd64' }] },
+      ],
+    });
+
+    const answers = await Promise.all(Array.from({ length: 5 }, () => httpsJson(`${REGISTRY}/2.0.0/download/linux/amd64`)));
+    expect(
+      answers.map((a) => a.status),
+      JSON.stringify(answers[0]!.body),
+    ).toEqual(Array(5).fill(200));
+    expect(upstream.requests.filter((p) => p.endsWith('sprockets_2.0.0_linux_amd64.zip'))).toHaveLength(1);
+    const document = answers[0]!.body as Record<string, unknown>;
+    const theirs = (await (await fetch(new URL('v1/providers/acme/sprockets/2.0.0/download/linux/amd64', upstream.url))).json()) as Record<string, unknown>;
+    expect(document).toMatchObject({ protocols: ['5.0'], os: 'linux', arch: 'amd64', filename: theirs['filename'], shasum: theirs['shasum'] });
+    // The keys as the upstream lists them, trust signature and source included.
+    expect(document['signing_keys']).toEqual(theirs['signing_keys']);
+    const at = (field: string) => new URL(document[field] as string, new URL(`${REGISTRY}/2.0.0/download/linux/amd64`, cache.url)).pathname.slice(1);
+    const sums = await httpsBytes(at('shasums_url'));
+    const upstreamSums = Buffer.from(await (await fetch(new URL(theirs['shasums_url'] as string, upstream.url))).arrayBuffer());
+    expect(sums.body).toEqual(upstreamSums);
+    expect((await httpsBytes(at('shasums_signature_url'))).status).toBe(200);
+    const zip = await httpsBytes(at('download_url'));
+    expect(createHash('sha256').update(zip.body).digest('hex')).toBe(document['shasum']);
+    // Held now: listed as the mirror serves it, from what it holds; the mirror verifies with it.
+    expect((await httpsJson(`${REGISTRY}/versions`)).body).toEqual(versions.body);
+    expect((await runCli(['verify', '--mirror', 'cache'], dir)).code).toBe(0);
+
+    // Another platform than the config's is not filled: 404, nothing asked.
+    const asked = upstream.requests.length;
+    expect((await httpsJson(`${REGISTRY}/2.0.0/download/darwin/arm64`)).status).toBe(404);
+    expect(upstream.requests.length).toBe(asked);
+
+    // A SHA256SUMS whose signature does not verify: 502 with the registry's JSON body, and nothing kept.
+    upstream.faults.badSignature.add('sprockets/1.0.0');
+    const refused = await httpsJson(`${REGISTRY}/1.0.0/download/linux/amd64`);
+    expect(refused.status).toBe(502);
+    expect((refused.body as { errors: string[] }).errors[0]).toMatch(/could not give registry\.terraform\.io\/acme\/sprockets 1\.0\.0: .*signature/i);
+    const held = (mirrorManifest(join(dir, 'cache')).providers as Record<string, { versions: { version: string }[] }>)['registry.terraform.io/acme/sprockets'];
+    expect(held?.versions.map((v) => v.version)).toEqual(['2.0.0']);
+    expect(existsSync(join(dir, 'data/upstream-providers/registry.terraform.io/acme/sprockets/terraform-provider-sprockets_1.0.0_SHA256SUMS'))).toBe(false);
+    expect((await runCli(['verify', '--mirror', 'cache'], dir)).code).toBe(0);
   });
 
   it.skipIf(!hasTerraform)(

@@ -4,16 +4,17 @@
 // cache trusts it as --upstream-ca makes it, Terraform only the cache's),
 // serving modules and a signed provider release (providers.v1). The called
 // module's module call is followed by Terraform through the same cache, and
-// the provider comes through the cache's network mirror. With the upstream
-// stopped, a fresh init in a new folder still succeeds from what the cache
-// holds, with the same dependency lock file as an init straight from the
-// upstream; the cache's mirror verifies, complete. Runs when terraform is on
-// PATH.
+// the provider comes through the cache's providers.v1 for the public host
+// (a host block), with a lock file byte-identical to one made straight from
+// the upstream, or through its network mirror. With the upstream stopped,
+// fresh inits in new folders still succeed from what the cache holds, with
+// the same dependency lock file as an init straight from the upstream; the
+// cache's mirror verifies, complete. Runs when terraform is on PATH.
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/serve/index.js';
+import { startServer, type RunningServer } from '../../src/serve/index.js';
 import { makeCertificatesIn } from '../certificates.js';
 import { resolveMirrorConfig } from '../../src/config/index.js';
 import { takeInProviders } from '../../src/upstream/providers.js';
@@ -49,6 +50,16 @@ function init(dir: string, cache: RunningServer, ca: string): Promise<TerraformR
   return terraformInit(dir, files, { SSL_CERT_FILE: ca });
 }
 
+/** Modules and providers through the cache's registry protocols for the public host: a host block, no provider_installation. */
+function initRegistry(dir: string, cache: RunningServer, ca: string): Promise<TerraformResult> {
+  const services = `    "modules.v1" = "${cache.url}v1/modules/"\n    "providers.v1" = "${cache.url}providers/registry.terraform.io/"\n`;
+  return terraformInit(
+    dir,
+    { 'cli.tfrc': `host "registry.terraform.io" {\n  services = {\n${services}  }\n}\n`, 'infra/main.tf': CONFIGURATION },
+    { SSL_CERT_FILE: ca },
+  );
+}
+
 /** Straight from the upstream, as without a cache: its modules.v1 and providers.v1 for the public host, the provider installed directly. */
 function initDirect(dir: string, upstream: RunningServer, ca: string): Promise<TerraformResult> {
   const services = `    "modules.v1" = "${upstream.url}v1/modules/"\n    "providers.v1" = "${upstream.url}v1/providers/"\n`;
@@ -67,7 +78,8 @@ describe.skipIf(!hasTerraform)('terraform init through a mirror that fills itsel
     // The upstream publishes acme/widgets 1.1.0 as the public registry would: signed SHA256SUMS, the key in its download documents.
     const key = await testKey(tempDir('mm-upstream-keys-'), 'Acme Release');
     const releases = join(dir, 'upstream/releases');
-    await writeReleaseFolder(releases, 'widgets', '1.1.0', ['linux_amd64']);
+    // Two platforms: the lock file made upstream has a zh: hash for each line of SHA256SUMS, and the h1: of the one installed.
+    await writeReleaseFolder(releases, 'widgets', '1.1.0', ['linux_amd64', 'darwin_arm64']);
     await signRelease(releases, 'widgets', '1.1.0', key);
     const upstream = await startUpstream(
       join(dir, 'upstream'),
@@ -99,14 +111,25 @@ describe.skipIf(!hasTerraform)('terraform init through a mirror that fills itsel
     expect(direct.code).toBe(0);
     const lockOf = (folder: string) => readFileSync(join(dir, folder, 'infra/.terraform.lock.hcl'), 'utf8');
 
+    // Through the cache's providers.v1: the provider is filled with the upstream's signed SHA256SUMS, which
+    // Terraform checks as it does upstream and records a zh: hash for each line of: the same lock file, byte for byte.
+    const registry = await initRegistry(join(dir, 'registry'), cache, cacheCerts.ca);
+    expect(registry.output).toContain('Installed acme/widgets v1.1.0 (self-signed');
+    expect(registry.code).toBe(0);
+    // One zh: per line of the upstream's SHA256SUMS: the two zips and the release manifest.
+    expect(lockOf('direct').match(/"zh:/g)).toHaveLength(3);
+    expect(lockOf('registry')).toBe(lockOf('direct'));
+    expect(readFileSync(join(dir, 'cache/providers/registry.terraform.io/acme/widgets/terraform-provider-widgets_1.1.0_SHA256SUMS'))).toEqual(
+      readFileSync(join(releases, 'terraform-provider-widgets_1.1.0_SHA256SUMS')),
+    );
+
     const first = await init(join(dir, 'first'), cache, cacheCerts.ca);
     expect(first.output).toContain('Terraform has been successfully initialized');
     expect(first.output).toContain('Installed acme/widgets v1.1.0');
     expect(first.code).toBe(0);
-    // The same selections and the same package hash. Terraform records the zh: hashes of every package only from a
-    // registry's signed SHA256SUMS; from a network mirror, only the h1: of the package it installed.
+    // Through the network mirror: the same selections and the same package hash. Terraform records the zh: hashes
+    // of every package only from a registry's signed SHA256SUMS; from a network mirror, only the h1: of the package it installed.
     const withoutZh = (lock: string) => lock.replace(/^ +"zh:[0-9a-f]{64}",\n/gm, '');
-    expect(lockOf('direct')).toMatch(/"zh:/);
     expect(lockOf('first')).toBe(withoutZh(lockOf('direct')));
     const installed = (folder: string) =>
       (JSON.parse(readFileSync(join(dir, folder, 'infra/.terraform/modules/modules.json'), 'utf8')) as { Modules: { Key: string; Version?: string }[] })
@@ -135,6 +158,11 @@ describe.skipIf(!hasTerraform)('terraform init through a mirror that fills itsel
     expect(installed('second')).toEqual(installed('first'));
     expect(lockOf('second')).toBe(lockOf('direct'));
     expect(log.some((l) => /could not give the versions of acme\/net\/aws.*answering from what the mirror holds/.test(l))).toBe(true);
+    // A new folder with no lock file, through the cache's registry protocols: the lock file made upstream.
+    const third = await initRegistry(join(dir, 'third'), cache, cacheCerts.ca);
+    expect(third.output).toContain('Installed acme/widgets v1.1.0 (self-signed');
+    expect(third.code).toBe(0);
+    expect(lockOf('third')).toBe(lockOf('direct'));
 
     // Complete: the provider the cached module requires is in the mirror, so the mirror carried inside serves the same init.
     const verified = await runCli(['verify', '--mirror', 'cache', '--complete'], dir);
@@ -154,5 +182,25 @@ describe.skipIf(!hasTerraform)('terraform init through a mirror that fills itsel
     expect(holdings.providers).toEqual([
       expect.objectContaining({ platform: 'linux_amd64', fetched: expect.any(String) as unknown, last_used: expect.any(String) as unknown }),
     ]);
+
+    // A build over the cache's mirror carries what it fetched as it is, providers.v1 documents included.
+    const rebuilt = await runCli(['build', '--modules', 'empty', '--mirror', 'cache'], dir);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    const reverified = await runCli(['verify', '--mirror', 'cache', '--complete'], dir);
+    expect(reverified.code, reverified.stdout + reverified.stderr).toBe(0);
+    // The cache's mirror carried inside and served as it is (no upstream): the same host block, the same lock file.
+    const inside = await startServer({
+      dir: join(dir, 'cache'),
+      dataDir: join(dir, 'inside-data'),
+      host: '127.0.0.1',
+      port: 0,
+      log: () => {},
+      tls: { cert: cacheCerts.cert, key: cacheCerts.key },
+    });
+    servers.push(inside);
+    const fourth = await initRegistry(join(dir, 'fourth'), inside, cacheCerts.ca);
+    expect(fourth.output).toContain('Installed acme/widgets v1.1.0 (self-signed');
+    expect(fourth.code).toBe(0);
+    expect(lockOf('fourth')).toBe(lockOf('direct'));
   }, 120_000);
 });

@@ -43,6 +43,15 @@ export async function providerFile(r: RouteRequest, path: string): Promise<Answe
     readableProvider(r, access.caller(r.req), keyOfProviderPath(base, path));
     return { payload: await signedVersionDocument(r, path), headers: { 'Cache-Control': CACHE_NO_STORE, ...cacheState } };
   }
+  if (isUpstreamRegistryDocument(base, path)) {
+    // An upstream's release served over providers.v1 (a host block names {providers}/HOSTNAME/): JSON, as the mirror's own providers.v1.
+    if (!access) return { payload: await r.registry.mirror.document(path), headers: { 'Cache-Control': CACHE_SHORT } };
+    readableProvider(r, access.caller(r.req), keyOfProviderPath(base, path));
+    const payload = path.endsWith('/versions')
+      ? await r.registry.mirror.document(path)
+      : await signedDocument(r, path, ['download_url', 'shasums_url', 'shasums_signature_url']);
+    return { payload, headers: { 'Cache-Control': CACHE_NO_STORE, ...cacheState } };
+  }
   // Terraform fetches a zip by the signed URL in VERSION.json; other clients may send a token.
   if (access) readableProvider(r, access.signedOrCaller(r.req, path, r.query, 'provider package'), keyOfProviderPath(base, path));
   const releaseFile = r.index.providers.releaseFiles.get(path);
@@ -105,6 +114,12 @@ function readableProvider(r: RouteRequest, caller: Caller, key: string | undefin
   if (key === undefined || r.index.providers.keys.has(key) || !whole.providers.keys.has(key)) return;
   access.refuse(r.req, caller.label, `provider ${key} is not readable by this caller`);
   throw notFound();
+}
+
+/** HOSTNAME/NAMESPACE/TYPE/versions or HOSTNAME/NAMESPACE/TYPE/VERSION/download/OS/ARCH under the network mirror's folder `base`. */
+function isUpstreamRegistryDocument(base: string, path: string): boolean {
+  const parts = path.slice(base.length + 1).split('/');
+  return (parts.length === 4 && parts[3] === 'versions') || (parts.length === 7 && parts[4] === 'download');
 }
 
 /** HOSTNAME/NAMESPACE/TYPE of a file under the network mirror's folder `base`; undefined above that depth. */
