@@ -4,6 +4,7 @@ import { readManifest } from '../src/mirror/manifest.js';
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readlinkSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -40,6 +41,26 @@ export function tempDir(prefix = 'mm-'): string {
   return dir;
 }
 const made = new Set<string>();
+
+/**
+ * A port free on 127.0.0.1 now, for a server the test starts later (nginx, RGW, Prometheus, a serve whose
+ * URL a build must name first). Taken below the kernel's ephemeral range: a port listen(0) gives comes
+ * from that range, where any outgoing connection of another test may take it before the server binds.
+ */
+export async function freePort(): Promise<number> {
+  const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  // Above terraform login's loopback ports (10000-10010) and below the ephemeral ones.
+  const [low, high] = [11000, ephemeralLow - 1];
+  for (;;) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createNetServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
 
 /**
  * `modmirror serve`, in this process, of the mirror in `dir`/dist with its data in `dir`/data, on

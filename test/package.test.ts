@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasTerraform, makeRepo, ROOT, tempDir, writeFiles, mirrorManifest } from './helpers.js';
-import { cleanEnv, freePort, installPacked, type PackedInstall } from './packed.js';
+import { freePort, hasTerraform, makeRepo, mirrorManifest, ROOT, tempDir, writeFiles } from './helpers.js';
+import { cleanEnv, installPacked, type PackedInstall } from './packed.js';
 import { testKey, signRelease } from './providers/keys.js';
 import { writeReleaseFolder } from './providers/zips.js';
 

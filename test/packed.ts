@@ -6,7 +6,6 @@
 
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from './helpers.js';
@@ -97,15 +96,4 @@ export async function installPacked(dir: string): Promise<PackedInstall> {
   }
 
   return { prefix, installed: join(prefix, 'lib', 'node_modules', 'modmirror'), timings, modmirror, runScript };
-}
-
-/** A port free on 127.0.0.1 a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort, startNginx } from '../hosting/nginx-server.js';
-import { ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
+import { startNginx } from '../hosting/nginx-server.js';
+import { freePort, ROOT, runCli, tempDir, writeFiles } from '../helpers.js';
 
 let browser: Browser;
 let nginx: { stop: () => void };

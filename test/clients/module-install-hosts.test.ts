@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/serve/index.js';
-import { freePort, startNginx } from '../hosting/nginx-server.js';
-import { runCli, serveMirror, tempDir } from '../helpers.js';
+import { startNginx } from '../hosting/nginx-server.js';
+import { freePort, runCli, serveMirror, tempDir } from '../helpers.js';
 import { expectSameFiles, install, moduleInstallClient, writeModules } from './install.js';
 
 const dir = tempDir('mm-client-hosts-');

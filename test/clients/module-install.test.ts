@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { freePort, startNginx } from '../hosting/nginx-server.js';
-import { makeCertificates, runCli, tempDir } from '../helpers.js';
+import { startNginx } from '../hosting/nginx-server.js';
+import { freePort, makeCertificates, runCli, tempDir } from '../helpers.js';
 import { expectSameFiles, install, moduleInstallClient, recordingProxy, writeModules, type RecordingProxy } from './install.js';
 
 const dir = tempDir('mm-client-');

@@ -8,9 +8,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir, writeFiles } from '../helpers.js';
+import { freePort, runCli, tempDir, writeFiles } from '../helpers.js';
 import { clientRequest } from '../http-client.js';
-import { freePort, startNginx } from './nginx-server.js';
+import { startNginx } from './nginx-server.js';
 
 const dir = tempDir();
 const MODULE = {

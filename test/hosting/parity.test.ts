@@ -11,8 +11,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/serve/index.js';
-import { runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
-import { freePort, startNginx } from './nginx-server.js';
+import { freePort, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
+import { startNginx } from './nginx-server.js';
 import { writeReleaseFolder } from '../providers/zips.js';
 
 const dir = tempDir();

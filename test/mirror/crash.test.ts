@@ -14,8 +14,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/serve/index.js';
 import { moduleFiles } from '../clients/install.js';
-import { mirrorLeftovers, ROOT, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
-import { freePort, startNginx } from '../hosting/nginx-server.js';
+import { freePort, mirrorLeftovers, ROOT, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
+import { startNginx } from '../hosting/nginx-server.js';
 
 const POINTS = ['locked', 'staged', 'between-renames', 'swapped'];
 /** A publish changes the mirror in place: killed before its journal, after it, and half way through its renames. */

@@ -13,9 +13,10 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
-import { freePort } from '../hosting/nginx-server.js';
+
 import {
   type CliResult,
+  freePort,
   hasTerraform,
   makeCertificates,
   mirrorManifest,

@@ -7,8 +7,8 @@ import { execFile } from 'node:child_process';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutBucketPolicyCommand, PutBucketWebsiteCommand, S3Client } from '@aws-sdk/client-s3';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../hosting/nginx-server.js';
-import { ROOT } from '../helpers.js';
+
+import { freePort, ROOT } from '../helpers.js';
 
 const run = promisify(execFile);
 const SCRIPT = join(ROOT, 'test/s3/rgw.sh');

@@ -4,10 +4,9 @@
 // and this is not CI: on CI a missing binary fails the test.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { tempDir, writeFiles } from '../helpers.js';
+import { freePort, tempDir, writeFiles } from '../helpers.js';
 
 const onPath = (program: string) => {
   try {
@@ -33,14 +32,6 @@ export function promtoolCheck(text: string): Promise<{ code: number; output: str
     child.on('close', (code) => resolve({ code: code ?? -1, output }));
     child.stdin.end(text);
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export interface Prometheus {
