@@ -3,7 +3,9 @@
 // checked there together with the live files they leave as they are, and
 // then moved into the live mirror one rename at a time, in write order
 // (write-order.ts), the manifest last and removals after it. Its cost follows
-// the change, not the mirror: nothing else of the mirror is copied or linked.
+// the change, not the mirror: nothing else of the mirror is copied or linked,
+// a file that would end as the live one is not staged at all, and the staged
+// files lie flat in the delta's folder (no folders made to gather a change).
 //
 // Each rename is atomic, and the order means a reader never meets a location
 // whose archive or documents are not there yet. A journal, written before the
@@ -23,56 +25,60 @@ import { inWriteOrder } from './write-order.js';
 import { MANIFEST_FILE } from '../protocol/paths.js';
 
 const JOURNAL = 'journal.json';
+/** Where a format 1 journal (an older modmirror's) kept its files: the mirror's own tree, folder by folder. */
 const TREE = 'tree';
 
-interface Journal {
-  format: 1;
-  /** Files to move from the delta's tree into the mirror, in this order. */
-  puts: string[];
-  /** Files to remove from the mirror after every put. */
-  removals: string[];
-}
+/**
+ * Format 2: each file is staged flat in the delta's folder under a name of
+ * its own, so gathering a change makes no folders and throwing one away
+ * removes one folder's files. Format 1 (an older writer's) staged `tree/REL`.
+ */
+type Journal =
+  | { format: 1; /** Files to move from the delta's tree into the mirror, in this order. */ puts: string[]; removals: string[] }
+  | { format: 2; /** [mirror path, staged name] of each file to move into the mirror, in this order. */ puts: [string, string][]; removals: string[] };
 
 /** A staging that gathers a change to the live mirror at `outDir` and applies it in place on commit. */
 export function createDeltaStaging(outDir: string): Staging & { changed: string[] } {
   const delta = sibling(outDir, `delta-${uniqueId()}`);
-  const tree = join(delta, TREE);
-  mkdirSync(tree, { recursive: true });
+  mkdirSync(delta, { recursive: true });
   const live = (rel: string) => join(outDir, rel);
-  /** Files the change writes, in the order first written. */
-  const puts = new Set<string>();
+  /** The staged name of each file the change writes, in the order first written. */
+  const puts = new Map<string, string>();
+  let names = 0;
   /** Files and folders the change removes, unless written again. */
   const removed = new Set<string>();
   const isRemoved = (rel: string) => [...removed].some((r) => rel === r || rel.startsWith(`${r}/`));
 
-  const folders = new Set<string>();
   const prepare = (rel: string) => {
-    const file = join(tree, rel);
-    if (!folders.has(dirname(file))) {
-      mkdirSync(dirname(file), { recursive: true });
-      folders.add(dirname(file));
+    const staged = puts.get(rel);
+    if (staged !== undefined) {
+      const file = join(delta, staged);
+      rmSync(file, { force: true });
+      return file;
     }
-    rmSync(file, { force: true });
-    return file;
+    const name = `f${names++}`;
+    puts.set(rel, name);
+    return join(delta, name);
   };
-  /** After a write: a file that ends as the live one is, and was not removed, is no change. */
-  const settle = (rel: string, unchanged: boolean) => {
-    if (unchanged && !isRemoved(rel)) {
-      rmSync(join(tree, rel), { force: true });
-      puts.delete(rel);
-    } else {
-      puts.add(rel);
-    }
+  /** A file that would end as the live one is, and was not removed, is no change: it is not staged at all. */
+  const drop = (rel: string) => {
+    const staged = puts.get(rel);
+    if (staged === undefined) return;
+    rmSync(join(delta, staged), { force: true });
+    puts.delete(rel);
   };
   const write = async (rel: string, data: string | Buffer) => {
+    if (!isRemoved(rel) && sameBytes(live(rel), data)) return drop(rel);
     writeFileSync(prepare(rel), data);
-    settle(rel, sameBytes(live(rel), data));
   };
 
   return {
-    at: (rel) => (puts.has(rel) ? join(tree, rel) : isRemoved(rel) ? join(delta, 'absent', rel) : live(rel)),
+    at: (rel) => {
+      const staged = puts.get(rel);
+      return staged !== undefined ? join(delta, staged) : isRemoved(rel) ? join(delta, 'absent', rel) : live(rel);
+    },
     get changed() {
-      return [...new Set([...puts, ...[...removed].flatMap((r) => filesUnder(outDir, r))])].sort();
+      return [...new Set([...puts.keys(), ...[...removed].flatMap((r) => filesUnder(outDir, r))])].sort();
     },
     write,
     writeJson: (rel, value) => write(rel, jsonText(value)),
@@ -80,34 +86,23 @@ export function createDeltaStaging(outDir: string): Staging & { changed: string[
       const file = prepare(rel);
       await writeInChunks(file, chunks);
       // The manifest is replaced even with its own bytes: its new stamp tells a running server to load the indexes again.
-      settle(rel, rel !== MANIFEST_FILE && sameFileBytes(live(rel), file));
+      if (rel !== MANIFEST_FILE && !isRemoved(rel) && sameFileBytes(live(rel), file)) drop(rel);
     },
     async linkFrom(source, rel) {
-      if (sameFile(source, live(rel)) && !isRemoved(rel)) {
-        rmSync(join(tree, rel), { force: true });
-        puts.delete(rel);
-        return;
-      }
+      if (sameFile(source, live(rel)) && !isRemoved(rel)) return drop(rel);
       linkOrCopy(source, prepare(rel));
-      puts.add(rel);
     },
     async copyFrom(source, rel) {
       copyFileSync(source, prepare(rel), constants.COPYFILE_FICLONE);
-      puts.add(rel);
     },
     async remove(rel) {
-      for (const put of [...puts]) {
-        if (put === rel || put.startsWith(`${rel}/`)) {
-          puts.delete(put);
-          rmSync(join(tree, put), { force: true });
-        }
-      }
+      for (const put of [...puts.keys()]) if (put === rel || put.startsWith(`${rel}/`)) drop(put);
       if (existsSync(live(rel))) removed.add(rel);
     },
     async commit() {
       const journal: Journal = {
-        format: 1,
-        puts: inWriteOrder(puts),
+        format: 2,
+        puts: inWriteOrder(puts.keys()).map((rel) => [rel, puts.get(rel)!]),
         removals: [...removed].flatMap((r) => filesUnder(outDir, r)).filter((rel) => !puts.has(rel)),
       };
       if (journal.puts.length === 0 && journal.removals.length === 0) {
@@ -137,16 +132,17 @@ export async function replayJournals(outDir: string, deltas: string[]): Promise<
     } catch {
       journal = undefined;
     }
-    if (journal?.format === 1) await applyJournal(outDir, delta, journal);
+    if (journal?.format === 1 || journal?.format === 2) await applyJournal(outDir, delta, journal);
     else await throwAway(outDir, delta);
   }
 }
 
 /** Moves each put into the mirror and removes each removal; a step already done (by a run that died) is skipped. */
 async function applyJournal(outDir: string, delta: string, journal: Journal): Promise<void> {
+  const puts: [string, string][] = journal.format === 2 ? journal.puts : journal.puts.map((rel) => [rel, join(TREE, rel)]);
   const made = new Set<string>();
   let applied = 0;
-  for (const rel of journal.puts) {
+  for (const [rel, staged] of puts) {
     const target = join(outDir, rel);
     const folder = dirname(target);
     if (!made.has(folder)) {
@@ -154,12 +150,12 @@ async function applyJournal(outDir: string, delta: string, journal: Journal): Pr
       made.add(folder);
     }
     try {
-      await rename(join(delta, TREE, rel), target);
+      await rename(join(delta, staged), target);
     } catch (error) {
       // Moved by the run that died here.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    if (++applied === Math.ceil(journal.puts.length / 2)) crashPoint('applying');
+    if (++applied === Math.ceil(puts.length / 2)) crashPoint('applying');
   }
   for (const rel of journal.removals) rmSync(join(outDir, rel), { force: true });
   removeEmptyFolders(outDir, journal.removals);

@@ -8,8 +8,8 @@
 
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/serve/index.js';
@@ -118,6 +118,27 @@ describe('a writer killed at each step of its commit', () => {
     // The next writer clears what the crashes left; nothing of them stays.
     expect((await runCli(['publish', '--source', 'mods/acme/m/aws/1.0.0'], dir)).code).toBe(0);
     expect(await mirrorLeftovers(dir)).toEqual([]);
+  });
+
+  it('a change an older modmirror journaled (its files in a tree of their own) is finished by the next command', async () => {
+    writeFiles(join(dir, 'older/acme/m/aws/1.4.0'), moduleFiles('1.4.0'));
+    expect((await runCli(['publish', '--source', 'older/acme/m/aws/1.4.0'], dir, { MODMIRROR_CRASH_AT: 'journaled' })).code).not.toBe(0);
+    const [delta] = readdirSync(dir).filter((name) => name.startsWith('.dist.delta-'));
+    const journalFile = join(dir, delta!, 'journal.json');
+    const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { format: number; puts: [string, string][]; removals: string[] };
+    expect(journal.format).toBe(2);
+    // Format 1: each file at its mirror path under tree/.
+    for (const [rel, staged] of journal.puts) {
+      mkdirSync(dirname(join(dir, delta!, 'tree', rel)), { recursive: true });
+      renameSync(join(dir, delta!, staged), join(dir, delta!, 'tree', rel));
+    }
+    writeFileSync(journalFile, JSON.stringify({ format: 1, puts: journal.puts.map(([rel]) => rel), removals: journal.removals }));
+    expect(await readersSee(false)).toEqual(['1.0.0']);
+    expect(await readersSee()).toEqual(['1.0.0', '1.4.0']);
+    expect(await mirrorLeftovers(dir)).toEqual([]);
+    // Back to the start for the tests below, on record.
+    rmSync(join(dir, 'older'), { recursive: true });
+    expect((await runCli(['build', '--prune'], dir)).code).toBe(0);
   });
 
   it('build: the same', async () => {
