@@ -147,6 +147,7 @@ interface UpstreamFlags {
   ttlSeconds: number;
   ca?: string[];
   token?: string;
+  followCalls: boolean;
 }
 
 /** --upstream and its settings, each flag over the config's `upstream:`; the token from a variable or a file, never the command line. */
@@ -167,7 +168,7 @@ function upstreamOf(values: ServeFlags, config: ResolvedConfig): UpstreamFlags |
   const ca = caFile === undefined ? undefined : [readPem(caFile)];
   const from = new URL(url);
   const token = upstreamToken(values['upstream-token-env'] ?? u.tokenEnv, values['upstream-token-file'] ?? u.tokenFile, from);
-  return { url: from, ttlSeconds, ...(ca ? { ca } : {}), ...(token !== undefined ? { token } : {}) };
+  return { url: from, ttlSeconds, ...(ca ? { ca } : {}), ...(token !== undefined ? { token } : {}), followCalls: u.followCalls };
 }
 
 function readPem(file: string): string {

@@ -17,6 +17,8 @@ export interface UserUpstream {
   tokenEnv?: string;
   /** A file holding the upstream's token (its first line). */
   tokenFile?: string;
+  /** Fill the registry modules a filled version calls before a client asks for them (default true). */
+  followCalls?: boolean;
 }
 
 export interface ResolvedUpstream {
@@ -26,12 +28,13 @@ export interface ResolvedUpstream {
   ca: string | undefined;
   tokenEnv: string | undefined;
   tokenFile: string | undefined;
+  followCalls: boolean;
 }
 
 /** Ten minutes: a new upstream version shows within that, and a busy CI asks the upstream at most that often per module. */
 export const DEFAULT_UPSTREAM_TTL_SECONDS = 600;
 
-const KEYS = ['url', 'ttl', 'ca', 'tokenEnv', 'tokenFile'];
+const KEYS = ['url', 'ttl', 'ca', 'tokenEnv', 'tokenFile', 'followCalls'];
 const UNITS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
 
 /** A duration as written: whole seconds, or a number and s, m, h or d (`90s`, `10m`); undefined when it is none. */
@@ -64,6 +67,8 @@ export function validateUpstream(value: unknown): Problem[] {
         ['upstream', key],
         `expected ${key === 'tokenEnv' ? 'a variable name' : 'a file path'}, got ${show(value[key])}`,
       );
+  if ('followCalls' in value)
+    check.expect(typeof value['followCalls'] === 'boolean', ['upstream', 'followCalls'], `expected true or false, got ${show(value['followCalls'])}`);
   if ('tokenEnv' in value && 'tokenFile' in value) check.problems.push({ path: ['upstream', 'tokenFile'], message: 'give tokenEnv or tokenFile, not both' });
   return check.problems;
 }
@@ -76,5 +81,6 @@ export function resolveUpstream(user: UserUpstream | undefined, base: string): R
     ca: user?.ca === undefined ? undefined : resolve(base, user.ca),
     tokenEnv: user?.tokenEnv,
     tokenFile: user?.tokenFile === undefined ? undefined : resolve(base, user.tokenFile),
+    followCalls: user?.followCalls !== false,
   };
 }

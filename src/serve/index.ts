@@ -99,6 +99,8 @@ export interface ServeOptions {
     limits?: SizeLimits;
     /** Each version filled, each failure and each refusal; default: stdout, even with --quiet. */
     log?: (line: string) => void;
+    /** Fill the modules a filled version calls, before a client asks (default true). */
+    followCalls?: boolean;
     /** Fill the provider network mirror too (providersPath: where it is in the tree). */
     providers?: { into: string; platforms: string[]; path: string; commit: (address: ProviderAddress, version: string) => Promise<void> };
     /** Retry and timeout tuning (tests). */
@@ -146,9 +148,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     tls: options.tls !== undefined,
     ...(options.upstream?.limits ? { versionLimits: options.upstream.limits } : {}),
   });
-  const upstream = options.upstream && startUpstream(options.upstream, options.dataDir, root, writers);
-  // A cache says when each archive it holds was last used (modmirror cache list).
-  const lastUse = upstream && new LastUse(options.dataDir);
   // Private mode: who downloads what. A public registry's callers are nobody in particular.
   const usage = options.access === 'private' ? new UsageLog(options.dataDir, options.usageMaxBytes) : undefined;
   const management = createManagementApi(options.dataDir, {
@@ -166,6 +165,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           options.upstream !== undefined,
         )
       : undefined;
+  // Private mode: an organization's namespace is never asked of the upstream, not even for a call a filled version makes.
+  const upstream =
+    options.upstream && startUpstream(options.upstream, options.dataDir, root, writers, (address) => access?.isPrivateNamespace(address.namespace) !== true);
+  // A cache says when each archive it holds was last used (modmirror cache list).
+  const lastUse = upstream && new LastUse(options.dataDir);
   // terraform login hands out tokens, which only a private registry asks for.
   const login = access
     ? createLogin({
@@ -313,11 +317,18 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 }
 
 /** The upstream cache: its record of what it fetched is in the data folder, its writes are the server's. */
-function startUpstream(options: NonNullable<ServeOptions['upstream']>, dataDir: string, root: string, writers: MirrorWriters): UpstreamCache {
+function startUpstream(
+  options: NonNullable<ServeOptions['upstream']>,
+  dataDir: string,
+  root: string,
+  writers: MirrorWriters,
+  asks: (address: ModuleAddress) => boolean,
+): UpstreamCache {
   const { ttlSeconds, log, providers, limits: _limits, ...rest } = options;
   mkdirSync(dataDir, { recursive: true });
   return new UpstreamCache({
     ...rest,
+    asks,
     ttlSeconds: ttlSeconds ?? DEFAULT_UPSTREAM_TTL_SECONDS,
     log: log ?? ((line) => console.log(line)),
     commit: writers.cache,

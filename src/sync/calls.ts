@@ -27,13 +27,15 @@ export interface FolderCalls {
 
 /**
  * A module package (one version's files): its root, `modules/*` and
- * `examples/*`, and every folder inside the package they call by local path.
- * Throws when a file cannot be parsed: the package's calls are then unknown.
+ * `examples/*` (`from: 'root'`: its root only, what `terraform init` of a
+ * configuration calling it installs), and every folder inside the package
+ * they call by local path. Throws when a file cannot be parsed: the
+ * package's calls are then unknown.
  */
-export async function packageCalls(dir: string): Promise<FolderCalls> {
+export async function packageCalls(dir: string, from: 'package' | 'root' = 'package'): Promise<FolderCalls> {
   const files = await configFiles(dir, '**');
   const extracted = extractVersion(files);
-  const start = [extracted.root, ...extracted.submodules, ...extracted.examples];
+  const start = from === 'root' ? [extracted.root] : [extracted.root, ...extracted.submodules, ...extracted.examples];
   return followLocal(start, async (folder) => {
     // A local call may not leave the package: the client only has the package's files.
     if (folder === '..' || folder.startsWith('../')) return 'it leads outside the module package';

@@ -11,7 +11,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MirrorError } from '../errors.js';
+import { MirrorError, messageOf } from '../errors.js';
 import { addressKey } from '../protocol/paths.js';
 import { describeFolder } from '../scan/folder.js';
 import { fetchLocation, GitRepos } from '../sync/fetch.js';
@@ -20,7 +20,10 @@ import { parseLocation } from '../sync/location.js';
 import { listProviderRegistryVersions, listProviderVersions, type ListedProviderVersion } from '../sync/provider-upstream.js';
 import { downloadLocation, isMissingModule, listVersions, readDiscovery, serviceUrl, versionDetail, type Discovery } from '../sync/upstream.js';
 import { providerKey, type ProviderAddress } from '../protocol/providers.js';
-import { PUBLIC_REGISTRY_HOSTS, servedHosts } from '../protocol/source-address.js';
+import { parseModuleSource, PUBLIC_REGISTRY_HOSTS, servedHosts } from '../protocol/source-address.js';
+import { parseConstraint } from '../protocol/constraint.js';
+import { packageCalls, type FolderCalls } from '../sync/calls.js';
+import { latestVersion, validVersion } from '../version-order.js';
 import type { ModuleAddress, VersionSource } from '../types.js';
 import { SingleFlight } from './flight.js';
 import { gatewayError, Memory } from './memory.js';
@@ -62,6 +65,13 @@ export interface UpstreamOptions {
     /** The sha256 of each package (by platform) the mirror holds for a provider version. */
     held: (key: string, version: string) => Map<string, string>;
   };
+  /**
+   * Fill the registry modules a filled version's root calls (and the folders it calls by local path), each at
+   * the newest version its constraint allows, as `terraform init` will ask for them next; default true.
+   */
+  followCalls?: boolean;
+  /** Whether the upstream may be asked for a module (private mode: never for an organization's namespace); default every module. */
+  asks?: (address: ModuleAddress) => boolean;
   /** Retry tuning (tests): a client is waiting, so fewer and shorter than sync's. */
   maxAttempts?: number;
   baseDelayMs?: number;
@@ -99,6 +109,10 @@ export class UpstreamCache {
   /** Versions the upstream answered 404 for, or failed to give. */
   private readonly versionFailures = new Memory<MirrorError>();
   private discovered: { discovery: Discovery; until: number } | undefined;
+  /** Calls being filled ahead (followCalls); close() waits for the fill each is in, and no other starts. */
+  private readonly following = new Set<Promise<void>>();
+  private closed = false;
+  private closing: Promise<void> | undefined;
   private readonly ttlMs: number;
 
   constructor(private readonly options: UpstreamOptions) {
@@ -204,8 +218,14 @@ export class UpstreamCache {
     return Promise.race([list, late]).finally(() => clearTimeout(timer));
   }
 
-  async close(): Promise<void> {
-    await this.http.close();
+  /** Once; a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      await Promise.allSettled(this.following);
+      await this.http.close();
+    })();
+    return this.closing;
   }
 
   private brief(seconds: number): number {
@@ -285,19 +305,21 @@ export class UpstreamCache {
     const what = `${addressKey(address)} ${version}`;
     const scratch = await mkdtemp(join(tmpdir(), 'modmirror-upstream-'));
     const repos = new GitRepos();
+    /** Set when the fetched files are read again for their calls, which then removes them. */
+    let following: Promise<void> | undefined;
     try {
       let source: VersionSource;
       let upstreamSha256: string | undefined;
       let location: string;
       try {
         const modules = await this.modules();
-        // Both documents at once: a client is waiting, and they do not depend on each other.
-        const [found, detail] = await Promise.all([
-          downloadLocation(this.http, modules, address, version),
-          versionDetail(this.http, modules, address, version),
-        ]);
+        // The detail comes in while the archive does: a client is waiting, and only the archive needs the download document.
+        const asked = versionDetail(this.http, modules, address, version);
+        asked.catch(() => {});
+        const found = await downloadLocation(this.http, modules, address, version);
         location = new URL(found.location, found.base).href;
         const fetched = await fetchLocation(scratch, parseLocation(found.location, found.base), this.http, repos, what);
+        const detail = await asked;
         upstreamSha256 = fetched.sha256;
         source = {
           address,
@@ -334,10 +356,51 @@ export class UpstreamCache {
         sha256,
         at: new Date().toISOString(),
       });
+      // After the answer: the client is not kept waiting for what it will ask next.
+      if (this.options.followCalls !== false && !this.closed) {
+        following = this.followCalls(source.origin.kind === 'folder' ? source.origin.dir : scratch, what);
+        this.following.add(following);
+        void following.finally(() => this.following.delete(following!));
+      }
       return { outcome: 'fetched', sha256 };
     } finally {
-      await rm(scratch, { recursive: true, force: true });
       await repos.close();
+      if (following) void following.finally(() => rm(scratch, { recursive: true, force: true }));
+      else await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Fills what a version just filled calls from the registry this upstream
+   * stands in for, each at the newest version its constraint allows (as
+   * Terraform picks it), one after another; each of those follows its own
+   * calls in turn. Never throws: a call that cannot be filled now is logged,
+   * and is filled (or refused) when a client asks for it.
+   */
+  private async followCalls(dir: string, caller: string): Promise<void> {
+    let calls: FolderCalls;
+    try {
+      calls = await packageCalls(dir, 'root');
+    } catch (error) {
+      this.options.log(`upstream: ${caller}: its module calls could not be read, so none is filled ahead: ${messageOf(error)}`);
+      return;
+    }
+    const hosts = servedHosts(this.options.url, PUBLIC_REGISTRY_HOSTS);
+    for (const { call } of calls.calls) {
+      const source = parseModuleSource(call.source);
+      if (this.closed) return;
+      if (source.kind !== 'registry' || !hosts.has(source.host) || this.options.asks?.(source.address) === false) continue;
+      const called = `${addressKey(source.address)} (called by ${caller})`;
+      try {
+        const matches = parseConstraint(call.version);
+        const list = await this.versions(source.address);
+        if (list.kind !== 'listed') continue;
+        const version = latestVersion(list.versions.map(validVersion).filter((v): v is string => v !== null && matches(v)));
+        if (version === undefined || this.options.heldSha256(source.address, version) !== undefined) continue;
+        await this.fill(source.address, version);
+      } catch (error) {
+        this.options.log(`upstream: ${called}: not filled ahead: ${messageOf(error)}`);
+      }
     }
   }
 

@@ -16,11 +16,12 @@ describe('upstream', () => {
 
   it('reports every bad key', () => {
     expect(validateUpstream({ url: 'https://registry.example.com/', ttl: '10m', ca: 'ca.pem', tokenFile: 'token' })).toEqual([]);
-    expect(validateUpstream({ url: 'registry.example.com', ttl: 'soon', tokenEnv: '', tokenFile: 'f', proxy: 1 })).toEqual([
-      { path: ['upstream', 'proxy'], message: 'unknown key; expected one of url, ttl, ca, tokenEnv, tokenFile' },
+    expect(validateUpstream({ url: 'registry.example.com', ttl: 'soon', tokenEnv: '', tokenFile: 'f', proxy: 1, followCalls: 'yes' })).toEqual([
+      { path: ['upstream', 'proxy'], message: 'unknown key; expected one of url, ttl, ca, tokenEnv, tokenFile, followCalls' },
       { path: ['upstream', 'url'], message: `expected the upstream registry's http(s) URL, got "registry.example.com"` },
       { path: ['upstream', 'ttl'], message: 'expected a duration such as 600, 90s, 10m or 1h, got "soon"' },
       { path: ['upstream', 'tokenEnv'], message: 'expected a variable name, got ""' },
+      { path: ['upstream', 'followCalls'], message: 'expected true or false, got "yes"' },
       { path: ['upstream', 'tokenFile'], message: 'give tokenEnv or tokenFile, not both' },
     ]);
     expect(validateUpstream('https://registry.example.com/')).toHaveLength(1);
@@ -28,7 +29,7 @@ describe('upstream', () => {
 
   it('resolves its files against the config file, with file:line for a problem', () => {
     const dir = tempDir('mm-config-upstream-');
-    writeFiles(dir, { 'conf/mirror.config.yaml': 'upstream:\n  url: https://registry.example.com/\n  ttl: 5m\n  ca: certs/ca.pem\n' });
+    writeFiles(dir, { 'conf/mirror.config.yaml': 'upstream:\n  url: https://registry.example.com/\n  ttl: 5m\n  ca: certs/ca.pem\n  followCalls: false\n' });
     const config = resolveConfig({ config: 'conf/mirror.config.yaml' }, dir, { sourcesMustExist: false });
     expect(config.upstream).toEqual({
       url: 'https://registry.example.com/',
@@ -36,8 +37,16 @@ describe('upstream', () => {
       ca: join(dir, 'conf/certs/ca.pem'),
       tokenEnv: undefined,
       tokenFile: undefined,
+      followCalls: false,
     });
-    expect(resolveUpstream(undefined, dir)).toEqual({ url: undefined, ttlSeconds: undefined, ca: undefined, tokenEnv: undefined, tokenFile: undefined });
+    expect(resolveUpstream(undefined, dir)).toEqual({
+      url: undefined,
+      ttlSeconds: undefined,
+      ca: undefined,
+      tokenEnv: undefined,
+      tokenFile: undefined,
+      followCalls: true,
+    });
     writeFiles(dir, { 'bad.yaml': 'upstream:\n  url: https://registry.example.com/\n  ttl: forever\n' });
     expect(() => resolveConfig({ config: 'bad.yaml' }, dir, { sourcesMustExist: false })).toThrow(/bad\.yaml:3.*upstream\.ttl.*expected a duration/s);
   });

@@ -6,13 +6,14 @@
 
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrganization, createToken } from '../../src/management/bootstrap.js';
 import { Store } from '../../src/management/store.js';
 import { resolveMirrorConfig } from '../../src/config/index.js';
 import type { RunningServer } from '../../src/serve/index.js';
 import { takeInProviders } from '../../src/upstream/providers.js';
-import { runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
+import { mirrorManifest, runCli, serveMirror, tempDir, writeFiles } from '../helpers.js';
+import { CACHE_HEADER } from '../../src/serve/upstream.js';
 import { startProviderUpstream, type ProviderUpstream } from '../sync/provider-upstream.js';
 import { countingProxy, emptyMirror, startUpstream, type CountingProxy } from './site.js';
 
@@ -24,7 +25,10 @@ const tokens: Record<'acme' | 'beta', string> = { acme: '', beta: '' };
 
 beforeAll(async () => {
   const upstream = await startUpstream(join(dir, 'upstream'), {
-    'mods/terraform-aws-modules/vpc/aws/5.0.0/main.tf': 'variable "cidr" {}\n',
+    // It calls a public module, filled ahead, and one in a namespace that is an organization's here, never asked for.
+    'mods/terraform-aws-modules/vpc/aws/5.0.0/main.tf':
+      'variable "cidr" {}\nmodule "sg" {\n  source  = "terraform-aws-modules/sg/aws"\n  version = "~> 1.0"\n}\nmodule "leak" {\n  source  = "acme/leak/aws"\n  version = "1.0.0"\n}\n',
+    'mods/terraform-aws-modules/sg/aws/1.0.0/main.tf': 'variable "ports" {}\n',
     // A public module whose namespace happens to be an organization's here.
     'mods/acme/leak/aws/1.0.0/main.tf': 'variable "x" {}\n',
   });
@@ -85,6 +89,17 @@ describe('serve --upstream --access private', () => {
     expect(detail.status).toBe(200);
     expect(detail.body.root.inputs.map((i: { name: string }) => i.name)).toEqual(['cidr']);
     expect(proxy.count('/terraform-aws-modules/vpc/aws/5.0.0/download')).toBe(1);
+    // The public module it calls is filled ahead; the organization's namespace it calls is not asked for.
+    await vi.waitFor(() => expect(mirrorManifest(join(dir, 'cache')).modules['terraform-aws-modules/sg/aws']).toBeDefined(), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    const sg = await request(new URL('v1/modules/terraform-aws-modules/sg/aws/1.0.0', cache.url), { headers: { authorization: `Bearer ${tokens.acme}` } });
+    expect(sg.statusCode).toBe(200);
+    expect(sg.headers[CACHE_HEADER.toLowerCase()]).toBe('hit');
+    await sg.body.dump();
+    expect(proxy.count('/terraform-aws-modules/sg/aws/1.0.0/download')).toBe(1);
+    expect(proxy.paths.filter((p) => p.includes('/acme/'))).toEqual([]);
     expect((await runCli(['verify', '--mirror', 'cache'], dir)).code).toBe(0);
   });
 });
