@@ -7,6 +7,9 @@
 // - through an empty cache (every version fetched from the upstream, then
 //   published) against straight from the upstream, in the same run, by turns;
 // - again through the now warm cache, in a new folder, against the same;
+// - through a pass-through HTTPS proxy in front of the upstream that stores
+//   nothing: what the extra hop alone costs, the floor of any cache that
+//   fetches on first use (info);
 // - 20 inits at once against a new empty cache: the upstream's request log
 //   counts what it was asked; each version's download document and archive
 //   must be asked for exactly once, however many inits want it.
@@ -14,7 +17,8 @@
 // Needs terraform and openssl on PATH; skipped without terraform.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { log, makeTempDir, median, removeTempDir, runCommand } from './util.mjs';
@@ -107,6 +111,33 @@ function stop(child) {
   });
 }
 
+/** An HTTPS proxy in front of `upstream` that forwards each request as it is, over kept-alive connections, and stores nothing. */
+async function passThrough(upstream, certs) {
+  const target = new URL(upstream);
+  const agent = new https.Agent({ keepAlive: true, ca: readFileSync(certs.ca) });
+  const server = https.createServer({ cert: readFileSync(certs.cert), key: readFileSync(certs.key) }, (req, res) => {
+    const out = https.request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host }, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => res.writeHead(502).end());
+    req.pipe(out);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${server.address().port}/`,
+    stop: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        agent.destroy();
+      }),
+  };
+}
+
 const CONFIGURATION = Array.from(
   { length: MODULES },
   (_, i) => `module "m${i}" {\n  source  = "registry.terraform.io/acme/m${i}/aws"\n  version = "~> 1.0"\n}\n`,
@@ -163,24 +194,30 @@ export async function benchUpstream({ quick = false, runs } = {}) {
       return cache;
     };
 
+    const proxy = await passThrough(upstream.url, certs);
+    running.push(proxy);
     let folders = 0;
     const folder = () => join(tmp, `init-${folders++}`);
     // Warm-up: terraform's own first start, and each server's first answers.
     await init(folder(), upstream.url, certs.ca);
-    const times = { direct: [], cold: [], warm: [] };
+    const times = { direct: [], cold: [], warm: [], proxy: [] };
     for (let run = 0; run < runs; run++) {
       const cache = await emptyCache();
       // By turns: the direct init before the pair on even runs, after it on odd ones.
       if (run % 2 === 0) times.direct.push(await init(folder(), upstream.url, certs.ca));
       times.cold.push(await init(folder(), cache.url, certs.ca));
       times.warm.push(await init(folder(), cache.url, certs.ca));
+      times.proxy.push(await init(folder(), proxy.url, certs.ca));
       if (run % 2 === 1) times.direct.push(await init(folder(), upstream.url, certs.ca));
       await cache.stop();
     }
     const direct = median(times.direct);
     const cold = median(times.cold);
     const warm = median(times.warm);
-    log(`upstream: init direct ${direct.toFixed(2)} s, through an empty cache ${cold.toFixed(2)} s, through the warm cache ${warm.toFixed(2)} s`);
+    const proxied = median(times.proxy);
+    log(
+      `upstream: init direct ${direct.toFixed(2)} s, through an empty cache ${cold.toFixed(2)} s, through the warm cache ${warm.toFixed(2)} s, through a pass-through proxy ${proxied.toFixed(2)} s`,
+    );
 
     // 20 inits at once, straight from the upstream (for scale), then against a new empty cache, counting what the upstream is asked.
     const parallel = async (registry) => {
@@ -222,6 +259,14 @@ export async function benchUpstream({ quick = false, runs } = {}) {
         ratio: ratio(warm, direct),
         target: '≤ 1.0×',
         pass: warm <= direct,
+        unit: 's',
+      },
+      {
+        name: '↳ through a pass-through HTTPS proxy that stores nothing (the extra hop alone) vs straight from the upstream',
+        modmirror: proxied,
+        baseline: direct,
+        ratio: ratio(proxied, direct),
+        target: null,
         unit: 's',
       },
       {
