@@ -3,8 +3,8 @@
 // be retried (spec 7.2: 429 and 5xx, plus dropped connections), with
 // exponential backoff that gives way to the server's Retry-After.
 
-import { closeSync, createReadStream, openSync, readFileSync, writeSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { closeSync, createReadStream, mkdtempSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -47,6 +47,8 @@ const MAX_REDIRECTS = 5;
 const TRANSIENT = /^(UND_ERR_(SOCKET|CLOSED|CONNECT_TIMEOUT|HEADERS_TIMEOUT|BODY_TIMEOUT|RES_CONTENT_LENGTH_MISMATCH)|ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN)$/;
 /** What one response body may put on disk while it is taken in (spool below): more than any archive or document sync fetches. */
 const MAX_SPOOL_BYTES = 1024 * 1024 * 1024;
+/** A body up to this size is held in memory rather than on disk while it is taken in. */
+const SPOOL_IN_MEMORY_BYTES = 4 * 1024 * 1024;
 
 /** An answer that spec 7.2 allows retrying: 429 or 5xx. */
 class RetryableStatus extends Error {
@@ -183,8 +185,9 @@ export class HttpClient {
 }
 
 /**
- * A response body taken in whole as it arrives, into a temporary file, then
- * read from there. Read only as fast as its consumer (gunzip, tar, the disk)
+ * A response body taken in whole as it arrives, in memory while it is small
+ * (a document, most module archives), else into a temporary file, then read
+ * from there. Read only as fast as its consumer (gunzip, tar, the disk)
  * takes it, undici 7 leaves its HTTP/1 parser paused, and when the server
  * then closes the connection it throws from the socket's 'end' handler,
  * where nothing can catch it (nodejs/undici#5360; fixed in undici 8, which
@@ -192,28 +195,35 @@ export class HttpClient {
  * parser, and a connection closed mid-body is an error of this promise.
  */
 async function spool(body: Readable, url: URL): Promise<{ body: Readable; remove: () => Promise<void> }> {
-  const folder = await mkdtemp(join(tmpdir(), 'modmirror-sync-body-'));
-  const file = join(folder, 'body');
-  const remove = () => rm(folder, { recursive: true, force: true });
-  const fd = openSync(file, 'w', 0o600);
+  const held: Buffer[] = [];
+  let size = 0;
+  let spilled: { folder: string; file: string; fd: number } | undefined;
+  const remove = () => (spilled ? rm(spilled.folder, { recursive: true, force: true }) : Promise.resolve());
   try {
     await new Promise<void>((resolve, reject) => {
-      let size = 0;
       body.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_SPOOL_BYTES) body.destroy(fatal(`${url} sent more than ${MAX_SPOOL_BYTES / 1024 / 1024} MiB`));
-        else writeSync(fd, chunk);
+        if (size > MAX_SPOOL_BYTES) return body.destroy(fatal(`${url} sent more than ${MAX_SPOOL_BYTES / 1024 / 1024} MiB`));
+        if (!spilled && size <= SPOOL_IN_MEMORY_BYTES) return void held.push(chunk);
+        if (!spilled) {
+          const folder = mkdtempSync(join(tmpdir(), 'modmirror-sync-body-'));
+          const file = join(folder, 'body');
+          spilled = { folder, file, fd: openSync(file, 'w', 0o600) };
+          for (const h of held.splice(0)) writeSync(spilled.fd, h);
+        }
+        writeSync(spilled.fd, chunk);
       });
       body.once('end', resolve);
       body.once('error', reject);
     });
   } catch (error) {
+    if (spilled) closeSync(spilled.fd);
     await remove();
     throw error;
-  } finally {
-    closeSync(fd);
   }
-  return { body: createReadStream(file), remove };
+  if (!spilled) return { body: Readable.from(held, { objectMode: false }), remove };
+  closeSync(spilled.fd);
+  return { body: createReadStream(spilled.file), remove };
 }
 
 /**
