@@ -48,6 +48,8 @@ export function createDeltaStaging(outDir: string): Staging & { changed: string[
   /** Files and folders the change removes, unless written again. */
   const removed = new Set<string>();
   const isRemoved = (rel: string) => [...removed].some((r) => rel === r || rel.startsWith(`${r}/`));
+  /** The files changed so far, sorted: asked for once per module a listing shows, so kept until the next change. */
+  let changed: string[] | undefined;
 
   const prepare = (rel: string) => {
     const staged = puts.get(rel);
@@ -58,6 +60,7 @@ export function createDeltaStaging(outDir: string): Staging & { changed: string[
     }
     const name = `f${names++}`;
     puts.set(rel, name);
+    changed = undefined;
     return join(delta, name);
   };
   /** A file that would end as the live one is, and was not removed, is no change: it is not staged at all. */
@@ -66,6 +69,7 @@ export function createDeltaStaging(outDir: string): Staging & { changed: string[
     if (staged === undefined) return;
     rmSync(join(delta, staged), { force: true });
     puts.delete(rel);
+    changed = undefined;
   };
   const write = async (rel: string, data: string | Buffer) => {
     if (!isRemoved(rel) && sameBytes(live(rel), data)) return drop(rel);
@@ -78,7 +82,7 @@ export function createDeltaStaging(outDir: string): Staging & { changed: string[
       return staged !== undefined ? join(delta, staged) : isRemoved(rel) ? join(delta, 'absent', rel) : live(rel);
     },
     get changed() {
-      return [...new Set([...puts.keys(), ...[...removed].flatMap((r) => filesUnder(outDir, r))])].sort();
+      return (changed ??= [...new Set([...puts.keys(), ...[...removed].flatMap((r) => filesUnder(outDir, r))])].sort());
     },
     write,
     writeJson: (rel, value) => write(rel, jsonText(value)),
@@ -98,6 +102,7 @@ export function createDeltaStaging(outDir: string): Staging & { changed: string[
     async remove(rel) {
       for (const put of [...puts.keys()]) if (put === rel || put.startsWith(`${rel}/`)) drop(put);
       if (existsSync(live(rel))) removed.add(rel);
+      changed = undefined;
     },
     async commit() {
       const journal: Journal = {
