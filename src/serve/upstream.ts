@@ -12,7 +12,7 @@ import { addressKey, isValidName, versionsFile } from '../protocol/paths.js';
 import { providerVersionFile, type ProviderAddress } from '../protocol/providers.js';
 import { normalizeHost } from '../protocol/source-address.js';
 import type { ModuleAddress } from '../types.js';
-import type { ListedProviderVersion, UpstreamCache } from '../upstream/index.js';
+import type { ListedProviderVersion, UpstreamCache, VersionList } from '../upstream/index.js';
 import { compareVersionsDesc, latestVersion, validVersion } from '../version-order.js';
 import { addressOf, notFound, type Answer, type RouteRequest } from './registry.js';
 
@@ -161,26 +161,33 @@ export async function upstreamProviderFile(r: RouteRequest, path: string): Promi
     // Private: the route answers, as for any version it holds (the zips' URLs signed for the caller).
     return access ? { filled: true } : { payload: await mirror.document(path), headers: { [CACHE_HEADER]: 'miss' } };
   }
-  const { hostname } = address;
-  const list =
-    file.kind === 'index' ? await upstream.providerVersions(address, held !== undefined) : await upstream.providerRegistryVersions(address, held !== undefined);
+  if (file.kind === 'versions') {
+    const list = await upstream.providerRegistryVersions(address, held !== undefined);
+    if (list.kind !== 'listed') return unlisted(list, held, address);
+    // The held versions as the mirror serves them, then the upstream's others as it lists them.
+    const ours = held ? (JSON.parse(held.body.toString('utf8')) as { versions: ListedProviderVersion[] }).versions : [];
+    const have = new Set(ours.map((v) => v.version));
+    const theirs = list.versions.filter((v) => !have.has(v.version) && validVersion(v.version) !== null);
+    return {
+      payload: jsonPayload({ versions: [...ours, ...theirs].sort((a, b) => compareVersionsDesc(a.version, b.version)) }),
+      headers: listedHeaders(list),
+    };
+  }
+  const list = await upstream.providerVersions(address, held !== undefined);
+  if (list.kind !== 'listed') return unlisted(list, held, address);
+  const ours = held ? Object.keys((JSON.parse(held.body.toString('utf8')) as { versions: Record<string, unknown> }).versions) : [];
+  const versions = [...new Set([...ours, ...list.versions.filter((v) => validVersion(v) !== null)])].sort(compareVersionsDesc);
+  return { payload: jsonPayload({ versions: Object.fromEntries(versions.map((v) => [v, {}])) }), headers: listedHeaders(list) };
+}
+
+const listedHeaders = (list: { asked: boolean }) => ({ [CACHE_HEADER]: list.asked ? 'miss' : 'hit' });
+
+/** A provider's version list the upstream failed to give, or does not have: what the mirror holds, marked, or the failure. */
+function unlisted(list: Exclude<VersionList<unknown>, { kind: 'listed' }>, held: Payload | undefined, address: ProviderAddress): Answer {
   if (list.kind === 'failed') {
     if (!held) throw list.error;
     return { payload: held, headers: { [CACHE_HEADER]: 'stale' } };
   }
-  if (list.kind === 'missing') {
-    if (!held) throw notFound(`Provider ${hostname}/${address.namespace}/${address.type} not found here or upstream`);
-    return { payload: held, headers: { [CACHE_HEADER]: 'hit' } };
-  }
-  const headers = { [CACHE_HEADER]: list.asked ? 'miss' : 'hit' };
-  if (file.kind === 'versions') {
-    // The held versions as the mirror serves them, then the upstream's others as it lists them.
-    const ours = held ? (JSON.parse(held.body.toString('utf8')) as { versions: ListedProviderVersion[] }).versions : [];
-    const have = new Set(ours.map((v) => v.version));
-    const theirs = (list.versions as ListedProviderVersion[]).filter((v) => !have.has(v.version) && validVersion(v.version) !== null);
-    return { payload: jsonPayload({ versions: [...ours, ...theirs].sort((a, b) => compareVersionsDesc(a.version, b.version)) }), headers };
-  }
-  const ours = held ? Object.keys((JSON.parse(held.body.toString('utf8')) as { versions: Record<string, unknown> }).versions) : [];
-  const versions = [...new Set([...ours, ...(list.versions as string[]).filter((v) => validVersion(v) !== null)])].sort(compareVersionsDesc);
-  return { payload: jsonPayload({ versions: Object.fromEntries(versions.map((v) => [v, {}])) }), headers };
+  if (!held) throw notFound(`Provider ${address.hostname}/${address.namespace}/${address.type} not found here or upstream`);
+  return { payload: held, headers: { [CACHE_HEADER]: 'hit' } };
 }

@@ -6,7 +6,9 @@
 // bytes are the answer, whatever the upstream says later. Version lists are
 // kept for a TTL; misses and failures for a short while, so a broken
 // upstream is not asked on every request. Each piece of work is done once
-// for all the requests waiting on it (flight.ts).
+// for all the requests waiting on it (flight.ts). Once a version is filled,
+// the registry modules it calls are filled too, before the client asks
+// (followCalls).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -311,6 +313,7 @@ export class UpstreamCache {
       let source: VersionSource;
       let upstreamSha256: string | undefined;
       let location: string;
+      let fetchedRoot: string;
       try {
         const modules = await this.modules();
         // The detail comes in while the archive does: a client is waiting, and only the archive needs the download document.
@@ -320,6 +323,7 @@ export class UpstreamCache {
         location = new URL(found.location, found.base).href;
         const fetched = await fetchLocation(scratch, parseLocation(found.location, found.base), this.http, repos, what);
         const detail = await asked;
+        fetchedRoot = fetched.root;
         upstreamSha256 = fetched.sha256;
         source = {
           address,
@@ -358,7 +362,7 @@ export class UpstreamCache {
       });
       // After the answer: the client is not kept waiting for what it will ask next.
       if (this.options.followCalls !== false && !this.closed) {
-        following = this.followCalls(source.origin.kind === 'folder' ? source.origin.dir : scratch, what);
+        following = this.followCalls(fetchedRoot, what);
         this.following.add(following);
         void following.finally(() => this.following.delete(following!));
       }
