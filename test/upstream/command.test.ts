@@ -21,6 +21,8 @@ beforeAll(async () => {
   writeFiles(join(dir, 'upstream'), {
     'mirror.config.yaml': `baseUrl: ${files.url}\nsources:\n  - folder: mods\n`,
     'mods/acme/net/aws/1.0.0/main.tf': 'variable "a" {}\n',
+    'mods/acme/app/aws/1.0.0/main.tf': 'module "dns" {\n  source  = "acme/dns/aws"\n  version = "~> 1.0"\n}\n',
+    'mods/acme/dns/aws/1.0.0/main.tf': 'variable "zone" {}\n',
   });
   expect((await runCli(['build'], join(dir, 'upstream'))).code).toBe(0);
   upstream = await startServer({ dir: join(dir, 'upstream/dist'), host: '127.0.0.1', port: 0, dataDir: join(dir, 'upstream/data'), log: () => {} });
@@ -55,6 +57,23 @@ describe('serve --upstream (command)', () => {
       serve.child.kill('SIGTERM');
       await serve.exited;
     }
+  });
+
+  it('fills only what clients ask for with followCalls: false in the config', async () => {
+    writeFiles(dir, { 'mirror.config.yaml': `out: cache\nupstream:\n  url: ${registry.url}\n  followCalls: false\n` });
+    const serve = await spawnServe(['--port', '0', '--mirror', 'asked-only', '--data', 'asked-only-data'], dir, /at (http:\/\/127\.0\.0\.1:\d+\/)/);
+    try {
+      expect((await fetch(new URL('v1/modules/acme/app/aws/1.0.0/download', serve.url))).status).toBe(200);
+      // A window in which a cache that follows calls would ask for acme/dns/aws (it does so in milliseconds).
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+    }
+    // The upstream's documents name the other origin (its base URL): what was asked is on both.
+    const asked = [...registry.paths, ...files.paths];
+    expect(asked.filter((p) => p.endsWith('/acme/app/aws/1.0.0/download'))).toHaveLength(1);
+    expect(asked.filter((p) => p.includes('/acme/dns/'))).toEqual([]);
   });
 
   it('starts an empty mirror where none is yet, and fills it', async () => {
